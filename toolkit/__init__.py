@@ -1,0 +1,3 @@
+"""pt-BR long-form ASR ablation toolkit."""
+
+__version__ = "0.1.0"
