@@ -1,0 +1,4 @@
+import sys
+from toolkit.cli import main
+
+sys.exit(main())

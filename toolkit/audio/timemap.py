@@ -1,0 +1,140 @@
+"""Explicit, composable, invertible maps from a derived signal's time to its origin's time.
+
+Every transform (cut, concatenation, padding, resampling, enhancement delay, window origin)
+returns a :class:`TimeMap` from its output's seconds to its input's seconds. Composing the
+maps of a chain gives output-to-original time, so every word can be reported in the
+original recording's timeline. A time that falls outside every piece maps to ``None``:
+it is never interpolated silently.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Derived times ``[start, end)`` map linearly to ``origin + (t - start) * rate``."""
+
+    start: float
+    end: float
+    origin: float
+    rate: float = 1.0
+
+    @property
+    def origin_end(self) -> float:
+        return self.origin + (self.end - self.start) * self.rate
+
+    def at(self, t: float) -> float:
+        return self.origin + (t - self.start) * self.rate
+
+
+class TimeMap:
+    """A monotonic piecewise-linear map from derived time to origin time."""
+
+    def __init__(self, pieces: Iterable[Piece]) -> None:
+        ordered = tuple(p for p in sorted(pieces, key=lambda p: p.start) if p.end - p.start > _EPS)
+        for piece in ordered:
+            if piece.rate <= 0:
+                raise ValueError(f"time map piece {piece} must have a positive rate")
+        for before, after in zip(ordered, ordered[1:]):
+            if after.start < before.end - _EPS:
+                raise ValueError(f"time map pieces overlap: {before} and {after}")
+            if after.origin < before.origin_end - _EPS:
+                raise ValueError(f"time map is not monotonic: {before} then {after}")
+        self.pieces: tuple[Piece, ...] = ordered
+        self._starts = [p.start for p in ordered]
+
+    # --- constructors -------------------------------------------------------------------
+    @classmethod
+    def identity(cls, duration: float) -> "TimeMap":
+        return cls([Piece(0.0, duration, 0.0)])
+
+    @classmethod
+    def shift(cls, offset: float, duration: float) -> "TimeMap":
+        """A derived signal of ``duration`` whose time 0 is origin time ``offset``."""
+        return cls([Piece(0.0, duration, offset)])
+
+    @classmethod
+    def cut(cls, regions: Sequence[tuple[float, float]]) -> "TimeMap":
+        """Origin regions concatenated back to back, in order."""
+        pieces, cursor = [], 0.0
+        for start, end in regions:
+            if end < start:
+                raise ValueError(f"cut region ({start}, {end}) ends before it starts")
+            pieces.append(Piece(cursor, cursor + (end - start), start))
+            cursor += end - start
+        return cls(pieces)
+
+    @classmethod
+    def pad(cls, lead: float, duration: float) -> "TimeMap":
+        """``lead`` seconds of padding before an origin of ``duration``; padding maps to nothing."""
+        return cls([Piece(lead, lead + duration, 0.0)])
+
+    @classmethod
+    def delay(cls, delay: float, duration: float) -> "TimeMap":
+        """The derived signal is the origin delayed by ``delay`` seconds (e.g. an enhancer's latency)."""
+        return cls([Piece(max(0.0, delay), duration, max(0.0, -delay))])
+
+    # --- use ------------------------------------------------------------------------------
+    @property
+    def duration(self) -> float:
+        return self.pieces[-1].end if self.pieces else 0.0
+
+    def __call__(self, t: float | None, tolerance: float = 0.0) -> float | None:
+        """Origin time of derived time ``t``; ``None`` if ``t`` is in no piece (beyond ``tolerance``)."""
+        if t is None or not self.pieces:
+            return None
+        index = bisect.bisect_right(self._starts, t + _EPS) - 1
+        if index >= 0 and t <= self.pieces[index].end + _EPS:
+            return self.pieces[index].at(t)
+        return self._clamp(t, tolerance)
+
+    def _clamp(self, t: float, tolerance: float) -> float | None:
+        """Snap a time just outside a piece to that piece's edge, if within ``tolerance``."""
+        best: tuple[float, float] | None = None
+        for piece in self.pieces:
+            for edge in (piece.start, piece.end):
+                gap = abs(t - edge)
+                if gap <= tolerance + _EPS and (best is None or gap < best[0]):
+                    best = (gap, piece.at(edge))
+        return None if best is None else best[1]
+
+    def then(self, outer: "TimeMap") -> "TimeMap":
+        """Compose: first this map (C -> B), then ``outer`` (B -> A), giving C -> A."""
+        pieces = []
+        for mine in self.pieces:
+            lo, hi = mine.origin, mine.origin_end
+            for theirs in outer.pieces:
+                x0, x1 = max(lo, theirs.start), min(hi, theirs.end)
+                if x1 - x0 <= _EPS:
+                    continue
+                pieces.append(Piece(
+                    start=mine.start + (x0 - mine.origin) / mine.rate,
+                    end=mine.start + (x1 - mine.origin) / mine.rate,
+                    origin=theirs.at(x0),
+                    rate=mine.rate * theirs.rate,
+                ))
+        return TimeMap(pieces)
+
+    def inverse(self) -> "TimeMap":
+        """The map from origin time back to derived time."""
+        return TimeMap(Piece(p.origin, p.origin_end, p.start, 1.0 / p.rate) for p in self.pieces)
+
+    # --- records --------------------------------------------------------------------------
+    def to_json(self) -> list[dict[str, float]]:
+        return [{"start": p.start, "end": p.end, "origin": p.origin, "rate": p.rate} for p in self.pieces]
+
+    @classmethod
+    def from_json(cls, data: list[dict[str, Any]]) -> "TimeMap":
+        return cls(Piece(**piece) for piece in data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeMap) and self.pieces == other.pieces
+
+    def __repr__(self) -> str:
+        return f"TimeMap({list(self.pieces)!r})"

@@ -1,0 +1,53 @@
+"""The ``ablate`` command: one module per subcommand, each exposing ``register(subparsers)``.
+
+Bad input surfaces as a :class:`~toolkit.errors.ToolkitError` and is printed as one line
+naming the file and the problem, with a non-zero exit and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from toolkit import __version__
+from toolkit.errors import ToolkitError
+
+# Subcommand modules, in the order ``ablate --help`` lists them.
+COMMANDS = ("manifest", "demo", "run", "arms", "score")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ablate",
+        description="pt-BR long-form ASR ablation toolkit: frozen manifests, arms, scorer, gates.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"toolkit.cli.{name}")
+        except ModuleNotFoundError as missing:
+            if missing.name != f"toolkit.cli.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ToolkitError as error:
+        print(f"ablate: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ablate: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Plain records shared by every stage: words, intervals, references and hypotheses.
+
+All times are seconds in the original recording's timeline. ``None`` means "no time could
+be derived" and is counted as such by the scorer, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Word:
+    """One recognised or reference word; ``segment_id`` names the window/segment that produced it."""
+
+    text: str
+    start: float | None = None
+    end: float | None = None
+    confidence: float | None = None
+    segment_id: str | None = None
+
+    @property
+    def timed(self) -> bool:
+        return self.start is not None and self.end is not None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A labelled span of the original recording, ``start <= end``."""
+
+    start: float
+    end: float
+    label: str = ""
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """A reference turn with its verbatim text, timed at the utterance level."""
+
+    start: float
+    end: float
+    text: str
+    speaker: str = ""
+
+
+SPEECH = "speech"
+NONSPEECH = "nonspeech"
+
+
+@dataclass
+class Reference:
+    """Everything a listener says about one recording (SPEC section 3)."""
+
+    recording_id: str
+    utterances: list[Utterance]
+    words: list[Word] = field(default_factory=list)
+    speech: list[Interval] = field(default_factory=list)
+    unresolved: list[Interval] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(u.text for u in self.utterances)
+
+    def nonspeech(self) -> list[Interval]:
+        """Human-confirmed non-speech intervals."""
+        return [i for i in self.speech if i.label == NONSPEECH]
+
+    def annotated_speech(self) -> list[Interval]:
+        return [i for i in self.speech if i.label == SPEECH]
+
+
+@dataclass
+class Hypothesis:
+    """One arm's output for one recording; an empty word list is a valid (empty) hypothesis."""
+
+    recording_id: str
+    words: list[Word]
+    arm: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recording_id": self.recording_id,
+            "arm": self.arm,
+            "meta": self.meta,
+            "words": [asdict(w) for w in self.words],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Hypothesis":
+        return cls(
+            recording_id=data["recording_id"],
+            arm=data.get("arm", ""),
+            meta=dict(data.get("meta", {})),
+            words=[Word(**w) for w in data["words"]],
+        )
