@@ -1,0 +1,1 @@
+"""Arms: named combinations of pipeline stages run against a frozen manifest."""

@@ -1,0 +1,153 @@
+"""Run the arms of an experiment over one split of its frozen manifest.
+
+The manifest is verified and every model resolved before any decoding starts. Each
+(recording, arm) result is written as soon as it is finished, its full output file last,
+so an interrupted run resumes where it stopped and an unchanged rerun reads everything
+back without loading audio or decoding.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from tqdm import tqdm
+
+from toolkit.arms.pipeline import ArmOutput, ArmRunner
+from toolkit.arms.recognizers import RecognizerPool
+from toolkit.cache import ResultCache
+from toolkit.environment import hardware, library_versions
+from toolkit.errors import InputError
+from toolkit.experiment import Arm, Experiment
+from toolkit.measure import measure
+from toolkit.records import Hypothesis
+from toolkit.runs import RunFolder
+from toolkit.store import atomic_write_json, config_hash, sha256_file
+
+
+@dataclass
+class RunSummary:
+    folder: RunFolder
+    split: str
+    arms: list[str]
+    recordings: list[str]
+    computed: int = 0
+    reused: int = 0
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
+                   progress: bool = True) -> RunSummary:
+    """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed."""
+    from toolkit.manifest import load_manifest
+
+    manifest = load_manifest(experiment.manifest_path)
+    manifest.require_verified()
+    entries = [entry for entry in manifest.recordings if entry.split == split]
+    if not entries:
+        splits = sorted({entry.split for entry in manifest.recordings})
+        raise InputError(experiment.manifest_path, f"no recordings in split {split!r}; splits are {', '.join(splits)}")
+    arms = experiment.select_arms(arm_names)
+    pool = RecognizerPool(experiment)
+    identities = pool.identities()
+    config = {
+        "experiment": experiment.name,
+        "experiment_file_sha256": sha256_file(experiment.path),
+        "primary": experiment.primary,
+        "time_tolerance_s": experiment.time_tolerance_s,
+        "recognizers": identities,
+        "arms": [arm.to_json() for arm in arms],
+    }
+    manifest_sha = sha256_file(experiment.manifest_path)
+    folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record = {
+        "status": "running", "started": started, "split": split, "config": config,
+        "manifest": {"path": str(experiment.manifest_path), "sha256": manifest_sha},
+        "recordings": [entry.id for entry in entries], "versions": library_versions(), "hardware": hardware(),
+    }
+    atomic_write_json(folder.record, record)
+
+    summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
+    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool)
+    with tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
+              disable=not progress) as bar:
+        for entry in entries:
+            signal = None
+            outputs: dict[str, dict[str, Any]] = {}
+            for arm in arms:
+                bar.set_postfix_str(f"{entry.id} {arm.name}")
+                unit_key = config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
+                                        "time_tolerance_s": experiment.time_tolerance_s})
+                stored = _stored_output(folder, arm.name, entry.id, unit_key)
+                if stored is None:
+                    signal = signal if signal is not None else entry.load_audio()
+                    with measure() as spent:
+                        output = runner.run(arm, entry.sha256, signal)
+                    stored = _write_result(folder, arm, entry.id, entry.duration, output, unit_key, spent.to_json())
+                    summary.computed += 1
+                else:
+                    summary.reused += 1
+                outputs[arm.name] = stored
+                summary.rows.append(_row(arm.name, entry.id, entry.duration, stored))
+                bar.update()
+            _write_arm_disagreements(folder, entry.id, arms, outputs)
+    record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                  measurements=summary.rows, computed=summary.computed, reused=summary.reused)
+    atomic_write_json(folder.record, record)
+    return summary
+
+
+def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:
+    path = folder.arm_output(arm, recording)
+    if not path.is_file():
+        return None
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return stored if stored.get("unit_key") == unit_key else None
+
+
+def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, output: ArmOutput,
+                  unit_key: str, this_run: dict[str, float]) -> dict[str, Any]:
+    """Write hypothesis (JSON + CTM), review list, then the full output last (the completion mark)."""
+    from toolkit.formats import write_ctm, write_hypothesis_json
+
+    hypothesis = Hypothesis(recording, output.words, arm=arm.name,
+                            meta={"unmapped_times": output.unmapped_times, "notes": output.notes})
+    write_hypothesis_json(hypothesis, folder.hypothesis_json(arm.name, recording))
+    write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
+    stored = {"unit_key": unit_key, "arm": arm.name, "recording": recording, "duration": duration,
+              "this_run": this_run, **output.to_json()}
+    stored["real_time_factor"] = round(output.compute.wall_s / duration, 4) if duration > 0 else None
+    atomic_write_json(folder.arm_output(arm.name, recording), stored)
+    return stored
+
+
+def _row(arm: str, recording: str, duration: float, stored: dict[str, Any]) -> dict[str, Any]:
+    compute = stored["compute"]
+    return {"arm": arm, "recording": recording, "duration_s": duration, "words": len(stored["words"]),
+            "wall_s": compute["wall_s"], "cpu_s": compute["cpu_s"], "peak_rss_mb": compute["peak_rss_mb"],
+            "real_time_factor": stored["real_time_factor"], "unmapped_times": stored["unmapped_times"],
+            "seams": len(stored["seams"]), "disagreements": len(stored["disagreements"])}
+
+
+def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
+                             outputs: dict[str, dict[str, Any]]) -> None:
+    """Review lists: where each arm disagrees with the first arm (the baseline), and between recognizers."""
+    from toolkit.disagreement import disagreement_spans
+    from toolkit.records import Word
+
+    base = arms[0].name
+    base_words = [Word(**w) for w in outputs[base]["words"]]
+    for arm in arms:
+        stored = outputs[arm.name]
+        spans = [] if arm.name == base else disagreement_spans(base_words, [Word(**w) for w in stored["words"]])
+        atomic_write_json(folder.review_list(arm.name, recording), {
+            "recording": recording, "arm": arm.name, "compared_with": base,
+            "vs_baseline": [span.to_json() for span in spans],
+            "between_recognizers": stored["disagreements"],
+        })

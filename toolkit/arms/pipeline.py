@@ -1,0 +1,207 @@
+"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine.
+
+Every word leaves this module in original recording time: each decoded unit is a Signal
+whose composed time map leads back to the original, and a recognizer time that cannot be
+mapped (beyond the experiment's ``time_tolerance_s``) is left untimed and counted.
+Decoding, VAD and enhancement results are cached by content, so arms that share work
+(baseline and +second-model combine, say) decode it once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from toolkit.arms.recognizers import RecognizerPool
+from toolkit.arms.stages import SecondModelConfig, WindowsConfig
+from toolkit.audio.signal import Signal, crop, resample
+from toolkit.cache import ResultCache
+from toolkit.experiment import Arm, Experiment
+from toolkit.measure import Measurement, measure
+from toolkit.records import Word
+
+SAMPLE_RATE = 16_000
+
+
+@dataclass
+class DecodeUnit:
+    """A piece of the prepared signal decoded on its own (the whole file, a VAD region, a window)."""
+
+    unit_id: str
+    signal: Signal
+    region: tuple[float, float]
+
+    @property
+    def original_span(self) -> tuple[float | None, float | None]:
+        tm = self.signal.timemap
+        return tm(0.0, tolerance=1.0), tm(self.signal.duration, tolerance=1.0)
+
+
+@dataclass
+class ArmOutput:
+    """Everything an arm produced for one recording, in original time."""
+
+    words: list[Word]
+    vad_segments: list[tuple[float, float]] | None = None
+    seams: list[dict[str, Any]] = field(default_factory=list)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    units: list[dict[str, Any]] = field(default_factory=list)
+    enhancement: dict[str, Any] | None = None
+    compute: Measurement = field(default_factory=Measurement)
+    unmapped_times: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["words"] = [asdict(w) for w in self.words]
+        data["compute"] = self.compute.to_json()
+        return data
+
+
+class ArmRunner:
+    """Runs arms of one experiment, sharing recognizers and the result cache."""
+
+    def __init__(self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool) -> None:
+        self.experiment = experiment
+        self.cache = cache
+        self.recognizers = recognizers
+
+    # --- the arm ------------------------------------------------------------------------
+    def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
+        output = ArmOutput(words=[])
+        prepared, lineage = self._enhance(arm, audio_sha256, original, output)
+        prepared = resample(prepared, SAMPLE_RATE)
+        lineage = {**lineage, "sample_rate": SAMPLE_RATE}
+        groups = self._segment(arm, prepared, lineage, output)
+
+        second = arm.stage("second_model")
+        names = [self.experiment.primary]
+        if second is not None:
+            config: SecondModelConfig = second.config
+            names = [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
+        streams = [self._recognize(arm, name, groups, lineage, output) for name in names]
+
+        if len(streams) == 2:
+            from toolkit.arms.combine import combine_streams
+
+            output.words, output.disagreements = combine_streams(
+                streams[0], streams[1], labels=(names[0], names[1]))
+            output.notes.append(
+                f"combined {names[0]} with {names[1]}: in each disagreement span the side with the "
+                "higher mean word confidence is kept (ties keep the first)")
+        else:
+            output.words = streams[0]
+        return output
+
+    # --- stages -------------------------------------------------------------------------
+    def _enhance(self, arm: Arm, audio_sha256: str, original: Signal,
+                 output: ArmOutput) -> tuple[Signal, dict[str, Any]]:
+        component = arm.stage("enhance")
+        lineage: dict[str, Any] = {"audio_sha256": audio_sha256, "enhance": None}
+        if component is None:
+            return original, lineage
+        from toolkit.arms.stages import make_enhancer
+
+        enhancer = make_enhancer(component.config)
+        with measure() as spent:
+            enhanced = enhancer.process(original)
+        output.compute.add(spent)
+        identity = enhancer.identity()
+        output.enhancement = {**identity, "measurement": spent.to_json()}
+        lineage["enhance"] = identity
+        return enhanced, lineage
+
+    def _segment(self, arm: Arm, prepared: Signal, lineage: dict[str, Any],
+                 output: ArmOutput) -> list[list[DecodeUnit]]:
+        """Units to decode, grouped: units in one group are overlapping windows to reconcile."""
+        vad = arm.stage("vad")
+        windows = arm.stage("windows")
+        if vad is None:
+            regions = [(0.0, prepared.duration)]
+            prefixes = ["full"]
+        else:
+            regions = self._vad_regions(vad.config, prepared, lineage, output)
+            prefixes = [f"vad{i:03d}" for i in range(len(regions))]
+            tm = prepared.timemap
+            tol = self.experiment.time_tolerance_s
+            output.vad_segments = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
+        groups = []
+        for prefix, (start, end) in zip(prefixes, regions):
+            if windows is None:
+                groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
+                continue
+            from toolkit.seams import plan_windows
+
+            config: WindowsConfig = windows.config
+            spans = plan_windows(end - start, config.length_s, config.overlap_s, config.origin_s)
+            groups.append([
+                DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b))
+                for i, (a, b) in enumerate(spans)
+            ])
+        return groups
+
+    def _vad_regions(self, config: Any, prepared: Signal, lineage: dict[str, Any],
+                     output: ArmOutput) -> list[tuple[float, float]]:
+        from toolkit.vad import silero_speech_regions
+
+        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(config)})
+        cached = self.cache.get(key)
+        if cached is None:
+            with measure() as spent:
+                regions = silero_speech_regions(prepared, config)
+            cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
+            self.cache.put(key, cached)
+        output.compute.add(Measurement(**cached["measurement"]))
+        return [tuple(r) for r in cached["regions"]]
+
+    def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
+                   lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
+        words: list[Word] = []
+        for group in groups:
+            decoded = [self._decode(name, unit, lineage, output) for unit in group]
+            if len(group) == 1:
+                words.extend(decoded[0])
+                continue
+            from toolkit.seams import WindowResult, reconcile
+
+            windows = arm.stage("windows")
+            results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
+                       for unit, unit_words in zip(group, decoded)
+                       for span in [unit.original_span]]
+            merged, reports = reconcile(results, windows.config.seam)
+            words.extend(merged)
+            output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
+        return words
+
+    def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
+        identity = self.recognizers.identity(name)
+        region = [round(unit.region[0], 6), round(unit.region[1], 6)]
+        key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
+                                  "recognizer": identity})
+        cached = self.cache.get(key)
+        was_cached = cached is not None
+        if cached is None:
+            with measure() as spent:
+                local = self.recognizers.get(name).transcribe(unit.signal)
+            cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json()}
+            self.cache.put(key, cached)
+        spent = Measurement(**cached["measurement"])
+        output.compute.add(spent)
+        start, end = unit.original_span
+        output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
+                             "original_end": end, "cached": was_cached, **spent.to_json()})
+        return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
+
+    def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
+        """Map unit-local word times to original time; unmappable words lose both times."""
+        tm, tol = unit.signal.timemap, self.experiment.time_tolerance_s
+        mapped = []
+        for word in local:
+            start, end = tm(word.start, tolerance=tol), tm(word.end, tolerance=tol)
+            if start is None or end is None:
+                if word.start is not None:
+                    output.unmapped_times += 1
+                start = end = None
+            segment = f"{unit.unit_id}/{word.segment_id}" if word.segment_id else unit.unit_id
+            mapped.append(Word(word.text, start, end, word.confidence, segment))
+        return mapped

@@ -1,0 +1,115 @@
+"""The stage types an arm can combine, in pipeline order, and how each is configured.
+
+enhance (waveform) -> vad (speech regions) -> windows (overlapping windows, inside VAD
+regions when both are on) -> second_model (replace or combine the recognizer). Each
+stage's parameters are parsed strictly (``toolkit.config.build_config``) into a dataclass
+whose fields are all written out in the experiment file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, is_dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from toolkit.config import build_config
+from toolkit.errors import InputError
+
+STAGES = ("enhance", "vad", "windows", "second_model")
+BACKENDS = ("faster-whisper", "whisperx")
+
+
+@dataclass(frozen=True)
+class WindowsConfig:
+    """Fixed-length windows with fixed overlap; ``origin_s`` shifts the grid for reruns."""
+
+    length_s: float
+    overlap_s: float
+    origin_s: float
+    seam: Any
+
+    def __post_init__(self) -> None:
+        if self.length_s <= 0 or self.overlap_s < 0:
+            raise ValueError(f"window length ({self.length_s}) must be positive and overlap ({self.overlap_s}) not negative")
+        if self.length_s <= self.overlap_s:
+            raise ValueError(f"window length {self.length_s} s must be longer than its overlap {self.overlap_s} s")
+        if not 0 <= self.origin_s < self.length_s - self.overlap_s:
+            raise ValueError(f"origin_s {self.origin_s} must lie in [0, length_s - overlap_s)")
+
+
+@dataclass(frozen=True)
+class SecondModelConfig:
+    """Use another recognizer instead of the first (``replace``) or beside it (``combine``)."""
+
+    recognizer: str
+    mode: Literal["replace", "combine"]
+
+
+@dataclass(frozen=True)
+class EnhanceConfig:
+    """An enhancement method by name and its full parameter table."""
+
+    method: str
+    params: Any
+
+
+def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -> Any:
+    """Build a stage's configuration, refusing unknown, missing or ill-typed parameters."""
+    if stage == "vad":
+        from toolkit.vad import SileroVadConfig
+
+        return build_config(SileroVadConfig, params, path=path, where=where)
+    if stage == "windows":
+        from toolkit.seams import SeamConfig
+
+        table = dict(params)
+        seam = table.pop("seam", None)
+        if not isinstance(seam, dict):
+            raise InputError(path, f"[{where}.seam] must be a table of seam reconciliation parameters")
+        seam_config = build_config(SeamConfig, seam, path=path, where=f"{where}.seam")
+        return build_config(WindowsConfig, {**table, "seam": seam_config}, path=path, where=where)
+    if stage == "second_model":
+        return build_config(SecondModelConfig, params, path=path, where=where)
+    if stage == "enhance":
+        from toolkit.enhance import ENHANCERS
+
+        method = params.get("method")
+        if method not in ENHANCERS:
+            raise InputError(path, f"[{where}] method must be one of {', '.join(ENHANCERS)}, not {method!r}")
+        extra = sorted(set(params) - {"method", "params"})
+        if extra:
+            raise InputError(path, f"[{where}] has unknown key(s) {', '.join(extra)}; use method and [{where}.params]")
+        config_class = ENHANCERS[method].config_class
+        return EnhanceConfig(method, build_config(config_class, params.get("params", {}),
+                                                  path=path, where=f"{where}.params"))
+    raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+
+
+def stage_identity(stage: str, config: Any) -> dict[str, Any]:
+    """A JSON description of a configured stage, for run records and cache keys."""
+    return _plain(config)
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value):
+        return {k: _plain(v) for k, v in asdict(value).items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def make_enhancer(config: EnhanceConfig) -> Any:
+    from toolkit.enhance import ENHANCERS
+
+    return ENHANCERS[config.method](config.params)
+
+
+def check_recognizer(spec: Any, *, path: Path) -> None:
+    """Refuse an unknown backend or bad decoding parameters when the experiment is loaded."""
+    if spec.backend not in BACKENDS:
+        raise InputError(path, f"[recognizers.{spec.name}] backend must be one of {', '.join(BACKENDS)}, "
+                               f"not {spec.backend!r}")
+    from toolkit.asr import decoding_config_class
+
+    build_config(decoding_config_class(spec.backend), spec.decoding, path=path,
+                 where=f"recognizers.{spec.name}.decoding")

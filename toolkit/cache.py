@@ -1,0 +1,40 @@
+"""Content-addressed cache of finished work (one JSON file per key).
+
+Keys hash everything the result depends on (audio sha256, stage configuration, model
+identity), so an unchanged rerun reads results instead of decoding, and an interrupted run
+resumes: each result is written atomically the moment it is finished.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolkit.store import atomic_write_json, config_hash
+
+
+class ResultCache:
+    """A folder of ``<key>.json`` results; ``key_for`` derives the key from a description."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @staticmethod
+    def key_for(description: dict[str, Any]) -> str:
+        return config_hash(description)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None  # unreadable entries are recomputed and overwritten
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        atomic_write_json(self._path(key), value)

@@ -1,0 +1,44 @@
+"""``ablate arms``: list an experiment's arms, or expand combinations and leave-one-out arms."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolkit.store import atomic_write_text
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("arms", help="list arms; expand component combinations and leave-one-out arms")
+    parser.add_argument("experiment", help="experiment file or folder")
+    parser.add_argument("--combine", help="comma-separated component names to combine into one arm")
+    parser.add_argument("--leave-one-out", action="store_true", help="also each arm with one component removed")
+    parser.add_argument("--write", action="store_true", help="append the new arms to the experiment file")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.arms.expand import arms_toml, expand_arms
+    from toolkit.errors import InputError
+    from toolkit.experiment import load_experiment
+
+    experiment = load_experiment(args.experiment)
+    if not args.combine:
+        for arm in experiment.arms.values():
+            print(f"{arm.name}: {' + '.join(c.name for c in arm.components) or '(baseline pipeline)'}")
+        return 0
+    arms = expand_arms(experiment, [c.strip() for c in args.combine.split(",") if c.strip()], args.leave_one_out)
+    new = {name: members for name, members in arms.items() if name not in experiment.arms}
+    text = arms_toml(arms)
+    if not args.write:
+        print(text, end="")
+        return 0
+    if not new:
+        print("all these arms are already in the experiment file")
+        return 0
+    original = experiment.path.read_text(encoding="utf-8")
+    headers = [line.strip() for line in original.splitlines() if line.lstrip().startswith("[")]
+    if not headers or headers[-1] != "[arms]":
+        raise InputError(experiment.path, "--write appends to the [arms] table, which must be the file's last table")
+    atomic_write_text(experiment.path, original.rstrip("\n") + "\n" + arms_toml(new))
+    print(f"added {', '.join(new)} to {experiment.path}")
+    return 0

@@ -1,0 +1,34 @@
+"""``ablate run``: run an experiment's arms on one split, then score them and write the report."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="run arms on a split of the frozen manifest, score and report")
+    parser.add_argument("experiment", help="experiment file or folder")
+    parser.add_argument("--split", required=True, help="manifest split to run (tuning, holdout, challenge)")
+    parser.add_argument("--arms", help="comma-separated arm names (default: every arm)")
+    parser.add_argument("--no-score", action="store_true", help="only produce hypotheses")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.arms.engine import run_experiment
+    from toolkit.experiment import load_experiment
+
+    experiment = load_experiment(args.experiment)
+    arms = [a.strip() for a in args.arms.split(",")] if args.arms else None
+    summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
+    print(f"run: {summary.folder.root} ({summary.computed} computed, {summary.reused} reused)")
+    if args.no_score:
+        return 0
+    from toolkit.evaluate import evaluate_run
+
+    evaluation = evaluate_run(summary.folder)
+    print(evaluation.table_text)
+    print(f"report: {evaluation.report_markdown}")
+    print(f"        {evaluation.report_html}")
+    return 0

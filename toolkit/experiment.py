@@ -1,0 +1,184 @@
+"""The experiment file (TOML): manifest, recognizers, named components and arms.
+
+An arm is a named list of components; a component is one configured pipeline stage with
+every parameter written out. Everything is validated when the file is loaded, so an
+unknown arm or stage, a wrong type or an out-of-range value stops the run before any
+decoding starts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import InputError
+
+
+@dataclass(frozen=True)
+class RecognizerSpec:
+    """A recognizer as the experiment names it: backend, model and decoding table."""
+
+    name: str
+    backend: str
+    model: str
+    label: str
+    decoding: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": self.backend, "model": self.model,
+                "label": self.label, "decoding": self.decoding}
+
+
+@dataclass(frozen=True)
+class Component:
+    """A named, fully configured stage (``stage`` is one of toolkit.arms.stages.STAGES)."""
+
+    name: str
+    stage: str
+    config: Any
+
+    def to_json(self) -> dict[str, Any]:
+        from toolkit.arms.stages import stage_identity
+
+        return {"name": self.name, "stage": self.stage, "config": stage_identity(self.stage, self.config)}
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    components: tuple[Component, ...]
+
+    def stage(self, stage: str) -> Component | None:
+        return next((c for c in self.components if c.stage == stage), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "components": [c.to_json() for c in self.components]}
+
+
+@dataclass
+class Experiment:
+    path: Path
+    name: str
+    manifest_path: Path
+    primary: str
+    recognizers: dict[str, RecognizerSpec]
+    components: dict[str, Component]
+    arms: dict[str, Arm]
+    time_tolerance_s: float
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def select_arms(self, names: list[str] | None) -> list[Arm]:
+        """The arms to run, in file order; unknown names are an error listing the known ones."""
+        if not names:
+            return list(self.arms.values())
+        unknown = [n for n in names if n not in self.arms]
+        if unknown:
+            raise InputError(self.path, f"unknown arm(s) {', '.join(unknown)}; "
+                                        f"this experiment has {', '.join(self.arms)}")
+        return [self.arms[n] for n in names]
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file (or a folder holding ``experiment.toml``)."""
+    from toolkit.arms.stages import STAGES, parse_stage
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "experiment.toml"
+    if not path.is_file():
+        raise InputError(path, "experiment file not found")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(path, f"not a valid TOML experiment file ({error})") from None
+
+    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "recognizers", "components", "arms"}
+    unknown = sorted(set(raw) - known_top)
+    if unknown:
+        raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
+    for key in ("name", "manifest", "recognizer", "time_tolerance_s", "recognizers", "arms"):
+        if key not in raw:
+            raise InputError(path, f"missing required key '{key}'")
+
+    recognizers = {name: _recognizer(path, name, table) for name, table in _tables(path, raw, "recognizers")}
+    primary = raw["recognizer"]
+    if primary not in recognizers:
+        raise InputError(path, f"recognizer = {primary!r} is not one of [recognizers]: {', '.join(recognizers)}")
+
+    components: dict[str, Component] = {}
+    for name, table in _tables(path, raw, "components", required=False):
+        stage = table.get("stage")
+        if stage not in STAGES:
+            raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; "
+                                   f"stages are {', '.join(STAGES)}")
+        params = {k: v for k, v in table.items() if k != "stage"}
+        config = parse_stage(stage, params, path=path, where=f"components.{name}")
+        if stage == "second_model" and config.recognizer not in recognizers:
+            raise InputError(path, f"[components.{name}] recognizer {config.recognizer!r} is not "
+                                   f"one of [recognizers]: {', '.join(recognizers)}")
+        components[name] = Component(name, stage, config)
+
+    arms = {name: _arm(path, name, members, components) for name, members in _arm_items(path, raw)}
+    tolerance = raw["time_tolerance_s"]
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
+        raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
+    return Experiment(
+        path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
+        primary=primary, recognizers=recognizers, components=components, arms=arms,
+        time_tolerance_s=float(tolerance), raw=raw,
+    )
+
+
+def _tables(path: Path, raw: dict[str, Any], key: str, required: bool = True):
+    section = raw.get(key, {})
+    if not isinstance(section, dict) or (required and not section):
+        raise InputError(path, f"[{key}] must be a table with at least one entry")
+    for name, table in section.items():
+        if not isinstance(table, dict):
+            raise InputError(path, f"[{key}.{name}] must be a table")
+        yield name, table
+
+
+def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
+    from toolkit.arms.stages import check_recognizer
+
+    expected = {"backend", "model", "label", "decoding"}
+    if set(table) != expected:
+        raise InputError(path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; "
+                               f"got {', '.join(sorted(table))}")
+    spec = RecognizerSpec(name=name, backend=table["backend"], model=table["model"],
+                          label=table["label"], decoding=dict(table["decoding"]))
+    check_recognizer(spec, path=path)
+    return spec
+
+
+def _arm_items(path: Path, raw: dict[str, Any]):
+    arms = raw["arms"]
+    if not isinstance(arms, dict) or not arms:
+        raise InputError(path, "[arms] must name at least one arm")
+    for name, members in arms.items():
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise InputError(path, f"arm {name!r} must be a list of component names")
+        yield name, members
+
+
+def _arm(path: Path, name: str, members: list[str], components: dict[str, Component]) -> Arm:
+    from toolkit.arms.stages import STAGES
+
+    unknown = [m for m in members if m not in components]
+    if unknown:
+        raise InputError(path, f"arm {name!r} uses unknown component(s) {', '.join(unknown)}; "
+                               f"components are {', '.join(components) or '(none)'}")
+    chosen = [components[m] for m in members]
+    stages = [c.stage for c in chosen]
+    repeated = sorted({s for s in stages if stages.count(s) > 1})
+    if repeated:
+        raise InputError(path, f"arm {name!r} has more than one {', '.join(repeated)} component")
+    chosen.sort(key=lambda c: list(STAGES).index(c.stage))
+    return Arm(name, tuple(chosen))
