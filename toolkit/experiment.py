@@ -42,7 +42,7 @@ class Component:
     def to_json(self) -> dict[str, Any]:
         from toolkit.arms.stages import stage_identity
 
-        return {"name": self.name, "stage": self.stage, "config": stage_identity(self.stage, self.config)}
+        return {"name": self.name, "stage": self.stage, "config": stage_identity(self.config)}
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,9 @@ def load_experiment(path: str | Path) -> Experiment:
                                    f"stages are {', '.join(STAGES)}")
         params = {k: v for k, v in table.items() if k != "stage"}
         config = parse_stage(stage, params, path=path, where=f"components.{name}")
-        if stage == "second_model" and config.recognizer not in recognizers:
-            raise InputError(path, f"[components.{name}] recognizer {config.recognizer!r} is not "
-                                   f"one of [recognizers]: {', '.join(recognizers)}")
+        if stage == "second_model" and (config.recognizer not in recognizers or config.recognizer == primary):
+            raise InputError(path, f"[components.{name}] recognizer {config.recognizer!r} must be one of "
+                                   f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}")
         components[name] = Component(name, stage, config)
 
     arms = {name: _arm(path, name, members, components) for name, members in _arm_items(path, raw)}

@@ -104,10 +104,11 @@ class ArmRunner:
 
         enhancer = make_enhancer(component.config)
         with measure() as spent:
-            enhanced = enhancer.process(original)
+            result = enhancer.run(original)
         output.compute.add(spent)
         identity = enhancer.identity()
-        output.enhancement = {**identity, "measurement": spent.to_json()}
+        output.enhancement = {**identity, **result.meta(), "measurement": spent.to_json()}
+        enhanced = result.signal
         lineage["enhance"] = identity
         return enhanced, lineage
 

@@ -8,7 +8,7 @@ whose fields are all written out in the experiment file.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,10 +47,10 @@ class SecondModelConfig:
 
 @dataclass(frozen=True)
 class EnhanceConfig:
-    """An enhancement method by name and its full parameter table."""
+    """An enhancement method by name and its full, checked parameter table."""
 
     method: str
-    params: Any
+    params: dict[str, Any]
 
 
 def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -> Any:
@@ -71,37 +71,41 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
     if stage == "second_model":
         return build_config(SecondModelConfig, params, path=path, where=where)
     if stage == "enhance":
-        from toolkit.enhance import ENHANCERS
-
-        method = params.get("method")
-        if method not in ENHANCERS:
-            raise InputError(path, f"[{where}] method must be one of {', '.join(ENHANCERS)}, not {method!r}")
-        extra = sorted(set(params) - {"method", "params"})
-        if extra:
-            raise InputError(path, f"[{where}] has unknown key(s) {', '.join(extra)}; use method and [{where}.params]")
-        config_class = ENHANCERS[method].config_class
-        return EnhanceConfig(method, build_config(config_class, params.get("params", {}),
-                                                  path=path, where=f"{where}.params"))
+        return _parse_enhance(params, path=path, where=where)
     raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
 
 
-def stage_identity(stage: str, config: Any) -> dict[str, Any]:
+def stage_identity(config: Any) -> dict[str, Any]:
     """A JSON description of a configured stage, for run records and cache keys."""
-    return _plain(config)
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value):
-        return {k: _plain(v) for k, v in asdict(value).items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+    return asdict(config)
 
 
 def make_enhancer(config: EnhanceConfig) -> Any:
-    from toolkit.enhance import ENHANCERS
+    from toolkit.enhance import build_enhancer
 
-    return ENHANCERS[config.method](config.params)
+    return build_enhancer(config.method, config.params)
+
+
+def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> EnhanceConfig:
+    """``method`` plus a ``params`` table naming every parameter of that enhancer."""
+    import dataclasses
+
+    from toolkit.enhance import ENHANCERS, build_enhancer
+
+    extra = sorted(set(params) - {"method", "params"})
+    if extra:
+        raise InputError(path, f"[{where}] has unknown key(s) {', '.join(extra)}; use method and [{where}.params]")
+    method = params.get("method")
+    if method not in ENHANCERS:
+        raise InputError(path, f"[{where}] method must be one of {', '.join(ENHANCERS)}, not {method!r}")
+    table = params.get("params")
+    if not isinstance(table, dict):
+        raise InputError(path, f"[{where}.params] must be a table of every {method} parameter")
+    missing = [f.name for f in dataclasses.fields(ENHANCERS[method][1]) if f.name not in table]
+    if missing:
+        raise InputError(path, f"[{where}.params] must write out every parameter; missing {', '.join(missing)}")
+    build_enhancer(method, table, source=f"{path} [{where}.params]")
+    return EnhanceConfig(method, dict(table))
 
 
 def check_recognizer(spec: Any, *, path: Path) -> None:
