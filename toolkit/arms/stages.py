@@ -33,6 +33,9 @@ class WindowsConfig:
             raise ValueError(f"window length ({self.length_s}) must be positive and overlap ({self.overlap_s}) not negative")
         if self.length_s <= self.overlap_s:
             raise ValueError(f"window length {self.length_s} s must be longer than its overlap {self.overlap_s} s")
+        if self.overlap_s > self.length_s / 2:
+            raise ValueError(f"overlap {self.overlap_s} s may be at most half the window length "
+                             f"{self.length_s} s (seams are decided between two windows)")
         if not 0 <= self.origin_s < self.length_s - self.overlap_s:
             raise ValueError(f"origin_s {self.origin_s} must lie in [0, length_s - overlap_s)")
 

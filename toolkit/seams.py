@@ -1,0 +1,509 @@
+"""Seam reconciliation for overlapping windows (SPEC section 4).
+
+Neighbouring windows share an interval [a, b] = [next.start, prev.end]. Only words whose
+times fall inside it are ever reconciled; everything else is kept as decoded. Inside it the
+two word sequences are aligned on text *and* onset time, the cut is placed where the two
+sides agree best, the left window supplies the words before the cut and the right window
+those after it. Duplicates are removed only by time-aligned correspondence, never by text,
+so a genuine repetition ("não, não, não") survives. Every seam is reported.
+
+Rules, in the order they apply to one seam:
+
+* A window cannot hear outside itself, so a word's times are clamped to its own window
+  before deciding where it lies (recognizer jitter at an edge). A word is *free* (may be
+  dropped) when its clamped span lies in [a, b]; a word crossing a (left window) or b
+  (right window) is *fixed*: it is interior to its window and is always kept, together
+  with every word further outside.
+* Timed words from [a - context, b + context] are aligned by a small dynamic programme:
+  two words pair when their normalized texts are equal (casefold, punctuation stripped)
+  and their onsets differ by at most ``max_onset_shift``; pairs within
+  ``onset_tolerance`` *agree*, the others are *timing* disagreements (flagged). The
+  alignment maximises agreeing pairs, then timing pairs, then closeness of onsets. The
+  library aligners compare text only, which would pair the wrong copies of a repetition.
+* The cut is the pair nearest the middle of [a, b] inside the longest run of consecutive
+  agreeing pairs (runs of timing pairs only when nothing agrees, flagged). The left
+  window's words before the pair and the right window's words after it are kept; of the
+  pair, the fixed copy is kept, otherwise the copy farther from its own window's edge
+  (ties keep the left copy). No valid pair at all: when one side has no words in [a, b]
+  the other side's are kept (flagged); otherwise the cut falls in the longest pause both
+  sides leave inside [a, b] (the middle when there is none), each free word going to the
+  side of its midpoint (flagged ``no_agreement``).
+* A free word overlapping a fixed word of the other side by more than
+  ``fragment_overlap`` of its own duration is the edge-cut copy of a word the other
+  window heard whole, and is dropped. Every dropped word carries its reason
+  (``DroppedWord``); one-sided words that no kept word of the other window covers are
+  flagged ``disagreement`` (a possible omission).
+* Untimed words are never given times: those in the shared interval (by their timed
+  neighbours' order) are kept in place with their own window's words and flagged.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, NamedTuple, Sequence
+
+from toolkit.errors import ToolkitError
+from toolkit.records import Word
+
+LEFT = "left"
+RIGHT = "right"
+_AGREE = "agree"
+_TIMING = "timing"
+
+
+def comparable_text(text: str) -> str:
+    """Light normalization for deciding that two recognized words are the same: NFC, casefold, no punctuation."""
+    folded = unicodedata.normalize("NFC", text).casefold()
+    return "".join(ch for ch in folded if not unicodedata.category(ch).startswith("P")).strip()
+
+
+@dataclass(frozen=True)
+class SeamConfig:
+    """Every seam-reconciliation parameter (seconds unless stated); ValueError on a bad value."""
+
+    onset_tolerance: float = 0.25
+    max_onset_shift: float = 1.0
+    context: float = 0.5
+    fragment_overlap: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("onset_tolerance", "max_onset_shift", "context", "fragment_overlap"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+        if self.max_onset_shift < self.onset_tolerance:
+            raise ValueError(f"max_onset_shift ({self.max_onset_shift}) must be >= onset_tolerance "
+                             f"({self.onset_tolerance})")
+        if not 0 < self.fragment_overlap <= 1:
+            raise ValueError(f"fragment_overlap is a fraction in (0, 1], not {self.fragment_overlap!r}")
+
+
+@dataclass(frozen=True)
+class WindowResult:
+    """One decoded window: its span and its words, all in original recording time."""
+
+    window_id: str
+    start: float
+    end: float
+    words: Sequence[Word]
+
+
+@dataclass(frozen=True)
+class DroppedWord:
+    """A word a seam removed, and why.
+
+    ``reason``: duplicate (paired with the copy kept from the other window); edge_fragment
+    (most of its time is covered by a word the other window heard whole across the edge);
+    overlapped (covered by another kept word of the other window: a different reading);
+    before_cut / after_cut (nothing from the other window at that time: flagged, a possible
+    omission).
+    """
+
+    side: str
+    word: Word
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, "reason": self.reason, **asdict(self.word)}
+
+
+@dataclass(frozen=True)
+class SeamFlag:
+    """Something a listener should check: timing, no_agreement, disagreement, empty_side or untimed."""
+
+    kind: str
+    detail: str
+    left: tuple[Word, ...] = ()
+    right: tuple[Word, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "detail": self.detail,
+                "left": [asdict(w) for w in self.left], "right": [asdict(w) for w in self.right]}
+
+
+@dataclass
+class SeamReport:
+    """What one seam decided: the words of [start, end] kept from each side, dropped, and flagged."""
+
+    index: int
+    left_window: str
+    right_window: str
+    start: float
+    end: float
+    cut_time: float
+    kept_left: list[Word] = field(default_factory=list)
+    kept_right: list[Word] = field(default_factory=list)
+    dropped: list[DroppedWord] = field(default_factory=list)
+    flags: list[SeamFlag] = field(default_factory=list)
+    empty_side: str | None = None
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.flags)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "left_window": self.left_window, "right_window": self.right_window,
+            "start": self.start, "end": self.end, "cut_time": self.cut_time, "empty_side": self.empty_side,
+            "kept_left": [asdict(w) for w in self.kept_left],
+            "kept_right": [asdict(w) for w in self.kept_right],
+            "dropped": [d.to_json() for d in self.dropped],
+            "flags": [f.to_json() for f in self.flags], "review": self.ambiguous,
+        }
+
+
+class Reconciled(NamedTuple):
+    """The merged words of all windows, in order, and one report per seam."""
+
+    words: list[Word]
+    seams: list[SeamReport]
+
+
+def plan_windows(duration: float, length: float, overlap: float, origin: float = 0.0) -> list[tuple[float, float]]:
+    """Window spans covering [0, duration] with a fixed length and overlap.
+
+    The grid starts at ``origin + k * (length - overlap)``; with ``origin > 0`` a first,
+    shorter window [0, origin + overlap] covers the beginning, so every pair of neighbours
+    shares exactly ``overlap`` seconds (the last window is clipped to ``duration``). At most
+    two windows cover any instant, so overlap may not exceed half the length.
+    """
+    if not (math.isfinite(duration) and duration > 0):
+        raise ToolkitError(f"recording duration must be positive to lay out windows, not {duration!r}")
+    if not (math.isfinite(length) and length > 0) or not (math.isfinite(overlap) and overlap >= 0):
+        raise ToolkitError(f"window length ({length!r}) must be positive and overlap ({overlap!r}) not negative")
+    if length <= overlap:
+        raise ToolkitError(f"window length {length} s must be longer than its overlap {overlap} s")
+    if 2 * overlap > length:
+        raise ToolkitError(f"window overlap {overlap} s exceeds half the window length {length} s; "
+                           f"seams are reconciled between two windows only")
+    step = length - overlap
+    if not 0 <= origin < step:
+        raise ToolkitError(f"window origin {origin} s must lie in [0, {step}) (window length minus overlap)")
+    spans = []
+    k = -1 if origin > 0 else 0
+    while True:
+        start = round(float(max(0.0, origin + k * step)), 9)
+        end = round(float(min(duration, origin + k * step + length)), 9)
+        spans.append((start, end))
+        if end >= duration:
+            return spans
+        k += 1
+
+
+def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()) -> Reconciled:
+    """Merge ordered overlapping windows into one word list, reconciling each shared interval."""
+    _check_windows(windows)
+    drops: list[set[int]] = [set() for _ in windows]
+    reports = []
+    for k in range(len(windows) - 1):
+        seam = _Seam(k, windows[k], windows[k + 1], config)
+        report = seam.decide()
+        drops[k] |= seam.dropped_left
+        drops[k + 1] |= seam.dropped_right
+        reports.append(report)
+    words = [w for k, window in enumerate(windows) for p, w in enumerate(window.words) if p not in drops[k]]
+    return Reconciled(words, reports)
+
+
+def _check_windows(windows: Sequence[WindowResult]) -> None:
+    for window in windows:
+        if not window.end > window.start:
+            raise ToolkitError(f"window {window.window_id}: end {window.end} is not after start {window.start}")
+    for prev, nxt in zip(windows, windows[1:]):
+        if not prev.start <= nxt.start <= prev.end <= nxt.end:
+            raise ToolkitError(f"windows {prev.window_id} [{prev.start}, {prev.end}] and {nxt.window_id} "
+                               f"[{nxt.start}, {nxt.end}] are not ordered, overlapping neighbours")
+    for first, third in zip(windows, windows[2:]):
+        if third.start < first.end:
+            raise ToolkitError(f"windows {first.window_id} and {third.window_id} overlap: at most two windows "
+                               f"may cover any instant")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A timed word near the seam: its position in its window, clamped span, and whether it is fixed."""
+
+    pos: int
+    word: Word
+    start: float
+    end: float
+    fixed: bool
+    key: str
+
+    @property
+    def mid(self) -> float:
+        return (self.start + self.end) / 2
+
+
+class _Seam:
+    """The decision for one pair of neighbouring windows."""
+
+    def __init__(self, index: int, left: WindowResult, right: WindowResult, config: SeamConfig) -> None:
+        self.left, self.right, self.config = left, right, config
+        self.a, self.b = right.start, left.end
+        self.lz = self._zone(left, fixed_if=lambda s, e: s < self.a,
+                             near=lambda s, e: e > self.a - config.context or s >= self.a)
+        self.rz = self._zone(right, fixed_if=lambda s, e: e > self.b,
+                             near=lambda s, e: s < self.b + config.context or e <= self.b)
+        self.left_untimed = self._untimed_in_seam(left, self.lz, seam_at_end=True)
+        self.right_untimed = self._untimed_in_seam(right, self.rz, seam_at_end=False)
+        self.last_fixed_left = max((n for n, e in enumerate(self.lz) if e.fixed), default=-1)
+        self.first_fixed_right = min((n for n, e in enumerate(self.rz) if e.fixed), default=len(self.rz))
+        self.report = SeamReport(index, left.window_id, right.window_id, self.a, self.b, (self.a + self.b) / 2)
+        self.kept: dict[str, set[int]] = {LEFT: {e.pos for e in self.lz}, RIGHT: {e.pos for e in self.rz}}
+        self.dropped_left: set[int] = set()
+        self.dropped_right: set[int] = set()
+
+    @staticmethod
+    def _zone(window: WindowResult, fixed_if: Callable[[float, float], bool],
+              near: Callable[[float, float], bool]) -> list[_Entry]:
+        """Timed words whose window-clamped span is near the seam, marked fixed when they cross its edge."""
+        entries = []
+        for pos, word in enumerate(window.words):
+            if not word.timed:
+                continue
+            start = min(max(word.start, window.start), window.end)
+            end = min(max(word.end, window.start), window.end)
+            if near(start, end):
+                entries.append(_Entry(pos, word, start, end, fixed_if(start, end), comparable_text(word.text)))
+        return entries
+
+    @staticmethod
+    def _untimed_in_seam(window: WindowResult, zone: list[_Entry], seam_at_end: bool) -> list[int]:
+        """Untimed words whose nearest timed neighbour on the seam's side is free, or absent."""
+        free = {e.pos for e in zone if not e.fixed}
+        positions = []
+        order = range(len(window.words) - 1, -1, -1) if seam_at_end else range(len(window.words))
+        neighbour_free = True
+        for pos in order:
+            word = window.words[pos]
+            if word.timed:
+                neighbour_free = pos in free
+            elif neighbour_free:
+                positions.append(pos)
+        return sorted(positions)
+
+    def decide(self) -> SeamReport:
+        pairs = _align(self.lz, self.rz, self.config)
+        cut = self._choose_cut(pairs)
+        if cut is None:
+            self._cut_without_pairs()
+        else:
+            self._cut_at_pair(pairs, cut)
+        self._drop_fragments()
+        self._flag_timing(pairs)
+        self._finish()
+        return self.report
+
+    def _valid(self, i: int, j: int) -> bool:
+        """A cut at pair (i, j) must keep every fixed word: fixed left words before it, fixed right after."""
+        both_fixed = self.lz[i].fixed and self.rz[j].fixed
+        return i >= self.last_fixed_left and j <= self.first_fixed_right and not both_fixed
+
+    def _choose_cut(self, pairs: list[tuple[int, int, str]]) -> tuple[int, int] | None:
+        """Pair nearest the middle inside the longest run of agreeing pairs (else of any pairs)."""
+        middle = (self.a + self.b) / 2
+
+        def distance(pair: tuple[int, int, str]) -> float:
+            return abs((self.lz[pair[0]].word.start + self.rz[pair[1]].word.start) / 2 - middle)
+
+        for kinds in ({_AGREE}, {_AGREE, _TIMING}):
+            best: tuple[int, float] | None = None
+            cut: tuple[int, int] | None = None
+            for run in _runs([p for p in pairs if p[2] in kinds]):
+                valid = [p for p in run if self._valid(p[0], p[1])]
+                if not valid:
+                    continue
+                pick = min(valid, key=distance)
+                rank = (len(run), -distance(pick))
+                if best is None or rank > best:
+                    best, cut = rank, (pick[0], pick[1])
+            if cut is not None:
+                if kinds != {_AGREE}:
+                    self.report.flags.append(SeamFlag(
+                        "no_agreement", "no word pair agrees in time; cut on a timing-disagreement pair"))
+                return cut
+        return None
+
+    def _cut_at_pair(self, pairs: list[tuple[int, int, str]], cut: tuple[int, int]) -> None:
+        ci, cj = cut
+        left, right = self.lz[ci], self.rz[cj]
+        if left.fixed or (not right.fixed and self.b - left.end >= right.start - self.a):
+            keep_side = LEFT
+        else:
+            keep_side = RIGHT
+        self.report.cut_time = (left if keep_side == LEFT else right).word.start
+        drop_left = {i for i, e in enumerate(self.lz) if not e.fixed and (i > ci or (i == ci and keep_side == RIGHT))}
+        drop_right = {j for j, e in enumerate(self.rz) if not e.fixed and (j < cj or (j == cj and keep_side == LEFT))}
+        self._apply(drop_left, drop_right, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
+
+    def _apply(self, drop_left: set[int], drop_right: set[int],
+               matched_left: set[int], matched_right: set[int]) -> None:
+        """Drop the given zone entries, each with its reason; flag words that nothing else covers."""
+        kept_left = [e for i, e in enumerate(self.lz) if i not in drop_left]
+        kept_right = [e for j, e in enumerate(self.rz) if j not in drop_right]
+        for i in sorted(drop_left):
+            reason = "duplicate" if i in matched_left else self._cover(self.lz[i], kept_right, "after_cut")
+            self._drop(LEFT, self.lz[i], reason)
+        for j in sorted(drop_right):
+            reason = "duplicate" if j in matched_right else self._cover(self.rz[j], kept_left, "before_cut")
+            self._drop(RIGHT, self.rz[j], reason)
+        lost = [d for d in self.report.dropped if d.reason in ("after_cut", "before_cut")]
+        if lost:
+            self.report.flags.append(SeamFlag(
+                "disagreement", f"{len(lost)} word(s) heard by one window only were dropped at the cut",
+                tuple(d.word for d in lost if d.side == LEFT), tuple(d.word for d in lost if d.side == RIGHT)))
+
+    def _cover(self, entry: _Entry, other_kept: list[_Entry], default: str) -> str:
+        """Why an unmatched word goes: the other side kept a word over most of its time, or only the cut."""
+        covering = [o for o in other_kept if _covered(entry.word, o.word) > self.config.fragment_overlap]
+        if any(o.fixed for o in covering):
+            return "edge_fragment"
+        return "overlapped" if covering else default
+
+    def _is_fragment(self, entry: _Entry, others: list[_Entry]) -> bool:
+        """Whether a fixed word of the other side covers most of this word (the other window heard it whole)."""
+        return any(o.fixed and _covered(entry.word, o.word) > self.config.fragment_overlap for o in others)
+
+    def _cut_without_pairs(self) -> None:
+        left_free = [e for e in self.lz if not e.fixed]
+        right_free = [e for e in self.rz if not e.fixed]
+        if not left_free or not right_free:
+            if left_free or right_free:
+                self.report.cut_time = self.b if left_free else self.a
+            return
+        cut = _pause(self.lz + self.rz, self.a, self.b)
+        self.report.cut_time = cut
+        self._apply({i for i, e in enumerate(self.lz) if not e.fixed and e.mid >= cut},
+                    {j for j, e in enumerate(self.rz) if not e.fixed and e.mid < cut}, set(), set())
+        self.report.flags.append(SeamFlag(
+            "no_agreement", f"no word pair matches across the seam; cut at {cut:.3f} s (longest common pause)",
+            tuple(e.word for e in left_free), tuple(e.word for e in right_free)))
+
+    def _drop_fragments(self) -> None:
+        for side, entries, others in ((LEFT, self.lz, self.rz), (RIGHT, self.rz, self.lz)):
+            for entry in entries:
+                if not entry.fixed and entry.pos in self.kept[side] and self._is_fragment(entry, others):
+                    self._drop(side, entry, "edge_fragment")
+
+    def _flag_timing(self, pairs: list[tuple[int, int, str]]) -> None:
+        for i, j, kind in pairs:
+            if kind != _TIMING:
+                continue
+            left, right = self.lz[i].word, self.rz[j].word
+            kept = [side for side, entry in ((LEFT, self.lz[i]), (RIGHT, self.rz[j])) if entry.pos in self.kept[side]]
+            self.report.flags.append(SeamFlag(
+                "timing", f"same word, onsets differ by {abs(left.start - right.start):.3f} s "
+                          f"(> {self.config.onset_tolerance} s); kept {' and '.join(kept) or 'neither'}",
+                (left,), (right,)))
+
+    def _finish(self) -> None:
+        report = self.report
+        report.kept_left = _kept_in_seam(self.left, self.lz, self.kept[LEFT], self.left_untimed)
+        report.kept_right = _kept_in_seam(self.right, self.rz, self.kept[RIGHT], self.right_untimed)
+        heard_left = any(not e.fixed for e in self.lz) or self.left_untimed
+        heard_right = any(not e.fixed for e in self.rz) or self.right_untimed
+        for side, heard, other_kept in ((LEFT, heard_left, report.kept_right), (RIGHT, heard_right, report.kept_left)):
+            if not heard and other_kept:
+                report.empty_side = side
+                other = RIGHT if side == LEFT else LEFT
+                report.flags.append(SeamFlag(
+                    "empty_side", f"the {side} window has no words in the shared interval where the {other} "
+                                  f"window heard {len(other_kept)}; kept the {other} window's words",
+                    **{other: tuple(other_kept)}))
+        for side, window, positions in ((LEFT, self.left, self.left_untimed), (RIGHT, self.right, self.right_untimed)):
+            if positions:
+                words = tuple(window.words[p] for p in positions)
+                report.flags.append(SeamFlag(
+                    "untimed", f"{len(words)} untimed word(s) of the {side} window kept in order, not reconciled",
+                    **{side: words}))
+
+    def _drop(self, side: str, entry: _Entry, reason: str) -> None:
+        self.kept[side].discard(entry.pos)
+        (self.dropped_left if side == LEFT else self.dropped_right).add(entry.pos)
+        self.report.dropped.append(DroppedWord(side, entry.word, reason))
+
+
+def _kept_in_seam(window: WindowResult, zone: list[_Entry], kept: set[int], untimed: list[int]) -> list[Word]:
+    """Kept words of one window inside the shared interval, untimed ones included, in the window's order."""
+    positions = {e.pos for e in zone if not e.fixed and e.pos in kept} | set(untimed)
+    return [window.words[p] for p in sorted(positions)]
+
+
+def _align(lz: list[_Entry], rz: list[_Entry], config: SeamConfig) -> list[tuple[int, int, str]]:
+    """Monotonic pairing maximising (agreeing pairs, timing pairs, -total onset shift)."""
+    n, m = len(lz), len(rz)
+    kinds: list[list[tuple[str, float] | None]] = [[None] * m for _ in range(n)]
+    for i, left in enumerate(lz):
+        for j, right in enumerate(rz):
+            shift = abs(left.word.start - right.word.start)
+            if left.key == right.key and shift <= config.max_onset_shift:
+                kinds[i][j] = (_AGREE if shift <= config.onset_tolerance else _TIMING, shift)
+    zero = (0, 0, 0.0)
+    score = [[zero] * (m + 1) for _ in range(n + 1)]
+
+    def diagonal(i: int, j: int) -> tuple[int, int, float] | None:
+        pair = kinds[i - 1][j - 1]
+        if pair is None:
+            return None
+        s = score[i - 1][j - 1]
+        return s[0] + (pair[0] == _AGREE), s[1] + (pair[0] == _TIMING), s[2] - pair[1]
+
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            options = [score[i - 1][j], score[i][j - 1]]
+            diag = diagonal(i, j)
+            if diag is not None:
+                options.append(diag)
+            score[i][j] = max(options)
+    pairs = []
+    i, j = n, m
+    while i > 0 and j > 0:
+        diag = diagonal(i, j)
+        if diag is not None and score[i][j] == diag:
+            pairs.append((i - 1, j - 1, kinds[i - 1][j - 1][0]))  # type: ignore[index]
+            i, j = i - 1, j - 1
+        elif score[i][j] == score[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def _runs(pairs: list[tuple[int, int, str]]) -> list[list[tuple[int, int, str]]]:
+    """Split pairs into runs of consecutive pairs (next word on both sides)."""
+    runs: list[list[tuple[int, int, str]]] = []
+    for pair in pairs:
+        if runs and runs[-1][-1][0] + 1 == pair[0] and runs[-1][-1][1] + 1 == pair[1]:
+            runs[-1].append(pair)
+        else:
+            runs.append([pair])
+    return runs
+
+
+def _pause(entries: list[_Entry], a: float, b: float) -> float:
+    """Middle of the longest stretch of [a, b] no word of either side covers (ties: nearest the middle)."""
+    middle = (a + b) / 2
+    gaps = []
+    cursor = a
+    for start, end in sorted((max(a, e.start), min(b, e.end)) for e in entries if e.end > a and e.start < b):
+        if start > cursor:
+            gaps.append((cursor, start))
+        cursor = max(cursor, end)
+    if cursor < b:
+        gaps.append((cursor, b))
+    if not gaps:
+        return middle
+    lo, hi = max(gaps, key=lambda g: (g[1] - g[0], -abs((g[0] + g[1]) / 2 - middle)))
+    return (lo + hi) / 2
+
+
+def _covered(word: Word, anchor: Word) -> float:
+    """Fraction of ``word``'s duration that ``anchor`` overlaps (1.0 for a zero-length word inside it)."""
+    overlap = min(word.end, anchor.end) - max(word.start, anchor.start)  # type: ignore[operator]
+    duration = word.end - word.start  # type: ignore[operator]
+    if duration <= 0:
+        return 1.0 if anchor.start <= word.start <= anchor.end else 0.0  # type: ignore[operator]
+    return max(0.0, overlap) / duration
