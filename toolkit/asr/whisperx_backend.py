@@ -1,0 +1,177 @@
+"""WhisperX-style batched decoding: VAD speech chunks decoded in batches, with real word times.
+
+WhisperX's own pipeline (``whisperx.load_model(...).transcribe``) returns one text per VAD
+chunk timed only by the chunk's edges: measured on LapsBM clips, five sentences over 28 s came
+back as a single segment (1.26-29.21 s) with no word times, and word times then exist only via
+a wav2vec2 aligner, which is not reachable offline. So this backend keeps WhisperX's VAD stage
+(its bundled pyannote segmentation model, or Silero from the ``silero-vad`` wheel, merged into
+chunks of at most ``chunk_size_s`` by ``whisperx``'s own merge) and decodes those chunks with
+faster-whisper's ``BatchedInferencePipeline`` (``clip_timestamps``), whose cross-attention word
+timestamps are the recognizer's own. A wav2vec2 aligner is tried only when configured; if it
+cannot be loaded or run, ``notes`` says so and the recognizer's times are kept. Times are never
+interpolated: a word the aligner cannot time keeps its recognizer time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from toolkit.asr.faster_whisper_backend import DecodingConfig, load_whisper, segment_words, to_16k
+from toolkit.asr.models import ModelInfo
+from toolkit.audio.signal import Signal
+from toolkit.config import build_config
+from toolkit.errors import InputError
+from toolkit.records import Word
+from toolkit.vad import SileroVadConfig, silero_speech_regions
+
+DECODER = "faster-whisper BatchedInferencePipeline on whisperx VAD chunks"
+
+
+@dataclass(frozen=True)
+class WhisperXConfig(DecodingConfig):
+    """Decoding plus the batched pipeline's VAD, batch size and optional aligner.
+
+    Batched decoding has no temperature fallback and no conditioning on previous text (the
+    library fixes both), so those fields must say so. ``silero`` is used when ``vad_method``
+    is ``silero``; ``aligner`` of ``""`` means none, ``"default"`` whisperx's pt model.
+    """
+
+    temperature: tuple[float, ...] = (0.0,)
+    condition_on_previous_text: bool = False
+    without_timestamps: bool = True
+    max_initial_timestamp: float = 0.0
+    batch_size: int = 4
+    vad_method: Literal["pyannote", "silero"] = "pyannote"
+    chunk_size_s: float = 30.0
+    pyannote_onset: float = 0.5
+    pyannote_offset: float = 0.363
+    silero: SileroVadConfig = field(default_factory=SileroVadConfig)
+    aligner: str = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.silero, dict):
+            try:
+                object.__setattr__(self, "silero", build_config(SileroVadConfig, self.silero,
+                                                                path="decoding", where="silero"))
+            except InputError as error:
+                raise ValueError(error.problem) from None
+        if len(self.temperature) != 1:
+            raise ValueError("batched decoding uses a single temperature (no fallback); give one value")
+        if self.condition_on_previous_text:
+            raise ValueError("batched decoding cannot condition on previous text; set it false")
+        fixed = (self.hallucination_silence_threshold, self.max_initial_timestamp, self.prompt_reset_on_temperature)
+        if fixed != (0.0, 0.0, 0.5):
+            raise ValueError("batched decoding fixes hallucination_silence_threshold 0, max_initial_timestamp 0 "
+                             "and prompt_reset_on_temperature 0.5")
+        if self.batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if not 0.0 < self.chunk_size_s <= 30.0:
+            raise ValueError("chunk_size_s must lie in (0, 30] seconds (Whisper's window)")
+        if not 0.0 < self.pyannote_offset <= self.pyannote_onset < 1.0:
+            raise ValueError("pyannote thresholds need 0 < pyannote_offset <= pyannote_onset < 1")
+        if self.silero.max_speech_duration_s > self.chunk_size_s:
+            raise ValueError("silero.max_speech_duration_s must not exceed chunk_size_s")
+
+
+class WhisperXRecognizer:
+    """Batched decoding of VAD chunks (pyannote or Silero) with recognizer word times."""
+
+    backend = "whisperx"
+
+    def __init__(self, model: ModelInfo, config: WhisperXConfig) -> None:
+        self.model = model
+        self.config = config
+        self._pipeline: Any = None
+        self._vad: Any = None
+        self._aligner: tuple[Any, Any] | None = None
+        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
+                                      "aligner": "not configured" if not config.aligner else "not loaded yet"}
+
+    def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
+        """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
+        from whisperx.diarize import Segment
+        from whisperx.vads import Pyannote, Vad
+
+        audio = to_16k(signal)
+        if len(audio.samples) == 0:
+            return []
+        config = self.config
+        if config.vad_method == "silero":
+            regions = silero_speech_regions(audio, config.silero)
+            if not regions:
+                return []
+            chunks = Vad.merge_chunks([Segment(a, b, "UNKNOWN") for a, b in regions], config.chunk_size_s,
+                                      onset=config.pyannote_onset, offset=config.pyannote_offset)
+        else:
+            if self._vad is None:
+                import torch
+
+                self._vad = Pyannote(torch.device("cpu"), vad_onset=config.pyannote_onset)
+            scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples),
+                                "sample_rate": audio.sample_rate})
+            chunks = Pyannote.merge_chunks(scores, config.chunk_size_s, onset=config.pyannote_onset,
+                                           offset=config.pyannote_offset)
+        return [(float(c["start"]), min(float(c["end"]), audio.duration)) for c in chunks
+                if c["end"] > c["start"]]
+
+    def transcribe(self, signal: Signal) -> list[Word]:
+        """Words with times in ``signal``'s own seconds; segment ids number the decoded chunks."""
+        audio = to_16k(signal)
+        chunks = self.speech_chunks(audio)
+        if not chunks:
+            return []
+        if self._pipeline is None:
+            from faster_whisper import BatchedInferencePipeline
+
+            self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+        segments, _ = self._pipeline.transcribe(
+            audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
+            clip_timestamps=[{"start": a, "end": b} for a, b in chunks])
+        segments = list(segments)
+        words = segment_words(segments, audio.duration)
+        return self._align(words, segments, audio) if self.config.aligner else words
+
+    def _load_aligner(self) -> tuple[Any, Any] | None:
+        if self._aligner is None and self.notes["aligner"] == "not loaded yet":
+            import whisperx
+
+            name = None if self.config.aligner == "default" else self.config.aligner
+            try:
+                self._aligner = whisperx.load_align_model(language_code="pt", device="cpu", model_name=name)
+                self.notes["aligner"] = f"loaded {self.config.aligner}"
+            except Exception as error:  # offline hub, missing weights: many unrelated types
+                self.notes["aligner"] = f"unavailable ({type(error).__name__}: {error}); recognizer word times kept"
+        return self._aligner
+
+    def _align(self, words: list[Word], segments: list[Any], audio: Signal) -> list[Word]:
+        """Replace recognizer times by aligner times word for word; keep recognizer times otherwise."""
+        loaded = self._load_aligner()
+        if loaded is None:
+            return words
+        import whisperx
+
+        transcript = [{"start": s.start, "end": s.end, "text": " ".join(w.word.strip() for w in s.words or [])}
+                      for s in segments]
+        try:
+            result = whisperx.align(transcript, loaded[0], loaded[1], audio.samples, "cpu",
+                                    interpolate_method="ignore")
+        except Exception as error:  # e.g. nltk's sentence splitter data missing offline
+            self.notes["word_times"] = f"recognizer (alignment failed: {type(error).__name__}: {error})"
+            return words
+        aligned = result["word_segments"]
+        if len(aligned) != len(words):
+            self.notes["word_times"] = (f"recognizer (aligner returned {len(aligned)} words "
+                                        f"for {len(words)})")
+            return words
+        timed = [a for a in aligned if "start" in a and "end" in a]
+        self.notes["word_times"] = f"aligner for {len(timed)} of {len(words)} words, recognizer for the rest"
+        return [replace(w, start=float(a["start"]), end=float(a["end"])) if "start" in a and "end" in a else w
+                for w, a in zip(words, aligned)]
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, decoder, model name and weight hash, and the full decoding and VAD configuration."""
+        return {"backend": self.backend, "decoder": DECODER, "model": self.model.name,
+                "weights_sha256": self.model.weights_sha256, "model_source": self.model.source,
+                "decoding": self.config.to_json()}

@@ -1,0 +1,89 @@
+"""Silero voice activity detection with every parameter pinned, in the signal's own seconds.
+
+The model is the ONNX file shipped inside the ``silero-vad`` wheel (no network). Regions come
+back in the seconds of the signal passed in; the caller maps them through its time map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from toolkit.audio.signal import Signal, resample
+
+SAMPLE_RATE = 16000
+WINDOW_SAMPLES = 512  # the 16 kHz Silero model reads fixed 32 ms frames
+
+
+@dataclass(frozen=True)
+class SileroVadConfig:
+    """All Silero ``get_speech_timestamps`` parameters, so no library default decides a result."""
+
+    threshold: float = 0.5
+    neg_threshold: float = 0.35
+    min_speech_duration_ms: int = 250
+    min_silence_duration_ms: int = 100
+    speech_pad_ms: int = 30
+    max_speech_duration_s: float = 30.0
+    min_silence_at_max_speech_ms: int = 98
+    use_max_poss_sil_at_max_speech: bool = True
+    sampling_rate: int = SAMPLE_RATE
+    window_size_samples: int = WINDOW_SAMPLES
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError(f"threshold {self.threshold} must lie in (0, 1)")
+        if not 0.0 < self.neg_threshold <= self.threshold:
+            raise ValueError(f"neg_threshold {self.neg_threshold} must lie in (0, threshold]")
+        for name in ("min_speech_duration_ms", "min_silence_duration_ms", "speech_pad_ms",
+                     "min_silence_at_max_speech_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        if self.max_speech_duration_s <= 0:
+            raise ValueError(f"max_speech_duration_s {self.max_speech_duration_s} must be positive")
+        if self.sampling_rate != SAMPLE_RATE or self.window_size_samples != WINDOW_SAMPLES:
+            raise ValueError(f"the bundled Silero model runs at sampling_rate {SAMPLE_RATE} with "
+                             f"window_size_samples {WINDOW_SAMPLES}")
+
+
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    """Load the wheel's ONNX model once per process (importing silero_vad resets torch's thread count)."""
+    import warnings
+
+    import torch
+
+    threads = torch.get_num_threads()
+    from silero_vad import load_silero_vad
+
+    with warnings.catch_warnings():  # the wheel locates its model with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model = load_silero_vad(onnx=True)
+    torch.set_num_threads(threads)
+    return model
+
+
+def silero_speech_regions(signal: Signal, config: SileroVadConfig) -> list[tuple[float, float]]:
+    """Speech regions ``(start, end)`` in ``signal``'s seconds, found at 16 kHz with ``config``."""
+    import torch
+    from silero_vad import get_speech_timestamps
+
+    audio = resample(signal, SAMPLE_RATE).samples
+    if len(audio) == 0:
+        return []
+    stamps = get_speech_timestamps(
+        torch.from_numpy(audio),
+        _model(),
+        threshold=config.threshold,
+        neg_threshold=config.neg_threshold,
+        sampling_rate=config.sampling_rate,
+        min_speech_duration_ms=config.min_speech_duration_ms,
+        min_silence_duration_ms=config.min_silence_duration_ms,
+        speech_pad_ms=config.speech_pad_ms,
+        max_speech_duration_s=config.max_speech_duration_s,
+        min_silence_at_max_speech=config.min_silence_at_max_speech_ms,
+        use_max_poss_sil_at_max_speech=config.use_max_poss_sil_at_max_speech,
+        return_seconds=False,
+    )
+    return [(s["start"] / SAMPLE_RATE, s["end"] / SAMPLE_RATE) for s in stamps]
