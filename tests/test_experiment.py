@@ -1,0 +1,101 @@
+"""The experiment file is validated strictly, before any decoding, with errors naming the file."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolkit.arms.expand import expand_arms
+from toolkit.errors import InputError
+from toolkit.experiment import load_experiment
+
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+
+
+def _variant(tmp_path: Path, old: str, new: str) -> Path:
+    text = DEMO.read_text(encoding="utf-8")
+    assert old in text, old
+    path = tmp_path / "experiment.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> None:
+    path = _variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["second_combine", "windows", "gtcrn", "vad"]')
+    experiment = load_experiment(path)
+    assert list(experiment.arms)[:2] == ["baseline", "vad"]
+    assert experiment.arms["baseline"].components == ()
+    assert [c.stage for c in experiment.arms["all"].components] == ["enhance", "vad", "windows", "second_model"]
+    assert experiment.arms["windows"].stage("windows").config.seam.onset_tolerance == 0.25
+    assert experiment.manifest_path == tmp_path / "corpus" / "manifest.json"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("length_s = 30.0", "length_s = 4.0", "window length 4.0 s must be longer than its overlap 5.0 s"),
+    ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number"),
+    ("threshold = 0.5\n", "threshold = 1.5\n", "threshold"),
+    ("min_speech_duration_ms = 250\n", "", "missing min_speech_duration_ms"),
+    ('stage = "vad"', 'stage = "vadd"', "unknown stage 'vadd'"),
+    ('vad = ["vad"]', 'vad = ["vda"]', "unknown component(s) vda"),
+    ('recognizer = "whisper_base_greedy"\nmode = "replace"', 'recognizer = "whisper_base"\nmode = "replace"',
+     "other than the primary"),
+    ('mode = "replace"', 'mode = "merge"', "must be one of 'replace', 'combine'"),
+    ('backend = "faster-whisper"', 'backend = "kaldi"', "backend must be one of"),
+    ('language = "pt"', 'language = "en"', "language"),
+    ("wet = 1.0", "wet = 2.0", "wet"),
+    ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
+])
+def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:
+    path = _variant(tmp_path, old, new)
+    with pytest.raises(InputError) as raised:
+        load_experiment(path)
+    assert str(path) in str(raised.value)
+    assert message in str(raised.value)
+
+
+def test_unknown_arm_is_refused_listing_known_arms() -> None:
+    experiment = load_experiment(DEMO)
+    with pytest.raises(InputError, match=r"unknown arm\(s\) vadd; this experiment has baseline, vad"):
+        experiment.select_arms(["vadd"])
+
+
+def test_combination_and_leave_one_out_arms_are_named_by_their_components() -> None:
+    experiment = load_experiment(DEMO)
+    arms = expand_arms(experiment, ["gtcrn", "vad", "windows"], leave_one_out=True)
+    assert arms == {
+        "gtcrn+vad+windows": ["gtcrn", "vad", "windows"],
+        "vad+windows": ["vad", "windows"],
+        "gtcrn+windows": ["gtcrn", "windows"],
+        "gtcrn+vad": ["gtcrn", "vad"],
+    }
+    with pytest.raises(InputError, match="unknown component"):
+        expand_arms(experiment, ["vad", "denoise"], leave_one_out=False)
+
+
+def _ablate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolkit", *args], capture_output=True, text=True)
+
+
+def test_arms_write_appends_valid_arms_to_the_experiment_file(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "# The demo experiment", "# A copy of the demo experiment")
+    result = _ablate("arms", str(path), "--combine", "vad,windows", "--leave-one-out", "--write")
+    assert result.returncode == 0, result.stderr
+    arms = load_experiment(path).arms
+    assert [c.name for c in arms["vad+windows"].components] == ["vad", "windows"]
+    assert "vad" in arms and "windows" in arms  # leave-one-out arms that already existed are not repeated
+    assert path.read_text(encoding="utf-8").count('"vad+windows"') == 1
+
+
+def test_cli_reports_a_bad_experiment_in_one_line_without_traceback(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "overlap_s = 5.0", "overlap_s = 40.0")
+    result = _ablate("run", str(path), "--split", "tuning")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0]
+    assert re.search(r"overlap 40\.0 s", lines[0])
+    assert not (tmp_path / "runs").exists()
