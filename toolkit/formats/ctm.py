@@ -1,0 +1,92 @@
+"""CTM hypotheses: ``recording channel start duration word [confidence]``, ``;;`` comments.
+
+CTM cannot time a word that has no time, so such words are written as ``;; untimed WORD``
+comment lines in their place (sclite ignores them; this reader restores them), and
+nothing is lost or given an invented time. Times are written to the millisecond.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from toolkit.errors import InputError
+from toolkit.formats.text import read_text
+from toolkit.records import Hypothesis, Word
+from toolkit.store import atomic_write_text
+
+CHANNEL = "1"
+UNTIMED = ";; untimed "
+_EPS = 1e-9
+
+
+def read_ctm(path: str | Path) -> dict[str, list[Word]]:
+    """Words per recording id, refusing malformed lines, negative or out-of-order times."""
+    words: dict[str, list[Word]] = {}
+    last: dict[tuple[str, str], tuple[int, float]] = {}
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        if line.startswith(UNTIMED):
+            recording, _, text = line[len(UNTIMED):].partition(" ")
+            if text.strip():
+                words.setdefault(recording, []).append(Word(text.strip()))
+            continue
+        if not line.strip() or line.lstrip().startswith(";;"):
+            continue
+        fields = line.split()
+        if len(fields) not in (5, 6):
+            raise InputError(path, f"line {number}: expected 'recording channel start duration word "
+                                   f"[confidence]', got {len(fields)} fields")
+        recording, channel, word = fields[0], fields[1], fields[4]
+        start = _number(path, number, fields[2], "start")
+        duration = _number(path, number, fields[3], "duration")
+        confidence = _number(path, number, fields[5], "confidence") if len(fields) == 6 else None
+        if start < 0 or duration < 0:
+            raise InputError(path, f"line {number}: negative {'start' if start < 0 else 'duration'} "
+                                   f"({fields[2] if start < 0 else fields[3]})")
+        key = (recording, channel)
+        if key in last and start < last[key][1] - _EPS:
+            raise InputError(path, f"line {number}: word '{word}' at {start:g} s is out of order "
+                                   f"(line {last[key][0]} starts at {last[key][1]:g} s)")
+        last[key] = (number, start)
+        words.setdefault(recording, []).append(Word(word, start, start + duration, confidence))
+    return words
+
+
+def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None) -> Hypothesis:
+    """The hypothesis for ``recording_id`` (default: the file stem, or the file's only recording)."""
+    by_recording = read_ctm(path)
+    wanted = recording_id or Path(path).stem
+    if wanted in by_recording:
+        return Hypothesis(wanted, by_recording[wanted])
+    if recording_id is None and len(by_recording) == 1:
+        only, words = next(iter(by_recording.items()))
+        return Hypothesis(only, words)
+    if not by_recording:
+        return Hypothesis(wanted, [])
+    found = ", ".join(sorted(by_recording))
+    raise InputError(path, f"no words for recording '{wanted}' (recordings in the file: {found})")
+
+
+def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
+    """Write one hypothesis as CTM (untimed words as ``;; untimed`` comments), atomically."""
+    lines = [f";; recording channel start duration word [confidence]; arm {hypothesis.arm or '-'}"]
+    for word in hypothesis.words:
+        text = "_".join(word.text.split()) or "_"
+        if not word.timed:
+            lines.append(f"{UNTIMED}{hypothesis.recording_id} {text}")
+            continue
+        row = f"{hypothesis.recording_id} {CHANNEL} {word.start:.3f} {max(0.0, word.end - word.start):.3f} {text}"
+        if word.confidence is not None:
+            row += f" {word.confidence:.4f}"
+        lines.append(row)
+    return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def _number(path: str | Path, line: int, text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(path, f"line {line}: {what} '{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(path, f"line {line}: {what} '{text}' is not a finite number")
+    return value

@@ -1,0 +1,35 @@
+"""Decode annotation text files strictly: UTF-8 (BOM optional) or UTF-16 with a BOM, else refuse.
+
+Guessing an encoding silently turns accented pt-BR words into mojibake, which the scorer
+would then count as errors, so an undecodable file is an input error naming the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from toolkit.errors import InputError
+
+
+def read_text(path: str | Path) -> str:
+    """The text of ``path``; refuses a missing file or an encoding other than UTF-8 / UTF-16 with BOM."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read the file ({error.strerror})") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise InputError(path, f"unknown text encoding: byte {error.start} is not valid {error.encoding} "
+                               "(save the file as UTF-8, or UTF-16 with a byte-order mark)") from None
+    if "\x00" in text:
+        raise InputError(path, "unknown text encoding: the text contains NUL characters "
+                               "(UTF-16 without a byte-order mark?); save the file as UTF-8")
+    return text
