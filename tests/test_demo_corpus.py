@@ -1,0 +1,191 @@
+"""The demo corpus: layout, exact references against the audio, stated SNRs, determinism, content."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from toolkit.demo import build_corpus
+from toolkit.demo.corpus import CorpusInfo, RecordingInfo
+from toolkit.demo.sentences import SENTENCES
+from toolkit.formats import read_names, read_reference
+from toolkit.records import NONSPEECH, SPEECH
+
+pytestmark = pytest.mark.skipif(not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
+                                reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH")
+
+NEGATIONS = {"não", "nunca", "nem", "ninguém", "nada", "jamais", "nenhum", "nenhuma", "nega"}
+NUMBER_WORDS = {"um", "dois", "duas", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez",
+                "doze", "quinze", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta",
+                "noventa", "cento", "duzentos", "mil", "primeiro", "primeira", "segundo", "terceiro",
+                "quarta", "sexto", "décimo", "bilhões", "meia"}
+SECONDS = 30.0
+ONE_SAMPLE = 1.5 / 32767  # PCM16 zero after rounding
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusInfo:
+    root = tmp_path_factory.mktemp("demo")
+    return build_corpus(root / "corpus", seed=3, recordings=2, recording_seconds=SECONDS,
+                        cache_dir=root / "tts-cache")
+
+
+def _audio(recording: RecordingInfo) -> np.ndarray:
+    samples, rate = soundfile.read(recording.audio, dtype="float64")
+    assert rate == 16000
+    return samples
+
+
+def _span(samples: np.ndarray, start: float, end: float) -> np.ndarray:
+    return samples[round(start * 16000):round(end * 16000)]
+
+
+def _power(samples: np.ndarray) -> float:
+    return float(np.mean(samples ** 2))
+
+
+def test_layout_splits_and_metadata(corpus: CorpusInfo) -> None:
+    root = corpus.out_dir
+    with open(root / "splits.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["id"] for r in rows] == ["demo01", "demo02"]
+    assert {r["split"] for r in rows} == {"tuning", "holdout"}
+    assert rows[0]["speaker"] != rows[1]["speaker"]
+    assert [r["strata"] for r in rows] == ["clean", "noisy-10dB"]
+    for recording in corpus.recordings:
+        info = soundfile.info(recording.audio)
+        assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "PCM_16")
+        assert recording.textgrid == root / "refs" / f"{recording.recording_id}.TextGrid"
+        assert recording.names.is_file() and recording.textgrid.is_file()
+        assert SECONDS - 1 < recording.duration < SECONDS + 15
+    meta = json.loads((root / "corpus.json").read_text(encoding="utf-8"))
+    assert meta["voice"]["engine"] == corpus.voice.engine and meta["seed"] == 3
+    assert meta["snrs_db"] == [10.0]
+    assert [len(r["utterances"]) for r in meta["recordings"]] == \
+        [len(r.reference.utterances) for r in corpus.recordings]
+    assert corpus.voice.label in (root / "README.md").read_text(encoding="utf-8")
+
+
+def test_textgrid_and_names_read_back(corpus: CorpusInfo) -> None:
+    for recording in corpus.recordings:
+        ref = recording.reference
+        back = read_reference(recording.textgrid, recording.recording_id, recording.duration,
+                              names_path=recording.names)
+        assert [u.text for u in back.utterances] == [u.text for u in ref.utterances]
+        assert [u.speaker for u in back.utterances] == [recording.speaker] * len(ref.utterances)
+        for got, want in zip(back.utterances + back.speech + back.words,
+                             ref.utterances + ref.speech + ref.words):
+            assert got.start == pytest.approx(want.start, abs=1e-6)
+            assert got.end == pytest.approx(want.end, abs=1e-6)
+        assert [i.label for i in back.speech] == [i.label for i in ref.speech]
+        assert [w.text for w in back.words] == [w.text for w in ref.words]
+        assert back.names == ref.names == read_names(recording.names)
+        assert len(ref.nonspeech()) == len(recording.stretches) >= 1
+        assert all(n in ref.text for n in ref.names)
+
+
+def test_utterance_edges_are_exact_in_clean_audio(corpus: CorpusInfo) -> None:
+    recording = corpus.recordings[0]
+    assert recording.snr_db is None
+    samples = _audio(recording)
+    for utterance in recording.reference.utterances:
+        # Pauses around utterances are digital silence; speech energy starts and ends at the edges.
+        assert np.abs(_span(samples, utterance.start - 0.1, utterance.start)).max() < ONE_SAMPLE
+        assert np.abs(_span(samples, utterance.end, utterance.end + 0.1)).max() < ONE_SAMPLE
+        assert np.abs(_span(samples, utterance.start, utterance.start + 0.01)).max() > ONE_SAMPLE
+        assert np.abs(_span(samples, utterance.end - 0.01, utterance.end)).max() > ONE_SAMPLE
+        assert _power(_span(samples, utterance.start, utterance.end)) > 10 ** (-30 / 10)
+    for word in recording.reference.words:
+        assert any(u.start <= word.start < word.end <= u.end for u in recording.reference.utterances)
+        assert _power(_span(samples, word.start, word.end)) > 10 ** (-35 / 10)
+
+
+def test_nonspeech_stretches_match_their_kind(corpus: CorpusInfo) -> None:
+    for recording in corpus.recordings:
+        samples = _audio(recording)
+        speech = recording.reference.annotated_speech()
+        for stretch in recording.stretches:
+            assert 2.0 <= stretch.end - stretch.start <= 8.0
+            assert not any(s.start < stretch.end and stretch.start < s.end for s in speech)
+            level = _power(_span(samples, stretch.start, stretch.end))
+            if recording.snr_db is None and stretch.kind == "silence":
+                assert np.abs(_span(samples, stretch.start, stretch.end)).max() < ONE_SAMPLE
+            elif stretch.kind != "silence":
+                assert level > 10 ** (-45 / 10)
+        assert {i.label for i in recording.reference.speech} <= {SPEECH, NONSPEECH}
+
+
+def test_stated_snr_is_measured_within_one_db(corpus: CorpusInfo) -> None:
+    recording = corpus.recordings[1]
+    assert recording.snr_db == 10.0
+    samples = _audio(recording)
+    silence = [s for s in recording.stretches if s.kind == "silence"]
+    assert silence, "the first non-speech stretch of every recording is silence"
+    noise = _power(np.concatenate([_span(samples, s.start, s.end) for s in silence]))
+    mixed = _power(np.concatenate([_span(samples, u.start, u.end) for u in recording.reference.utterances]))
+    measured = 10 * np.log10((mixed - noise) / noise)
+    assert measured == pytest.approx(recording.snr_db, abs=1.0)
+
+
+def test_same_seed_gives_byte_identical_files_without_cache(corpus: CorpusInfo, tmp_path: Path) -> None:
+    again = build_corpus(tmp_path / "corpus", seed=3, recordings=2, recording_seconds=SECONDS,
+                         cache_dir=tmp_path / "fresh-cache")
+    assert _files(again.out_dir) == _files(corpus.out_dir)
+
+
+def test_rebuild_with_fewer_recordings_removes_stale_files(corpus: CorpusInfo, tmp_path: Path) -> None:
+    out = tmp_path / "corpus"
+    shutil.copytree(corpus.out_dir, out)
+    smaller = build_corpus(out, seed=3, recordings=1, recording_seconds=SECONDS,
+                           cache_dir=corpus.out_dir.parent / "tts-cache")
+    assert [r.recording_id for r in smaller.recordings] == ["demo01"]
+    assert sorted(p.name for p in (out / "audio").iterdir()) == ["demo01.wav"]
+    assert sorted(p.name for p in (out / "refs").iterdir()) == ["demo01.TextGrid", "demo01.names.txt"]
+    assert (out / "audio" / "demo01.wav").read_bytes() == corpus.recordings[0].audio.read_bytes()
+
+
+def test_corpus_text_has_negations_names_and_numbers(corpus: CorpusInfo) -> None:
+    tokens = [t for r in corpus.recordings for u in r.reference.utterances for t in _tokens(u.text)]
+    assert NEGATIONS & set(tokens)
+    assert NUMBER_WORDS & set(tokens)
+    assert any(r.reference.names for r in corpus.recordings)
+
+
+def test_sentence_pool_is_rich_in_critical_words() -> None:
+    assert 80 <= len(SENTENCES) <= 120
+    texts = [s.text for s in SENTENCES]
+    assert len(set(texts)) == len(texts)
+    assert not any(re.search(r"\d|R\$|%", t) for t in texts), "numbers are written as spoken"
+    assert sum(bool(NEGATIONS & set(_tokens(t))) for t in texts) >= 40
+    assert sum(bool(NUMBER_WORDS & set(_tokens(t))) for t in texts) >= 30
+    assert sum(bool(s.names) for s in SENTENCES) >= 30
+    assert all(name in s.text for s in SENTENCES for name in s.names)
+    assert any(re.search(r"\b(\w+), \1\b", t.lower()) for t in texts), "some repetitions"
+    assert sum(len(_tokens(t)) == 1 for t in texts) >= 4, "some one-word utterances"
+
+
+def test_espeak_fallback_builds_and_records_its_voice(tmp_path: Path) -> None:
+    if not shutil.which("espeak-ng"):
+        pytest.skip("espeak-ng is not installed")
+    first = build_corpus(tmp_path / "a", recordings=1, recording_seconds=15.0,
+                         cache_dir=tmp_path / "cache-a", engine="espeak-ng")
+    second = build_corpus(tmp_path / "b", recordings=1, recording_seconds=15.0,
+                          cache_dir=tmp_path / "cache-b", engine="espeak-ng")
+    assert first.voice.engine == "espeak-ng"
+    assert json.loads(first.metadata.read_text(encoding="utf-8"))["voice"]["name"] == "pt-br"
+    assert _files(first.out_dir) == _files(second.out_dir)
