@@ -1,0 +1,139 @@
+"""``ablate score``: score one hypothesis against its reference and print every metric with the signature.
+
+Plain-text inputs have no times, so time-based figures print as "not available" (JSON null).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import InputError
+from toolkit.formats import read_hypothesis, read_names, read_reference
+from toolkit.formats.text import read_text
+from toolkit.scoring import POLICIES, RecordingScore, ScoreOptions, score_recording
+
+NA = "not available"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("score", help="score one hypothesis against its reference (WER, audits, timing)",
+                                   description=__doc__)
+    parser.add_argument("--ref", required=True, type=Path, help="reference: .TextGrid, .stm or .txt")
+    parser.add_argument("--hyp", required=True, type=Path, help="hypothesis: .ctm, .json (words) or .txt")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--names", type=Path, help="names list, one name per line (added to the reference's)")
+    parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
+    parser.add_argument("--policy", choices=tuple(POLICIES), default="normalized",
+                        help="primary normalization policy (default normalized; the others are reported beside it)")
+    parser.add_argument("--collar", type=float, default=ScoreOptions.collar,
+                        help="collar in seconds for the time-constrained alignment (default %(default)s)")
+    parser.add_argument("--time-constrained", action="store_true",
+                        help="also report a time-constrained alignment (diagnosis)")
+    parser.add_argument("--short-max", type=int, default=ScoreOptions.short_word_max_letters,
+                        help="short-word audit: at most this many letters (default %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def read_vad_segments(path: Path) -> list[tuple[float, float]]:
+    """``start end`` per line (blank lines and ``#`` comments ignored); refuses bad or reversed pairs."""
+    segments = []
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if len(fields) != 2:
+            raise InputError(path, f"line {number}: expected 'start end', got {line.strip()!r}")
+        try:
+            start, end = float(fields[0]), float(fields[1])
+        except ValueError:
+            raise InputError(path, f"line {number}: times must be numbers of seconds, got {line.strip()!r}") from None
+        if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end < start:
+            raise InputError(path, f"line {number}: impossible segment {start:g}-{end:g} s")
+        segments.append((start, end))
+    return segments
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.collar < 0:
+        raise InputError(None, f"--collar must be >= 0 seconds, got {args.collar:g}")
+    if args.short_max < 0:
+        raise InputError(None, f"--short-max must be >= 0, got {args.short_max}")
+    reference = read_reference(args.ref)
+    hypothesis = read_hypothesis(args.hyp)
+    names = tuple(read_names(args.names)) if args.names else ()
+    vad = read_vad_segments(args.vad) if args.vad else None
+    options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,
+                           collar=args.collar, time_constrained=args.time_constrained)
+    score = score_recording(reference, hypothesis, options, vad)
+    if args.format == "json":
+        print(json.dumps(score.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_text(score))
+    return 0
+
+
+def _pct(value: float | None) -> str:
+    return NA if value is None else f"{100 * value:.2f}%"
+
+
+def _s(value: float | None, unit: str = " s") -> str:
+    return NA if value is None else f"{value:.3f}{unit}"
+
+
+def render_text(score: RecordingScore) -> str:
+    """A short human-readable report; every time-based figure says "not available" when unmeasurable."""
+    data: dict[str, Any] = score.to_json()
+    c = score.counts
+    a = data["audits"]
+    n, t = data["nonspeech"], data["timing"]
+    lines = [
+        f"recording {score.recording_id}  policy {score.policy}",
+        f"WER {_pct(c.wer)}  (S={c.substitutions} D={c.deletions} I={c.insertions} N={c.ref_words}, "
+        f"hits {c.hits})   CER {_pct(c.cer)}",
+        f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",
+        f"negations: {a['negation']['flipped']} of {a['negation']['ref_count']} flipped, "
+        f"{a['negation']['inserted']} inserted",
+        f"names: {a['names']['errors']} of {a['names']['ref_count']} wrong   "
+        f"numbers: {a['numbers']['errors']} of {a['numbers']['ref_count']} wrong",
+        f"short words (<= {a['short_words']['max_letters']} letters): {a['short_words']['substituted']} "
+        f"substituted, {a['short_words']['deleted']} deleted of {a['short_words']['ref_count']}",
+    ]
+    if n["intervals"] and not n["available"]:
+        lines.append(f"non-speech: {NA} (no timed hypothesis words)")
+    elif n["intervals"]:
+        lines.append(f"non-speech: {n['invented_words']} invented word(s) in {n['minutes']:.2f} min "
+                     f"({n['per_minute']:.2f}/min), {n['intervals_with_text']} of {n['intervals']} "
+                     f"interval(s) with text")
+    else:
+        lines.append(f"non-speech: {NA} (no confirmed non-speech intervals)")
+    if t["available"]:
+        lines.append(f"timing: onset |error| median {_s(t['onset_abs_median_s'])}, p95 {_s(t['onset_abs_p95_s'])}, "
+                     f"drift {_s(t['drift_s_per_min'], ' s/min')}, coverage {t['matched_timed_words']}"
+                     f"/{t['ref_timed_words']} timed reference words; {t['untimed_hyp_words']} untimed "
+                     f"hypothesis word(s)")
+    else:
+        why = "no timed reference words" if not t["ref_timed_words"] else "no timed hypothesis words"
+        lines.append(f"timing: {NA} ({why})")
+    if "vad" in data:
+        v = data["vad"]
+        lines.append(f"VAD: speech recall {_pct(v['speech_recall'])} of {v['speech_s']:.2f} s ({v['speech_source']}); "
+                     f"clipped words {v['clipped_words']}/{v['ref_timed_words']}, clipped negations "
+                     f"{v['clipped_negations']}/{v['ref_timed_negations']}")
+    if "time_constrained" in data:
+        tc = data["time_constrained"]
+        lines.append(f"time-constrained (collar {tc['collar_s']:g} s): WER {_pct(tc['wer'])} "
+                     f"(S={tc['substitutions']} D={tc['deletions']} I={tc['insertions']})")
+    e = data["excluded"]
+    lines.append(f"excluded unresolved audio: {e['unresolved_s']:.2f} s ({e['ref_words']} reference, "
+                 f"{e['hyp_words']} hypothesis word(s))")
+    for label, items in (("negation", a["negation"]["instances"]), ("name", a["names"]["instances"]),
+                         ("number", a["numbers"]["instances"])):
+        for item in items:
+            when = NA if item["time"] is None else f"{item['time']:.2f} s"
+            lines.append(f"  {label} {item['kind']} at {when}: '{item['reference']}' -> '{item['hypothesis']}'")
+    lines.append(f"signature: {score.signature.text}")
+    return "\n".join(lines)

@@ -1,0 +1,194 @@
+"""Critical-word audits (SPEC section 5): negations, names, numbers and short words.
+
+Each audit has a denominator (reference occurrences) and an instance list for the review queue.
+- Negation: a token is a negation when its text is in the negation lexicon and its source word
+  is itself a negation word (so "né" -> "não é", a tag question, is not audited as a negation).
+  A reference negation deleted or substituted (by anything, even another negation)
+  is a flip; a hypothesis negation inserted, or substituted for a non-negation, is an insertion.
+- Names: an occurrence (longest names first, no overlaps) is an error unless every token is a
+  hit and nothing was inserted inside it.
+- Numbers: a reference number (one number group) is correct only when every token is a hit,
+  nothing was inserted inside, and the aligned hypothesis tokens form exactly one whole
+  hypothesis number of the same value ("2020" = "dois mil e vinte"; "... e vinte e um" is not).
+- Short words: reference tokens with 1..max_letters letters (number words excluded).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE
+from toolkit.metrics.aligned import AlignedTokens, Instance
+from toolkit.metrics.tokens import TokenTable
+
+_KIND = {DELETE: "deleted", SUBSTITUTE: "substituted"}
+_EDGES = re.compile(r"^\W+|\W+$")
+
+
+def _fold(word: str) -> str:
+    """Lower case, edge punctuation off, accents removed: how a source word is compared to the lexicon."""
+    decomposed = unicodedata.normalize("NFD", _EDGES.sub("", word.casefold()))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
+    """Per token: a negation token whose own source word is a negation word."""
+    folded = {_fold(n) for n in negations}
+    words = tokens.words.texts
+    word_is_neg: dict[int, bool] = {}
+    mask = np.zeros(len(tokens), dtype=bool)
+    for k, (text, src) in enumerate(zip(tokens.texts, tokens.source.tolist())):
+        if text in negations:
+            if src not in word_is_neg:
+                word_is_neg[src] = _fold(words[src]) in folded
+            mask[k] = word_is_neg[src]
+    return mask
+
+
+def _instances(items: list[Instance]) -> list[dict[str, Any]]:
+    return [i.to_json() for i in items]
+
+
+@dataclass
+class NegationAudit:
+    """Reference negations flipped (deleted/substituted) and negations inserted."""
+
+    ref_count: int = 0
+    flipped: int = 0
+    inserted: int = 0
+    instances: list[Instance] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ref_count": self.ref_count, "flipped": self.flipped, "inserted": self.inserted,
+                "instances": _instances(self.instances)}
+
+
+@dataclass
+class OccurrenceAudit:
+    """Reference occurrences (names or numbers) and how many were wrong."""
+
+    ref_count: int = 0
+    errors: int = 0
+    instances: list[Instance] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ref_count": self.ref_count, "errors": self.errors, "instances": _instances(self.instances)}
+
+
+@dataclass
+class ShortWordAudit:
+    """Short reference words substituted or deleted."""
+
+    max_letters: int
+    ref_count: int = 0
+    substituted: int = 0
+    deleted: int = 0
+    instances: list[Instance] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"max_letters": self.max_letters, "ref_count": self.ref_count,
+                "substituted": self.substituted, "deleted": self.deleted,
+                "instances": _instances(self.instances)}
+
+
+def negation_audit(at: AlignedTokens, negations: frozenset[str]) -> NegationAudit:
+    """Flips of reference negations and insertions of hypothesis negations."""
+    ref_neg = negation_mask(at.ref, negations)
+    hyp_neg = negation_mask(at.hyp, negations)
+    audit = NegationAudit(ref_count=int(ref_neg.sum()))
+    for i in np.flatnonzero(ref_neg & (at.ref_op != EQUAL)).tolist():
+        audit.flipped += 1
+        audit.instances.append(at.ref_instance(_KIND[int(at.ref_op[i])], i, i))
+    partner_neg = np.zeros(len(at.hyp), dtype=bool)
+    paired = at.hyp_partner >= 0
+    partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
+    inserted = hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))
+    for j in np.flatnonzero(inserted).tolist():
+        audit.inserted += 1
+        audit.instances.append(at.hyp_instance("inserted", j))
+    audit.instances.sort(key=lambda x: (x.time is None, x.time or 0.0))
+    return audit
+
+
+def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
+    """Non-overlapping ``(first, last)`` token spans of ``phrases`` in ``texts``, longest phrases first."""
+    positions: dict[str, list[int]] = {}
+    for k, t in enumerate(texts):
+        positions.setdefault(t, []).append(k)
+    taken = np.zeros(len(texts), dtype=bool)
+    spans = []
+    for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
+        width = len(phrase)
+        for k in positions.get(phrase[0], []):
+            if tuple(texts[k:k + width]) == phrase and not taken[k:k + width].any():
+                taken[k:k + width] = True
+                spans.append((k, k + width - 1))
+    return sorted(spans)
+
+
+def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]]) -> OccurrenceAudit:
+    """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
+    audit = OccurrenceAudit()
+    for first, last in find_occurrences(at.ref.texts, names):
+        audit.ref_count += 1
+        if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+            audit.errors += 1
+            audit.instances.append(at.ref_instance("error", first, last))
+    return audit
+
+
+def number_audit(at: AlignedTokens) -> OccurrenceAudit:
+    """Value errors per reference number (a number group of the reference tokens)."""
+    audit = OccurrenceAudit()
+    groups = at.ref.number_group
+    if not len(groups) or groups.max() < 0:
+        return audit
+    hyp_groups = at.hyp.number_group
+    hyp_sizes = np.bincount(hyp_groups[hyp_groups >= 0]) if (hyp_groups >= 0).any() else np.zeros(0, int)
+    members = np.flatnonzero(groups >= 0)
+    bounds = np.flatnonzero(np.diff(groups[members]) != 0) + 1
+    for span in np.split(members, bounds):
+        first, last = int(span[0]), int(span[-1])
+        audit.ref_count += 1
+        if not _number_correct(at, first, last, hyp_sizes):
+            audit.errors += 1
+            touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
+            whole_numbers = np.flatnonzero(np.isin(hyp_groups, touched))
+            audit.instances.append(at.ref_instance("error", first, last, whole_numbers))
+    return audit
+
+
+def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray) -> bool:
+    if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+        return False
+    partners = at.ref_partner[first:last + 1]
+    hyp_group = set(at.hyp.number_group[partners].tolist())
+    if len(hyp_group) != 1:
+        return False
+    group = hyp_group.pop()
+    if group < 0:
+        return False
+    whole = hyp_sizes[group] == len(partners)
+    return bool(whole and at.hyp.number_value[int(partners[0])] == at.ref.number_value[first])
+
+
+def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
+    """Substitutions and deletions of reference tokens with at most ``max_letters`` letters."""
+    audit = ShortWordAudit(max_letters=max_letters)
+    counts = {t: sum(ch.isalpha() for ch in t) for t in set(at.ref.texts)}
+    letters = np.fromiter((counts[t] for t in at.ref.texts), dtype=np.int64, count=len(at.ref))
+    short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number
+    audit.ref_count = int(short.sum())
+    for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist():
+        kind = _KIND[int(at.ref_op[i])]
+        if kind == "deleted":
+            audit.deleted += 1
+        else:
+            audit.substituted += 1
+        audit.instances.append(at.ref_instance(kind, i, i))
+    return audit

@@ -1,0 +1,101 @@
+"""Word timing against reference word times (SPEC section 5).
+
+A reference word counts once, through its first normalized token; it is matched when that token
+is a hit whose hypothesis word has an onset. Onset error = hypothesis onset - reference onset.
+Drift is the least-squares slope of onset error against reference onset, in seconds per minute;
+early/middle/late split the reference span into thirds. Every figure is None ("not available")
+when there is nothing to measure: no timed reference words, or no timed hypothesis words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.stats import linregress
+
+from toolkit.align import EQUAL
+from toolkit.metrics.aligned import AlignedTokens
+
+THIRDS = ("early", "middle", "late")
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 4)
+
+
+@dataclass
+class TimingScore:
+    """Onset errors of matched timed words, with coverage and the untimed hypothesis word count."""
+
+    ref_timed_words: int
+    hyp_words: int
+    untimed_hyp_words: int
+    ref_onsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    onset_errors: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    span: tuple[float, float] | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.ref_timed_words > 0 and self.hyp_words > self.untimed_hyp_words
+
+    @property
+    def matched_timed_words(self) -> int | None:
+        return len(self.onset_errors) if self.available else None
+
+    @property
+    def coverage(self) -> float | None:
+        return len(self.onset_errors) / self.ref_timed_words if self.available else None
+
+    def _abs_quantile(self, q: float) -> float | None:
+        if not self.available or not len(self.onset_errors):
+            return None
+        return float(np.quantile(np.abs(self.onset_errors), q))
+
+    @property
+    def drift_s_per_min(self) -> float | None:
+        """Slope of onset error over reference time (s of error per minute); needs 3+ distinct onsets."""
+        if not self.available or len(np.unique(self.ref_onsets)) < 3:
+            return None
+        return float(linregress(self.ref_onsets, self.onset_errors).slope) * 60.0
+
+    def thirds(self) -> dict[str, dict[str, Any]] | None:
+        """Signed and absolute median onset error in each third of the reference span."""
+        if not self.available or self.span is None:
+            return None
+        t0, t1 = self.span
+        edges = np.linspace(t0, t1, 4)
+        part = np.clip(np.searchsorted(edges, self.ref_onsets, side="right") - 1, 0, 2)
+        out = {}
+        for k, name in enumerate(THIRDS):
+            err = self.onset_errors[part == k]
+            out[name] = {"start": _r(edges[k]), "end": _r(edges[k + 1]), "matched": len(err),
+                         "onset_median_s": _r(np.median(err)) if len(err) else None,
+                         "onset_abs_median_s": _r(np.median(np.abs(err))) if len(err) else None}
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"available": self.available, "ref_timed_words": self.ref_timed_words,
+                "matched_timed_words": self.matched_timed_words, "coverage": self.coverage,
+                "onset_abs_median_s": _r(self._abs_quantile(0.5)),
+                "onset_abs_p95_s": _r(self._abs_quantile(0.95)),
+                "drift_s_per_min": _r(self.drift_s_per_min), "thirds": self.thirds(),
+                "hyp_words": self.hyp_words, "untimed_hyp_words": self.untimed_hyp_words}
+
+
+def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingScore:
+    """Onset errors for reference words matched (as hits) to timed hypothesis words."""
+    ref_words, hyp_words = at.ref.words, at.hyp.words
+    produced = np.unique(at.ref.source)
+    ref_timed = int(ref_words.timed[produced].sum())
+    hyp_produced = np.unique(at.hyp.source)
+    untimed = int((~hyp_words.timed[hyp_produced]).sum())
+    first = at.ref.first_of_source
+    ref_on = at.ref.start
+    picked = np.flatnonzero(first & (at.ref_op == EQUAL) & ~np.isnan(ref_on))
+    hyp_on = at.hyp.start[at.ref_partner[picked]] if len(picked) else np.zeros(0)
+    good = ~np.isnan(hyp_on)
+    onsets = ref_on[picked][good]
+    return TimingScore(ref_timed_words=ref_timed, hyp_words=len(hyp_produced), untimed_hyp_words=untimed,
+                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span)

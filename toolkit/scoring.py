@@ -1,0 +1,446 @@
+"""Score one recording (every SPEC section 5 metric) and tabulate many, micro-averaged.
+
+Reference words are the whitespace-separated words of the utterances' verbatim text; their
+times come from the reference's (possibly partial) timed-word tier, matched to the words of the
+utterance they fall in, in order by text (case and punctuation ignored; a longest common
+subsequence, so no word is paired with a different one). Unmatched words have no time of their
+own and use their utterance's span only where a span is needed (time-constrained alignment,
+instance times); timing metrics use word times only.
+
+Unresolved spans: a reference utterance at least half inside them is excluded whole, any other
+timed reference word or timed hypothesis word whose midpoint lies inside them is excluded
+(untimed hypothesis words cannot be placed and stay); the merged unresolved duration is
+reported. An empty or missing hypothesis scores as all deletions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from rapidfuzz.distance import Indel
+
+from toolkit.align import align, align_timed
+from toolkit.errors import InputError
+from toolkit.metrics.aligned import AlignedTokens
+from toolkit.metrics.audits import (NegationAudit, OccurrenceAudit, ShortWordAudit, name_audit,
+                                    negation_audit, negation_mask, number_audit, short_word_audit)
+from toolkit.metrics.intervals import contains, merge, overlap, subtract, total
+from toolkit.metrics.nonspeech import NonspeechScore, nonspeech_score
+from toolkit.metrics.timing import TimingScore, timing_score
+from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
+from toolkit.metrics.vad import VadScore, vad_score
+from toolkit.metrics.wer import ErrorCounts, error_counts
+from toolkit.normalize import NormalizationPolicy, Normalizer, load_negations
+from toolkit.records import Hypothesis, Reference
+from toolkit.signature import Signature, scorer_signature
+from toolkit.store import atomic_write_text
+
+POLICIES = {
+    "normalized": NormalizationPolicy.normalized,
+    "verbatim": NormalizationPolicy.verbatim,
+    "accent-folded": NormalizationPolicy.accent_folded,
+}
+_KEY = re.compile(r"[^\w]+")
+# The accent-folded tables are folded copies of the normalized ones when the presets allow it.
+FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
+                                                                      accent_fold=True)
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How to score: primary policy name, extra names, short-word size, collar, diagnosis mode, bootstrap."""
+
+    policy: str = "normalized"
+    names: tuple[str, ...] = ()
+    short_word_max_letters: int = 3
+    collar: float = 0.5
+    time_constrained: bool = False
+    bootstrap_samples: int = 10000
+    bootstrap_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
+        if self.collar < 0 or self.short_word_max_letters < 0 or self.bootstrap_samples < 1:
+            raise ValueError("collar and short_word_max_letters must be >= 0, bootstrap_samples >= 1")
+
+    @property
+    def audit_policy(self) -> str:
+        """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
+        return "normalized" if self.policy == "verbatim" else self.policy
+
+
+@lru_cache(maxsize=None)
+def normalizer(policy: str) -> Normalizer:
+    """The (cached) normalizer for a policy name."""
+    return Normalizer(POLICIES[policy]())
+
+
+@lru_cache(maxsize=None)
+def _negations(policy: str) -> frozenset[str]:
+    return load_negations(POLICIES[policy]())
+
+
+@dataclass
+class RecordingScore:
+    """Every figure for one recording and arm; ``counts`` follow the primary policy.
+
+    ``aligned`` keeps the audit policy's tokens and alignment for reports and the review app.
+    """
+
+    recording_id: str
+    arm: str
+    policy: str
+    counts: ErrorCounts
+    verbatim: ErrorCounts
+    accent_folded: ErrorCounts
+    negation: NegationAudit
+    names: OccurrenceAudit
+    numbers: OccurrenceAudit
+    short_words: ShortWordAudit
+    nonspeech: NonspeechScore
+    timing: TimingScore
+    signature: Signature
+    vad: VadScore | None = None
+    time_constrained: ErrorCounts | None = None
+    excluded_s: float = 0.0
+    excluded_ref_words: int = 0
+    excluded_hyp_words: int = 0
+    unplaced_word_times: int = 0
+    aligned: AlignedTokens | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
+        c = self.counts
+        data: dict[str, Any] = {
+            "signature": self.signature.text,
+            "signature_fields": self.signature.fields,
+            "recording_id": self.recording_id,
+            "arm": self.arm,
+            "policy": self.policy,
+            "wer": c.wer, "cer": c.cer, "ref_words": c.ref_words, "hits": c.hits,
+            "substitutions": c.substitutions, "deletions": c.deletions, "insertions": c.insertions,
+            "errors": c.errors, "ref_chars": c.ref_chars, "char_errors": c.char_errors,
+            "verbatim": self.verbatim.to_json(),
+            "accent_folded": self.accent_folded.to_json(),
+            "audits": {"negation": self.negation.to_json(), "names": self.names.to_json(),
+                       "numbers": self.numbers.to_json(), "short_words": self.short_words.to_json()},
+            "nonspeech": self.nonspeech.to_json(),
+            "timing": self.timing.to_json(),
+            "excluded": {"unresolved_s": round(self.excluded_s, 3), "ref_words": self.excluded_ref_words,
+                         "hyp_words": self.excluded_hyp_words},
+            "reference_word_times_unplaced": self.unplaced_word_times,
+        }
+        if self.vad is not None:
+            data["vad"] = self.vad.to_json()
+        if self.time_constrained is not None:
+            data["time_constrained"] = {"collar_s": self.signature.fields["collar_s"],
+                                        **self.time_constrained.to_json()}
+        return data
+
+    def flat(self) -> dict[str, Any]:
+        """One table row: counts and rates (rates are recomputed from counts when pooled)."""
+        row: dict[str, Any] = {}
+        for prefix, counts in (("", self.counts), ("verbatim_", self.verbatim),
+                               ("accent_folded_", self.accent_folded)):
+            row.update({f"{prefix}{k}": v for k, v in counts.to_json().items()})
+        t = self.timing
+        tj, nj = t.to_json(), self.nonspeech.to_json()
+        row.update({
+            "negation_ref_count": self.negation.ref_count, "negation_flipped": self.negation.flipped,
+            "negation_inserted": self.negation.inserted,
+            "names_ref_count": self.names.ref_count, "names_errors": self.names.errors,
+            "numbers_ref_count": self.numbers.ref_count, "numbers_errors": self.numbers.errors,
+            "short_ref_count": self.short_words.ref_count,
+            "short_substituted": self.short_words.substituted, "short_deleted": self.short_words.deleted,
+            "nonspeech_available": nj["available"], "nonspeech_seconds": self.nonspeech.seconds,
+            "nonspeech_invented_words": nj["invented_words"], "nonspeech_per_minute": nj["per_minute"],
+            "nonspeech_intervals": self.nonspeech.intervals, "nonspeech_intervals_with_text": nj["intervals_with_text"],
+            "timing_available": t.available, "timing_ref_timed_words": t.ref_timed_words,
+            "timing_matched_timed_words": t.matched_timed_words, "timing_coverage": t.coverage,
+            "onset_abs_median_s": tj["onset_abs_median_s"], "onset_abs_p95_s": tj["onset_abs_p95_s"],
+            "drift_s_per_min": tj["drift_s_per_min"],
+            "hyp_words": t.hyp_words, "untimed_hyp_words": t.untimed_hyp_words,
+            "excluded_s": self.excluded_s,
+        })
+        if self.vad is not None:
+            row.update({"vad_speech_s": self.vad.speech_s, "vad_retained_s": self.vad.retained_s,
+                        "vad_recall": self.vad.recall, "vad_ref_timed_words": self.vad.ref_timed_words,
+                        "vad_clipped_words": self.vad.clipped_words,
+                        "vad_ref_timed_negations": self.vad.ref_timed_negations,
+                        "vad_clipped_negations": self.vad.clipped_negations})
+        row["signature"] = self.signature.text
+        return row
+
+
+@lru_cache(maxsize=65536)
+def _key(word: str) -> str:
+    return _KEY.sub("", word.casefold())
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int]:
+    """Utterance words with times from the timed-word tier; returns words, utterance index, unplaced count."""
+    timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
+    mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=float)  # type: ignore[operator]
+    keys = [_key(w.text) for w in timed]
+    used = np.zeros(len(timed), dtype=bool)
+    texts: list[str] = []
+    utt: list[int] = []
+    start: list[float] = []
+    end: list[float] = []
+    span_s: list[float] = []
+    span_e: list[float] = []
+    for u_index, u in enumerate(reference.utterances):
+        words = u.text.split()
+        known = math.isfinite(u.start) and math.isfinite(u.end)
+        w_start = [math.nan] * len(words)
+        w_end = [math.nan] * len(words)
+        if timed and known and words:
+            lo = int(np.searchsorted(mids, u.start - 1e-6, side="left"))
+            hi = int(np.searchsorted(mids, u.end + 1e-6, side="right"))
+            cand = [k for k in range(lo, hi) if not used[k]]
+            word_keys = [_key(w) for w in words]
+            cand_keys = [keys[k] for k in cand]
+            if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
+                pairs = list(enumerate(cand))
+            else:
+                pairs = [(a, cand[b]) for block in Indel.opcodes(word_keys, cand_keys) if block.tag == "equal"
+                         for a, b in zip(range(block.src_start, block.src_end),
+                                         range(block.dest_start, block.dest_end))]
+            for a, k in pairs:
+                used[k] = True
+                w_start[a], w_end[a] = float(timed[k].start), float(timed[k].end)  # type: ignore[arg-type]
+        texts.extend(words)
+        utt.extend([u_index] * len(words))
+        start.extend(w_start)
+        end.extend(w_end)
+        us, ue = (float(u.start), float(u.end)) if known else (math.nan, math.nan)
+        span_s.extend(s if not math.isnan(s) else us for s in w_start)
+        span_e.extend(e if not math.isnan(e) else ue for e in w_end)
+    arr = lambda xs: np.asarray(xs, dtype=float)  # noqa: E731
+    words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
+    return words, np.asarray(utt, dtype=np.int64), int((~used).sum())
+
+
+def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:
+    words = hypothesis.words if hypothesis is not None else []
+    start = np.array([_nan(w.start) for w in words], dtype=float)
+    end = np.array([_nan(w.end) for w in words], dtype=float)
+    return SourceWords([w.text for w in words], start, end, start, end)
+
+
+def _groups(utt: np.ndarray) -> list[tuple[int, int]]:
+    if not len(utt):
+        return []
+    bounds = np.flatnonzero(np.diff(utt) != 0) + 1
+    edges = [0, *bounds.tolist(), len(utt)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _midpoints(words: SourceWords) -> np.ndarray:
+    return np.where(np.isnan(words.end), words.start, (words.start + words.end) / 2)
+
+
+def _exclude(reference: Reference, ref: SourceWords, utt: np.ndarray, hyp: SourceWords,
+             unresolved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep-masks for reference and hypothesis words outside unresolved spans."""
+    if not len(unresolved):
+        return np.ones(len(ref), dtype=bool), np.ones(len(hyp), dtype=bool)
+    u_start = np.array([u.start for u in reference.utterances], dtype=float)
+    u_end = np.array([u.end for u in reference.utterances], dtype=float)
+    finite = np.isfinite(u_start) & np.isfinite(u_end)
+    dur = np.where(finite, u_end - u_start, 0.0)
+    inside = np.zeros(len(u_start), dtype=bool)
+    if finite.any():
+        cov = overlap(unresolved, np.where(finite, u_start, 0.0), np.where(finite, u_end, 0.0))
+        inside = finite & (cov >= 0.5 * np.maximum(dur, 1e-9))
+    keep_ref = ~inside[utt] & ~contains(unresolved, _midpoints(ref)) if len(ref) else np.ones(0, bool)
+    keep_hyp = ~contains(unresolved, _midpoints(hyp))
+    return keep_ref, keep_hyp
+
+
+def _span(reference: Reference, ref: SourceWords) -> tuple[float, float] | None:
+    """The scored reference span (utterances if timed, else timed words), for thirds."""
+    points = [t for u in reference.utterances if math.isfinite(u.start) and math.isfinite(u.end)
+              for t in (u.start, u.end)]
+    if not points:
+        points = ref.start[ref.timed].tolist() + ref.end[ref.timed].tolist()
+    return (min(points), max(points)) if points else None
+
+
+def score_recording(reference: Reference, hypothesis: Hypothesis | None, options: ScoreOptions = ScoreOptions(),
+                    vad_segments: Sequence[tuple[float, float]] | None = None) -> RecordingScore:
+    """Score one hypothesis (None = missing = empty) against its reference with every metric."""
+    ref_all, utt_all, unplaced = _reference_words(reference)
+    hyp_all = _hypothesis_words(hypothesis)
+    unresolved = merge((i.start, i.end) for i in reference.unresolved)
+    keep_ref, keep_hyp = _exclude(reference, ref_all, utt_all, hyp_all, unresolved)
+    ref_words, utt = ref_all.select(keep_ref), utt_all[keep_ref]
+    hyp_words = hyp_all.select(keep_hyp)
+    groups = _groups(utt)
+    tables: dict[str, tuple[TokenTable, TokenTable]] = {}
+    counts: dict[str, ErrorCounts] = {}
+    aligned: dict[str, AlignedTokens] = {}
+    for name in POLICIES:
+        if name == "accent-folded" and FOLD_FROM_NORMALIZED:
+            ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
+        else:
+            norm = normalizer(name)
+            ref_t = tokenize(norm, ref_words, groups)
+            hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
+        alignment = align(ref_t.texts, hyp_t.texts)
+        tables[name] = (ref_t, hyp_t)
+        counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
+        aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
+    at = aligned[options.audit_policy]
+    negations = _negations(options.audit_policy)
+    norm = normalizer(options.audit_policy)
+    names = [tuple(norm.words(n)) for n in (*reference.names, *options.names)]
+    # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
+    # inside an unresolved span is cut away.
+    pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]
+    nonspeech = np.concatenate(pieces) if pieces else np.zeros((0, 2))
+    hyp_counted = np.zeros(len(hyp_words), dtype=bool)
+    hyp_counted[at.hyp.source] = True
+    primary_ref, primary_hyp = tables[options.policy]
+    score = RecordingScore(
+        recording_id=reference.recording_id,
+        arm=hypothesis.arm if hypothesis is not None else "",
+        policy=options.policy,
+        counts=counts[options.policy],
+        verbatim=counts["verbatim"],
+        accent_folded=counts["accent-folded"],
+        negation=negation_audit(at, negations),
+        names=name_audit(at, names),
+        numbers=number_audit(at),
+        short_words=short_word_audit(at, options.short_word_max_letters),
+        nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
+        timing=timing_score(at, _span(reference, ref_words)),
+        signature=scorer_signature(options),
+        excluded_s=total(unresolved),
+        excluded_ref_words=int((~keep_ref).sum()),
+        excluded_hyp_words=int((~keep_hyp).sum()),
+        unplaced_word_times=unplaced,
+        aligned=at,
+    )
+    if options.time_constrained:
+        score.time_constrained = _time_constrained(primary_ref, primary_hyp, options.collar)
+    if vad_segments is not None:
+        score.vad = _vad(reference, ref_words, at, negations, unresolved, vad_segments)
+    return score
+
+
+def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:
+    alignment = align_timed(ref.texts, hyp.texts, ref.span_start, ref.span_end, hyp.start, collar)
+    return error_counts(ref.texts, hyp.texts, alignment)
+
+
+def _vad(reference: Reference, ref_words: SourceWords, at: AlignedTokens, negations: frozenset[str],
+         unresolved: np.ndarray, vad_segments: Sequence[tuple[float, float]]) -> VadScore:
+    for start, end in vad_segments:
+        if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end < start:
+            raise InputError(None, f"impossible VAD segment {start:g}-{end:g} s")
+    speech = merge((i.start, i.end) for i in reference.annotated_speech())
+    source = "speech tier"
+    if not len(speech):
+        speech = merge((u.start, u.end) for u in reference.utterances
+                       if math.isfinite(u.start) and math.isfinite(u.end))
+        source = "utterances"
+    token_neg = negation_mask(at.ref, negations)
+    word_neg = np.bincount(at.ref.source[token_neg], minlength=len(ref_words)) > 0
+    return vad_score(subtract(speech, unresolved), source, merge(vad_segments), ref_words, word_neg)
+
+
+def _labels(strata: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
+    if strata is None:
+        return []
+    if isinstance(strata, Mapping):
+        return [f"{k}={v}" for k, v in sorted(strata.items())]
+    return sorted(str(s) for s in strata)
+
+
+_SUMMED = ("ref_words", "hits", "substitutions", "deletions", "insertions", "errors", "ref_chars", "char_errors")
+_AUDITS = ("negation_ref_count", "negation_flipped", "negation_inserted", "names_ref_count", "names_errors",
+           "numbers_ref_count", "numbers_errors", "short_ref_count", "short_substituted", "short_deleted",
+           "hyp_words", "untimed_hyp_words", "excluded_s")
+_VAD = ("vad_speech_s", "vad_retained_s", "vad_ref_timed_words", "vad_clipped_words",
+        "vad_ref_timed_negations", "vad_clipped_negations")
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
+    """Micro-average: sum counts over recordings, then divide."""
+    out: dict[str, Any] = {"recordings": len(rows)}
+    for prefix in ("", "verbatim_", "accent_folded_"):
+        sums = {k: int(rows[prefix + k].sum()) for k in _SUMMED}
+        out.update({prefix + k: v for k, v in sums.items()})
+        out[prefix + "wer"] = _ratio(sums["errors"], sums["ref_words"])
+        out[prefix + "cer"] = _ratio(sums["char_errors"], sums["ref_chars"])
+    out.update({k: rows[k].sum() for k in _AUDITS})
+    placed = [s.nonspeech for s in scores if s.nonspeech.available]
+    seconds = sum(n.seconds for n in placed)
+    out["nonspeech_seconds"] = seconds
+    out["nonspeech_invented_words"] = sum(n.invented_words for n in placed) if placed else None
+    out["nonspeech_intervals"] = sum(n.intervals for n in placed)
+    out["nonspeech_intervals_with_text"] = sum(n.intervals_with_text for n in placed) if placed else None
+    out["nonspeech_per_minute"] = _ratio(out["nonspeech_invented_words"] or 0, seconds / 60) if placed else None
+    timed = [s.timing for s in scores if s.timing.available]
+    errors = np.concatenate([t.onset_errors for t in timed]) if timed else np.zeros(0)
+    ref_timed = sum(t.ref_timed_words for t in timed)
+    out["timing_ref_timed_words"] = ref_timed if timed else None
+    out["timing_matched_timed_words"] = len(errors) if timed else None
+    out["timing_coverage"] = _ratio(len(errors), ref_timed) if timed else None
+    out["onset_abs_median_s"] = float(np.median(np.abs(errors))) if len(errors) else None
+    out["onset_abs_p95_s"] = float(np.quantile(np.abs(errors), 0.95)) if len(errors) else None
+    with_vad = [s.vad for s in scores if s.vad is not None]
+    if with_vad:
+        out["vad_recordings"] = len(with_vad)
+        out.update({k: rows[k].sum() for k in _VAD})
+        out["vad_recall"] = _ratio(out["vad_retained_s"], out["vad_speech_s"])
+    out["signature"] = "; ".join(sorted(set(rows["signature"])))
+    return out
+
+
+def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-recording and aggregate tables from ``(arm, recording_id, strata, score)`` rows.
+
+    Aggregates are per arm over all recordings (stratum "all") and per stratum label, always
+    micro-averaged; drift is per recording only (a slope does not pool across recordings).
+    """
+    records, scores, labels = [], [], []
+    for arm, recording_id, strata, score in rows:
+        tags = _labels(strata)
+        records.append({"arm": arm, "recording_id": recording_id, "strata": ";".join(tags), **score.flat()})
+        scores.append(score)
+        labels.append(tags)
+    per_recording = pd.DataFrame.from_records(records)
+    aggregate = []
+    for arm in dict.fromkeys(r["arm"] for r in records):
+        members = [k for k, r in enumerate(records) if r["arm"] == arm]
+        strata = sorted({tag for k in members for tag in labels[k]})
+        for stratum in ["all", *strata]:
+            chosen = [k for k in members if stratum == "all" or stratum in labels[k]]
+            aggregate.append({"arm": arm, "stratum": stratum,
+                              **_pool(per_recording.iloc[chosen], [scores[k] for k in chosen])})
+    return per_recording, pd.DataFrame.from_records(aggregate)
+
+
+def write_tables(per_recording: pd.DataFrame, aggregate: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
+    """Write both tables as CSV, atomically, into ``out_dir``."""
+    out = Path(out_dir)
+    return (atomic_write_text(out / "per_recording.csv", per_recording.to_csv(index=False)),
+            atomic_write_text(out / "aggregate.csv", aggregate.to_csv(index=False)))
