@@ -246,6 +246,13 @@ def test_windowed_recording_reconstructs_the_spoken_words(origin):
     assert not [f for r in reports for f in r.flags]
 
 
+def test_plan_windows_ends_exactly_at_a_duration_with_many_decimals():
+    # A decoded recording's duration is samples / rate: 52.0000000000001 once looped forever.
+    duration = 832001 / 16000 + 1e-13
+    spans = plan_windows(duration, 20.0, 4.0)
+    assert spans[-1][1] == duration and len(spans) == 4
+
+
 def test_plan_windows_default_origin():
     assert plan_windows(100.0, 30.0, 5.0) == [(0.0, 30.0), (25.0, 55.0), (50.0, 80.0), (75.0, 100.0)]
     assert plan_windows(20.0, 30.0, 5.0) == [(0.0, 20.0)]

@@ -185,9 +185,10 @@ def plan_windows(duration: float, length: float, overlap: float, origin: float =
     k = -1 if origin > 0 else 0
     while True:
         start = round(float(max(0.0, origin + k * step)), 9)
-        end = round(float(min(duration, origin + k * step + length)), 9)
+        reaches_end = origin + k * step + length >= duration
+        end = float(duration) if reaches_end else round(float(origin + k * step + length), 9)
         spans.append((start, end))
-        if end >= duration:
+        if reaches_end:
             return spans
         k += 1
 
