@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -167,8 +169,19 @@ def test_timing_not_available_without_times_never_zero():
     t = score_recording(ref, hyp_of("um dois")).timing.to_json()
     assert t["available"] is False
     assert t["coverage"] is None and t["onset_abs_median_s"] is None and t["matched_timed_words"] is None
-    no_ref_times = score_recording(ref_of((0, 4, "um dois")), hyp_of("um dois", start=0.0)).timing.to_json()
+    untimed_ref = ref_of((0, math.inf, "um dois"))  # a plain-text reference: no time was marked
+    no_ref_times = score_recording(untimed_ref, hyp_of("um dois", start=0.0)).timing.to_json()
     assert no_ref_times["available"] is False and no_ref_times["onset_abs_p95_s"] is None
+
+
+def test_turn_edges_are_boundary_word_times():
+    # The first word's onset is the turn start, the last word's offset the turn end.
+    ref = ref_of((2.0, 4.0, "eu não sei"), (6.0, 7.0, "nunca"))
+    hyp = Hypothesis("rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9),
+                             Word("nunca", 5.8, 6.9)])
+    t = score_recording(ref, hyp).timing.to_json()
+    assert (t["ref_timed_words"], t["matched_timed_words"]) == (2, 2)
+    assert t["onset_abs_median_s"] == pytest.approx(0.15)
 
 
 # --- VAD -------------------------------------------------------------------------------------

@@ -112,3 +112,12 @@ def test_scorer_imports_no_recognizer():
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cli_defaults_agree_with_the_scorer() -> None:
+    from toolkit.cli import score as cli_score
+    from toolkit.scoring import POLICIES, ScoreOptions
+
+    assert cli_score.POLICY_NAMES == tuple(POLICIES)
+    assert (cli_score.DEFAULT_COLLAR_S, cli_score.DEFAULT_SHORT_MAX) == (
+        ScoreOptions.collar, ScoreOptions.short_word_max_letters)

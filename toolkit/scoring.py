@@ -190,7 +190,11 @@ def _nan(value: float | None) -> float:
 
 
 def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int]:
-    """Utterance words with times from the timed-word tier; returns words, utterance index, unplaced count."""
+    """Utterance words with times from the timed-word tier; returns words, utterance index, unplaced count.
+
+    A turn's start is its first word's onset and its end its last word's offset, so untimed
+    boundary words take those times (an onset alone still counts for onset error).
+    """
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
     mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=float)  # type: ignore[operator]
     keys = [_key(w.text) for w in timed]
@@ -221,6 +225,11 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
             for a, k in pairs:
                 used[k] = True
                 w_start[a], w_end[a] = float(timed[k].start), float(timed[k].end)  # type: ignore[arg-type]
+        if known and words:  # turn edges are boundary-word times (transcription convention sections 1, 10)
+            if math.isnan(w_start[0]):
+                w_start[0] = float(u.start)
+            if math.isnan(w_end[-1]):
+                w_end[-1] = float(u.end)
         texts.extend(words)
         utt.extend([u_index] * len(words))
         start.extend(w_start)

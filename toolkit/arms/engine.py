@@ -41,6 +41,7 @@ class RunSummary:
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
                    progress: bool = True) -> RunSummary:
     """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed."""
+    from toolkit.asr.registry import relation
     from toolkit.manifest import load_manifest
 
     manifest = load_manifest(experiment.manifest_path)
@@ -58,6 +59,8 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         "primary": experiment.primary,
         "time_tolerance_s": experiment.time_tolerance_s,
         "recognizers": identities,
+        "recognizer_relations": {name: relation(identities[experiment.primary], identity)
+                                 for name, identity in identities.items() if name != experiment.primary},
         "arms": [arm.to_json() for arm in arms],
     }
     manifest_sha = sha256_file(experiment.manifest_path)
@@ -117,7 +120,8 @@ def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, 
     from toolkit.formats import write_ctm, write_hypothesis_json
 
     hypothesis = Hypothesis(recording, output.words, arm=arm.name,
-                            meta={"unmapped_times": output.unmapped_times, "notes": output.notes})
+                            meta={"unmapped_times": output.unmapped_times, "notes": output.notes,
+                                  "recognizers": output.recognizer_notes})
     write_hypothesis_json(hypothesis, folder.hypothesis_json(arm.name, recording))
     write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
     stored = {"unit_key": unit_key, "arm": arm.name, "recording": recording, "duration": duration,

@@ -48,6 +48,7 @@ class ArmOutput:
     units: list[dict[str, Any]] = field(default_factory=list)
     enhancement: dict[str, Any] | None = None
     compute: Measurement = field(default_factory=Measurement)
+    recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -182,12 +183,15 @@ class ArmRunner:
         cached = self.cache.get(key)
         was_cached = cached is not None
         if cached is None:
+            recognizer = self.recognizers.get(name)
             with measure() as spent:
-                local = self.recognizers.get(name).transcribe(unit.signal)
-            cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json()}
+                local = recognizer.transcribe(unit.signal)
+            cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json(),
+                      "notes": dict(recognizer.notes)}
             self.cache.put(key, cached)
         spent = Measurement(**cached["measurement"])
         output.compute.add(spent)
+        output.recognizer_notes[name] = cached.get("notes", {})
         start, end = unit.original_span
         output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
                              "original_end": end, "cached": was_cached, **spent.to_json()})

@@ -26,13 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"toolkit.cli.{name}")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"toolkit.cli.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"toolkit.cli.{name}").register(subparsers)
     return parser
 
 
@@ -44,6 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ToolkitError as error:
         print(f"ablate: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("ablate: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return 130

@@ -9,12 +9,19 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.text import read_text
-from toolkit.scoring import POLICIES, RecordingScore, ScoreOptions, score_recording
+
+if TYPE_CHECKING:
+    from toolkit.scoring import RecordingScore
+
+# Kept literal so `ablate --help` need not import pandas/scipy; test_score_cli checks they agree.
+POLICY_NAMES = ("normalized", "verbatim", "accent-folded")
+DEFAULT_COLLAR_S = 0.5
+DEFAULT_SHORT_MAX = 3
 
 NA = "not available"
 
@@ -27,13 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     parser.add_argument("--names", type=Path, help="names list, one name per line (added to the reference's)")
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
-    parser.add_argument("--policy", choices=tuple(POLICIES), default="normalized",
+    parser.add_argument("--policy", choices=POLICY_NAMES, default="normalized",
                         help="primary normalization policy (default normalized; the others are reported beside it)")
-    parser.add_argument("--collar", type=float, default=ScoreOptions.collar,
+    parser.add_argument("--collar", type=float, default=DEFAULT_COLLAR_S,
                         help="collar in seconds for the time-constrained alignment (default %(default)s)")
     parser.add_argument("--time-constrained", action="store_true",
                         help="also report a time-constrained alignment (diagnosis)")
-    parser.add_argument("--short-max", type=int, default=ScoreOptions.short_word_max_letters,
+    parser.add_argument("--short-max", type=int, default=DEFAULT_SHORT_MAX,
                         help="short-word audit: at most this many letters (default %(default)s)")
     parser.set_defaults(func=run)
 
@@ -58,6 +65,8 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolkit.scoring import ScoreOptions, score_recording
+
     if args.collar < 0:
         raise InputError(None, f"--collar must be >= 0 seconds, got {args.collar:g}")
     if args.short_max < 0:
@@ -84,7 +93,7 @@ def _s(value: float | None, unit: str = " s") -> str:
     return NA if value is None else f"{value:.3f}{unit}"
 
 
-def render_text(score: RecordingScore) -> str:
+def render_text(score: "RecordingScore") -> str:
     """A short human-readable report; every time-based figure says "not available" when unmeasurable."""
     data: dict[str, Any] = score.to_json()
     c = score.counts

@@ -47,7 +47,7 @@ def read_reference(path: str | Path, recording_id: str | None = None, duration: 
         reference = read_stm_reference(path, recording_id)
         _check_within(path, reference, duration)
     else:
-        reference = read_plaintext_reference(path, recording_id, duration)
+        reference = read_plaintext_reference(path, recording_id)
     if names_path is not None:
         reference.names = read_names(names_path)
     return reference

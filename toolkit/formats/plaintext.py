@@ -1,7 +1,8 @@
 """Plain-text transcripts: a ``.txt`` reference is one untimed utterance, a hypothesis untimed words.
 
-An untimed reference covers the whole recording (``0`` to its duration, or to infinity when
-the duration is unknown); it supports word-level metrics but no time-based ones.
+An untimed reference is one utterance from ``0`` to infinity: its end is not a time anyone
+marked, so it supports word-level metrics and never a time-based one (its edges are not
+boundary-word times).
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ from toolkit.formats.text import read_text
 from toolkit.records import Hypothesis, Reference, Utterance, Word
 
 
-def read_plaintext_reference(path: str | Path, recording_id: str | None = None,
-                             duration: float | None = None) -> Reference:
-    """A reference with the whole text as one utterance; an empty file is a recording without speech."""
+def read_plaintext_reference(path: str | Path, recording_id: str | None = None) -> Reference:
+    """A reference with the whole text as one untimed utterance; an empty file is a recording without speech."""
     text = " ".join(read_text(path).split())
-    end = math.inf if duration is None else duration
-    utterances = [Utterance(0.0, end, text)] if text else []
+    utterances = [Utterance(0.0, math.inf, text)] if text else []
     return Reference(recording_id or Path(path).stem, utterances)
 
 

@@ -52,7 +52,7 @@ def vad_score(speech: np.ndarray, speech_source: str, vad: np.ndarray, words: So
     """
     score = VadScore(speech_s=total(speech), retained_s=total(intersect(speech, vad)),
                      speech_source=speech_source)
-    timed = np.flatnonzero(words.timed)
+    timed = np.flatnonzero(words.timed & ~np.isnan(words.end))  # clipping needs both edges
     start, end = words.start[timed], words.end[timed]
     whole = covered(vad, start, end)
     touched = overlap(vad, start, end) > 0

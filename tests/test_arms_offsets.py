@@ -1,0 +1,201 @@
+"""Every arm reports words in original recording time, and unchanged work is never redone.
+
+A 44.1 kHz recording is built from synthesized pt-BR sentences placed at known times, then
+run through the real engine with the bundled Whisper base model: baseline, +VAD, +windows
+(with seams), +GTCRN enhancement and all three stages together. The first word of every
+sentence must land near its true onset in original time; padding the recording with
+leading silence must shift every output time by exactly that padding.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+import soxr
+from rapidfuzz.distance import Levenshtein
+
+from toolkit.arms.engine import run_experiment
+from toolkit.demo.sounds import pink_noise, trim_silence
+from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+from toolkit.experiment import load_experiment
+from toolkit.formats import write_reference_textgrid
+from toolkit.manifest import freeze
+from toolkit.normalize import NormalizationPolicy, Normalizer
+from toolkit.records import Interval, Reference, Utterance, Word
+
+pytestmark = pytest.mark.slow
+
+RATE = 44_100
+SENTENCES = (
+    "Ninguém sabia onde estava o documento.",
+    "A reunião começou às dez horas da manhã.",
+    "Maria Aparecida não concordou com a proposta.",
+    "O relatório chegou atrasado outra vez.",
+)
+ONSETS = (2.0, 13.5, 27.0, 40.5)
+DURATION = 52.0
+PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exactly
+# How far a first-word onset may sit from the truth: Whisper base's own word-timing
+# precision. Its DTW timing pulls the first word of a segment back toward the segment start,
+# so after a long silence the onset comes up to about a second early (measured here: 0.56 to
+# 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
+# before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
+# window origin, region offset or padding) are whole seconds to tens of seconds.
+EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "enhance": 1.3, "vad": 0.35, "everything": 0.35}
+LATE_TOLERANCE_S = 0.3
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+
+
+def _recording(cache: Path) -> tuple[np.ndarray, list[Utterance]]:
+    voice = detect_voice()
+    rng = np.random.default_rng(7)
+    samples = 0.002 * pink_noise(int(DURATION * RATE), RATE, rng).astype(np.float32)
+    utterances = []
+    for text, onset in zip(SENTENCES, ONSETS):
+        clip = synthesize(text, voice, SPEAKERS[0], cache)
+        speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)
+        start = round(onset * RATE)
+        samples[start:start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+        utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "speaker-a"))
+    return samples, utterances
+
+
+def _reference(rid: str, utterances: list[Utterance], shift: float) -> Reference:
+    moved = [Utterance(u.start + shift, u.end + shift, u.text, u.speaker) for u in utterances]
+    words = [Word(u.text.split()[0], u.start, u.start + 0.2) for u in moved]
+    speech = [Interval(u.start, u.end, "speech") for u in moved]
+    return Reference(rid, moved, words=words, speech=speech)
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("offsets")
+    samples, utterances = _recording(root / "synth-cache")
+    padded = np.concatenate([np.zeros(round(PAD_S * RATE), dtype=np.float32), samples])
+    (root / "corpus" / "audio").mkdir(parents=True)
+    (root / "corpus" / "refs").mkdir()
+    for rid, audio, shift in (("plain", samples, 0.0), ("padded", padded, PAD_S)):
+        soundfile.write(root / "corpus" / "audio" / f"{rid}.wav", audio, RATE, subtype="PCM_16")
+        write_reference_textgrid(_reference(rid, utterances, shift), root / "corpus" / "refs" / f"{rid}.TextGrid",
+                                 len(audio) / RATE)
+    with open(root / "corpus" / "splits.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "split", "strata", "speaker"])
+        writer.writerow(["plain", "tuning", "clean", "speaker-a"])
+        writer.writerow(["padded", "challenge", "padded", "speaker-a"])
+    freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json",
+           splits_csv=root / "corpus" / "splits.csv")
+    text = DEMO.read_text(encoding="utf-8")
+    text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
+    text = text[:text.rindex("\n[arms]") + 1] + (
+        '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'
+        'everything = ["gtcrn", "vad", "windows"]\n')
+    (root / "experiment.toml").write_text(text, encoding="utf-8")
+    loaded = load_experiment(root)
+    summary = run_experiment(loaded, "tuning", progress=False)
+    return loaded, summary, utterances
+
+
+def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[float | None]:
+    """Onset of the hypothesis word that matches each sentence's first word, nearest its true onset."""
+    normalize = Normalizer(NormalizationPolicy.normalized())
+    found = []
+    for utterance in utterances:
+        target = normalize.words(utterance.text)[0]
+        candidates = [w.start for w in words if w.start is not None
+                      and normalize.words(w.text)[:1] == [target] and abs(w.start - utterance.start) < 3.0]
+        found.append(min(candidates, key=lambda s: abs(s - utterance.start)) if candidates else None)
+    return found
+
+
+@pytest.mark.parametrize("arm", ["baseline", "vad", "windows", "enhance", "everything"])
+def test_first_word_of_each_sentence_lands_at_its_original_time(experiment, arm: str) -> None:
+    _, summary, utterances = experiment
+    words = summary.folder.read_hypothesis(arm, "plain").words
+    onsets = _first_word_onsets(words, utterances)
+    for utterance, onset in zip(utterances, onsets):
+        assert onset is not None, f"{arm}: no first word for {utterance.text!r} in {[w.text for w in words]}"
+        error = onset - utterance.start
+        assert -EARLY_TOLERANCE_S[arm] <= error <= LATE_TOLERANCE_S, (arm, utterance.text, onset, utterance.start)
+    assert all(w.start <= w.end for w in words if w.timed)
+    assert all(0.0 <= w.start and w.end <= DURATION + 0.01 for w in words if w.timed)
+
+
+def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -> None:
+    _, summary, _ = experiment
+    vad = summary.folder.read_arm_output("vad", "plain")
+    assert vad["vad_segments"] and all(a < b for a, b in vad["vad_segments"])
+    windows = summary.folder.read_arm_output("windows", "plain")
+    assert len(windows["seams"]) == 2  # 52 s in 20 s windows with 4 s overlap: three windows
+    assert all(s["start"] < s["end"] for s in windows["seams"])
+    enhance = summary.folder.read_arm_output("enhance", "plain")
+    assert "delay_s" in enhance["enhancement"] and abs(enhance["enhancement"]["delay_s"]) < 0.05
+    record = json.loads(summary.folder.record.read_text())
+    assert record["status"] == "complete"
+    assert {row["arm"] for row in record["measurements"]} == {"baseline", "vad", "windows", "enhance", "everything"}
+    assert all(row["wall_s"] > 0 and row["real_time_factor"] > 0 for row in record["measurements"])
+
+
+def test_ctm_is_written_in_original_time(experiment) -> None:
+    _, summary, _ = experiment
+    hypothesis = summary.folder.read_hypothesis("vad", "plain")
+    lines = [line.split() for line in summary.folder.hypothesis_ctm("vad", "plain").read_text().splitlines()
+             if line and not line.startswith(";;")]
+    timed = [w for w in hypothesis.words if w.timed]
+    assert len(lines) == len(timed)
+    for fields, word in zip(lines, timed):
+        assert fields[0] == "plain" and abs(float(fields[2]) - word.start) < 1e-3
+
+
+@pytest.mark.parametrize("arm", ["vad", "baseline"])
+def test_leading_silence_shifts_every_output_time_by_the_padding(experiment, arm: str) -> None:
+    loaded, summary, _ = experiment
+    padded_run = run_experiment(loaded, "challenge", [arm], progress=False)
+    plain = summary.folder.read_hypothesis(arm, "plain").words
+    padded = padded_run.folder.read_hypothesis(arm, "padded").words
+    blocks = Levenshtein.opcodes([w.text for w in plain], [w.text for w in padded])
+    pairs = [(plain[i], padded[j]) for block in blocks if block.tag == "equal"
+             for i, j in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
+             if plain[i].timed and padded[j].timed]
+    # Whisper may hallucinate differently in trailing noise, so count against the shorter output.
+    assert len(pairs) >= 0.8 * min(len(plain), len(padded))
+    shifts = np.array([b.start - a.start for a, b in pairs] + [b.end - a.end for a, b in pairs])
+    if arm == "vad":  # the same speech crops decode the same: the shift is exact to one Whisper time step
+        assert np.all(np.abs(shifts - PAD_S) <= 0.02 + 1e-9), shifts
+    else:  # the 30 s decoding windows see different audio, so Whisper may retime a little
+        assert abs(np.median(shifts) - PAD_S) < 0.05
+        assert np.mean(np.abs(shifts - PAD_S) < 0.3) >= 0.8, shifts
+
+
+def test_unchanged_rerun_recomputes_nothing_and_interrupted_run_resumes(experiment) -> None:
+    loaded, summary, _ = experiment
+    before = {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")}
+    rerun = run_experiment(loaded, "tuning", progress=False)
+    assert rerun.folder == summary.folder
+    assert (rerun.computed, rerun.reused) == (0, 5)
+    assert {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")} == before
+
+    # An interruption leaves an arm without its final output file (written last) and maybe a temp file.
+    summary.folder.arm_output("windows", "plain").unlink()
+    (summary.folder.arm_output("windows", "plain").parent / ".plain.json.abc.part").write_text("{")
+    resumed = run_experiment(loaded, "tuning", progress=False)
+    assert (resumed.computed, resumed.reused) == (1, 4)
+    units = summary.folder.read_arm_output("windows", "plain")["units"]
+    assert units and all(unit["cached"] for unit in units)  # the decodes themselves came from the cache
+    assert {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")} == before
+
+    # A changed experiment file is a different run, never a silently reused one.
+    shutil.copy(loaded.path, loaded.path.with_suffix(".bak"))
+    changed = loaded.path.read_text().replace("speech_pad_ms = 200", "speech_pad_ms = 150")
+    loaded.path.write_text(changed)
+    try:
+        changed_run = run_experiment(load_experiment(loaded.path), "tuning", ["vad"], progress=False)
+        assert changed_run.folder != summary.folder and changed_run.computed == 1
+    finally:
+        shutil.move(loaded.path.with_suffix(".bak"), loaded.path)

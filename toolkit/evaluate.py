@@ -1,0 +1,106 @@
+"""Score a finished run: every arm and recording against the frozen references, then compare.
+
+Sits above both the arms and the scorer (metrics never import arms): it reads the run
+folder's hypotheses and VAD segments, the manifest's verified references, scores each pair,
+writes per-recording and micro-averaged aggregate tables, paired comparisons of every arm
+with the baseline, runtime and seam summaries, and the Markdown/HTML report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from toolkit.runs import RunFolder
+from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
+from toolkit.stats import PairedComparison, paired_comparison
+from toolkit.store import atomic_write_json, atomic_write_text
+
+BASELINE = "baseline"
+
+
+@dataclass
+class Evaluation:
+    """Everything scored for one run, and where the report landed."""
+
+    folder: RunFolder
+    record: dict[str, Any]
+    per_recording: pd.DataFrame
+    aggregate: pd.DataFrame
+    comparisons: dict[str, PairedComparison]
+    scores: dict[str, dict[str, RecordingScore]]
+    runtime: pd.DataFrame
+    seams: pd.DataFrame
+    signature: str
+    reference_arm: str
+    table_text: str = ""
+    report_markdown: Path | None = None
+    report_html: Path | None = None
+
+
+def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Evaluation:
+    """Score every (arm, recording) of ``folder`` and write tables and reports under it."""
+    from toolkit.manifest import load_manifest
+    from toolkit.report import render_text_table, write_reports
+
+    record = folder.read_record()
+    manifest = load_manifest(record["manifest"]["path"])
+    entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
+    arms = [arm["name"] for arm in record["config"]["arms"]]
+    rows: list[tuple[str, str, list[str], RecordingScore]] = []
+    scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
+    for entry in entries:
+        reference = entry.load_reference()
+        recording_options = ScoreOptions(**{**options.__dict__, "names": tuple(reference.names)})
+        for arm in arms:
+            output = folder.read_arm_output(arm, entry.id)
+            vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
+            score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad)
+            atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
+            scores[arm][entry.id] = score
+            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
+                         score))
+    per_recording, aggregate = score_tables(rows)
+    write_tables(per_recording, aggregate, folder.scores)
+
+    reference_arm = BASELINE if BASELINE in arms else arms[0]
+    comparisons = {
+        arm: paired_comparison(scores[reference_arm], scores[arm], samples=options.bootstrap_samples,
+                               seed=options.bootstrap_seed)
+        for arm in arms if arm != reference_arm
+    }
+    atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in comparisons.items()})
+    runtime = pd.DataFrame.from_records(record.get("measurements", []))
+    atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
+    seams = _seam_table(folder, arms, [e.id for e in entries])
+    atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
+    signature = rows[0][3].signature.text if rows else ""
+    atomic_write_text(folder.scores / "signature.txt", signature + "\n")
+
+    evaluation = Evaluation(folder, record, per_recording, aggregate, comparisons, scores, runtime, seams,
+                            signature, reference_arm)
+    evaluation.table_text = render_text_table(evaluation)
+    evaluation.report_markdown, evaluation.report_html = write_reports(evaluation)
+    return evaluation
+
+
+def _seam_table(folder: RunFolder, arms: list[str], recordings: list[str]) -> pd.DataFrame:
+    """One row per seam of every windowed arm: what each side kept and dropped, and review flags."""
+    rows = []
+    for arm in arms:
+        for recording in recordings:
+            for seam in folder.read_arm_output(arm, recording)["seams"]:
+                rows.append({
+                    "arm": arm, "recording_id": recording, "recognizer": seam.get("recognizer"),
+                    "seam": seam.get("index"), "start": seam.get("start"), "end": seam.get("end"),
+                    "cut_time": seam.get("cut_time"), "kept_left": len(seam.get("kept_left", [])),
+                    "kept_right": len(seam.get("kept_right", [])), "dropped": len(seam.get("dropped", [])),
+                    "flags": ";".join(sorted({f.get("kind", "") for f in seam.get("flags", [])})),
+                    "review": bool(seam.get("review")),
+                })
+    return pd.DataFrame.from_records(rows, columns=["arm", "recording_id", "recognizer", "seam", "start", "end",
+                                                    "cut_time", "kept_left", "kept_right", "dropped", "flags",
+                                                    "review"])

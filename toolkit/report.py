@@ -1,0 +1,254 @@
+"""The run report: a terminal table, Markdown and a self-contained HTML page with plots.
+
+A researcher reads it without the app: the arms table (WER with S/D/I/N, CER, critical-word
+audits with their denominators, non-speech, VAD recall, timing, runtime), paired
+comparisons with the baseline (bootstrap interval, Wilcoxon and sign tests, small-sample
+warnings), strata, per-recording figures, drift, seams, critical-word instances and the
+scorer signature that reproduces every number.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from toolkit.store import atomic_write_text
+
+if TYPE_CHECKING:
+    from toolkit.evaluate import Evaluation
+
+MAX_INSTANCES = 40
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
+
+
+def _num(value: Any, digits: int = 2, unit: str = "") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}{unit}"
+
+
+def _of(errors: Any, total: Any) -> str:
+    return f"{int(errors)}/{int(total)}"
+
+
+def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
+    """One row per arm over the whole split (stratum "all"), in display form."""
+    rows = []
+    runtime = evaluation.runtime
+    for _, agg in evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].iterrows():
+        arm = agg["arm"]
+        comparison = evaluation.comparisons.get(arm)
+        spent = runtime[runtime["arm"] == arm] if len(runtime) else runtime
+        rtf = spent["wall_s"].sum() / spent["duration_s"].sum() if len(spent) else None
+        rows.append({
+            "arm": arm,
+            "WER": _pct(agg["wer"]),
+            "S/D/I/N": f"{agg['substitutions']}/{agg['deletions']}/{agg['insertions']}/{agg['ref_words']}",
+            "CER": _pct(agg["cer"]),
+            "verbatim WER": _pct(agg["verbatim_wer"]),
+            "ΔWER [95% CI]": "reference" if comparison is None else
+            f"{100 * comparison.delta:+.1f} [{100 * comparison.ci_low:+.1f}, {100 * comparison.ci_high:+.1f}]",
+            "negation flips": _of(agg["negation_flipped"], agg["negation_ref_count"]),
+            "negations inserted": int(agg["negation_inserted"]),
+            "name errors": _of(agg["names_errors"], agg["names_ref_count"]),
+            "number errors": _of(agg["numbers_errors"], agg["numbers_ref_count"]),
+            "short-word S+D": _of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
+            "invented/min in non-speech": _num(agg.get("nonspeech_per_minute")),
+            "VAD recall": _pct(agg.get("vad_recall")) if "vad_recall" in agg and not pd.isna(agg.get("vad_recall")) else "—",
+            "onset |err| p95": _num(agg.get("onset_abs_p95_s"), 2, " s"),
+            "RTF": _num(rtf, 3),
+        })
+    return pd.DataFrame.from_records(rows)
+
+
+def render_text_table(evaluation: "Evaluation") -> str:
+    """The arms table as fixed-width text for the terminal, with the signature under it."""
+    table = arms_table(evaluation)
+    columns = ["arm", "WER", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
+               "number errors", "invented/min in non-speech", "VAD recall", "onset |err| p95", "RTF"]
+    text = table[columns].to_string(index=False)
+    warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
+    notes = "".join(f"\nnote: {w}" for w in sorted(warnings))
+    return f"{text}{notes}\nsignature: {evaluation.signature}"
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "_none_\n"
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body]) + "\n"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+def _comparisons(evaluation: "Evaluation") -> pd.DataFrame:
+    rows = []
+    for arm, c in evaluation.comparisons.items():
+        low, high = c.reduction_ci
+        rows.append({"arm": arm, "recordings": c.recordings, f"{evaluation.reference_arm} WER": _pct(c.baseline_wer),
+                     "arm WER": _pct(c.challenger_wer), "WER reduction": _pct(-c.delta),
+                     f"{int(100 * c.confidence)}% CI of reduction": f"[{_pct(low)}, {_pct(high)}]",
+                     "Wilcoxon p": _num(c.wilcoxon_p, 3), "sign test p": _num(c.sign_test_p, 3),
+                     "warning": c.warning or ""})
+    return pd.DataFrame.from_records(rows)
+
+
+def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
+    per = evaluation.per_recording
+    return pd.DataFrame({
+        "arm": per["arm"], "recording": per["recording_id"], "strata": per["strata"],
+        "WER": per["wer"].map(_pct), "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
+                                                   zip(per["substitutions"], per["deletions"], per["insertions"],
+                                                       per["ref_words"])],
+        "negation flips": [_of(a, b) for a, b in zip(per["negation_flipped"], per["negation_ref_count"])],
+        "invented words in non-speech": per["nonspeech_invented_words"],
+        "onset |err| median": per["onset_abs_median_s"].map(lambda v: _num(v, 2, " s")),
+        "drift s/min": per["drift_s_per_min"].map(lambda v: _num(v, 3)),
+    })
+
+
+def _strata(evaluation: "Evaluation") -> pd.DataFrame:
+    agg = evaluation.aggregate[evaluation.aggregate["stratum"] != "all"]
+    return pd.DataFrame({"arm": agg["arm"], "stratum": agg["stratum"], "recordings": agg["recordings"],
+                         "WER": agg["wer"].map(_pct), "N": agg["ref_words"],
+                         "negation flips": [_of(a, b) for a, b in zip(agg["negation_flipped"],
+                                                                        agg["negation_ref_count"])]})
+
+
+def _instances(evaluation: "Evaluation") -> pd.DataFrame:
+    """Critical-word events (negation flips and insertions, name and number errors) for review."""
+    rows = []
+    for arm, by_recording in evaluation.scores.items():
+        for recording, score in by_recording.items():
+            audits = score.to_json()["audits"]
+            for audit in ("negation", "names", "numbers"):
+                for item in audits[audit]["instances"]:
+                    rows.append({"arm": arm, "recording": recording, "audit": audit, "kind": item["kind"],
+                                 "time": _num(item["time"], 2, " s"), "reference": item["reference"],
+                                 "hypothesis": item["hypothesis"] or "∅"})
+    return pd.DataFrame.from_records(rows[:MAX_INSTANCES])
+
+
+def _figure_png(figure: Any) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _plots(evaluation: "Evaluation") -> list[tuple[str, str]]:
+    """WER per arm with the paired interval, and onset error over time (drift) per arm."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    plots = []
+    overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"]
+    figure, axes = pyplot.subplots(figsize=(7, 3))
+    arms = list(overall["arm"])
+    wers = [100 * (w or 0) for w in overall["wer"]]
+    errors = [[0, 0] if a not in evaluation.comparisons else
+              [100 * max(0.0, -evaluation.comparisons[a].ci_low), 100 * max(0.0, evaluation.comparisons[a].ci_high)]
+              for a in arms]
+    axes.bar(arms, wers, color="#4c72b0")
+    base = wers[arms.index(evaluation.reference_arm)] if evaluation.reference_arm in arms else None
+    if base is not None:
+        axes.errorbar(arms, [base + (100 * evaluation.comparisons[a].delta if a in evaluation.comparisons else 0)
+                             for a in arms], yerr=list(zip(*errors)), fmt="none", ecolor="black", capsize=4)
+    axes.set_ylabel("WER (%)")
+    axes.set_title("Corpus WER per arm (bars: paired 95% bootstrap interval of the difference)")
+    axes.tick_params(axis="x", rotation=30)
+    plots.append(("WER per arm", _figure_png(figure)))
+    pyplot.close(figure)
+
+    figure, axes = pyplot.subplots(figsize=(7, 3))
+    for arm, by_recording in evaluation.scores.items():
+        onsets = [t for s in by_recording.values() for t in s.timing.ref_onsets.tolist()]
+        errs = [e for s in by_recording.values() for e in s.timing.onset_errors.tolist()]
+        if onsets:
+            axes.scatter(onsets, errs, s=8, label=arm, alpha=0.7)
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_xlabel("reference time (s, original recording)")
+    axes.set_ylabel("onset error (s)")
+    axes.set_title("Word onset error over time (drift)")
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=7, ncol=3)
+    plots.append(("Drift", _figure_png(figure)))
+    pyplot.close(figure)
+    return plots
+
+
+def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
+    record = evaluation.record
+    recognizers = record["config"]["recognizers"]
+    relations = record["config"].get("recognizer_relations", {})
+    about = "\n".join([
+        f"- experiment: `{record['config']['experiment']}`, split `{record['split']}`, "
+        f"{len(record['recordings'])} recording(s), started {record['started']}",
+        f"- manifest: `{record['manifest']['path']}` (sha256 `{record['manifest']['sha256'][:16]}…`)",
+        *[f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
+          f"`{str(r.get('weights_sha256', ''))[:16]}…`"
+          + (f" ({relations[name]['relation']} relative to `{record['config']['primary']}`)" if name in relations else "")
+          for name, r in recognizers.items()],
+        f"- scorer signature: `{evaluation.signature}`",
+        "- all times are seconds in the original recordings; WER and CER are micro-averaged (counts summed, then divided)",
+    ])
+    small = [c.warning for c in evaluation.comparisons.values() if c.warning]
+    caution = f"\n\n**Caution:** {small[0]}" if small else ""
+    return [
+        ("Run", about + caution),
+        ("Arms", arms_table(evaluation)),
+        (f"Paired comparison with `{evaluation.reference_arm}` (recording is the unit)", _comparisons(evaluation)),
+        ("Strata", _strata(evaluation)),
+        ("Per recording", _per_recording(evaluation)),
+        ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
+        ("Seams", evaluation.seams),
+        ("Runtime", evaluation.runtime),
+    ]
+
+
+def write_reports(evaluation: "Evaluation") -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` into the run folder; returns both paths."""
+    title = f"{evaluation.record['config']['experiment']} / {evaluation.record['split']}"
+    sections = _sections(evaluation)
+    markdown = [f"# ASR ablation report: {title}\n"]
+    for heading, content in sections:
+        body = content if isinstance(content, str) else _markdown_table(content)
+        markdown.append(f"## {heading}\n\n{body}\n")
+    root = evaluation.folder.root
+    md_path = atomic_write_text(root / "report.md", "\n".join(markdown))
+
+    parts = [f"<h1>ASR ablation report: {html.escape(title)}</h1>"]
+    for heading, content in sections:
+        parts.append(f"<h2>{html.escape(heading)}</h2>")
+        if isinstance(content, str):
+            items = "".join(f"<li>{html.escape(line[2:])}</li>" for line in content.splitlines() if line.startswith("- "))
+            extra = "".join(f"<p>{html.escape(line)}</p>" for line in content.splitlines()
+                            if line and not line.startswith("- "))
+            parts.append(f"<ul>{items}</ul>{extra}")
+        else:
+            parts.append(content.to_html(index=False, na_rep="n/a", border=0, classes="table"))
+        if heading == "Arms":
+            parts.extend(f'<h3>{html.escape(name)}</h3><img alt="{html.escape(name)}" src="data:image/png;base64,{png}">'
+                         for name, png in _plots(evaluation))
+    style = ("body{font-family:sans-serif;margin:2em;max-width:1200px} table{border-collapse:collapse;font-size:13px}"
+             "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right} th{background:#eee}")
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>\n")
+    html_path = atomic_write_text(root / "report.html", page)
+    return md_path, html_path
