@@ -47,7 +47,8 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
 # before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
 # window origin, region offset or padding) are whole seconds to tens of seconds.
-EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "enhance": 1.3, "vad": 0.35, "everything": 0.35}
+EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "enhance": 1.3, "second": 1.3, "combined": 1.3,
+                     "vad": 0.35, "everything": 0.35}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -95,7 +96,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
     text = text[:text.rindex("\n[arms]") + 1] + (
         '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'
-        'everything = ["gtcrn", "vad", "windows"]\n')
+        'everything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\ncombined = ["second_combine"]\n')
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     loaded = load_experiment(root)
     summary = run_experiment(loaded, "tuning", progress=False)
@@ -114,7 +115,10 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
     return found
 
 
-@pytest.mark.parametrize("arm", ["baseline", "vad", "windows", "enhance", "everything"])
+ARMS = ["baseline", "vad", "windows", "enhance", "everything", "second", "combined"]
+
+
+@pytest.mark.parametrize("arm", ARMS)
 def test_first_word_of_each_sentence_lands_at_its_original_time(experiment, arm: str) -> None:
     _, summary, utterances = experiment
     words = summary.folder.read_hypothesis(arm, "plain").words
@@ -138,8 +142,50 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     assert "delay_s" in enhance["enhancement"] and abs(enhance["enhancement"]["delay_s"]) < 0.05
     record = json.loads(summary.folder.record.read_text())
     assert record["status"] == "complete"
-    assert {row["arm"] for row in record["measurements"]} == {"baseline", "vad", "windows", "enhance", "everything"}
+    assert {row["arm"] for row in record["measurements"]} == set(ARMS)
     assert all(row["wall_s"] > 0 and row["real_time_factor"] > 0 for row in record["measurements"])
+
+
+def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:
+    _, summary, _ = experiment
+    record = summary.folder.read_record()
+    relation = record["config"]["recognizer_relations"]["whisper_base_greedy"]
+    assert relation["relation"] == "same weights, different decoding configuration"
+    assert "beam_size" in relation["decoding_changed"]
+    combined = summary.folder.read_arm_output("combined", "plain")
+    assert {u["recognizer"] for u in combined["units"]} == {"whisper_base", "whisper_base_greedy"}
+    # Both recognizers' decodes were already made by the baseline and second arms: nothing is decoded twice.
+    assert all(u["cached"] for u in combined["units"])
+    review = json.loads(summary.folder.review_list("combined", "plain").read_text())
+    assert review["between_recognizers"] == combined["disagreements"]
+    for span in review["between_recognizers"]:
+        assert span["kept"] in ("whisper_base", "whisper_base_greedy")
+        assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
+    hypothesis = summary.folder.read_hypothesis("second", "plain")
+    assert hypothesis.meta["recognizers"]["whisper_base_greedy"]["word_times"] == "recognizer"
+
+
+def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
+    from toolkit.evaluate import evaluate_run
+
+    _, summary, _ = experiment
+    evaluation = evaluate_run(summary.folder)
+    assert set(evaluation.per_recording["arm"]) == set(ARMS)
+    overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].set_index("arm")
+    assert (overall["ref_words"] == 27).all()  # four sentences, 27 reference words, for every arm
+    assert overall.loc["baseline", "wer"] < 0.5
+    assert overall.loc["vad", "vad_recall"] > 0.9
+    assert set(evaluation.comparisons) == set(ARMS) - {"baseline"}
+    assert "only 1 recording" in evaluation.comparisons["vad"].warning
+    for name in ("per_recording.csv", "aggregate.csv", "paired.json", "runtime.csv", "seams.csv", "signature.txt"):
+        assert (summary.folder.scores / name).is_file()
+    assert len(evaluation.seams[evaluation.seams["arm"] == "windows"]) == 2
+    markdown = evaluation.report_markdown.read_text()
+    assert "## Arms" in markdown and evaluation.signature in markdown
+    assert markdown.count("| everything |") >= 2
+    page = evaluation.report_html.read_text()
+    assert page.count("data:image/png;base64,") == 2
+    assert "vad" in evaluation.table_text and "signature:" in evaluation.table_text
 
 
 def test_ctm_is_written_in_original_time(experiment) -> None:
@@ -178,14 +224,14 @@ def test_unchanged_rerun_recomputes_nothing_and_interrupted_run_resumes(experime
     before = {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")}
     rerun = run_experiment(loaded, "tuning", progress=False)
     assert rerun.folder == summary.folder
-    assert (rerun.computed, rerun.reused) == (0, 5)
+    assert (rerun.computed, rerun.reused) == (0, len(ARMS))
     assert {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")} == before
 
     # An interruption leaves an arm without its final output file (written last) and maybe a temp file.
     summary.folder.arm_output("windows", "plain").unlink()
     (summary.folder.arm_output("windows", "plain").parent / ".plain.json.abc.part").write_text("{")
     resumed = run_experiment(loaded, "tuning", progress=False)
-    assert (resumed.computed, resumed.reused) == (1, 4)
+    assert (resumed.computed, resumed.reused) == (1, len(ARMS) - 1)
     units = summary.folder.read_arm_output("windows", "plain")["units"]
     assert units and all(unit["cached"] for unit in units)  # the decodes themselves came from the cache
     assert {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")} == before

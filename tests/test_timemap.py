@@ -155,7 +155,7 @@ def test_invalid_maps_are_refused() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(regions(), st.floats(0, 1), st.floats(0, 1))
+@given(regions(), st.floats(0, 1), st.floats(0, 1, exclude_max=True))  # pieces are [start, end)
 def test_signal_transforms_compose_their_maps(kept: list[tuple[float, float]], lead: float, fraction: float) -> None:
     rate = 1000
     original = Signal.original(np.zeros(int(501 * rate), dtype=np.float32), rate)
@@ -192,3 +192,9 @@ def test_a_click_is_found_at_its_original_time_after_resample_cut_pad_and_delay(
         assert signal.timemap.inverse()(click_at) == pytest.approx(found, abs=1.5 / 16000)
     assert padded.timemap(0.1) is None  # padding has no original time
     assert enhanced.timemap(lag / 2) is None
+
+
+def test_origin_span_is_the_stretch_of_origin_a_chain_covers() -> None:
+    chain = TimeMap.delay(0.4, 10.0).then(TimeMap.shift(30.0, 10.0)).then(TimeMap.pad(2.0, 60.0))
+    assert chain.origin_span == pytest.approx((28.0, 37.6))
+    assert TimeMap([]).origin_span is None

@@ -32,9 +32,12 @@ class DecodeUnit:
     region: tuple[float, float]
 
     @property
-    def original_span(self) -> tuple[float | None, float | None]:
-        tm = self.signal.timemap
-        return tm(0.0, tolerance=1.0), tm(self.signal.duration, tolerance=1.0)
+    def original_span(self) -> tuple[float, float]:
+        """The stretch of the original recording this unit's audio comes from."""
+        span = self.signal.timemap.origin_span
+        if span is None:
+            raise ValueError(f"decode unit {self.unit_id} is empty")
+        return span
 
 
 @dataclass

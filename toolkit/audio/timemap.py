@@ -85,6 +85,11 @@ class TimeMap:
     def duration(self) -> float:
         return self.pieces[-1].end if self.pieces else 0.0
 
+    @property
+    def origin_span(self) -> tuple[float, float] | None:
+        """The stretch of origin time this map covers (first piece's start to last piece's end)."""
+        return (self.pieces[0].origin, self.pieces[-1].origin_end) if self.pieces else None
+
     def __call__(self, t: float | None, tolerance: float = 0.0) -> float | None:
         """Origin time of derived time ``t``; ``None`` if ``t`` is in no piece (beyond ``tolerance``)."""
         if t is None or not self.pieces:

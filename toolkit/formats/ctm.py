@@ -7,11 +7,10 @@ nothing is lost or given an invented time. Times are written to the millisecond.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from toolkit.errors import InputError
-from toolkit.formats.text import read_text
+from toolkit.formats.text import parse_number, read_text
 from toolkit.records import Hypothesis, Word
 from toolkit.store import atomic_write_text
 
@@ -37,9 +36,9 @@ def read_ctm(path: str | Path) -> dict[str, list[Word]]:
             raise InputError(path, f"line {number}: expected 'recording channel start duration word "
                                    f"[confidence]', got {len(fields)} fields")
         recording, channel, word = fields[0], fields[1], fields[4]
-        start = _number(path, number, fields[2], "start")
-        duration = _number(path, number, fields[3], "duration")
-        confidence = _number(path, number, fields[5], "confidence") if len(fields) == 6 else None
+        start = parse_number(path, number, fields[2], "start")
+        duration = parse_number(path, number, fields[3], "duration")
+        confidence = parse_number(path, number, fields[5], "confidence") if len(fields) == 6 else None
         if start < 0 or duration < 0:
             raise InputError(path, f"line {number}: negative {'start' if start < 0 else 'duration'} "
                                    f"({fields[2] if start < 0 else fields[3]})")
@@ -80,13 +79,3 @@ def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
             row += f" {word.confidence:.4f}"
         lines.append(row)
     return atomic_write_text(path, "\n".join(lines) + "\n")
-
-
-def _number(path: str | Path, line: int, text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(path, f"line {line}: {what} '{text}' is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(path, f"line {line}: {what} '{text}' is not a finite number")
-    return value

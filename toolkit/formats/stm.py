@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from toolkit.errors import InputError
-from toolkit.formats.text import read_text
+from toolkit.formats.text import parse_number, read_text
 from toolkit.records import Interval, Reference, Utterance
 from toolkit.store import atomic_write_text
 
@@ -37,7 +37,7 @@ def read_stm(path: str | Path) -> dict[str, Reference]:
             raise InputError(path, f"line {number}: expected 'recording channel speaker start end [<label>] "
                                    f"text', got {len(fields)} fields")
         recording, channel, speaker = fields[:3]
-        start, end = _number(path, number, fields[3], "start"), _number(path, number, fields[4], "end")
+        start, end = parse_number(path, number, fields[3], "start time"), parse_number(path, number, fields[4], "end time")
         rest = fields[5:]
         if rest and rest[0].startswith("<"):
             rest = _drop_label(path, number, rest)
@@ -91,16 +91,6 @@ def write_stm(references: Iterable[Reference], path: str | Path) -> Path:
             lines.append(f"{reference.recording_id} {CHANNEL} {speaker.replace(' ', '_')} "
                          f"{start:.3f} {end:.3f} {text}".rstrip())
     return atomic_write_text(path, "\n".join(lines) + "\n")
-
-
-def _number(path: str | Path, line: int, text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(path, f"line {line}: {what} time '{text}' is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(path, f"line {line}: {what} time '{text}' is not a finite number")
-    return value
 
 
 def _drop_label(path: str | Path, line: int, fields: list[str]) -> list[str]:

@@ -7,6 +7,7 @@ would then count as errors, so an undecodable file is an input error naming the 
 from __future__ import annotations
 
 import codecs
+import math
 from pathlib import Path
 
 from toolkit.errors import InputError
@@ -33,3 +34,14 @@ def read_text(path: str | Path) -> str:
         raise InputError(path, "unknown text encoding: the text contains NUL characters "
                                "(UTF-16 without a byte-order mark?); save the file as UTF-8")
     return text
+
+
+def parse_number(path: str | Path, line: int, text: str, what: str) -> float:
+    """A finite number from a text field, or an InputError naming the file, line and field."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(path, f"line {line}: {what} '{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(path, f"line {line}: {what} '{text}' is not a finite number")
+    return value
