@@ -99,3 +99,51 @@ def test_cli_reports_a_bad_experiment_in_one_line_without_traceback(tmp_path: Pa
     assert len(lines) == 1 and str(path) in lines[0]
     assert re.search(r"overlap 40\.0 s", lines[0])
     assert not (tmp_path / "runs").exists()
+
+
+def _tiny_corpus(root: Path) -> Path:
+    """One second of tone with a one-utterance TextGrid, frozen; returns the experiment file."""
+    import numpy as np
+    import soundfile
+
+    from toolkit.formats import write_reference_textgrid
+    from toolkit.manifest import freeze
+    from toolkit.records import Reference, Utterance
+
+    (root / "corpus" / "audio").mkdir(parents=True)
+    (root / "corpus" / "refs").mkdir()
+    tone = 0.1 * np.sin(2 * np.pi * 220 * np.arange(16000) / 16000)
+    soundfile.write(root / "corpus" / "audio" / "rec.wav", tone, 16000, subtype="PCM_16")
+    write_reference_textgrid(Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0)
+    freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json", split="tuning")
+    path = root / "experiment.toml"
+    path.write_text(DEMO.read_text(encoding="utf-8"), encoding="utf-8")
+    return path
+
+
+def test_a_model_that_cannot_load_stops_the_run_before_decoding(tmp_path: Path) -> None:
+    path = _tiny_corpus(tmp_path)
+    path.write_text(path.read_text().replace('model = "whisper-base"', f'model = "{tmp_path}/no-such-model"', 1))
+    result = _ablate("run", str(path), "--split", "tuning")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "no-such-model" in result.stderr and "not found" in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_manifest_that_fails_verification_stops_the_run(tmp_path: Path) -> None:
+    path = _tiny_corpus(tmp_path)
+    audio = tmp_path / "corpus" / "audio" / "rec.wav"
+    data = bytearray(audio.read_bytes())
+    data[-10] ^= 0xFF
+    audio.write_bytes(bytes(data))
+    result = _ablate("run", str(path), "--split", "tuning")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "rec.wav" in result.stderr and "sha256" in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_split_is_refused_naming_the_manifest(tmp_path: Path) -> None:
+    path = _tiny_corpus(tmp_path)
+    result = _ablate("run", str(path), "--split", "holdout")
+    assert result.returncode == 2
+    assert "manifest.json" in result.stderr and "no recordings in split 'holdout'; splits are tuning" in result.stderr
