@@ -84,7 +84,7 @@ def render_text_table(evaluation: "Evaluation") -> str:
 def _markdown_table(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "_none_\n"
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    header = "| " + " | ".join(_cell(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
     body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *body]) + "\n"
