@@ -162,14 +162,16 @@ def _plots(evaluation: "Evaluation") -> list[tuple[str, str]]:
     figure, axes = pyplot.subplots(figsize=(7, 3))
     arms = list(overall["arm"])
     wers = [100 * (w or 0) for w in overall["wer"]]
-    errors = [[0, 0] if a not in evaluation.comparisons else
-              [100 * max(0.0, -evaluation.comparisons[a].ci_low), 100 * max(0.0, evaluation.comparisons[a].ci_high)]
+    comparisons = evaluation.comparisons
+    # The interval is of the difference; drawn around the arm's WER it spans base + [low, high].
+    errors = [[0.0, 0.0] if a not in comparisons else
+              [100 * (comparisons[a].delta - comparisons[a].ci_low), 100 * (comparisons[a].ci_high - comparisons[a].delta)]
               for a in arms]
     axes.bar(arms, wers, color="#4c72b0")
     base = wers[arms.index(evaluation.reference_arm)] if evaluation.reference_arm in arms else None
     if base is not None:
-        axes.errorbar(arms, [base + (100 * evaluation.comparisons[a].delta if a in evaluation.comparisons else 0)
-                             for a in arms], yerr=list(zip(*errors)), fmt="none", ecolor="black", capsize=4)
+        axes.errorbar(arms, [base + (100 * comparisons[a].delta if a in comparisons else 0) for a in arms],
+                      yerr=list(zip(*errors)), fmt="none", ecolor="black", capsize=4)
     axes.set_ylabel("WER (%)")
     axes.set_title("Corpus WER per arm (bars: paired 95% bootstrap interval of the difference)")
     axes.tick_params(axis="x", rotation=30)
