@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shared_data import PTBR_DEV
 from toolkit.asr import make_recognizer, relation, resolve_model
 from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.audio.io import load_audio
@@ -18,7 +19,7 @@ from toolkit.errors import InputError
 from toolkit.records import Word
 from toolkit.store import sha256_file
 
-CLIP = Path("/work/shared/data/ptbr-dev/lapsbm/LapsBM_0385.wav")
+CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 FAST = {"beam_size": 1, "best_of": 1}
 
 

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from shared_data import PTBR_DEV
 from toolkit.audio.io import load_audio, probe_audio
 from toolkit.errors import InputError
 
 RATE = 16000
-CV_CLIPS = Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev" / "commonvoice-pt" / "clips"
+CV_CLIPS = PTBR_DEV / "commonvoice-pt" / "clips"
 
 
 def tone(seconds: float = 1.5, rate: int = RATE, channels: int = 1) -> np.ndarray:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
+from shared_data import PTBR_DEV
 from toolkit.audio.signal import Signal, pad, resample
 from toolkit.enhance import (ENHANCERS, GtcrnEnhancer, NoiseReduceEnhancer, build_enhancer,
                              measure_delay)
@@ -16,7 +16,7 @@ from toolkit.enhance.gtcrn import model_path
 from toolkit.errors import InputError
 from toolkit.store import canonical_json, sha256_file
 
-LAPSBM = Path("/work/shared/data/ptbr-dev/lapsbm")
+LAPSBM = PTBR_DEV / "lapsbm"
 SR = 16000
 PAUSE = 1.0          # seconds of silence around the clip: long-form audio has pauses
 MARKER_TIME = 0.5    # inside the leading pause, where both enhancers keep a loud burst

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from shared_data import PTBR_DEV
 from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
 from toolkit.scoring import ScoreOptions, score_recording, score_tables
 
@@ -300,7 +301,6 @@ def test_time_constrained_mode_reports_separately():
 
 def test_folded_tables_equal_direct_accent_folded_normalization():
     import csv
-    from pathlib import Path
 
     from toolkit.metrics.tokens import SourceWords, fold_table, tokenize
     from toolkit.normalize import NormalizationPolicy, Normalizer
@@ -309,7 +309,7 @@ def test_folded_tables_equal_direct_accent_folded_normalization():
     assert FOLD_FROM_NORMALIZED
     texts = ["Ação, coração e pinguim: NÃO! Tá bom, né? Conceição pagou R$ 1.500,00 em 2020 às 10h30.",
              "Ninguém viu o 1º lugar; três vírgula cinco por cento é 3,5% — pra você, cê sabe."]
-    tsv = Path("/work/shared/data/ptbr-dev/commonvoice-pt/validated.tsv")
+    tsv = PTBR_DEV / "commonvoice-pt" / "validated.tsv"
     if tsv.exists():
         with tsv.open(encoding="utf-8", newline="") as handle:
             texts += [row["sentence"] for row in csv.DictReader(handle, delimiter="\t")]

@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from num2words import num2words
 
+from shared_data import PTBR_DEV
 from toolkit.errors import InputError
 from toolkit.normalize import NormalizationPolicy, Normalizer, Token, load_negations
 from toolkit.normalize.lexicon import LEXICON_DIR
 from toolkit.store import sha256_file
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev"
+DEV = PTBR_DEV
 
 NORM = Normalizer(NormalizationPolicy.normalized())
 FOLD = Normalizer(NormalizationPolicy.accent_folded())

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import PTBR_DEV
 from toolkit.align import align
 from toolkit.metrics.wer import error_counts
 from toolkit.normalize import NormalizationPolicy, Normalizer
@@ -27,9 +28,7 @@ from toolkit.records import Hypothesis, Reference, Utterance, Word
 from toolkit.scoring import ScoreOptions, score_recording
 
 SCLITE = Path("/usr/lib/sctk/bin/sclite")
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/ptbr-dev")
+DATA = PTBR_DEV
 
 pytestmark = pytest.mark.skipif(not (SCLITE.exists() or shutil.which("sclite")),
                                 reason="NIST sclite (Debian package sctk) is not installed")

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from shared_data import PTBR_DEV
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
 from toolkit.config import build_config
 from toolkit.errors import InputError
 from toolkit.vad import SileroVadConfig, silero_speech_regions
 
-CLIP = Path("/work/shared/data/ptbr-dev/lapsbm/LapsBM_0385.wav")
+CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 LEAD, TRAIL = 3.0, 2.0
 
 
