@@ -9,7 +9,7 @@ decoding starts.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,6 @@ class Experiment:
     components: dict[str, Component]
     arms: dict[str, Arm]
     time_tolerance_s: float
-    raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -131,7 +130,7 @@ def load_experiment(path: str | Path) -> Experiment:
     return Experiment(
         path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
         primary=primary, recognizers=recognizers, components=components, arms=arms,
-        time_tolerance_s=float(tolerance), raw=raw,
+        time_tolerance_s=float(tolerance),
     )
 
 
