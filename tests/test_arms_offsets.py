@@ -156,11 +156,15 @@ def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(exp
     assert {u["recognizer"] for u in combined["units"]} == {"whisper_base", "whisper_base_greedy"}
     # Both recognizers' decodes were already made by the baseline and second arms: nothing is decoded twice.
     assert all(u["cached"] for u in combined["units"])
-    review = json.loads(summary.folder.review_list("combined", "plain").read_text())
-    assert review["between_recognizers"] == combined["disagreements"]
-    for span in review["between_recognizers"]:
+    for span in combined["disagreements"]:
         assert span["kept"] in ("whisper_base", "whisper_base_greedy")
         assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
+    review = json.loads(summary.folder.review_list("second", "plain").read_text())
+    assert (review["label_a"], review["label_b"]) == ("baseline", "second")
+    assert summary.folder.review_list("second", "plain", "csv").is_file()
+    for span in review["spans"]:
+        assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
+    assert not summary.folder.review_list("baseline", "plain").exists()
     hypothesis = summary.folder.read_hypothesis("second", "plain")
     assert hypothesis.meta["recognizers"]["whisper_base_greedy"]["word_times"] == "recognizer"
 

@@ -3,7 +3,8 @@
 ``experiments/<name>/runs/<split>-<config hash>/`` holds ``run.json`` (configuration,
 manifest hash, model identities, versions, hardware, timings), per arm and recording the
 hypothesis as JSON words and CTM in original time plus the full arm output (VAD segments,
-seam reports, disagreement spans, decode units), and later the score tables and reports.
+seam reports, disagreements between recognizers, decode units), review lists of
+disagreements with the baseline, and later the score tables and reports.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ class RunFolder:
     def arm_output(self, arm: str, recording: str) -> Path:
         return self.root / "outputs" / arm / f"{recording}.json"
 
-    def review_list(self, arm: str, recording: str) -> Path:
-        return self.root / "review" / arm / f"{recording}.json"
+    def review_list(self, arm: str, recording: str, suffix: str = "json") -> Path:
+        """Where ``arm`` disagrees with the baseline on ``recording`` (JSON or CSV)."""
+        return self.root / "review" / arm / f"{recording}.{suffix}"
 
     @property
     def scores(self) -> Path:

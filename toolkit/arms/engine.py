@@ -141,17 +141,16 @@ def _row(arm: str, recording: str, duration: float, stored: dict[str, Any]) -> d
 
 def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
                              outputs: dict[str, dict[str, Any]]) -> None:
-    """Review lists: where each arm disagrees with the first arm (the baseline), and between recognizers."""
-    from toolkit.disagreement import disagreement_spans
+    """Review lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline.
+
+    Disagreements between two recognizers of one arm stay in that arm's output file.
+    """
+    from toolkit.disagreement import disagreement_spans, write_review_list
     from toolkit.records import Word
 
     base = arms[0].name
     base_words = [Word(**w) for w in outputs[base]["words"]]
-    for arm in arms:
-        stored = outputs[arm.name]
-        spans = [] if arm.name == base else disagreement_spans(base_words, [Word(**w) for w in stored["words"]])
-        atomic_write_json(folder.review_list(arm.name, recording), {
-            "recording": recording, "arm": arm.name, "compared_with": base,
-            "vs_baseline": [span.to_json() for span in spans],
-            "between_recognizers": stored["disagreements"],
-        })
+    for arm in arms[1:]:
+        spans = disagreement_spans(base_words, [Word(**w) for w in outputs[arm.name]["words"]])
+        for path in (folder.review_list(arm.name, recording), folder.review_list(arm.name, recording, "csv")):
+            write_review_list(spans, path, recording_id=recording, label_a=base, label_b=arm.name)
