@@ -47,8 +47,8 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
 # before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
 # window origin, region offset or padding) are whole seconds to tens of seconds.
-EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "enhance": 1.3, "second": 1.3, "combined": 1.3,
-                     "vad": 0.35, "everything": 0.35}
+EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "enhance": 1.3, "second": 1.3,
+                     "combined": 1.3, "vad": 0.35, "everything": 0.35, "everything@9s": 0.35}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -94,6 +94,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
            splits_csv=root / "corpus" / "splits.csv")
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
+    text = text.replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
     text = text[:text.rindex("\n[arms]") + 1] + (
         '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'
         'everything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\ncombined = ["second_combine"]\n')
@@ -115,7 +116,8 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
     return found
 
 
-ARMS = ["baseline", "vad", "windows", "enhance", "everything", "second", "combined"]
+# Declared arms, and the two windowed arms rerun with the window grid shifted to 9 s.
+ARMS = ["baseline", "vad", "windows", "windows@9s", "enhance", "everything", "everything@9s", "second", "combined"]
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -138,6 +140,8 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     windows = summary.folder.read_arm_output("windows", "plain")
     assert len(windows["seams"]) == 2  # 52 s in 20 s windows with 4 s overlap: three windows
     assert all(s["start"] < s["end"] for s in windows["seams"])
+    shifted = summary.folder.read_arm_output("windows@9s", "plain")
+    assert [(s["start"], s["end"]) for s in shifted["seams"]] == [(9.0, 13.0), (25.0, 29.0), (41.0, 45.0)]
     enhance = summary.folder.read_arm_output("enhance", "plain")
     assert "delay_s" in enhance["enhancement"] and abs(enhance["enhancement"]["delay_s"]) < 0.05
     record = json.loads(summary.folder.record.read_text())
@@ -184,6 +188,10 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
     for name in ("per_recording.csv", "aggregate.csv", "paired.json", "runtime.csv", "seams.csv", "signature.txt"):
         assert (summary.folder.scores / name).is_file()
     assert len(evaluation.seams[evaluation.seams["arm"] == "windows"]) == 2
+    spread = evaluation.origin_spread.set_index("arm")
+    assert set(spread.index) == {"windows", "everything"} and (spread["origins"] == 2).all()
+    wers = overall.loc[["windows", "windows@9s"], "wer"]
+    assert spread.loc["windows", "spread_points"] == pytest.approx(100 * (wers.max() - wers.min()))
     markdown = evaluation.report_markdown.read_text()
     assert "## Arms" in markdown and evaluation.signature in markdown
     assert markdown.count("| everything |") >= 2

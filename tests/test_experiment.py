@@ -48,6 +48,8 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     ('language = "pt"', 'language = "en"', "language"),
     ("wet = 1.0", "wet = 2.0", "wet"),
     ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
+    ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
+    ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
 ])
 def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:
     path = _variant(tmp_path, old, new)
@@ -147,3 +149,14 @@ def test_an_unknown_split_is_refused_naming_the_manifest(tmp_path: Path) -> None
     result = _ablate("run", str(path), "--split", "holdout")
     assert result.returncode == 2
     assert "manifest.json" in result.stderr and "no recordings in split 'holdout'; splits are tuning" in result.stderr
+
+
+def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "shifted_origins_s = []", "shifted_origins_s = [12.5, 5.0]")
+    arms = load_experiment(path).arms
+    assert list(arms)[:5] == ["baseline", "vad", "windows", "windows@12.5s", "windows@5s"]
+    shifted = arms["windows@12.5s"]
+    assert shifted.variant_of == "windows" and arms["windows"].variant_of is None
+    config = shifted.stage("windows").config
+    assert (config.origin_s, config.shifted_origins_s, config.length_s) == (12.5, (), 30.0)
+    assert arms["windows"].stage("windows").config.origin_s == 0.0

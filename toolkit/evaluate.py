@@ -34,6 +34,7 @@ class Evaluation:
     scores: dict[str, dict[str, RecordingScore]]
     runtime: pd.DataFrame
     seams: pd.DataFrame
+    origin_spread: pd.DataFrame
     signature: str
     reference_arm: str
     table_text: str = ""
@@ -77,11 +78,13 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
     seams = _seam_table(folder, arms, [e.id for e in entries])
     atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
+    origin_spread = _origin_spread(aggregate, record["config"]["arms"])
+    atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
     signature = rows[0][3].signature.text if rows else ""
     atomic_write_text(folder.scores / "signature.txt", signature + "\n")
 
     evaluation = Evaluation(folder, record, per_recording, aggregate, comparisons, scores, runtime, seams,
-                            signature, reference_arm)
+                            origin_spread, signature, reference_arm)
     evaluation.table_text = render_text_table(evaluation)
     evaluation.report_markdown, evaluation.report_html = write_reports(evaluation)
     return evaluation
@@ -104,3 +107,22 @@ def _seam_table(folder: RunFolder, arms: list[str], recordings: list[str]) -> pd
     return pd.DataFrame.from_records(rows, columns=["arm", "recording_id", "recognizer", "seam", "start", "end",
                                                     "cut_time", "kept_left", "kept_right", "dropped", "flags",
                                                     "review"])
+
+
+def _origin_spread(aggregate: pd.DataFrame, arms: list[dict[str, Any]]) -> pd.DataFrame:
+    """How far corpus WER moves when an arm's window grid is shifted (its ``@<origin>s`` reruns)."""
+    overall = aggregate[aggregate["stratum"] == "all"].set_index("arm")
+    groups: dict[str, list[str]] = {}
+    for arm in arms:
+        groups.setdefault(arm.get("variant_of") or arm["name"], []).append(arm["name"])
+    rows = []
+    for base, members in groups.items():
+        if len(members) < 2:
+            continue
+        wers = overall.loc[members, "wer"].astype(float)
+        errors = overall.loc[members, "errors"].astype(int)
+        rows.append({"arm": base, "origins": len(members), "wer_min": wers.min(), "wer_max": wers.max(),
+                     "spread_points": 100 * (wers.max() - wers.min()),
+                     "errors_by_origin": "; ".join(f"{m}: {e}" for m, e in errors.items())})
+    return pd.DataFrame.from_records(rows, columns=["arm", "origins", "wer_min", "wer_max", "spread_points",
+                                                    "errors_by_origin"])

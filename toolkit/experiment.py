@@ -9,7 +9,7 @@ decoding starts.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +47,31 @@ class Component:
 
 @dataclass(frozen=True)
 class Arm:
+    """A named pipeline; ``variant_of`` names the arm it reruns with a shifted window origin."""
+
     name: str
     components: tuple[Component, ...]
+    variant_of: str | None = None
 
     def stage(self, stage: str) -> Component | None:
         return next((c for c in self.components if c.stage == stage), None)
 
+    def origin_variants(self) -> list["Arm"]:
+        """This arm rerun at each of its windows' shifted origins, named ``NAME@<origin>s``."""
+        windows = self.stage("windows")
+        if windows is None:
+            return []
+        variants = []
+        for origin in windows.config.shifted_origins_s:
+            config = replace(windows.config, origin_s=origin, shifted_origins_s=())
+            moved = Component(f"{windows.name}@{origin:g}s", "windows", config)
+            components = tuple(moved if c is windows else c for c in self.components)
+            variants.append(Arm(f"{self.name}@{origin:g}s", components, variant_of=self.name))
+        return variants
+
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "components": [c.to_json() for c in self.components]}
+        return {"name": self.name, "components": [c.to_json() for c in self.components],
+                "variant_of": self.variant_of}
 
 
 @dataclass
@@ -123,7 +140,10 @@ def load_experiment(path: str | Path) -> Experiment:
                                    f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}")
         components[name] = Component(name, stage, config)
 
-    arms = {name: _arm(path, name, members, components) for name, members in _arm_items(path, raw)}
+    arms: dict[str, Arm] = {}
+    for name, members in _arm_items(path, raw):
+        for arm in (declared := _arm(path, name, members, components), *declared.origin_variants()):
+            arms[arm.name] = arm
     tolerance = raw["time_tolerance_s"]
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
         raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")

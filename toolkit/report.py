@@ -220,6 +220,7 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
         ("Seams", evaluation.seams),
+        ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime", evaluation.runtime),
     ]
 

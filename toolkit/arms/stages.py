@@ -21,11 +21,16 @@ BACKENDS = ("faster-whisper", "whisperx")
 
 @dataclass(frozen=True)
 class WindowsConfig:
-    """Fixed-length windows with fixed overlap; ``origin_s`` shifts the grid for reruns."""
+    """Fixed-length windows with fixed overlap; ``origin_s`` places the grid.
+
+    Each of ``shifted_origins_s`` reruns every arm that uses these windows with the grid moved
+    there (arm ``NAME@<origin>s``), so the report can show how much results move with the seams.
+    """
 
     length_s: float
     overlap_s: float
     origin_s: float
+    shifted_origins_s: tuple[float, ...]
     seam: Any
 
     def __post_init__(self) -> None:
@@ -36,8 +41,11 @@ class WindowsConfig:
         if self.overlap_s > self.length_s / 2:
             raise ValueError(f"overlap {self.overlap_s} s may be at most half the window length "
                              f"{self.length_s} s (seams are decided between two windows)")
-        if not 0 <= self.origin_s < self.length_s - self.overlap_s:
-            raise ValueError(f"origin_s {self.origin_s} must lie in [0, length_s - overlap_s)")
+        for origin in (self.origin_s, *self.shifted_origins_s):
+            if not 0 <= origin < self.length_s - self.overlap_s:
+                raise ValueError(f"origin {origin} s must lie in [0, length_s - overlap_s)")
+        if len({self.origin_s, *self.shifted_origins_s}) != 1 + len(self.shifted_origins_s):
+            raise ValueError("shifted_origins_s must differ from origin_s and from each other")
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         return evaluation
 
     tuning = show("tuning", None)
-    overall = tuning.aggregate[(tuning.aggregate["stratum"] == "all") & (tuning.aggregate["arm"] != tuning.reference_arm)]
+    declared = [a.name for a in experiment.arms.values() if a.variant_of is None and a.name != tuning.reference_arm]
+    overall = tuning.aggregate[(tuning.aggregate["stratum"] == "all") & tuning.aggregate["arm"].isin(declared)]
     challenger = str(overall.sort_values(["wer", "arm"]).iloc[0]["arm"])
     print(f"\ndemo: challenger for the holdout = {challenger} (lowest tuning WER among the arms)")
     show("holdout", [tuning.reference_arm, challenger])
