@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import soundfile
 import soxr
@@ -188,6 +189,8 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
     for name in ("per_recording.csv", "aggregate.csv", "paired.json", "runtime.csv", "seams.csv", "signature.txt"):
         assert (summary.folder.scores / name).is_file()
     assert len(evaluation.seams[evaluation.seams["arm"] == "windows"]) == 2
+    assert (overall.loc["windows", "seams"], overall.loc["windows@9s", "seams"]) == (2, 3)
+    assert pd.isna(overall.loc["vad", "seams"])  # only windowed arms get seam figures
     spread = evaluation.origin_spread.set_index("arm")
     assert set(spread.index) == {"windows", "everything"} and (spread["origins"] == 2).all()
     wers = overall.loc[["windows", "windows@9s"], "wer"]

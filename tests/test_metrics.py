@@ -337,3 +337,29 @@ def test_signature_names_everything_a_number_depends_on():
     assert {"rapidfuzz", "jiwer", "numpy", "scipy", "num2words"} <= set(fields["libraries"])
     assert fields["bootstrap"] == {"samples": 10000, "seed": 0}
     assert a.text.endswith(f"hash:{a.hash}") and "collar:0.5" in a.text and "boot:10000@0" in a.text
+
+
+# --- seams -----------------------------------------------------------------------------------
+
+def test_seam_omissions_and_duplications_are_counted_only_near_seams():
+    ref = ref_of((0.0, 10.0, "ontem o João não veio e hoje a Maria chegou cedo"))
+    words = [("ontem", 0.0), ("o", 0.8), ("João", 1.2), ("não", 2.0),  # "veio" is lost at the 2.5-3.5 seam
+             ("e", 4.0), ("hoje", 4.6),
+             ("a", 6.0), ("a", 6.3), ("Maria", 6.8),                  # "a" doubled at the 5.8-6.6 seam
+             ("chegou", 7.5), ("chegou", 8.2), ("cedo", 9.0)]         # doubled far from any seam
+    hyp = Hypothesis("rec", [Word(t, s, s + 0.25) for t, s in words])
+    score = score_recording(ref, hyp, seams=[(2.5, 3.5), (5.8, 6.6)], options=ScoreOptions(seam_margin_s=0.2))
+    seams = score.to_json()["seams"]
+    assert (seams["seams"], seams["omissions"], seams["duplications"]) == (2, 1, 1)
+    assert [(i["kind"], i["reference"] or i["hypothesis"]) for i in seams["instances"]] == [
+        ("seam omission", "veio"), ("seam duplication", "a")]
+    assert score.counts.insertions == 2 and score.counts.deletions == 1  # WER still counts both doubles
+    assert "seams" not in score_recording(ref, hyp).to_json()  # only windowed arms get seam figures
+
+
+def test_seam_omission_with_a_timed_reference_word_uses_its_own_time():
+    ref = ref_of((0.0, 6.0, "eu não sei"), words=[Word("não", 2.0, 2.3)])
+    hyp = Hypothesis("rec", [Word("eu", 0.1, 0.4), Word("sei", 5.0, 5.4)])
+    far = score_recording(ref, hyp, seams=[(4.0, 4.5)], options=ScoreOptions(seam_margin_s=0.5)).seams
+    near = score_recording(ref, hyp, seams=[(2.5, 3.0)], options=ScoreOptions(seam_margin_s=0.5)).seams
+    assert (far.omissions, near.omissions) == (0, 1)

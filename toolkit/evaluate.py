@@ -51,6 +51,8 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     manifest = load_manifest(record["manifest"]["path"])
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
+    windowed = {arm["name"] for arm in record["config"]["arms"]
+                if any(c["stage"] == "windows" for c in arm["components"])}
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     for entry in entries:
@@ -59,7 +61,8 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
         for arm in arms:
             output = folder.read_arm_output(arm, entry.id)
             vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
-            score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad)
+            seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
+            score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
             atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
             scores[arm][entry.id] = score
             rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,

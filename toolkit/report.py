@@ -63,6 +63,8 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
             "number errors": _of(agg["numbers_errors"], agg["numbers_ref_count"]),
             "short-word S+D": _of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
             "invented/min in non-speech": _num(agg.get("nonspeech_per_minute")),
+            "seam omissions/duplications": f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}"
+            if "seam_omissions" in agg and not pd.isna(agg.get("seam_omissions")) else "—",
             "VAD recall": _pct(agg.get("vad_recall")) if "vad_recall" in agg and not pd.isna(agg.get("vad_recall")) else "—",
             "onset |err| p95": _num(agg.get("onset_abs_p95_s"), 2, " s"),
             "RTF": _num(rtf, 3),
@@ -74,7 +76,8 @@ def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
     columns = ["arm", "WER", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
-               "number errors", "invented/min in non-speech", "VAD recall", "onset |err| p95", "RTF"]
+               "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
+               "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
     warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
     notes = "".join(f"\nnote: {w}" for w in sorted(warnings))

@@ -33,6 +33,7 @@ from toolkit.metrics.audits import (NegationAudit, OccurrenceAudit, ShortWordAud
                                     negation_audit, negation_mask, number_audit, short_word_audit)
 from toolkit.metrics.intervals import contains, merge, overlap, subtract, total
 from toolkit.metrics.nonspeech import NonspeechScore, nonspeech_score
+from toolkit.metrics.seams import SeamScore, seam_score
 from toolkit.metrics.timing import TimingScore, timing_score
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
@@ -62,14 +63,15 @@ class ScoreOptions:
     short_word_max_letters: int = 3
     collar: float = 0.5
     time_constrained: bool = False
+    seam_margin_s: float = 1.0
     bootstrap_samples: int = 10000
     bootstrap_seed: int = 0
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
-        if self.collar < 0 or self.short_word_max_letters < 0 or self.bootstrap_samples < 1:
-            raise ValueError("collar and short_word_max_letters must be >= 0, bootstrap_samples >= 1")
+        if self.collar < 0 or self.short_word_max_letters < 0 or self.seam_margin_s < 0 or self.bootstrap_samples < 1:
+            raise ValueError("collar, short_word_max_letters and seam_margin_s must be >= 0, bootstrap_samples >= 1")
 
     @property
     def audit_policy(self) -> str:
@@ -109,6 +111,7 @@ class RecordingScore:
     timing: TimingScore
     signature: Signature
     vad: VadScore | None = None
+    seams: SeamScore | None = None
     time_constrained: ErrorCounts | None = None
     excluded_s: float = 0.0
     excluded_ref_words: int = 0
@@ -140,6 +143,8 @@ class RecordingScore:
         }
         if self.vad is not None:
             data["vad"] = self.vad.to_json()
+        if self.seams is not None:
+            data["seams"] = self.seams.to_json()
         if self.time_constrained is not None:
             data["time_constrained"] = {"collar_s": self.signature.fields["collar_s"],
                                         **self.time_constrained.to_json()}
@@ -176,6 +181,9 @@ class RecordingScore:
                         "vad_clipped_words": self.vad.clipped_words,
                         "vad_ref_timed_negations": self.vad.ref_timed_negations,
                         "vad_clipped_negations": self.vad.clipped_negations})
+        if self.seams is not None:
+            row.update({"seams": self.seams.seams, "seam_omissions": self.seams.omissions,
+                        "seam_duplications": self.seams.duplications})
         row["signature"] = self.signature.text
         return row
 
@@ -289,8 +297,13 @@ def _span(reference: Reference, ref: SourceWords) -> tuple[float, float] | None:
 
 
 def score_recording(reference: Reference, hypothesis: Hypothesis | None, options: ScoreOptions = ScoreOptions(),
-                    vad_segments: Sequence[tuple[float, float]] | None = None) -> RecordingScore:
-    """Score one hypothesis (None = missing = empty) against its reference with every metric."""
+                    vad_segments: Sequence[tuple[float, float]] | None = None,
+                    seams: Sequence[tuple[float, float]] | None = None) -> RecordingScore:
+    """Score one hypothesis (None = missing = empty) against its reference with every metric.
+
+    ``vad_segments`` (a VAD arm's speech regions) add VAD recall; ``seams`` (a windowed arm's
+    shared window intervals) add omissions and duplications near the seams; both in original time.
+    """
     ref_all, utt_all, unplaced = _reference_words(reference)
     hyp_all = _hypothesis_words(hypothesis)
     unresolved = merge((i.start, i.end) for i in reference.unresolved)
@@ -347,6 +360,8 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         score.time_constrained = _time_constrained(primary_ref, primary_hyp, options.collar)
     if vad_segments is not None:
         score.vad = _vad(reference, ref_words, at, negations, unresolved, vad_segments)
+    if seams is not None:
+        score.seams = seam_score(at, list(seams), options.seam_margin_s)
     return score
 
 
@@ -415,6 +430,9 @@ def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
     out["timing_coverage"] = _ratio(len(errors), ref_timed) if timed else None
     out["onset_abs_median_s"] = float(np.median(np.abs(errors))) if len(errors) else None
     out["onset_abs_p95_s"] = float(np.quantile(np.abs(errors), 0.95)) if len(errors) else None
+    with_seams = [s.seams for s in scores if s.seams is not None]
+    if with_seams:
+        out.update({k: int(rows[k].sum()) for k in ("seams", "seam_omissions", "seam_duplications")})
     with_vad = [s.vad for s in scores if s.vad is not None]
     if with_vad:
         out["vad_recordings"] = len(with_vad)

@@ -57,6 +57,7 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         "collar_s": options.collar,
         "time_constrained": options.time_constrained,
         "short_word_max_letters": options.short_word_max_letters,
+        "seam_margin_s": options.seam_margin_s,
         "bootstrap": {"samples": options.bootstrap_samples, "seed": options.bootstrap_seed},
         "libraries": libraries,
     }
@@ -71,6 +72,7 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         f"collar:{options.collar:g}",
         f"tc:{'yes' if options.time_constrained else 'no'}",
         f"short:{options.short_word_max_letters}",
+        f"seam:{options.seam_margin_s:g}",
         f"boot:{options.bootstrap_samples}@{options.bootstrap_seed}",
         *(f"{k}:{v}" for k, v in libraries.items()),
         f"hash:{digest}",
