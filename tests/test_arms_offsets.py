@@ -145,6 +145,10 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     assert [(s["start"], s["end"]) for s in shifted["seams"]] == [(9.0, 13.0), (25.0, 29.0), (41.0, 45.0)]
     enhance = summary.folder.read_arm_output("enhance", "plain")
     assert "delay_s" in enhance["enhancement"] and abs(enhance["enhancement"]["delay_s"]) < 0.05
+    # Three arms enhance the one tuning recording with GTCRN; the enhanced audio is made once.
+    loaded = experiment[0]
+    assert len(list((loaded.folder / "cache").glob("*/*.npy"))) == 1
+    assert summary.folder.read_arm_output("everything", "plain")["enhancement"] == enhance["enhancement"]
     record = json.loads(summary.folder.record.read_text())
     assert record["status"] == "complete"
     assert {row["arm"] for row in record["measurements"]} == set(ARMS)

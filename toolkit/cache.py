@@ -7,15 +7,18 @@ resumes: each result is written atomically the moment it is finished.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
-from toolkit.store import atomic_write_json, config_hash
+import numpy as np
+
+from toolkit.store import atomic_write_bytes, atomic_write_json, config_hash
 
 
 class ResultCache:
-    """A folder of ``<key>.json`` results; ``key_for`` derives the key from a description."""
+    """A folder of ``<key>.json`` results (and ``<key>.npy`` arrays); ``key_for`` derives the key."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -38,3 +41,16 @@ class ResultCache:
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         atomic_write_json(self._path(key), value)
+
+    def get_array(self, key: str) -> np.ndarray | None:
+        path = self._path(key).with_suffix(".npy")
+        try:
+            return np.load(path, allow_pickle=False) if path.is_file() else None
+        except (OSError, ValueError):
+            return None  # unreadable entries are recomputed and overwritten
+
+    def put_array(self, key: str, array: np.ndarray) -> None:
+        """Store an array; write its JSON entry after it, so the entry marks both complete."""
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        atomic_write_bytes(self._path(key).with_suffix(".npy"), buffer.getvalue())

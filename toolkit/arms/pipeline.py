@@ -15,6 +15,7 @@ from typing import Any
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.arms.stages import SecondModelConfig, WindowsConfig
 from toolkit.audio.signal import Signal, crop, resample
+from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
 from toolkit.experiment import Arm, Experiment
 from toolkit.measure import Measurement, measure
@@ -107,12 +108,20 @@ class ArmRunner:
         from toolkit.arms.stages import make_enhancer
 
         enhancer = make_enhancer(component.config)
-        with measure() as spent:
-            result = enhancer.run(original)
-        output.compute.add(spent)
         identity = enhancer.identity()
-        output.enhancement = {**identity, **result.meta(), "measurement": spent.to_json()}
-        enhanced = result.signal
+        key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
+        cached, samples = self.cache.get(key), self.cache.get_array(key)
+        if cached is None or samples is None:
+            with measure() as spent:
+                result = enhancer.run(original)
+            samples = result.signal.samples
+            cached = {"sample_rate": result.signal.sample_rate, "timemap": result.signal.timemap.to_json(),
+                      "meta": result.meta(), "measurement": spent.to_json()}
+            self.cache.put_array(key, samples)
+            self.cache.put(key, cached)
+        output.compute.add(Measurement(**cached["measurement"]))
+        output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
+        enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
         lineage["enhance"] = identity
         return enhanced, lineage
 
