@@ -49,6 +49,7 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     ("wet = 1.0", "wet = 2.0", "wet"),
     ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
     ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
+    ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),
     ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
 ])
 def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:

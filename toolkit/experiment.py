@@ -84,6 +84,7 @@ class Experiment:
     components: dict[str, Component]
     arms: dict[str, Arm]
     time_tolerance_s: float
+    seed: int
 
     @property
     def folder(self) -> Path:
@@ -114,11 +115,11 @@ def load_experiment(path: str | Path) -> Experiment:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise InputError(path, f"not a valid TOML experiment file ({error})") from None
 
-    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "recognizers", "components", "arms"}
+    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "components", "arms"}
     unknown = sorted(set(raw) - known_top)
     if unknown:
         raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
-    for key in ("name", "manifest", "recognizer", "time_tolerance_s", "recognizers", "arms"):
+    for key in ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms"):
         if key not in raw:
             raise InputError(path, f"missing required key '{key}'")
 
@@ -147,10 +148,13 @@ def load_experiment(path: str | Path) -> Experiment:
     tolerance = raw["time_tolerance_s"]
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
         raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
+    seed = raw["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(path, f"seed must be a non-negative integer, not {seed!r}")
     return Experiment(
         path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
         primary=primary, recognizers=recognizers, components=components, arms=arms,
-        time_tolerance_s=float(tolerance),
+        time_tolerance_s=float(tolerance), seed=seed,
     )
 
 

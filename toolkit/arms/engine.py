@@ -58,6 +58,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         "experiment_file_sha256": sha256_file(experiment.path),
         "primary": experiment.primary,
         "time_tolerance_s": experiment.time_tolerance_s,
+        "seed": experiment.seed,
         "recognizers": identities,
         "recognizer_relations": {name: relation(identities[experiment.primary], identity)
                                  for name, identity in identities.items() if name != experiment.primary},

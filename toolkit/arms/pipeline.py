@@ -195,11 +195,10 @@ class ArmRunner:
         cached = self.cache.get(key)
         was_cached = cached is not None
         if cached is None:
-            recognizer = self.recognizers.get(name)
             with measure() as spent:
-                local = recognizer.transcribe(unit.signal)
+                local = self.recognizers.transcribe(name, unit.signal)
             cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json(),
-                      "notes": dict(recognizer.notes)}
+                      "notes": dict(self.recognizers.get(name).notes)}
             self.cache.put(key, cached)
         spent = Measurement(**cached["measurement"])
         output.compute.add(spent)

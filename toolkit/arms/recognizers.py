@@ -14,6 +14,7 @@ class RecognizerPool:
         from toolkit.asr import make_recognizer
 
         self._specs = experiment.recognizers
+        self.seed = experiment.seed
         self._recognizers: dict[str, Any] = {
             name: make_recognizer(spec.to_json()) for name, spec in self._specs.items()
         }
@@ -21,8 +22,16 @@ class RecognizerPool:
     def get(self, name: str) -> Any:
         return self._recognizers[name]
 
+    def transcribe(self, name: str, signal: Any) -> list[Any]:
+        """Decode with recognizer ``name``, reseeding first so temperature fallback sampling is repeatable."""
+        import ctranslate2
+
+        ctranslate2.set_random_seed(self.seed)
+        return self._recognizers[name].transcribe(signal)
+
     def identity(self, name: str) -> dict[str, Any]:
-        return {"name": name, "label": self._specs[name].label, **self._recognizers[name].identity()}
+        return {"name": name, "label": self._specs[name].label, "seed": self.seed,
+                **self._recognizers[name].identity()}
 
     def identities(self) -> dict[str, dict[str, Any]]:
         return {name: self.identity(name) for name in self._recognizers}
