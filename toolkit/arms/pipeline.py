@@ -58,8 +58,7 @@ class ArmOutput:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["words"] = [asdict(w) for w in self.words]
-        data["compute"] = self.compute.to_json()
+        data["compute"] = self.compute.to_json()  # rounded
         return data
 
 
