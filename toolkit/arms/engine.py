@@ -53,6 +53,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
     identities = pool.identities()
+    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
     config = {
         "experiment": experiment.name,
         "experiment_file_sha256": sha256_file(experiment.path),
@@ -75,7 +76,6 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     atomic_write_json(folder.record, record)
 
     summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
-    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool)
     with tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
               disable=not progress) as bar:
         for entry in entries:

@@ -65,10 +65,16 @@ class ArmOutput:
 class ArmRunner:
     """Runs arms of one experiment, sharing recognizers and the result cache."""
 
-    def __init__(self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool) -> None:
+    def __init__(self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool,
+                 arms: list[Arm]) -> None:
+        from toolkit.arms.stages import make_enhancer
+
         self.experiment = experiment
         self.cache = cache
         self.recognizers = recognizers
+        # Built once, before any decoding, so a model that cannot load stops the run up front.
+        self._enhancers = {c.name: make_enhancer(c.config) for arm in arms for c in arm.components
+                           if c.stage == "enhance"}
 
     # --- the arm ------------------------------------------------------------------------
     def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
@@ -104,9 +110,7 @@ class ArmRunner:
         lineage: dict[str, Any] = {"audio_sha256": audio_sha256, "enhance": None}
         if component is None:
             return original, lineage
-        from toolkit.arms.stages import make_enhancer
-
-        enhancer = make_enhancer(component.config)
+        enhancer = self._enhancers[component.name]
         identity = enhancer.identity()
         key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
         cached, samples = self.cache.get(key), self.cache.get_array(key)

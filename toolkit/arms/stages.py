@@ -101,7 +101,7 @@ def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> Enhance
     """``method`` plus a ``params`` table naming every parameter of that enhancer."""
     import dataclasses
 
-    from toolkit.enhance import ENHANCERS, build_enhancer
+    from toolkit.enhance import ENHANCERS
 
     extra = sorted(set(params) - {"method", "params"})
     if extra:
@@ -115,7 +115,7 @@ def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> Enhance
     missing = [f.name for f in dataclasses.fields(ENHANCERS[method][1]) if f.name not in table]
     if missing:
         raise InputError(path, f"[{where}.params] must write out every parameter; missing {', '.join(missing)}")
-    build_enhancer(method, table, source=f"{path} [{where}.params]")
+    ENHANCERS[method][1].from_mapping(table, f"{path} [{where}.params]")  # checks types and ranges, loads no model
     return EnhanceConfig(method, dict(table))
 
 
