@@ -8,7 +8,7 @@ with the baseline, runtime and seam summaries, and the Markdown/HTML report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from toolkit.stats import PairedComparison, paired_comparison
 from toolkit.store import atomic_write_json, atomic_write_text
 
 BASELINE = "baseline"
+SEAM_COLUMNS = ["arm", "recording_id", "recognizer", "seam", "start", "end", "cut_time", "kept_left",
+                "kept_right", "dropped", "flags", "review"]
 
 
 @dataclass
@@ -55,11 +57,13 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
                 if any(c["stage"] == "windows" for c in arm["components"])}
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
+    seam_rows: list[dict[str, Any]] = []
     for entry in entries:
         reference = entry.load_reference()
-        recording_options = ScoreOptions(**{**options.__dict__, "names": tuple(reference.names)})
+        recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
             output = folder.read_arm_output(arm, entry.id)
+            seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in output["seams"])
             vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
             seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
             score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
@@ -79,7 +83,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in comparisons.items()})
     runtime = pd.DataFrame.from_records(record.get("measurements", []))
     atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
-    seams = _seam_table(folder, arms, [e.id for e in entries])
+    seams = pd.DataFrame.from_records(seam_rows, columns=SEAM_COLUMNS)
     atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
     origin_spread = _origin_spread(aggregate, record["config"]["arms"])
     atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
@@ -93,23 +97,16 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     return evaluation
 
 
-def _seam_table(folder: RunFolder, arms: list[str], recordings: list[str]) -> pd.DataFrame:
-    """One row per seam of every windowed arm: what each side kept and dropped, and review flags."""
-    rows = []
-    for arm in arms:
-        for recording in recordings:
-            for seam in folder.read_arm_output(arm, recording)["seams"]:
-                rows.append({
-                    "arm": arm, "recording_id": recording, "recognizer": seam.get("recognizer"),
-                    "seam": seam.get("index"), "start": seam.get("start"), "end": seam.get("end"),
-                    "cut_time": seam.get("cut_time"), "kept_left": len(seam.get("kept_left", [])),
-                    "kept_right": len(seam.get("kept_right", [])), "dropped": len(seam.get("dropped", [])),
-                    "flags": ";".join(sorted({f.get("kind", "") for f in seam.get("flags", [])})),
-                    "review": bool(seam.get("review")),
-                })
-    return pd.DataFrame.from_records(rows, columns=["arm", "recording_id", "recognizer", "seam", "start", "end",
-                                                    "cut_time", "kept_left", "kept_right", "dropped", "flags",
-                                                    "review"])
+def _seam_row(arm: str, recording: str, seam: dict[str, Any]) -> dict[str, Any]:
+    """One seam of a windowed arm: what each side kept and dropped, and review flags."""
+    return {
+        "arm": arm, "recording_id": recording, "recognizer": seam.get("recognizer"),
+        "seam": seam.get("index"), "start": seam.get("start"), "end": seam.get("end"),
+        "cut_time": seam.get("cut_time"), "kept_left": len(seam.get("kept_left", [])),
+        "kept_right": len(seam.get("kept_right", [])), "dropped": len(seam.get("dropped", [])),
+        "flags": ";".join(sorted({f.get("kind", "") for f in seam.get("flags", [])})),
+        "review": bool(seam.get("review")),
+    }
 
 
 def _origin_spread(aggregate: pd.DataFrame, arms: list[dict[str, Any]]) -> pd.DataFrame:
