@@ -64,10 +64,15 @@ class ProtocolState:
         return bool(self.opened)
 
 
-def verified_log(experiment_folder: Path) -> AuditLog:
-    """The experiment's audit log after checking its chain and hashes (an edited log stops everything)."""
+def verified_log(experiment_folder: Path, *, hashes: bool = False) -> AuditLog:
+    """The experiment's audit log after checking its chain (an edited log stops everything).
+
+    With ``hashes`` every hash it names is checked against the disk too; protocol commands
+    that compare hashes themselves (freeze, test-split guard) skip that, so their refusal can
+    say what changed.
+    """
     log = AuditLog(experiment_folder)
-    verify(log, current_hash)
+    verify(log, current_hash if hashes else None)
     return log
 
 

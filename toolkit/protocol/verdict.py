@@ -11,6 +11,7 @@ from __future__ import annotations
 from toolkit.errors import InputError
 from toolkit.experiment import Experiment
 from toolkit.gates import GateReport, evaluate_gates, load_gates
+from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, fingerprint, gates_copy
 from toolkit.protocol.record import named, refuse, replay, verified_log
 from toolkit.runs import RunFolder
@@ -44,8 +45,7 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     from toolkit.evaluate import evaluate_run
     from toolkit.report import write_reports
 
-    log = verified_log(experiment.folder)
-    state = replay(log)
+    state = replay(verified_log(experiment.folder))
     frozen = state.challenger
     if frozen is None:
         raise InputError(experiment.path, f"no frozen challenger: run 'ablate challenger freeze {experiment.folder} "
@@ -57,8 +57,10 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     gates = load_gates(copy)
     changed = fingerprint(experiment, frozen["arm"], sha256_file(copy)).changes_from(frozen)
     if changed:
-        raise refuse(log, "gate", copy, f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen "
-                                        f"and the holdout opened: needs fresh test data")
+        raise refuse(AuditLog(experiment.folder), "gate", copy,
+                     f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
+                     f"opened: needs fresh test data")
+    log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses edited after the holdout finished
     evaluated = {}
     for split in ("holdout", "challenge"):
         if split in state.finished:

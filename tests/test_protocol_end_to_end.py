@@ -1,0 +1,77 @@
+"""The whole protocol through the CLI on a tiny real corpus, decoded by the bundled model.
+
+Tuning, a refused holdout, challenger freeze, the holdout once, the gate verdict; a second
+holdout run recomputes nothing and the verdict repeats; the audit log verifies.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+import soxr
+
+from protocol_corpus import make_experiment
+from toolkit.cli import main
+from toolkit.demo.sounds import trim_silence
+from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+from toolkit.formats import write_reference_textgrid
+from toolkit.gates import TEMPLATE
+from toolkit.manifest import freeze
+from toolkit.protocol.audit import AuditLog
+from toolkit.records import Interval, Reference, Utterance
+
+pytestmark = pytest.mark.slow
+
+RATE = 16_000
+SENTENCES = {"tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
+             "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas.")}
+
+
+def _corpus(root: Path) -> Path:
+    voice = detect_voice()
+    (root / "audio").mkdir(parents=True)
+    (root / "refs").mkdir()
+    for rid, sentences in SENTENCES.items():
+        samples = np.zeros(int(12 * RATE), dtype=np.float32)
+        utterances = []
+        for text, onset in zip(sentences, (1.0, 6.5)):
+            clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
+            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[:int(5 * RATE)]
+            start = int(onset * RATE)
+            samples[start:start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+            utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
+        soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
+        reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
+        write_reference_textgrid(reference, root / "refs" / f"{rid}.TextGrid", len(samples) / RATE)
+    with open(root / "splits.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "split"], ["tune", "tuning"], ["test", "holdout"]])
+    freeze(root / "audio", root / "refs", root / "manifest.json", splits_csv=root / "splits.csv")
+    return root / "manifest.json"
+
+
+def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
+    experiment = str(make_experiment(tmp_path / "exp", _corpus(tmp_path / "corpus"), 'baseline = []\nvad = ["vad"]\n'))
+    assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
+    assert "without a frozen challenger" in capsys.readouterr().err
+    assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0
+    assert "(2 computed, 0 reused)" in capsys.readouterr().out
+    code = main(["gate", experiment, "--format", "json"])
+    verdict = json.loads(capsys.readouterr().out)
+    assert (code, verdict["verdict"]) in ((0, "PROMOTE"), (1, "RETAIN BASELINE"))
+    assert len(verdict["gates"]) == 10 and verdict["holdout"]["recordings"] == 1
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # resuming with identical hashes
+    assert "(0 computed, 2 reused)" in capsys.readouterr().out
+    assert main(["gate", experiment, "--format", "json"]) == code
+    assert json.loads(capsys.readouterr().out)["gates"] == verdict["gates"]
+    assert main(["audit", "verify", experiment]) == 0
+    events = [e.event for e in AuditLog(Path(experiment)).entries()]
+    assert events == ["manifest frozen", "manifest verified", "tuning run", "refusal", "manifest verified",
+                      "challenger frozen", "holdout opened", "manifest verified", "holdout finished",
+                      "gate evaluated", "holdout resumed", "manifest verified", "holdout finished", "gate evaluated"]
