@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 
 def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | None) -> list[str]:
     """Check the protocol before a run of ``split``; returns the arms to run (baseline and challenger)."""
+    from toolkit.manifest import load_manifest
+
     log = verified_log(experiment.folder)
-    if split not in TEST_SPLITS:
+    manifest = load_manifest(experiment.manifest_path)
+    if split not in TEST_SPLITS or not manifest.split(split):  # an empty split is the engine's error to name
         return arm_names or list(experiment.arms)
     state = replay(log)
     command = f"run --split {split}"
@@ -48,9 +51,6 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
         raise refuse(log, command, experiment.path,
                      f"{', '.join(changed)} changed since challenger {frozen['arm']!r} was frozen: "
                      f"freeze the challenger again before opening the {split}")
-    from toolkit.manifest import load_manifest
-
-    manifest = load_manifest(experiment.manifest_path)
     audio = sorted(e.sha256 for e in manifest.split(split))
     event = "resumed" if split in state.opened else "opened"
     log.append(f"{split} {event}", split=split, arms=arms, config_sha256=current.config_sha256,
