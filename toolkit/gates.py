@@ -33,7 +33,7 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "protocol" / "gates.toml"
 
 @dataclass(frozen=True)
 class GateSpec:
-    """What a gate measures and which way it passes: ``value <= t``, ``value >= t`` or ``|value| <= t``."""
+    """What a gate measures and which way it passes: ``<=``, ``>=`` or ``|x| <=`` its threshold."""
 
     name: str
     measures: str
@@ -53,7 +53,7 @@ SPECS = (
     GateSpec("vad_speech_recall", "fraction of annotated speech duration the challenger's VAD kept", ">=", False),
     GateSpec("onset_p95_s", "p95 absolute word onset error of the challenger, seconds", "<=", False),
     GateSpec("drift_s_per_min", "largest per-recording |onset drift| of the challenger, seconds per minute",
-             "|x|<=", False),
+             "|x| <=", False),
     GateSpec("wer_reduction_points", "lower bound of the paired bootstrap interval of the WER reduction, "
              "percentage points", ">=", False),
 )
@@ -132,7 +132,7 @@ def _gate(path: Path, spec: GateSpec, table: Any) -> Gate:
             raise InputError(path, f"key '{where}.threshold' must be a number, not {threshold!r}")
         if spec.name == "vad_speech_recall" and not 0 <= threshold <= 1:
             raise InputError(path, f"key '{where}.threshold' must be a fraction in [0, 1], not {threshold!r}")
-        if spec.comparison == "|x|<=" and threshold < 0:
+        if spec.comparison == "|x| <=" and threshold < 0:
             raise InputError(path, f"key '{where}.threshold' must be >= 0, not {threshold!r}")
     return Gate(spec.name, applicable, None if threshold is None else float(threshold), reason.strip())
 
@@ -211,8 +211,7 @@ def _fmt(value: float | None) -> str:
 
 
 def _instance_line(item: dict[str, Any]) -> str:
-    when = "?" if item.get("time") is None else f"{item['time']:.2f} s"
-    parts = [f"{item.get('recording', '')} @ {when}"]
+    parts = [item.get("recording", "") + ("" if item.get("time") is None else f" @ {item['time']:.2f} s")]
     for key in ("reference", "baseline", "challenger"):
         if key in item:
             parts.append(f"{key}: {item[key] or '∅'!s}")
