@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
+from toolkit.experiment import Experiment
 from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
 from toolkit.manifest import freeze
@@ -81,8 +82,11 @@ def make_experiment(root: Path, manifest: Path, arms: str = 'baseline = []\nvad 
 
 def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dict[str, list[Word]]], *,
              stages: dict[str, list[str]] | None = None, seams: dict[str, list[tuple[float, float]]] | None = None,
-             vad: dict[str, list[tuple[float, float]]] | None = None) -> RunFolder:
-    """A run folder as the engine writes it, holding the given hypotheses per arm and recording."""
+             vad: dict[str, list[tuple[float, float]]] | None = None, experiment: Experiment | None = None) -> RunFolder:
+    """A run folder as the engine writes it, holding the given hypotheses per arm and recording.
+
+    With ``experiment`` the run records its arms' real configurations (else just their stages).
+    """
     from toolkit.manifest import load_manifest
 
     stages = stages or {}
@@ -101,7 +105,8 @@ def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dic
                                                          "vad_segments": (vad or {}).get(arm)})
             measurements.append({"arm": arm, "recording": rid, "duration_s": durations[rid], "wall_s": 1.0,
                                  "cpu_s": 1.0, "peak_rss_mb": 1.0, "real_time_factor": 0.1})
-    arms = [{"name": arm, "components": [{"name": s, "stage": s, "config": {}} for s in stages.get(arm, [])],
+    arms = [experiment.arms[arm].to_json() if experiment is not None else
+            {"name": arm, "components": [{"name": s, "stage": s, "config": {}} for s in stages.get(arm, [])],
              "variant_of": None} for arm in hypotheses]
     atomic_write_json(run.record, {
         "status": "complete", "started": "2026-11-30T00:00:00+00:00", "split": split,

@@ -25,6 +25,7 @@ from toolkit.protocol.challenger import freeze_challenger, gates_copy
 from toolkit.protocol.record import ProtocolError, current_hash
 from toolkit.protocol.testsplit import open_test_split, record_run
 from toolkit.records import Word
+from toolkit.runs import RunFolder
 
 SPLITS = {"t1": "tuning", "h1": "holdout", "h2": "holdout", "c1": "challenge"}
 
@@ -50,8 +51,8 @@ def _holdout_run(experiment, split: str = "holdout", challenger: str = "vad") ->
     missing_negation = {rid: w[:1] + w[2:] for rid, w in words.items()}
     folder = experiment.folder / "runs" / f"{split}-constructed"
     make_run(folder, experiment.manifest_path, split, {"baseline": words, challenger: missing_negation},
-             stages={challenger: ["vad"]}, vad={challenger: [(0.0, 20.0)]})
-    summary = RunSummary(make_run.__globals__["RunFolder"](folder), split, ["baseline", challenger], rids, 2, 0)
+             vad={challenger: [(0.0, 20.0)]}, experiment=experiment)
+    summary = RunSummary(RunFolder(folder), split, ["baseline", challenger], rids, 2, 0)
     record_run(experiment, split, summary)
     return summary
 
@@ -223,3 +224,22 @@ def test_a_head_lagging_by_one_complete_entry_still_verifies(logged: AuditLog) -
     logged.append("tuning run", n=5)
     logged.head.write_text(json.dumps(head), encoding="utf-8")
     assert verify(logged, current_hash) == 6
+
+
+def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refused(experiment, capsys) -> None:
+    freeze_challenger(experiment, "vad", TEMPLATE)
+    open_test_split(experiment, "holdout", None)
+    summary = _holdout_run(experiment)
+    record = json.loads(summary.folder.record.read_text(encoding="utf-8"))
+    record["config"]["arms"][1]["components"][0]["config"]["threshold"] = 0.3
+    summary.folder.record.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["gate", str(experiment.folder)]) == 2
+    assert "is not the frozen challenger's configuration" in capsys.readouterr().err
+    words = correct(turns())
+    folder = make_run(summary.folder.root, experiment.manifest_path, "holdout",
+                      {"baseline": {"h1": words}, "vad": {"h1": words}}, experiment=experiment)  # h2 missing
+    record_run(experiment, "holdout", RunSummary(folder, "holdout", ["baseline", "vad"], ["h1"], 0, 0))
+    assert main(["gate", str(experiment.folder)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "run.json: the run's recordings (h1) are not the manifest's holdout split (h1, h2)" in error
+    assert "\n" not in error

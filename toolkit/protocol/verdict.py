@@ -8,11 +8,13 @@ in the run folder (the report's gates section reads it) and logged.
 
 from __future__ import annotations
 
+import json
+
 from toolkit.errors import InputError
 from toolkit.experiment import Experiment
 from toolkit.gates import GateReport, evaluate_gates, load_gates
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import BASELINE, fingerprint, gates_copy
+from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
 from toolkit.protocol.record import named, refuse, replay, verified_log
 from toolkit.runs import RunFolder
 from toolkit.store import atomic_write_json, sha256_file
@@ -21,13 +23,19 @@ GATES_JSON = "gates.json"
 
 
 def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
-    """The finished run of a test split, checked against the manifest: every recording, both arms."""
+    """The finished run of a test split, checked against the frozen challenger and the manifest."""
     from toolkit.manifest import load_manifest
 
     folder = RunFolder(experiment.folder / "runs" / run)
     if not folder.record.is_file():
         raise InputError(folder.record, f"the {split} run recorded in the audit log is missing")
     record = folder.read_record()
+    frozen = json.loads(challenger_file(experiment).read_text(encoding="utf-8"))["config"]
+    ran = {arm["name"]: arm for arm in record["config"]["arms"]}
+    for role in ("baseline", "challenger"):
+        if ran.get(frozen[role]["name"]) != frozen[role]:
+            raise InputError(folder.record, f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
+                                            f"configuration ({challenger_file(experiment)})")
     expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
     if sorted(record.get("recordings", [])) != sorted(expected):
         raise InputError(folder.record, f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
@@ -37,6 +45,8 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
             for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
                 if not path.is_file():
                     raise InputError(path, f"missing: the {split} run has no output of arm {arm!r} for {rid!r}")
+            if folder.read_hypothesis(arm, rid).recording_id != rid:
+                raise InputError(folder.hypothesis_json(arm, rid), f"this hypothesis is not of recording {rid!r}")
     return folder
 
 
