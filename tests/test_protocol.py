@@ -243,3 +243,13 @@ def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refus
     error = capsys.readouterr().err.strip()
     assert "run.json: the run's recordings (h1) are not the manifest's holdout split (h1, h2)" in error
     assert "\n" not in error
+
+
+def test_a_gates_file_with_a_typo_stops_the_freeze_and_writes_nothing(experiment, tmp_path: Path, capsys) -> None:
+    typo = tmp_path / "gates.toml"
+    typo.write_text(TEMPLATE.read_text(encoding="utf-8").replace("[seam_omissions]", "[seam_omission]"),
+                    encoding="utf-8")
+    assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(typo)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"ablate: error: {typo}: unknown key 'seam_omission'") and "\n" not in error
+    assert not (experiment.folder / "protocol").exists()

@@ -231,6 +231,17 @@ def _baseline_text(score: "RecordingScore", start: float | None, end: float | No
     return words.quote(np.flatnonzero((mids >= start - 1e-6) & (mids <= end + 1e-6)).tolist())
 
 
+def _baseline_at(base: "RecordingScore", chal: "RecordingScore", instance: Any) -> str:
+    """What the baseline wrote at the reference word an instance of the challenger quotes (same reference tokens)."""
+    at = chal.aligned
+    for i in range(len(at.ref)):
+        source = int(at.ref.source[i])
+        if at.ref.words.texts[source] == instance.reference and \
+                round(float(at.ref.words.span_start[source]), 3) == instance.time:
+            return base.aligned.ref_instance("", i, i).hypothesis
+    return _baseline_text(base, instance.time, instance.end)
+
+
 def _occurrence_instance(recording: str, occurrence: Occurrence, base: "RecordingScore",
                          chal: "RecordingScore") -> dict[str, Any]:
     at_c, at_b = chal.aligned, base.aligned
@@ -300,7 +311,8 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     n_seams = sum(s.seams.seams for _, s in seamed)
     for gate_name, kind in (("seam_omissions", "seam omission"), ("seam_duplications", "seam duplication")):
         items = [{"recording": rid, "kind": kind, "time": i.time, "end": i.end, "reference": i.reference,
-                  "baseline": _baseline_text(base_scores[rid], i.time, i.end), "challenger": i.hypothesis}
+                  "baseline": _baseline_at(base_scores[rid], s, i) if i.reference and kind == "seam omission"
+                  else _baseline_text(base_scores[rid], i.time, i.end), "challenger": i.hypothesis}
                  for rid, s in seamed for i in s.seams.instances if i.kind == kind]
         note = "" if seamed else "the challenger has no window seams"
         measured[gate_name] = (len(items), n_seams, note, items)

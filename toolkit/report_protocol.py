@@ -63,6 +63,8 @@ def _describe(entry: dict[str, Any]) -> str:
             details.append(f"{key} {entry[key]}")
     if "manifest_sha256" in entry:
         details.append(f"manifest sha256 `{entry['manifest_sha256'][:12]}…`")
+    details += [f"{h['kind']} `{h['path']}` sha256 `{h['sha256'][:12]}…`" for h in entry.get("hashes", [])
+                if h["kind"] != "manifest"]
     return f"- {entry.get('time', '')} #{entry.get('seq')} **{event}**" + (": " + ", ".join(details) if details else "")
 
 

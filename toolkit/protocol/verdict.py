@@ -81,8 +81,8 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():
         path = atomic_write_json(evaluation.folder.scores / GATES_JSON, split_report.to_json())
-        write_reports(evaluation)  # again, now with the gates section
         log.append("gate evaluated", split=split, run=evaluation.folder.root.name, verdict=split_report.verdict,
                    challenger=frozen["arm"], failed=[g.name for g in split_report.gates if g.passed is False],
                    hashes=[named("file", path, sha256_file(path), experiment.folder)])
+        write_reports(evaluation)  # again, now with the gates section and this evaluation in the trail
     return report
