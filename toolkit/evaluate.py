@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.metrics.turns import lost_turns
 from toolkit.runs import RunFolder
 from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
 from toolkit.stats import PairedComparison, paired_comparison
@@ -58,6 +59,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     seam_rows: list[dict[str, Any]] = []
+    reference_arm = BASELINE if BASELINE in arms else arms[0]
     for entry in entries:
         reference = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
@@ -67,14 +69,17 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
             vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
             seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
             score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
-            atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
             scores[arm][entry.id] = score
             rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
                          score))
+        base = scores[reference_arm][entry.id]
+        for arm in arms:  # lost turns need the baseline's alignment of the same reference
+            score = scores[arm][entry.id]
+            score.lost_turns = lost_turns(base.aligned, score.aligned, base.utterance_of_word)
+            atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
     per_recording, aggregate = score_tables(rows)
     write_tables(per_recording, aggregate, folder.scores)
 
-    reference_arm = BASELINE if BASELINE in arms else arms[0]
     comparisons = {
         arm: paired_comparison(scores[reference_arm], scores[arm], samples=options.bootstrap_samples,
                                seed=options.bootstrap_seed)

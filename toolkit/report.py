@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
             "invented/min in non-speech": _num(agg.get("nonspeech_per_minute")),
             "seam omissions/duplications": f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}"
             if "seam_omissions" in agg and not pd.isna(agg.get("seam_omissions")) else "—",
+            "lost turns": _of(agg["lost_turns"], agg["lost_turns_denominator"]) if "lost_turns" in agg else "—",
             "VAD recall": _pct(agg.get("vad_recall")) if "vad_recall" in agg and not pd.isna(agg.get("vad_recall")) else "—",
             "onset |err| p95": _num(agg.get("onset_abs_p95_s"), 2, " s"),
             "RTF": _num(rtf, 3),
@@ -76,7 +78,7 @@ def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
     columns = ["arm", "WER", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
-               "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
+               "number errors", "invented/min in non-speech", "seam omissions/duplications", "lost turns", "VAD recall",
                "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
     warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
@@ -225,6 +227,8 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Seams", evaluation.seams),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime", evaluation.runtime),
+        *gate_sections(evaluation),
+        *protocol_section(evaluation),
     ]
 
 

@@ -35,6 +35,7 @@ from toolkit.metrics.intervals import contains, merge, overlap, subtract, total
 from toolkit.metrics.nonspeech import NonspeechScore, nonspeech_score
 from toolkit.metrics.seams import SeamScore, seam_score
 from toolkit.metrics.timing import TimingScore, timing_score
+from toolkit.metrics.turns import LostTurns
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
 from toolkit.metrics.wer import ErrorCounts, error_counts
@@ -117,7 +118,9 @@ class RecordingScore:
     excluded_ref_words: int = 0
     excluded_hyp_words: int = 0
     unplaced_word_times: int = 0
+    lost_turns: LostTurns | None = None
     aligned: AlignedTokens | None = field(default=None, repr=False)
+    utterance_of_word: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
@@ -145,6 +148,8 @@ class RecordingScore:
             data["vad"] = self.vad.to_json()
         if self.seams is not None:
             data["seams"] = self.seams.to_json()
+        if self.lost_turns is not None:
+            data["lost_turns"] = self.lost_turns.to_json()
         if self.time_constrained is not None:
             data["time_constrained"] = {"collar_s": self.signature.fields["collar_s"],
                                         **self.time_constrained.to_json()}
@@ -184,6 +189,8 @@ class RecordingScore:
         if self.seams is not None:
             row.update({"seams": self.seams.seams, "seam_omissions": self.seams.omissions,
                         "seam_duplications": self.seams.duplications})
+        if self.lost_turns is not None:
+            row.update({"lost_turns": self.lost_turns.lost, "lost_turns_denominator": self.lost_turns.recognized})
         row["signature"] = self.signature.text
         return row
 
@@ -355,6 +362,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         excluded_hyp_words=int((~keep_hyp).sum()),
         unplaced_word_times=unplaced,
         aligned=at,
+        utterance_of_word=utt,
     )
     if options.time_constrained:
         score.time_constrained = _time_constrained(primary_ref, primary_hyp, options.collar)
@@ -433,6 +441,8 @@ def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
     with_seams = [s.seams for s in scores if s.seams is not None]
     if with_seams:
         out.update({k: int(rows[k].sum()) for k in ("seams", "seam_omissions", "seam_duplications")})
+    if any(s.lost_turns is not None for s in scores):
+        out.update({k: int(rows[k].sum()) for k in ("lost_turns", "lost_turns_denominator")})
     with_vad = [s.vad for s in scores if s.vad is not None]
     if with_vad:
         out["vad_recordings"] = len(with_vad)

@@ -1,8 +1,9 @@
 """``ablate demo``: build the synthetic pt-BR corpus, freeze its manifest and run the demo experiment.
 
-Follows the protocol in miniature: every arm runs on the tuning split, the arm with the
-lowest tuning WER becomes the challenger, and only the baseline and that challenger are
-then run on the holdout split.
+Goes through the whole protocol: every arm runs on the tuning split, the arm with the lowest
+tuning WER is frozen as the challenger with the template gates (``protocol/gates.toml``),
+the holdout is opened once for the baseline and that challenger only, and the gate verdict
+is printed last. A second demo reuses everything and prints the same verdict.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.demo.corpus import build_corpus
     from toolkit.evaluate import Evaluation, evaluate_run
     from toolkit.experiment import load_experiment
+    from toolkit.gates import TEMPLATE
     from toolkit.manifest import freeze
+    from toolkit.protocol.challenger import freeze_challenger
+    from toolkit.protocol.testsplit import open_test_split, record_run
+    from toolkit.protocol.verdict import gate_verdict
 
     corpus_dir = args.experiment / "corpus"
     print(f"demo: building the synthetic corpus in {corpus_dir}")
@@ -38,16 +43,22 @@ def run(args: argparse.Namespace) -> int:
 
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
+        record_run(experiment, split, summary)
         evaluation = evaluate_run(summary.folder)
         print(f"\n== {experiment.name} / {split}: {summary.computed} computed, {summary.reused} reused ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")
         return evaluation
 
-    tuning = show("tuning", None)
+    tuning = show("tuning", open_test_split(experiment, "tuning", None))
     declared = [a.name for a in experiment.arms.values() if a.variant_of is None and a.name != tuning.reference_arm]
     overall = tuning.aggregate[(tuning.aggregate["stratum"] == "all") & tuning.aggregate["arm"].isin(declared)]
     challenger = str(overall.sort_values(["wer", "arm"]).iloc[0]["arm"])
-    print(f"\ndemo: challenger for the holdout = {challenger} (lowest tuning WER among the arms)")
-    show("holdout", [tuning.reference_arm, challenger])
+    frozen, recorded = freeze_challenger(experiment, challenger, TEMPLATE)
+    print(f"\ndemo: challenger = {challenger} (lowest tuning WER among the arms), "
+          f"{'frozen' if recorded else 'already frozen, identical'} with {TEMPLATE} "
+          f"(config sha256 {frozen.config_sha256[:16]}…, gates sha256 {frozen.gates_sha256[:16]}…)")
+    show("holdout", open_test_split(experiment, "holdout", None))
+    print()
+    print(gate_verdict(experiment).text())
     return 0

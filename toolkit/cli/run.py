@@ -18,10 +18,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from toolkit.arms.engine import run_experiment
     from toolkit.experiment import load_experiment
+    from toolkit.protocol.testsplit import open_test_split, record_run
 
     experiment = load_experiment(args.experiment)
     arms = [a.strip() for a in args.arms.split(",")] if args.arms else None
+    arms = open_test_split(experiment, args.split, arms)  # holdout/challenge: frozen challenger, once
     summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
+    record_run(experiment, args.split, summary)
     print(f"run: {summary.folder.root} ({summary.computed} computed, {summary.reused} reused)")
     if args.no_score:
         return 0

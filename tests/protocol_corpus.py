@@ -1,0 +1,116 @@
+"""Constructed corpora and run folders for the protocol and gate tests: real files, no decoding.
+
+A corpus is quiet noise audio with TextGrid references written from known turns, frozen into a
+real manifest; a run folder is written the way the engine writes one (run.json, hypotheses,
+arm outputs), from hypotheses the test chooses, so every gate can be driven to pass or fail.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import numpy as np
+import soundfile
+
+from toolkit.experiment import Experiment
+from toolkit.formats import write_hypothesis_json, write_reference_textgrid
+from toolkit.formats.names import write_names
+from toolkit.manifest import freeze
+from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.runs import RunFolder
+from toolkit.store import atomic_write_json
+
+RATE = 16_000
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+SENTENCES = ("eu não vou sair hoje de casa", "a Maria comprou vinte e cinco livros novos",
+             "ninguém sabia onde estava o documento")
+TURN_S = 3.0
+
+
+def turns(rid_index: int = 0) -> list[Utterance]:
+    """Three turns, one per sentence, 3 s each after 1 s of silence."""
+    return [Utterance(1.0 + k * (TURN_S + 1.0), 1.0 + k * (TURN_S + 1.0) + TURN_S, text, "a")
+            for k, text in enumerate(SENTENCES)]
+
+
+def timed(text: str, start: float, end: float) -> list[Word]:
+    """Words spread evenly over ``[start, end]``."""
+    words = text.split()
+    step = (end - start) / max(len(words), 1)
+    return [Word(w, round(start + k * step, 3), round(start + (k + 1) * step - 0.05, 3)) for k, w in enumerate(words)]
+
+
+def correct(utterances: list[Utterance]) -> list[Word]:
+    return [w for u in utterances for w in timed(u.text, u.start, u.end)]
+
+
+def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
+    """Audio + references for each ``{recording id: split}``, frozen; returns the manifest path."""
+    audio, refs = root / "audio", root / "refs"
+    audio.mkdir(parents=True, exist_ok=True)
+    refs.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for rid in splits:
+        utterances = turns()
+        duration = utterances[-1].end + 1.0
+        soundfile.write(audio / f"{rid}.wav", (0.01 * rng.standard_normal(int(duration * RATE))).astype(np.float32),
+                        RATE, subtype="PCM_16")
+        speech = [Interval(u.start, u.end, "speech") for u in utterances]
+        write_reference_textgrid(Reference(rid, utterances, speech=speech), refs / f"{rid}.TextGrid", duration)
+        write_names(["Maria"], refs / f"{rid}.names.txt")
+    with open(root / "splits.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "split"])
+        writer.writerows(splits.items())
+    manifest = root / "manifest.json"
+    manifest.unlink(missing_ok=True)
+    freeze(audio, refs, manifest, splits_csv=root / "splits.csv")
+    return manifest
+
+
+def make_experiment(root: Path, manifest: Path, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n') -> Path:
+    """The demo experiment file (every parameter written out) on ``manifest`` with the given arms."""
+    text = DEMO.read_text(encoding="utf-8")
+    text = text.replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
+    text = text[:text.rindex("\n[arms]") + 1] + "[arms]\n" + arms
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "experiment.toml").write_text(text, encoding="utf-8")
+    return root
+
+
+def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dict[str, list[Word]]], *,
+             stages: dict[str, list[str]] | None = None, seams: dict[str, list[tuple[float, float]]] | None = None,
+             vad: dict[str, list[tuple[float, float]]] | None = None, experiment: Experiment | None = None) -> RunFolder:
+    """A run folder as the engine writes it, holding the given hypotheses per arm and recording.
+
+    With ``experiment`` the run records its arms' real configurations (else just their stages).
+    """
+    from toolkit.manifest import load_manifest
+
+    stages = stages or {}
+    run = RunFolder(folder)
+    if folder.exists():
+        shutil.rmtree(folder)
+    recordings = sorted({rid for per_arm in hypotheses.values() for rid in per_arm})
+    durations = {e.id: e.duration for e in load_manifest(manifest).recordings}
+    measurements = []
+    for arm, per_recording in hypotheses.items():
+        for rid, words in per_recording.items():
+            write_hypothesis_json(Hypothesis(rid, words, arm=arm), run.hypothesis_json(arm, rid))
+            arm_seams = [{"index": k, "start": a, "end": b} for k, (a, b) in enumerate((seams or {}).get(arm, []))]
+            atomic_write_json(run.arm_output(arm, rid), {"arm": arm, "recording": rid, "words": [],
+                                                         "seams": arm_seams,
+                                                         "vad_segments": (vad or {}).get(arm)})
+            measurements.append({"arm": arm, "recording": rid, "duration_s": durations[rid], "wall_s": 1.0,
+                                 "cpu_s": 1.0, "peak_rss_mb": 1.0, "real_time_factor": 0.1})
+    arms = [experiment.arms[arm].to_json() if experiment is not None else
+            {"name": arm, "components": [{"name": s, "stage": s, "config": {}} for s in stages.get(arm, [])],
+             "variant_of": None} for arm in hypotheses]
+    atomic_write_json(run.record, {
+        "status": "complete", "started": "2026-11-30T00:00:00+00:00", "split": split,
+        "config": {"experiment": "constructed", "primary": "whisper_base", "recognizers": {}, "arms": arms},
+        "manifest": {"path": str(manifest), "sha256": load_manifest(manifest).sha256},
+        "recordings": recordings, "measurements": measurements})
+    return run

@@ -1,0 +1,104 @@
+"""The whole protocol through the CLI on a tiny real corpus, decoded by the bundled model.
+
+Tuning, a refused holdout, challenger freeze, the holdout once, the gate verdict; a second
+holdout run recomputes nothing and the verdict repeats; the audit log verifies.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+import soxr
+
+from protocol_corpus import make_experiment
+from toolkit.cli import main
+from toolkit.demo.sounds import trim_silence
+from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+from toolkit.formats import write_reference_textgrid
+from toolkit.gates import TEMPLATE
+from toolkit.manifest import freeze
+from toolkit.protocol.audit import AuditLog
+from toolkit.records import Interval, Reference, Utterance
+
+pytestmark = pytest.mark.slow
+
+RATE = 16_000
+SENTENCES = {"tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
+             "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas.")}
+
+
+def _corpus(root: Path) -> Path:
+    voice = detect_voice()
+    (root / "audio").mkdir(parents=True)
+    (root / "refs").mkdir()
+    for rid, sentences in SENTENCES.items():
+        samples = np.zeros(int(12 * RATE), dtype=np.float32)
+        utterances = []
+        for text, onset in zip(sentences, (1.0, 6.5)):
+            clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
+            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[:int(5 * RATE)]
+            start = int(onset * RATE)
+            samples[start:start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+            utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
+        soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
+        reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
+        write_reference_textgrid(reference, root / "refs" / f"{rid}.TextGrid", len(samples) / RATE)
+    with open(root / "splits.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "split"], ["tune", "tuning"], ["test", "holdout"]])
+    freeze(root / "audio", root / "refs", root / "manifest.json", splits_csv=root / "splits.csv")
+    return root / "manifest.json"
+
+
+def _killed_holdout_run(experiment: str) -> None:
+    """Start ``ablate run --split holdout`` and kill -9 it once the holdout was opened."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    process = subprocess.Popen([sys.executable, "-m", "toolkit", "run", experiment, "--split", "holdout", "--quiet"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = Path(experiment) / "protocol" / "audit.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        if '"event":"holdout opened"' in log.read_text(encoding="utf-8"):
+            time.sleep(3)  # into the decoding
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGKILL)
+    process.wait(30)
+
+
+def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
+    experiment = str(make_experiment(tmp_path / "exp", _corpus(tmp_path / "corpus"), 'baseline = []\nvad = ["vad"]\n'))
+    assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
+    assert "without a frozen challenger" in capsys.readouterr().err
+    assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
+    _killed_holdout_run(experiment)
+    assert main(["audit", "verify", experiment]) == 0  # kill -9 leaves the log valid
+    capsys.readouterr()
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # and the run resumable
+    assert re.search(r"\((\d) computed, (\d) reused\)", capsys.readouterr().out).groups() in (
+        ("2", "0"), ("1", "1"), ("0", "2"))
+    code = main(["gate", experiment, "--format", "json"])
+    verdict = json.loads(capsys.readouterr().out)
+    assert (code, verdict["verdict"]) in ((0, "PROMOTE"), (1, "RETAIN BASELINE"))
+    assert len(verdict["gates"]) == 10 and verdict["holdout"]["recordings"] == 1
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # resuming with identical hashes
+    assert "(0 computed, 2 reused)" in capsys.readouterr().out
+    assert main(["gate", experiment, "--format", "json"]) == code
+    assert json.loads(capsys.readouterr().out)["gates"] == verdict["gates"]
+    assert main(["audit", "verify", experiment]) == 0
+    events = [e.event for e in AuditLog(Path(experiment)).entries()]
+    assert events[:7] == ["manifest frozen", "manifest verified", "tuning run", "refusal", "manifest verified",
+                          "challenger frozen", "holdout opened"]
+    assert events[-6:] == ["holdout finished", "gate evaluated", "holdout resumed", "manifest verified",
+                           "holdout finished", "gate evaluated"]

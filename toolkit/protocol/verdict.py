@@ -1,0 +1,88 @@
+"""The gate verdict on the holdout run of the frozen challenger (and, apart, on the challenge split).
+
+Before any number is computed the audit log must verify, the gates copy and the scorer
+signature must be the frozen ones, and the run folder must hold a hypothesis for every test
+recording of the manifest for both arms. The verdict is written to ``scores/gates.json``
+in the run folder (the report's gates section reads it) and logged.
+"""
+
+from __future__ import annotations
+
+import json
+
+from toolkit.errors import InputError
+from toolkit.experiment import Experiment
+from toolkit.gates import GateReport, evaluate_gates, load_gates
+from toolkit.protocol.audit import AuditLog
+from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
+from toolkit.protocol.record import named, refuse, replay, verified_log
+from toolkit.runs import RunFolder
+from toolkit.store import atomic_write_json, sha256_file
+
+GATES_JSON = "gates.json"
+
+
+def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
+    """The finished run of a test split, checked against the frozen challenger and the manifest."""
+    from toolkit.manifest import load_manifest
+
+    folder = RunFolder(experiment.folder / "runs" / run)
+    if not folder.record.is_file():
+        raise InputError(folder.record, f"the {split} run recorded in the audit log is missing")
+    record = folder.read_record()
+    frozen = json.loads(challenger_file(experiment).read_text(encoding="utf-8"))["config"]
+    ran = {arm["name"]: arm for arm in record["config"]["arms"]}
+    for role in ("baseline", "challenger"):
+        if ran.get(frozen[role]["name"]) != frozen[role]:
+            raise InputError(folder.record, f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
+                                            f"configuration ({challenger_file(experiment)})")
+    expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
+    if sorted(record.get("recordings", [])) != sorted(expected):
+        raise InputError(folder.record, f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
+                                        f"the manifest's {split} split ({', '.join(expected)})")
+    for arm in (a["name"] for a in record["config"]["arms"]):
+        for rid in expected:
+            for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
+                if not path.is_file():
+                    raise InputError(path, f"missing: the {split} run has no output of arm {arm!r} for {rid!r}")
+            if folder.read_hypothesis(arm, rid).recording_id != rid:
+                raise InputError(folder.hypothesis_json(arm, rid), f"this hypothesis is not of recording {rid!r}")
+    return folder
+
+
+def gate_verdict(experiment: Experiment) -> GateReport:
+    """Evaluate every gate on the holdout run; the challenge split, if run, is reported apart."""
+    from toolkit.evaluate import evaluate_run
+    from toolkit.report import write_reports
+
+    state = replay(verified_log(experiment.folder))
+    frozen = state.challenger
+    if frozen is None:
+        raise InputError(experiment.path, f"no frozen challenger: run 'ablate challenger freeze {experiment.folder} "
+                                          f"--arm ARM --gates GATES.toml', then the holdout")
+    if "holdout" not in state.finished:
+        raise InputError(experiment.path, f"the holdout has not been run to the end for challenger "
+                                          f"{frozen['arm']!r}: run 'ablate run {experiment.folder} --split holdout'")
+    copy = gates_copy(experiment)
+    gates = load_gates(copy)
+    changed = fingerprint(experiment, frozen["arm"], sha256_file(copy)).changes_from(frozen)
+    if changed:
+        raise refuse(AuditLog(experiment.folder), "gate", copy,
+                     f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
+                     f"opened: needs fresh test data")
+    log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses edited after the holdout finished
+    evaluated = {}
+    for split in ("holdout", "challenge"):
+        if split in state.finished:
+            folder = _run_folder(experiment, split, state.finished[split]["run"])
+            evaluation = evaluate_run(folder)
+            evaluated[split] = (evaluation, evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE))
+    report = evaluated["holdout"][1]
+    report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
+    for split, (evaluation, split_report) in evaluated.items():
+        path = atomic_write_json(evaluation.folder.scores / GATES_JSON, split_report.to_json())
+        log.append("gate evaluated", split=split, run=evaluation.folder.root.name, verdict=split_report.verdict,
+                   challenger=frozen["arm"], failed=[g.name for g in split_report.gates if g.passed is False],
+                   hashes=[named("file", path, sha256_file(path), experiment.folder)])
+        write_reports(evaluation)  # again, now with the gates section and this evaluation in the trail
+    return report
