@@ -148,11 +148,21 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
     )
 
 
-@lru_cache(maxsize=8)
-def load_user_lexicon(path: Path) -> UserLexicon:
+def load_user_lexicon(path: Path | str) -> UserLexicon:
     """Read a user lexicon: ``equivalence<TAB>form<TAB>words``, ``name<TAB>Name`` or
-    ``negation<TAB>word`` per line, ``#`` comments; any other line is refused with its number."""
+    ``negation<TAB>word`` per line, ``#`` comments; any other line, or an equivalence the shipped
+    tables already have, is refused with its line number. Cached until the file changes."""
     path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        raise InputError(path, "lexicon file is missing") from None
+    return _load_user_lexicon(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
+    shipped = load_lexicons(LEXICON_DIR, POLICY_VERSION)
     equivalences: dict[str, tuple[str, ...]] = {}
     names: list[str] = []
     negations: list[str] = []
@@ -165,6 +175,9 @@ def load_user_lexicon(path: Path) -> UserLexicon:
                 raise InputError(path, f"line {number}: an equivalence form is one word, not {form!r}")
             if form in equivalences:
                 raise InputError(path, f"line {number}: {form!r} is listed twice")
+            if form in shipped.equivalences or form in shipped.homophones:
+                raise InputError(path, f"line {number}: {form!r} is already in the shipped tables; "
+                                       "a user lexicon only adds forms")
             equivalences[form] = tuple(words.lower().split())
         elif kind == "name":
             names.append(_fields(path, number, line, (2,), "name<TAB>the name as written")[1])

@@ -20,7 +20,6 @@ from toolkit.normalize.context import WordContext, abbreviation_words, context_r
 from toolkit.normalize.digits import find_numeral, might_start_numeral
 from toolkit.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
 from toolkit.normalize.numbers import canonical_word, find_numbers
-from toolkit.errors import InputError
 from toolkit.normalize.policy import NormalizationPolicy
 
 
@@ -161,16 +160,12 @@ def _equivalences(policy: NormalizationPolicy, lexicons: Lexicons,
     if policy.homophones:
         table.update(lexicons.homophones)
     if user is not None:
-        for form, words in user.equivalences.items():
-            if form in table:
-                raise InputError(user.path, f"equivalence {form!r} is already in the shipped tables "
-                                            f"({' '.join(table[form])}); a user lexicon only adds forms")
-            table[form] = words
+        table.update(user.equivalences)
     return table
 
 
 @lru_cache(maxsize=32)
-def _rules(policy: NormalizationPolicy, directory: Path, user: Path | None) -> _Rules:
+def _rules(policy: NormalizationPolicy, directory: Path, user: Path | None, user_sha256: str | None) -> _Rules:
     return _Rules(policy, load_lexicons(directory, policy.version),
                   load_user_lexicon(user) if user is not None else None)
 
@@ -183,7 +178,8 @@ class Normalizer:
         self.policy = policy if policy is not None else NormalizationPolicy.normalized()
         self.lexicon_dir = Path(lexicon_dir)
         self.user_lexicon = Path(user_lexicon) if user_lexicon is not None else None
-        self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon)
+        user_sha256 = load_user_lexicon(self.user_lexicon).sha256 if self.user_lexicon is not None else None
+        self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon, user_sha256)
 
     def tokens(self, source_words: Sequence[str]) -> list[Token]:
         """Normalize ``source_words``; a word may give several tokens, or none (a lone "?").
