@@ -4,6 +4,7 @@ ambiguous cases left alone; ptbr-norm-1 stays as it was."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -223,3 +224,9 @@ def test_common_voice_prompts_change_only_where_a_crase_is_written() -> None:
             assert len(new) == len(old)
             assert {(a, b) for a, b in zip(old, new) if a != b} <= {("à", "a"), ("às", "as")}, sentence
     assert changed and all("à" in sentence for sentence in changed)
+
+
+def test_roman_numerals_without_abbreviations_need_the_written_out_context_word() -> None:
+    policy = dataclasses.replace(NormalizationPolicy.normalized(), abbreviations=False)
+    only_roman = Normalizer(policy)
+    assert words("artigo V e art. V", only_roman) == "artigo quinto e art v"

@@ -112,7 +112,7 @@ def context_readings(words: Sequence[str], lexicons: Lexicons, roman_numerals: b
             listed = gender if context.open_end or context.comma_only else None
             gender = listed if context.comma_only else None
             continue
-        key = context.key
+        key = context.key if abbreviations else context.core.lower()
         entry = lexicons.abbreviations.get(key)
         if abbreviations and entry is not None and entry.before_number and following is not None \
                 and _is_numeral(following):
