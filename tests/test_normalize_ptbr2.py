@@ -230,3 +230,17 @@ def test_roman_numerals_without_abbreviations_need_the_written_out_context_word(
     policy = dataclasses.replace(NormalizationPolicy.normalized(), abbreviations=False)
     only_roman = Normalizer(policy)
     assert words("artigo V e art. V", only_roman) == "artigo quinto e art v"
+
+
+def test_the_signature_takes_its_policies_from_normalize_not_from_the_scorer() -> None:
+    import ast
+    import inspect
+
+    import toolkit.signature
+
+    tree = ast.parse(inspect.getsource(toolkit.signature))
+    typing_only = {id(node) for block in tree.body if isinstance(block, ast.If)
+                   and getattr(block.test, "id", "") == "TYPE_CHECKING" for node in ast.walk(block)}
+    runtime = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               and node.module == "toolkit.scoring" and id(node) not in typing_only]
+    assert not runtime, "toolkit.signature imports toolkit.scoring at run time (an import circle)"

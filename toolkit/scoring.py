@@ -38,16 +38,12 @@ from toolkit.metrics.timing import TimingScore, timing_score
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
 from toolkit.metrics.wer import ErrorCounts, error_counts
-from toolkit.normalize import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy, Normalizer
+from toolkit.normalize import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
+from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.records import Hypothesis, Reference
 from toolkit.signature import Signature, scorer_signature
 from toolkit.store import atomic_write_text
 
-POLICIES = {
-    "normalized": NormalizationPolicy.normalized,
-    "verbatim": NormalizationPolicy.verbatim,
-    "accent-folded": NormalizationPolicy.accent_folded,
-}
 _KEY = re.compile(r"[^\w]+")
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
 FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
@@ -82,12 +78,6 @@ class ScoreOptions:
     def audit_policy(self) -> str:
         """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
         return "normalized" if self.policy == "verbatim" else self.policy
-
-
-@lru_cache(maxsize=None)
-def normalizer(policy: str, version: str = POLICY_VERSION, lexicon: Path | None = None) -> Normalizer:
-    """The (cached) normalizer for a policy name, normalizer version and user lexicon."""
-    return Normalizer(POLICIES[policy](version), user_lexicon=lexicon)
 
 
 @dataclass

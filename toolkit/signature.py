@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit import __version__
 from toolkit.align import COSTS
+from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.store import config_hash
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ def _version(name: str) -> str:
 @lru_cache(maxsize=None)
 def scorer_signature(options: "ScoreOptions") -> Signature:
     """The signature of scoring with ``options`` in this environment."""
-    from toolkit.scoring import POLICIES, normalizer
-
     normalizers = {name: normalizer(name, options.norm_version, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
     libraries["python"] = platform.python_version()
