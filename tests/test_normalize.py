@@ -15,7 +15,7 @@ from num2words import num2words
 
 from shared_data import PTBR_DEV
 from toolkit.errors import InputError
-from toolkit.normalize import NormalizationPolicy, Normalizer, Token, load_negations
+from toolkit.normalize import POLICY_VERSION, NormalizationPolicy, Normalizer, Token, load_negations
 from toolkit.normalize.lexicon import LEXICON_DIR
 from toolkit.store import sha256_file
 
@@ -289,7 +289,8 @@ def test_policy_is_frozen_and_versioned() -> None:
     policy = NormalizationPolicy.normalized()
     with pytest.raises(dataclasses.FrozenInstanceError):
         policy.accent_fold = True  # type: ignore[misc]
-    assert policy.version == "ptbr-norm-1"
+    assert policy.version == POLICY_VERSION == "ptbr-norm-2"
+    assert policy.roman_numerals and policy.abbreviations and policy.homophones
     assert policy.unicode_form == "NFKC" and policy.lowercase and policy.strip_punctuation
     assert not policy.accent_fold and policy.apply_equivalences and policy.numbers_to_words and policy.keep_fillers
     verbatim = NormalizationPolicy.verbatim()
@@ -297,21 +298,36 @@ def test_policy_is_frozen_and_versioned() -> None:
     assert NormalizationPolicy.accent_folded() == dataclasses.replace(policy, accent_fold=True)
     with pytest.raises(ValueError):
         NormalizationPolicy(unicode_form="NFD")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown normalizer version"):
+        NormalizationPolicy(version="ptbr-norm-9")
+
+
+def test_the_first_version_stays_selectable_with_its_old_options() -> None:
+    old = NormalizationPolicy.normalized("ptbr-norm-1")
+    assert not (old.roman_numerals or old.abbreviations or old.homophones)
+    assert NormalizationPolicy(version="ptbr-norm-1") == old
+    # Its signature has exactly the options and files it had before ptbr-norm-2 existed.
+    assert list(old.options()) == ["unicode_form", "lowercase", "strip_punctuation", "split_hyphens",
+                                   "accent_fold", "apply_equivalences", "numbers_to_words", "keep_fillers"]
+    assert set(Normalizer(old).signature()["lexicons"]) == {"equivalences.tsv", "negations.txt", "fillers.txt"}
+    with pytest.raises(ValueError, match="roman_numerals needs normalizer version ptbr-norm-2"):
+        NormalizationPolicy(version="ptbr-norm-1", roman_numerals=True)
 
 
 def test_signature_names_version_options_and_lexicon_hashes() -> None:
     signature = NORM.signature()
-    assert signature["version"] == "ptbr-norm-1"
+    assert signature["version"] == "ptbr-norm-2"
     assert signature["options"] == NormalizationPolicy.normalized().options()
     assert signature["lexicons"] == {
-        name: sha256_file(LEXICON_DIR / name) for name in ("equivalences.tsv", "negations.txt", "fillers.txt")
+        name: sha256_file(LEXICON_DIR / name) for name in ("equivalences.tsv", "negations.txt", "fillers.txt",
+                                                           "abbreviations.tsv", "homophones.tsv", "roman.tsv")
     }
+    assert "user_lexicon" not in signature
     assert FOLD.signature()["options"]["accent_fold"] is True
 
 
 def test_a_changed_lexicon_changes_hash_and_output(tmp_path: Path) -> None:
-    for name in ("equivalences.tsv", "negations.txt", "fillers.txt"):
-        shutil.copy(LEXICON_DIR / name, tmp_path / name)
+    shutil.copytree(LEXICON_DIR, tmp_path, dirs_exist_ok=True)
     with open(tmp_path / "equivalences.tsv", "a", encoding="utf-8") as handle:
         handle.write("bora\tvamos embora\n")
     changed = Normalizer(lexicon_dir=tmp_path)
@@ -321,8 +337,7 @@ def test_a_changed_lexicon_changes_hash_and_output(tmp_path: Path) -> None:
 
 
 def test_bad_lexicon_is_an_input_error(tmp_path: Path) -> None:
-    for name in ("negations.txt", "fillers.txt"):
-        shutil.copy(LEXICON_DIR / name, tmp_path / name)
+    shutil.copytree(LEXICON_DIR, tmp_path, dirs_exist_ok=True)
     (tmp_path / "equivalences.tsv").write_text("pra para\n", encoding="utf-8")
     with pytest.raises(InputError, match="equivalences.tsv: line 1"):
         Normalizer(lexicon_dir=tmp_path)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class Experiment:
     arms: dict[str, Arm]
     time_tolerance_s: float
     seed: int
+    lexicon: Path | None = None  # the corpus's user lexicon for scoring (toolkit.normalize.lexicon)
+    normalizer: str = POLICY_VERSION  # the normalizer version scoring uses
 
     @property
     def folder(self) -> Path:
@@ -115,7 +118,8 @@ def load_experiment(path: str | Path) -> Experiment:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise InputError(path, f"not a valid TOML experiment file ({error})") from None
 
-    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "components", "arms"}
+    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "components", "arms",
+                 "lexicon", "normalizer"}
     unknown = sorted(set(raw) - known_top)
     if unknown:
         raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
@@ -154,8 +158,25 @@ def load_experiment(path: str | Path) -> Experiment:
     return Experiment(
         path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
         primary=primary, recognizers=recognizers, components=components, arms=arms,
-        time_tolerance_s=float(tolerance), seed=seed,
+        time_tolerance_s=float(tolerance), seed=seed, **_scoring_keys(path, raw),
     )
+
+
+def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+    """``lexicon`` (a file beside the experiment, read now so a bad line fails early) and ``normalizer``."""
+    from toolkit.normalize.lexicon import load_user_lexicon
+
+    keys: dict[str, Any] = {}
+    if "lexicon" in raw:
+        if not isinstance(raw["lexicon"], str) or not raw["lexicon"]:
+            raise InputError(path, f"lexicon must be a file name (a string), not {raw['lexicon']!r}")
+        keys["lexicon"] = (path.parent / raw["lexicon"]).resolve()
+        load_user_lexicon(keys["lexicon"])
+    if "normalizer" in raw:
+        if raw["normalizer"] not in POLICY_VERSIONS:
+            raise InputError(path, f"normalizer must be one of {', '.join(POLICY_VERSIONS)}, not {raw['normalizer']!r}")
+        keys["normalizer"] = raw["normalizer"]
+    return keys
 
 
 def _tables(path: Path, raw: dict[str, Any], key: str, required: bool = True):

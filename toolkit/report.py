@@ -232,6 +232,17 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     ]
 
 
+def markdown_html(text: str, inline: bool = False) -> str:
+    """The report's Markdown (lists, emphasis, code) as HTML; raw HTML in it is escaped, not passed on.
+
+    CommonMark by markdown-it-py, so the HTML page shows what report.md means, not its syntax.
+    """
+    from markdown_it import MarkdownIt
+
+    renderer = MarkdownIt("commonmark", {"html": False})
+    return renderer.renderInline(text) if inline else renderer.render(text)
+
+
 def write_reports(evaluation: "Evaluation") -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` into the run folder; returns both paths."""
     title = f"{evaluation.record['config']['experiment']} / {evaluation.record['split']}"
@@ -245,12 +256,9 @@ def write_reports(evaluation: "Evaluation") -> tuple[Path, Path]:
 
     parts = [f"<h1>ASR ablation report: {html.escape(title)}</h1>"]
     for heading, content in sections:
-        parts.append(f"<h2>{html.escape(heading)}</h2>")
+        parts.append(f"<h2>{markdown_html(heading, inline=True)}</h2>")
         if isinstance(content, str):
-            items = "".join(f"<li>{html.escape(line[2:])}</li>" for line in content.splitlines() if line.startswith("- "))
-            extra = "".join(f"<p>{html.escape(line)}</p>" for line in content.splitlines()
-                            if line and not line.startswith("- "))
-            parts.append(f"<ul>{items}</ul>{extra}")
+            parts.append(markdown_html(content))
         else:
             parts.append(content.to_html(index=False, na_rep="n/a", border=0, classes="table"))
         if heading == "Arms":

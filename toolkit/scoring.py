@@ -39,16 +39,12 @@ from toolkit.metrics.turns import LostTurns
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
 from toolkit.metrics.wer import ErrorCounts, error_counts
-from toolkit.normalize import NormalizationPolicy, Normalizer, load_negations
+from toolkit.normalize import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
+from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.records import Hypothesis, Reference
 from toolkit.signature import Signature, scorer_signature
 from toolkit.store import atomic_write_text
 
-POLICIES = {
-    "normalized": NormalizationPolicy.normalized,
-    "verbatim": NormalizationPolicy.verbatim,
-    "accent-folded": NormalizationPolicy.accent_folded,
-}
 _KEY = re.compile(r"[^\w]+")
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
 FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
@@ -57,7 +53,8 @@ FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(Normalizat
 
 @dataclass(frozen=True)
 class ScoreOptions:
-    """How to score: primary policy name, extra names, short-word size, collar, diagnosis mode, bootstrap."""
+    """How to score: primary policy name, extra names, short-word size, collar, diagnosis mode, bootstrap,
+    normalizer version and a user lexicon file (equivalences, names, negations of a corpus)."""
 
     policy: str = "normalized"
     names: tuple[str, ...] = ()
@@ -67,10 +64,14 @@ class ScoreOptions:
     seam_margin_s: float = 1.0
     bootstrap_samples: int = 10000
     bootstrap_seed: int = 0
+    norm_version: str = POLICY_VERSION
+    lexicon: Path | None = None
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
+        if self.norm_version not in POLICY_VERSIONS:
+            raise ValueError(f"unknown normalizer version {self.norm_version!r}; choose from {', '.join(POLICY_VERSIONS)}")
         if self.collar < 0 or self.short_word_max_letters < 0 or self.seam_margin_s < 0 or self.bootstrap_samples < 1:
             raise ValueError("collar, short_word_max_letters and seam_margin_s must be >= 0, bootstrap_samples >= 1")
 
@@ -78,17 +79,6 @@ class ScoreOptions:
     def audit_policy(self) -> str:
         """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
         return "normalized" if self.policy == "verbatim" else self.policy
-
-
-@lru_cache(maxsize=None)
-def normalizer(policy: str) -> Normalizer:
-    """The (cached) normalizer for a policy name."""
-    return Normalizer(POLICIES[policy]())
-
-
-@lru_cache(maxsize=None)
-def _negations(policy: str) -> frozenset[str]:
-    return load_negations(POLICIES[policy]())
 
 
 @dataclass
@@ -325,7 +315,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         if name == "accent-folded" and FOLD_FROM_NORMALIZED:
             ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
         else:
-            norm = normalizer(name)
+            norm = normalizer(name, options.norm_version, options.lexicon)
             ref_t = tokenize(norm, ref_words, groups)
             hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
         alignment = align(ref_t.texts, hyp_t.texts)
@@ -333,9 +323,9 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
-    negations = _negations(options.audit_policy)
-    norm = normalizer(options.audit_policy)
-    names = [tuple(norm.words(n)) for n in (*reference.names, *options.names)]
+    norm = normalizer(options.audit_policy, options.norm_version, options.lexicon)
+    negations = norm.negations
+    names = [tuple(norm.words(n)) for n in (*reference.names, *options.names, *norm.names)]
     # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
     # inside an unresolved span is cut away.
     pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit import __version__
 from toolkit.align import COSTS
+from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.store import config_hash
 
 if TYPE_CHECKING:
@@ -42,9 +43,7 @@ def _version(name: str) -> str:
 @lru_cache(maxsize=None)
 def scorer_signature(options: "ScoreOptions") -> Signature:
     """The signature of scoring with ``options`` in this environment."""
-    from toolkit.scoring import POLICIES, normalizer
-
-    normalizers = {name: normalizer(name).signature() for name in POLICIES}
+    normalizers = {name: normalizer(name, options.norm_version, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
     libraries["python"] = platform.python_version()
     fields: dict[str, Any] = {
@@ -68,6 +67,7 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         f"policy:{options.policy}",
         f"norm:{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}",
         f"lex:{config_hash(primary.get('lexicons', {}))[:8]}",
+        *([f"user-lex:{primary['user_lexicon']['sha256'][:8]}"] if "user_lexicon" in primary else []),
         "align:lev-S1D1I1",
         f"collar:{options.collar:g}",
         f"tc:{'yes' if options.time_constrained else 'no'}",

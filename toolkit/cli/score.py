@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.text import read_text
+from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 if TYPE_CHECKING:
     from toolkit.scoring import RecordingScore
@@ -36,6 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
     parser.add_argument("--policy", choices=POLICY_NAMES, default="normalized",
                         help="primary normalization policy (default normalized; the others are reported beside it)")
+    parser.add_argument("--normalizer", choices=POLICY_VERSIONS, default=POLICY_VERSION,
+                        help="normalizer version (default %(default)s; older ones reproduce older scores)")
+    parser.add_argument("--lexicon", type=Path,
+                        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
+                             "'negation<TAB>word' per line (its sha256 goes into the signature)")
     parser.add_argument("--collar", type=float, default=DEFAULT_COLLAR_S,
                         help="collar in seconds for the time-constrained alignment (default %(default)s)")
     parser.add_argument("--time-constrained", action="store_true",
@@ -76,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     names = tuple(read_names(args.names)) if args.names else ()
     vad = read_vad_segments(args.vad) if args.vad else None
     options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,
-                           collar=args.collar, time_constrained=args.time_constrained)
+                           collar=args.collar, time_constrained=args.time_constrained,
+                           norm_version=args.normalizer, lexicon=args.lexicon)
     score = score_recording(reference, hypothesis, options, vad)
     if args.format == "json":
         print(json.dumps(score.to_json(), ensure_ascii=False, indent=2))

@@ -4,6 +4,6 @@ See protocol/normalization-policy.md for what each option does.
 """
 
 from toolkit.normalize.normalizer import Normalizer, Token, load_negations
-from toolkit.normalize.policy import POLICY_VERSION, NormalizationPolicy
+from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
 
-__all__ = ["POLICY_VERSION", "NormalizationPolicy", "Normalizer", "Token", "load_negations"]
+__all__ = ["POLICY_VERSION", "POLICY_VERSIONS", "NormalizationPolicy", "Normalizer", "Token", "load_negations"]

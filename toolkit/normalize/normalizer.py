@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from toolkit.normalize.chars import fold_accents, split_hyphenated, split_punctuation
+from toolkit.normalize.context import WordContext, abbreviation_words, context_readings
 from toolkit.normalize.digits import find_numeral, might_start_numeral
-from toolkit.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
+from toolkit.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
 from toolkit.normalize.numbers import canonical_word, find_numbers
 from toolkit.normalize.policy import NormalizationPolicy
 
@@ -42,9 +43,12 @@ _LOOKAHEAD = 8
 class _Rules:
     """Word rules of one policy and lexicon set, with a cache of results per written form."""
 
-    def __init__(self, policy: NormalizationPolicy, lexicons: Lexicons) -> None:
+    def __init__(self, policy: NormalizationPolicy, lexicons: Lexicons, user: UserLexicon | None) -> None:
         self.policy = policy
         self.lexicons = lexicons
+        self.user = user
+        self.equivalences = _equivalences(policy, lexicons, user)
+        self.contexts: dict[str, WordContext] = {}
         self._forms: dict[str, tuple[str, ...]] = {}
         self._plain: dict[str, tuple[str, ...] | None] = {}
         self._pieces: dict[str, tuple[str, ...]] = {}
@@ -69,7 +73,7 @@ class _Rules:
         else:
             words = [text]
         if policy.apply_equivalences:
-            table = self.lexicons.equivalences
+            table = self.equivalences
             words = [out for word in words for out in table.get(word.lower(), (word,))]
         if policy.accent_fold:
             words = [fold_accents(word) for word in words]
@@ -84,12 +88,29 @@ class _Rules:
         (zero-width space, BOM), split on whitespace (cached)."""
         cached = self._pieces.get(word)
         if cached is None:
-            text = unicodedata.normalize(self.policy.unicode_form, word)
-            if not text.isascii():
-                text = "".join(char for char in text if unicodedata.category(char) != "Cf")
-            cached = tuple(text.split())
+            if self.policy.abbreviations:
+                cached = tuple(out for piece in unicodedata.normalize("NFC", word).split()
+                               for out in self._abbreviated(piece))
+            else:
+                cached = self._unicode_pieces(word)
             self._pieces[word] = cached
         return cached
+
+    def _unicode_pieces(self, text: str) -> tuple[str, ...]:
+        text = unicodedata.normalize(self.policy.unicode_form, text)
+        if not text.isascii():
+            text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+        return tuple(text.split())
+
+    def _abbreviated(self, piece: str) -> tuple[str, ...]:
+        """A piece, or the words of the abbreviation it is; checked before NFKC turns "nº" into "no"."""
+        words = abbreviation_words(piece, self.lexicons)
+        if words is not None:
+            return words
+        marks = len(piece) - len(piece.lstrip("§"))
+        if marks in (1, 2) and len(piece) > marks:  # "§1º", "§§2º"
+            return (*self._abbreviated(piece[:marks]), *self._unicode_pieces(piece[marks:]))
+        return self._unicode_pieces(piece)
 
     def plain_word(self, word: str) -> tuple[str, ...] | None:
         """The forms of a whole source word, or None when it may hold a numeral (cached)."""
@@ -132,18 +153,33 @@ class _Rules:
         return self._fold(text.lower() if self.policy.lowercase else text)
 
 
+def _equivalences(policy: NormalizationPolicy, lexicons: Lexicons,
+                  user: UserLexicon | None) -> dict[str, tuple[str, ...]]:
+    """The shipped equivalences, the homophones if the policy folds them, and a user lexicon's."""
+    table = dict(lexicons.equivalences)
+    if policy.homophones:
+        table.update(lexicons.homophones)
+    if user is not None:
+        table.update(user.equivalences)
+    return table
+
+
 @lru_cache(maxsize=32)
-def _rules(policy: NormalizationPolicy, directory: Path) -> _Rules:
-    return _Rules(policy, load_lexicons(directory))
+def _rules(policy: NormalizationPolicy, directory: Path, user: Path | None, user_sha256: str | None) -> _Rules:
+    return _Rules(policy, load_lexicons(directory, policy.version),
+                  load_user_lexicon(user) if user is not None else None)
 
 
 class Normalizer:
     """Applies one frozen ``NormalizationPolicy``; see protocol/normalization-policy.md."""
 
-    def __init__(self, policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR) -> None:
+    def __init__(self, policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
+                 user_lexicon: Path | str | None = None) -> None:
         self.policy = policy if policy is not None else NormalizationPolicy.normalized()
         self.lexicon_dir = Path(lexicon_dir)
-        self._rules = _rules(self.policy, self.lexicon_dir)
+        self.user_lexicon = Path(user_lexicon) if user_lexicon is not None else None
+        user_sha256 = load_user_lexicon(self.user_lexicon).sha256 if self.user_lexicon is not None else None
+        self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon, user_sha256)
 
     def tokens(self, source_words: Sequence[str]) -> list[Token]:
         """Normalize ``source_words``; a word may give several tokens, or none (a lone "?").
@@ -157,9 +193,14 @@ class Normalizer:
         presets: dict[int, str] = {}
         skip = 0
         plain = rules.plain_words
+        policy = self.policy
+        readings = context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations,
+                                    rules.contexts) if policy.roman_numerals or policy.abbreviations else {}
         for index, word in enumerate(source_words):
             forms = None
-            if skip == 0:
+            if skip == 0 and index in readings:
+                forms = tuple(form for reading in readings[index] for form in rules.forms(reading))
+            elif skip == 0:
                 forms = plain[word] if word in plain else rules.plain_word(word)
             if forms is None:
                 forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
@@ -227,7 +268,14 @@ class Normalizer:
     @property
     def negations(self) -> frozenset[str]:
         """The negation lexicon as this policy writes it (e.g. accent-folded "nao")."""
-        return frozenset(form for entry in self._rules.lexicons.negations for form in self._rules.forms(entry))
+        rules = self._rules
+        entries = (*rules.lexicons.negations, *(rules.user.negations if rules.user is not None else ()))
+        return frozenset(form for entry in entries for form in rules.forms(entry))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names a user lexicon adds, as written there (the scorer normalizes them like any name)."""
+        return self._rules.user.names if self._rules.user is not None else ()
 
     @property
     def fillers(self) -> frozenset[str]:
@@ -235,15 +283,20 @@ class Normalizer:
         return self._rules.fillers
 
     def signature(self) -> dict[str, Any]:
-        """Everything that decides the output: policy version and options, lexicon hashes, num2words."""
-        return {
+        """Everything that decides the output: policy version and options, lexicon hashes, num2words,
+        and a user lexicon's file name and sha256 when one is used."""
+        signature = {
             "version": self.policy.version,
             "options": self.policy.options(),
             "lexicons": dict(self._rules.lexicons.hashes),
             "num2words": package_version("num2words"),
         }
+        if self._rules.user is not None:
+            signature["user_lexicon"] = {"file": self._rules.user.path.name, "sha256": self._rules.user.sha256}
+        return signature
 
 
-def load_negations(policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR) -> frozenset[str]:
-    """Negation words from annotations/lexicons/negations.txt, normalized by ``policy``."""
-    return Normalizer(policy, lexicon_dir).negations
+def load_negations(policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
+                   user_lexicon: Path | str | None = None) -> frozenset[str]:
+    """Negation words from negations.txt (and a user lexicon), normalized by ``policy``."""
+    return Normalizer(policy, lexicon_dir, user_lexicon).negations
