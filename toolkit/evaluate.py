@@ -40,6 +40,7 @@ class Evaluation:
     origin_spread: pd.DataFrame
     signature: str
     reference_arm: str
+    options: ScoreOptions
     table_text: str = ""
     report_markdown: Path | None = None
     report_html: Path | None = None
@@ -96,7 +97,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     atomic_write_text(folder.scores / "signature.txt", signature + "\n")
 
     evaluation = Evaluation(folder, record, per_recording, aggregate, comparisons, scores, runtime, seams,
-                            origin_spread, signature, reference_arm)
+                            origin_spread, signature, reference_arm, options)
     evaluation.table_text = render_text_table(evaluation)
     evaluation.report_markdown, evaluation.report_html = write_reports(evaluation)
     return evaluation

@@ -11,10 +11,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError
 from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
+
+if TYPE_CHECKING:
+    from toolkit.scoring import ScoreOptions
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,12 @@ class Experiment:
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    def score_options(self) -> ScoreOptions:
+        """How this experiment's runs are scored (normalizer version, user lexicon): one place for every caller."""
+        from toolkit.scoring import ScoreOptions
+
+        return ScoreOptions(norm_version=self.normalizer, lexicon=self.lexicon)
 
     def select_arms(self, names: list[str] | None) -> list[Arm]:
         """The arms to run, in file order; unknown names are an error listing the known ones."""

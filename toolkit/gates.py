@@ -268,7 +268,7 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
                    baseline: str = "baseline") -> GateReport:
     """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
     from toolkit.manifest import load_manifest
-    from toolkit.scoring import _negations, normalizer
+    from toolkit.scoring import audit_vocabulary
 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
@@ -276,15 +276,13 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     base_scores, chal_scores = evaluation.scores[baseline], evaluation.scores[challenger]
     manifest = load_manifest(evaluation.record["manifest"]["path"])
     entries = {e.id: e for e in manifest.recordings if e.id in chal_scores}
-    policy = next(iter(chal_scores.values())).signature.fields["audit_policy"]
-    norm, negations = normalizer(policy), _negations(policy)
 
     measured: dict[str, tuple[float | None, int | None, str, list[dict[str, Any]]]] = {}
     new: dict[str, list[dict[str, Any]]] = {a: [] for a in ("negation", "names", "numbers")}
     chances = {a: 0 for a in new}
     for rid in sorted(chal_scores):
         base, chal = base_scores[rid], chal_scores[rid]
-        names = [tuple(norm.words(n)) for n in entries[rid].load_reference().names]
+        negations, names = audit_vocabulary(entries[rid].load_reference().names, evaluation.options)
         base_occ = critical_occurrences(base.aligned, negations, names)
         for o in base_occ:
             if o.key[0] == "ref" and not o.wrong:

@@ -293,6 +293,15 @@ def _span(reference: Reference, ref: SourceWords) -> tuple[float, float] | None:
     return (min(points), max(points)) if points else None
 
 
+def audit_vocabulary(reference_names: Sequence[str], options: ScoreOptions) -> tuple[frozenset[str], list[tuple[str, ...]]]:
+    """The negations and the normalized names (reference, options and user lexicon) the audits look for.
+
+    One definition for the scorer and the gates, so both audit the same words.
+    """
+    norm = normalizer(options.audit_policy, options.norm_version, options.lexicon)
+    return norm.negations, [tuple(norm.words(n)) for n in (*reference_names, *options.names, *norm.names)]
+
+
 def score_recording(reference: Reference, hypothesis: Hypothesis | None, options: ScoreOptions = ScoreOptions(),
                     vad_segments: Sequence[tuple[float, float]] | None = None,
                     seams: Sequence[tuple[float, float]] | None = None) -> RecordingScore:
@@ -323,9 +332,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
-    norm = normalizer(options.audit_policy, options.norm_version, options.lexicon)
-    negations = norm.negations
-    names = [tuple(norm.words(n)) for n in (*reference.names, *options.names, *norm.names)]
+    negations, names = audit_vocabulary(reference.names, options)
     # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
     # inside an unresolved span is cut away.
     pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]

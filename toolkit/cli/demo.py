@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
         record_run(experiment, split, summary)
-        evaluation = evaluate_run(summary.folder)
+        evaluation = evaluate_run(summary.folder, experiment.score_options())
         print(f"\n== {experiment.name} / {split}: {summary.computed} computed, {summary.reused} reused ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")

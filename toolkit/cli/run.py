@@ -29,10 +29,8 @@ def run(args: argparse.Namespace) -> int:
     if args.no_score:
         return 0
     from toolkit.evaluate import evaluate_run
-    from toolkit.scoring import ScoreOptions
 
-    options = ScoreOptions(norm_version=experiment.normalizer, lexicon=experiment.lexicon)
-    evaluation = evaluate_run(summary.folder, options)
+    evaluation = evaluate_run(summary.folder, experiment.score_options())
     print(evaluation.table_text)
     print(f"report: {evaluation.report_markdown}")
     print(f"        {evaluation.report_html}")

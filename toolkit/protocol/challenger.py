@@ -76,7 +76,6 @@ def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fin
     """The fingerprint of ``arm_name`` against the baseline, as the experiment stands now."""
     from toolkit.arms.recognizers import RecognizerPool
     from toolkit.manifest import load_manifest
-    from toolkit.scoring import ScoreOptions
     from toolkit.signature import scorer_signature
 
     if BASELINE not in experiment.arms:
@@ -91,7 +90,7 @@ def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fin
         "recognizers": {name: identities[name] for name in _recognizers_used(experiment, [challenger, baseline])},
         "seed": experiment.seed, "time_tolerance_s": experiment.time_tolerance_s,
     }
-    signature = scorer_signature(ScoreOptions())
+    signature = scorer_signature(experiment.score_options())
     return Fingerprint(arm_name, BASELINE, config, config_hash(config), gates_sha256,
                        load_manifest(experiment.manifest_path).sha256, signature.text, signature.hash)
 

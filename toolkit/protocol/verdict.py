@@ -75,7 +75,7 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     for split in ("holdout", "challenge"):
         if split in state.finished:
             folder = _run_folder(experiment, split, state.finished[split]["run"])
-            evaluation = evaluate_run(folder)
+            evaluation = evaluate_run(folder, experiment.score_options())
             evaluated[split] = (evaluation, evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE))
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
