@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.adjudication.spans import reference_text
-from toolkit.adjudication.store import STORE_NAME, Decision, DecisionStore, SpanState
+from toolkit.adjudication.store import STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
 from toolkit.errors import InputError
 from toolkit.experiment import load_experiment
 from toolkit.manifest import Manifest, RecordingEntry, load_manifest
@@ -19,6 +19,9 @@ from toolkit.records import Reference
 from toolkit.runs import RunFolder
 
 OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
+# How `ablate app` tells the Streamlit app what to open (environment variables).
+APP_ENV = {"experiment": "ABLATE_APP_EXPERIMENT", "manifest": "ABLATE_APP_MANIFEST",
+           "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS"}
 STATUSES = (OPEN, DECIDED, CONFLICT, STALE)
 
 
@@ -75,6 +78,26 @@ class Adjudication:
             return decision.reference_sha256 != self.reference_sha256(decision.recording_id)
         except InputError:
             return True
+
+    def item_statuses(self, spans: list[tuple[str, float | None, float | None]]) -> list[str]:
+        """Status of each (recording, start, end): its own span's, else decided when an effective
+        decision's span covers it, else open."""
+        states = self.store.span_states()
+        exact = {(s.recording_id, s.start, s.end): s for s in states}
+        covering: dict[str, list[SpanState]] = {}
+        for state in states:
+            if state.effective is not None:
+                covering.setdefault(state.recording_id, []).append(state)
+        result = []
+        for recording, start, end in spans:
+            if start is None or end is None:
+                result.append(OPEN)
+                continue
+            state = exact.get((recording, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)))
+            if state is None:
+                state = next((s for s in covering.get(recording, []) if s.start <= start and s.end >= end), None)
+            result.append(self.status(state))
+        return result
 
     def status(self, state: SpanState | None) -> str:
         if state is None:

@@ -30,8 +30,8 @@ from toolkit.runs import RunFolder
 CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
     "critical", "disagreement", "seam", "nonspeech_text", "unresolved")
 KINDS = (CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED)
-KIND_LABELS = {CRITICAL: "critical word (negation, name, number)", DISAGREEMENT: "arms or recognizers disagree",
-               SEAM: "seam problem", NONSPEECH_TEXT: "text in confirmed non-speech", UNRESOLVED: "unresolved audio"}
+KIND_LABELS = {CRITICAL: "critical word", DISAGREEMENT: "disagreement", SEAM: "seam problem",
+               NONSPEECH_TEXT: "text in non-speech", UNRESOLVED: "unresolved audio"}
 CRITICAL_DETAILS = ("negation", "name", "number")
 ONSET_ONLY_SPAN_S = 1.0
 _AUDITS = {"negation": "negation", "names": "name", "numbers": "number"}

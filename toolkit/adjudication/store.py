@@ -140,14 +140,14 @@ class DecisionStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        with self._connect() as connection:
+        with connect(self.path) as connection:
             try:
                 mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 connection.executescript(_SCHEMA)
                 connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 version = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
             except sqlite3.DatabaseError as error:
-                raise self._unreadable(error) from None
+                raise unreadable(self.path, error) from None
         if str(mode).lower() != "wal":
             raise InputError(self.path, f"could not switch the decision store to WAL mode (got {mode!r}); "
                                         "it must live on a local disk")
@@ -158,28 +158,6 @@ class DecisionStore:
     @classmethod
     def for_experiment(cls, experiment_dir: str | Path) -> "DecisionStore":
         return cls(Path(experiment_dir) / STORE_NAME)
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        if self.path.exists() and not self.path.is_file():
-            raise InputError(self.path, "is not a file; the decision store must be an SQLite file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            connection = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-        except sqlite3.Error as error:
-            raise InputError(self.path, f"cannot open the decision store: {error}") from None
-        try:
-            connection.execute("PRAGMA synchronous=FULL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            yield connection
-        except sqlite3.DatabaseError as error:
-            raise self._unreadable(error) from None
-        finally:
-            connection.close()
-
-    def _unreadable(self, error: sqlite3.DatabaseError) -> InputError:
-        return InputError(self.path, f"not a readable decision store ({error}); it was left untouched: "
-                                     "restore it from a backup or move it aside to start a new one")
 
     def record(self, *, recording_id: str, start: float, end: float, action: str, old_text: str,
                new_text: str, annotator: str, reference_sha256: str, manifest_sha256: str,
@@ -200,7 +178,7 @@ class DecisionStore:
             raise InputError(self.path, "a correction needs the corrected text; to say nobody speaks there, "
                                         "mark the span non-speech")
         created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        with self._connect() as connection:
+        with connect(self.path) as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 rows = _span_rows(connection, recording_id, start, end)
@@ -220,7 +198,7 @@ class DecisionStore:
 
     def decisions(self) -> list[Decision]:
         """Every decision ever stored, oldest first."""
-        with self._connect() as connection:
+        with connect(self.path) as connection:
             return [_decision(row) for row in connection.execute("SELECT * FROM decisions ORDER BY id")]
 
     def span_states(self) -> list[SpanState]:
@@ -240,7 +218,7 @@ class DecisionStore:
                            manifest_sha256: str, decision_ids: list[int]) -> None:
         """Remember that these decisions went into the reference version written to ``out_dir``."""
         created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        with self._connect() as connection:
+        with connect(self.path) as connection:
             connection.execute(
                 "INSERT INTO applications (created_at, annotator, out_dir, previous_manifest_sha256, "
                 "manifest_sha256, decision_ids) VALUES (?, ?, ?, ?, ?, ?)",
@@ -248,9 +226,34 @@ class DecisionStore:
                  ",".join(str(i) for i in decision_ids)))
 
     def applications(self) -> list[dict[str, Any]]:
-        with self._connect() as connection:
+        with connect(self.path) as connection:
             connection.row_factory = sqlite3.Row
             return [dict(row) for row in connection.execute("SELECT * FROM applications ORDER BY id")]
+
+
+@contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to the store file in autocommit mode (callers open their own transactions)."""
+    if path.exists() and not path.is_file():
+        raise InputError(path, "is not a file; the decision store must be an SQLite file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        connection = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as error:
+        raise InputError(path, f"cannot open the decision store: {error}") from None
+    try:
+        connection.execute("PRAGMA synchronous=FULL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        yield connection
+    except sqlite3.DatabaseError as error:
+        raise unreadable(path, error) from None
+    finally:
+        connection.close()
+
+
+def unreadable(path: Path, error: sqlite3.DatabaseError) -> InputError:
+    return InputError(path, f"not a readable decision store ({error}); it was left untouched: "
+                            "restore it from a backup or move it aside to start a new one")
 
 
 def span_states(decisions: list[Decision]) -> list[SpanState]:

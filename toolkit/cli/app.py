@@ -2,7 +2,7 @@
 
 Streamlit runs headless (it opens no browser), sends no usage statistics and binds to
 127.0.0.1 unless ``--host`` says otherwise. What the app needs is passed in environment
-variables (:data:`ENV`), read by ``app/streamlit_app.py``.
+variables (``toolkit.adjudication.context.APP_ENV``), read by ``app/streamlit_app.py``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from pathlib import Path
 
 APP_DIR = Path(__file__).resolve().parents[2] / "app"
 ENTRY = APP_DIR / "streamlit_app.py"
-ENV = {"experiment": "ABLATE_APP_EXPERIMENT", "manifest": "ABLATE_APP_MANIFEST",
-       "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS"}
 ADD_USER = "add-user"
 
 
@@ -53,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"unexpected argument '{args.name}' (NAME is only for 'ablate app {ADD_USER}')")
     if args.users is not None and args.annotator is not None:
         raise InputError(None, "--annotator and --users exclude each other: with --users the name comes from the login")
-    from toolkit.adjudication.context import open_experiment
+    from toolkit.adjudication.context import APP_ENV, open_experiment
     from toolkit.adjudication.users import read_users
 
     adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
@@ -62,12 +60,12 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise InputError(None, f"--port must be 1-65535, not {args.port}")
     environment = dict(os.environ)
-    environment[ENV["experiment"]] = str(Path(args.experiment).resolve())
+    environment[APP_ENV["experiment"]] = str(Path(args.experiment).resolve())
     for key in ("manifest", "annotator", "users"):
         value = getattr(args, key)
-        environment.pop(ENV[key], None)
+        environment.pop(APP_ENV[key], None)
         if value is not None:
-            environment[ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else value
+            environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else value
     command = streamlit_command(args.host, args.port)
     print(f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
           f"(decisions in {adjudication.store.path}); Ctrl-C stops it", flush=True)

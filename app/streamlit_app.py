@@ -1,0 +1,20 @@
+"""The adjudication app (SPEC section 7); `ablate app EXP` starts it. Pages live in ``pages/``."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_state
+
+st.set_page_config(page_title="ablate · adjudication", layout="wide")
+adj = app_state.adjudication()
+who = app_state.annotator()
+app_state.sidebar(adj, who)
+page = st.navigation([
+    st.Page("pages/queue.py", title="Review queue", icon=":material/checklist:", default=True),
+    st.Page("pages/review.py", title="Span review", icon=":material/headphones:"),
+    st.Page("pages/conflicts.py", title="Second listener & apply", icon=":material/balance:"),
+    st.Page("pages/blind.py", title="Blind transcription", icon=":material/edit_note:"),
+    st.Page("pages/results.py", title="Results", icon=":material/bar_chart:"),
+])
+page.run()
