@@ -50,4 +50,5 @@ def run(args: argparse.Namespace) -> int:
     challenger = str(overall.sort_values(["wer", "arm"]).iloc[0]["arm"])
     print(f"\ndemo: challenger for the holdout = {challenger} (lowest tuning WER among the arms)")
     show("holdout", [tuning.reference_arm, challenger])
+    print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
     return 0
