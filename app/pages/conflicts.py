@@ -15,7 +15,7 @@ st.title("Second listener & apply")
 with app_state.shown_errors():
     todo = plan(adj)
     st.markdown(f"**{len(todo.applicable)}** decisions ready to apply on this reference version, "
-                f"**{len(todo.conflicts)}** conflicts to settle, **{len(todo.stale)}** decisions made on "
+                f"**{len(todo.conflicts)}** conflict(s) to settle, **{len(todo.stale)}** decisions made on "
                 "another reference version (shown below, never applied to this one).")
     if not todo.conflicts:
         st.success("No conflicts between first and second listeners.")
