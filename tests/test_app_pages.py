@@ -131,6 +131,19 @@ def test_decision_round_trips_to_the_store_and_export(monkeypatch, exp, capsys):
     assert json.loads(capsys.readouterr().out)[0]["new_text"] == "a casa fica perto do mercadão"
 
 
+def test_queue_opens_the_next_open_span_in_review(monkeypatch, exp):
+    at = _app(monkeypatch, exp)
+    next(b for b in at.button if b.label == "Review next open span").click()
+    at.run()
+    assert any(t.value == "Span review" for t in at.title)
+    span = next(box for box in at.selectbox if box.label == "Span")
+    assert span.options[span.value] == "1. [open] critical · negation · entrevista 1.00–4.00 s"
+    next(b for b in at.button if b.label == "Next open span").click()
+    at.run()
+    span = next(box for box in at.selectbox if box.label == "Span")
+    assert span.options[span.value].startswith("2. [open] disagreement")
+
+
 def test_conflict_is_listed_and_blocks_apply(monkeypatch, exp):
     adjudication_store = DecisionStore(exp / "adjudication.sqlite")
     from toolkit.adjudication.context import open_experiment
@@ -139,7 +152,7 @@ def test_conflict_is_listed_and_blocks_apply(monkeypatch, exp):
     adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="ana")
     adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="nonspeech", annotator="beto")
     at = _page(_app(monkeypatch, exp, annotator="carla"), "conflicts")
-    assert "1** conflicts to settle" in _everything(at)
+    assert "1** conflict(s) to settle" in _everything(at)
     apply = next(b for b in at.button if b.label == "Apply decisions")
     assert apply.disabled
     assert any("Settle every conflict" in w.value for w in at.warning)

@@ -39,6 +39,7 @@ with app_state.shown_errors():
 
     with st.form("transcribe", clear_on_submit=True):
         text = st.text_area("What was said (one turn; empty if nobody speaks)")
+        speaker = st.text_input("Speaker (optional; as in the manifest's speaker column, e.g. ANA)")
         speech = st.radio("This stretch is", list(SPEECH_CHOICES), format_func=SPEECH_CHOICES.get, horizontal=True)
         st.markdown("Unresolved audio inside the stretch (optional)")
         u1, u2, u3 = st.columns([1, 1, 2])
@@ -53,7 +54,7 @@ with app_state.shown_errors():
             with app_state.shown_errors():
                 segment = transcripts.save(
                     recording_id=recording, annotator=who, start=float(start), end=float(end), duration=duration,
-                    text=text, speech=speech, unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
+                    text=text, speaker=speaker, speech=speech, unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
                     first_word_end=first_end or None, last_word_start=last_start or None)
                 st.success(f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
                            f"{transcripts.textgrid_path(recording, who)} rewritten.")
@@ -62,7 +63,7 @@ with app_state.shown_errors():
     mine = transcripts.segments(recording, who)
     st.subheader(f"Your transcription of {recording}")
     if mine:
-        st.dataframe(pd.DataFrame([{"start": s.start, "end": s.end, "text": s.text,
+        st.dataframe(pd.DataFrame([{"start": s.start, "end": s.end, "text": s.text, "speaker": s.speaker,
                                     "speech": SPEECH_CHOICES[s.speech] if not s.text else "speech",
                                     "unresolved": f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
                                     if s.unresolved_start is not None else "",

@@ -57,8 +57,9 @@ with app_state.shown_errors():
     strata = aggregate[aggregate["stratum"] != "all"]
     if len(strata):
         st.altair_chart(alt.Chart(strata).mark_bar().encode(
-            x="arm:N", y=alt.Y("wer:Q", axis=alt.Axis(format="%")), column="stratum:N",
-            tooltip=["arm", "stratum", alt.Tooltip("wer:Q", format=".2%"), "recordings"]))
+            x=alt.X("stratum:N", title=None, axis=alt.Axis(labelAngle=0)), xOffset="arm:N", color="arm:N",
+            y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
+            tooltip=["arm", "stratum", alt.Tooltip("wer:Q", format=".2%"), "recordings"]), width="stretch")
     else:
         st.caption("No strata in this run's manifest.")
 

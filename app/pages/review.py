@@ -112,3 +112,7 @@ with app_state.shown_errors():
                 decision = adj.decide(recording_id=item.recording_id, start=start, end=end, action=action,
                                       annotator=who, new_text=text, note=note, source=item.key)
                 st.success(f"Saved decision #{decision.id} ({decision.action}) as {decision.role} listener.")
+    following = [k for k in range(choice + 1, len(items)) if statuses[k] == "open"]
+    if st.button("Next open span", disabled=not following):
+        st.session_state["item_key"] = items[following[0]].key
+        st.rerun()

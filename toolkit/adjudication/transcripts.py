@@ -1,7 +1,8 @@
 """Blind transcription: each annotator's own segments of a recording, saved one transaction each.
 
 A segment is what a listener says about one stretch ``[start, end]``: the turn's text (empty:
-nobody speaks there, or not transcribed), whether the stretch is confirmed ``speech`` or
+nobody speaks there, or not transcribed) and speaker (optional; several speakers give one
+``utterances/SPEAKER`` tier each), whether the stretch is confirmed ``speech`` or
 ``nonspeech`` (or not annotated), an optional unresolved sub-span with its note, and optional
 times for the turn's first and last word (the boundaries the scorer reads). Segments live in
 the experiment's decision store (table ``transcript_segments``); a later segment of the same
@@ -34,6 +35,7 @@ CREATE TABLE IF NOT EXISTS transcript_segments (
     start REAL NOT NULL,
     "end" REAL NOT NULL,
     text TEXT NOT NULL,
+    speaker TEXT NOT NULL,
     speech TEXT NOT NULL,
     unresolved_start REAL,
     unresolved_end REAL,
@@ -55,6 +57,7 @@ class Segment:
     start: float
     end: float
     text: str
+    speaker: str
     speech: str
     unresolved_start: float | None
     unresolved_end: float | None
@@ -74,7 +77,7 @@ class TranscriptStore:
             connection.executescript(_SCHEMA)
 
     def save(self, *, recording_id: str, annotator: str, start: float, end: float, duration: float, text: str = "",
-             speech: str = "", unresolved: tuple[float, float, str] | None = None,
+             speaker: str = "", speech: str = "", unresolved: tuple[float, float, str] | None = None,
              first_word_end: float | None = None, last_word_start: float | None = None) -> Segment:
         """Store one segment (refusing bad times and empty names) and rewrite the annotator's TextGrid."""
         annotator = " ".join((annotator or "").split())
@@ -99,15 +102,16 @@ class TranscriptStore:
             if value is not None and not (words and start < value < end):
                 raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
         created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        values = (recording_id, annotator, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS), text, speech,
+        values = (recording_id, annotator, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS), text,
+                  " ".join(speaker.split()), speech,
                   u_start, u_end, note, first_word_end, last_word_start, created)
         with connect(self.path) as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 cursor = connection.execute(
-                    'INSERT INTO transcript_segments (recording_id, annotator, start, "end", text, speech, '
+                    'INSERT INTO transcript_segments (recording_id, annotator, start, "end", text, speaker, speech, '
                     "unresolved_start, unresolved_end, unresolved_note, first_word_end, last_word_start, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
@@ -156,7 +160,7 @@ class TranscriptStore:
         for s in self.segments(recording_id, annotator):
             tokens = s.text.split()
             if tokens:
-                utterances.append(Utterance(s.start, s.end, s.text))
+                utterances.append(Utterance(s.start, s.end, s.text, s.speaker))
                 if s.first_word_end is not None:
                     words.append(Word(tokens[0], s.start, s.first_word_end))
                 if s.last_word_start is not None and (len(tokens) > 1 or s.first_word_end is None):

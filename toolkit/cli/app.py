@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -69,10 +68,8 @@ def run(args: argparse.Namespace) -> int:
     command = streamlit_command(args.host, args.port)
     print(f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
           f"(decisions in {adjudication.store.path}); Ctrl-C stops it", flush=True)
-    try:
-        return subprocess.call(command, env=environment)
-    except KeyboardInterrupt:
-        return 0
+    os.execve(command[0], command, environment)  # Streamlit replaces this process: signals reach it directly
+    return 0
 
 
 def streamlit_command(host: str, port: int) -> list[str]:
