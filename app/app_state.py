@@ -106,15 +106,20 @@ def sidebar(adj: Adjudication, who: str) -> None:
     st.sidebar.caption(f"Reference version: manifest `{adj.manifest.sha256[:12]}`")
 
 
-def run_folder(adj: Adjudication, key: str = "run") -> RunFolder | None:
-    """The run folder picked in the sidebar (newest first); None when the experiment has none."""
+def run_page(title: str) -> tuple[Adjudication, RunFolder]:
+    """A page about one run: its title, and the run folder picked in the sidebar (newest first).
+
+    Stops the page with a message when the experiment has no run folder yet.
+    """
+    adj = adjudication()
+    st.title(title)
     folders = adj.run_folders()
     if not folders:
         st.info(f"No run folders under {adj.experiment_dir / 'runs'} yet: run `ablate run` first.")
-        return None
+        st.stop()
     names = [f.root.name for f in folders]
-    chosen = st.sidebar.selectbox("Run folder", names, key=key)
-    return folders[names.index(chosen)]
+    chosen = st.sidebar.selectbox("Run folder", names, key="run")
+    return adj, folders[names.index(chosen)]
 
 
 def _stamp(folder: RunFolder) -> tuple[float, ...]:

@@ -100,6 +100,16 @@ def build_experiment(root: Path, score: bool = True) -> Path:
     return exp
 
 
+def copy_experiment(built: Path, target: Path) -> Path:
+    """A private copy of a built experiment (its run record pointed at the copied manifest)."""
+    shutil.copytree(built, target)
+    record_path = run_folder(target).record
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["manifest"]["path"] = str(target / "corpus" / "manifest.json")
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    return target
+
+
 def run_folder(exp: Path) -> RunFolder:
     return RunFolder(exp / "runs" / "tuning-fixture")
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from adjudication_fixture import build_experiment, run_folder
+from adjudication_fixture import build_experiment, copy_experiment, run_folder
 from toolkit.adjudication.apply import apply_decisions, plan
 from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_experiment
 from toolkit.adjudication.queue import build_queue
@@ -24,12 +23,7 @@ def built(tmp_path_factory):
 @pytest.fixture
 def exp(built, tmp_path):
     """A private copy, so decisions in one test never reach another."""
-    copy = tmp_path / "exp"
-    shutil.copytree(built, copy)
-    record = json.loads((copy / "runs" / "tuning-fixture" / "run.json").read_text())
-    record["manifest"]["path"] = str(copy / "corpus" / "manifest.json")
-    (copy / "runs" / "tuning-fixture" / "run.json").write_text(json.dumps(record))
-    return copy
+    return copy_experiment(built, tmp_path / "exp")
 
 
 def test_queue_ranks_negation_flip_above_plain_substitution(exp):

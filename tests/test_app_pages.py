@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from adjudication_fixture import build_experiment, run_folder  # noqa: E402
+from adjudication_fixture import build_experiment, copy_experiment, run_folder  # noqa: E402
 from toolkit.adjudication.store import DecisionStore  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 
@@ -27,13 +26,7 @@ def built(tmp_path_factory):
 
 @pytest.fixture
 def exp(built, tmp_path):
-    copy = tmp_path / "exp"
-    shutil.copytree(built, copy)
-    path = copy / "runs" / "tuning-fixture" / "run.json"
-    record = json.loads(path.read_text())
-    record["manifest"]["path"] = str(copy / "corpus" / "manifest.json")
-    path.write_text(json.dumps(record))
-    return copy
+    return copy_experiment(built, tmp_path / "exp")
 
 
 def _app(monkeypatch, exp: Path, annotator: str | None = "ana", users: Path | None = None) -> AppTest:

@@ -9,11 +9,7 @@ import app_state
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KIND_LABELS, KINDS
 
-adj = app_state.adjudication()
-st.title("Review queue")
-folder = app_state.run_folder(adj)
-if folder is None:
-    st.stop()
+adj, folder = app_state.run_page("Review queue")
 with app_state.shown_errors():
     queue = app_state.queue(adj, folder)
     statuses = adj.item_statuses([(i.recording_id, i.start, i.end) for i in queue.items])

@@ -10,11 +10,7 @@ import streamlit as st
 
 import app_state
 
-adj = app_state.adjudication()
-st.title("Results")
-folder = app_state.run_folder(adj)
-if folder is None:
-    st.stop()
+adj, folder = app_state.run_page("Results")
 with app_state.shown_errors():
     record = folder.read_record()
     used = record.get("manifest", {}).get("sha256", "")

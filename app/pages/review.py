@@ -46,12 +46,8 @@ def _coloured(reference: str, words: list[str]) -> str:
     return " ".join(parts) or "<i>(nothing)</i>"
 
 
-adj = app_state.adjudication()
+adj, folder = app_state.run_page("Span review")
 who = st.session_state.get("annotator", "")
-st.title("Span review")
-folder = app_state.run_folder(adj)
-if folder is None:
-    st.stop()
 with app_state.shown_errors():
     queue = app_state.queue(adj, folder)
     items = [item for item in queue.items if item.timed]
