@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 import app_state
+from toolkit.adjudication.context import APP_ENV
 
 st.set_page_config(page_title="ablate · adjudication", layout="wide")
 adj = app_state.adjudication()
 who = app_state.annotator()
 app_state.sidebar(adj, who)
-page = st.navigation([
-    st.Page("pages/queue.py", title="Review queue", icon=":material/checklist:", default=True),
-    st.Page("pages/review.py", title="Span review", icon=":material/headphones:"),
-    st.Page("pages/conflicts.py", title="Second listener & apply", icon=":material/balance:"),
-    st.Page("pages/blind.py", title="Blind transcription", icon=":material/edit_note:"),
-    st.Page("pages/results.py", title="Results", icon=":material/bar_chart:"),
-])
+blind = st.Page("pages/blind.py", title="Blind transcription", icon=":material/edit_note:")
+if os.environ.get(APP_ENV["blind"]):  # `ablate app --blind`: the only page, so no model output is reachable
+    page = st.navigation([blind], position="hidden")
+else:
+    page = st.navigation([
+        st.Page("pages/queue.py", title="Review queue", icon=":material/checklist:", default=True),
+        st.Page("pages/review.py", title="Span review", icon=":material/headphones:"),
+        st.Page("pages/conflicts.py", title="Second listener & apply", icon=":material/balance:"),
+        blind,
+        st.Page("pages/results.py", title="Results", icon=":material/bar_chart:"),
+    ])
 page.run()

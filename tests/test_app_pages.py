@@ -80,6 +80,16 @@ def test_blind_page_shows_no_hypothesis_text_anywhere(monkeypatch, exp):
     assert not [word for word in HYPOTHESIS_ONLY if word in blind_text]
 
 
+def test_blind_mode_registers_no_other_page(monkeypatch, exp):
+    monkeypatch.setenv("ABLATE_APP_BLIND", "1")
+    at = _app(monkeypatch, exp)
+    assert [t.value for t in at.title] == ["Blind transcription"]
+    assert not [word for word in HYPOTHESIS_ONLY if word in _everything(at)]
+    for page in ("queue", "review", "conflicts", "results"):
+        with pytest.raises(ValueError, match="Known pages: .*blind.py'\\]"):
+            at.switch_page(f"pages/{page}.py")
+
+
 def test_blind_transcription_writes_a_textgrid(monkeypatch, exp):
     at = _page(_app(monkeypatch, exp), "blind")
     at.number_input(key="blind_start").set_value(1.0)

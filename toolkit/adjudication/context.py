@@ -21,7 +21,7 @@ from toolkit.runs import RunFolder
 OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
 # How `ablate app` tells the Streamlit app what to open (environment variables).
 APP_ENV = {"experiment": "ABLATE_APP_EXPERIMENT", "manifest": "ABLATE_APP_MANIFEST",
-           "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS"}
+           "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS", "blind": "ABLATE_APP_BLIND"}
 STATUSES = (OPEN, DECIDED, CONFLICT, STALE)
 
 

@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="logins made by 'ablate app add-user': annotators log in and names come from the login")
     parser.add_argument("--manifest", type=Path, metavar="MANIFEST",
                         help="reference version to adjudicate (default: the experiment's manifest)")
+    parser.add_argument("--blind", action="store_true",
+                        help="blind transcription only: no page that shows model output is reachable")
     parser.add_argument("--replace", action="store_true", help=f"with '{ADD_USER}': change an existing password")
     parser.add_argument("--password-stdin", action="store_true",
                         help=f"with '{ADD_USER}': read the password from standard input instead of asking")
@@ -60,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"--port must be 1-65535, not {args.port}")
     environment = dict(os.environ)
     environment[APP_ENV["experiment"]] = str(Path(args.experiment).resolve())
-    for key in ("manifest", "annotator", "users"):
-        value = getattr(args, key)
+    for key in ("manifest", "annotator", "users", "blind"):
+        value = getattr(args, key) or None
         environment.pop(APP_ENV[key], None)
         if value is not None:
-            environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else value
+            environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
     command = streamlit_command(args.host, args.port)
     print(f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
           f"(decisions in {adjudication.store.path}); Ctrl-C stops it", flush=True)
