@@ -233,3 +233,27 @@ def test_corrupt_store_is_shown_and_left_untouched(monkeypatch, exp):
     assert not at.exception
     assert any("not a readable decision store" in e.value for e in at.error)
     assert store.read_bytes() == b"garbage" * 100
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["app", "{exp}", "--users", "{exp}/u.json", "--annotator", "ana"], "--annotator and --users exclude each other"),
+    (["app", "{exp}/nowhere"], "experiment file not found"),
+    (["app", "{exp}", "--port", "0"], "--port must be 1-65535"),
+    (["app", "{exp}", "extra"], "unexpected argument 'extra'"),
+    (["app", "add-user", "ana"], "usage: ablate app add-user NAME --users FILE"),
+])
+def test_app_command_refuses_bad_input_before_starting(exp, capsys, argv, message):
+    assert main([part.format(exp=exp) for part in argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_add_user_refuses_short_password_and_duplicates(tmp_path, monkeypatch, capsys):
+    users = tmp_path / "users.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("curta\n"))
+    assert main(["app", "add-user", "ana", "--users", str(users), "--password-stdin"]) == 2
+    assert "at least 8 characters" in capsys.readouterr().err and not users.exists()
+    monkeypatch.setattr("sys.stdin", io.StringIO("comprida1\n"))
+    assert main(["app", "add-user", "ana", "--users", str(users), "--password-stdin"]) == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO("comprida2\n"))
+    assert main(["app", "add-user", "ana", "--users", str(users), "--password-stdin"]) == 2
+    assert "already has a login" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -55,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.adjudication.context import APP_ENV, open_experiment
     from toolkit.adjudication.users import read_users
 
+    if importlib.util.find_spec("streamlit") is None:
+        raise InputError(None, "the app needs Streamlit: install the 'app' extra (pip install -e '.[app]')")
     adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
     if args.users is not None and not read_users(args.users):
         raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
