@@ -10,9 +10,11 @@ from adjudication_fixture import build_experiment, copy_experiment, run_folder
 from toolkit.adjudication.apply import apply_decisions, plan
 from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_experiment
 from toolkit.adjudication.queue import build_queue
+from toolkit.adjudication.spans import correctable_speaker
 from toolkit.cli import main
 from toolkit.errors import InputError
 from toolkit.manifest import load_manifest
+from toolkit.records import Reference, Utterance
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +130,10 @@ def test_apply_refuses_existing_output_and_overlapping_changes(exp, tmp_path):
 def test_open_item_status(exp):
     adjudication = open_experiment(exp)
     assert adjudication.status(None) == OPEN
+
+
+def test_a_correction_replaces_one_speakers_turns_only():
+    reference = Reference("r", [Utterance(0.0, 2.0, "oi tudo bem", "ANA"), Utterance(1.0, 3.0, "tudo", "BETO")])
+    assert correctable_speaker(reference, 0.0, 0.5) == "ANA"
+    with pytest.raises(InputError, match="covers turns of several speakers \\(ANA, BETO\\)"):
+        correctable_speaker(reference, 0.5, 2.5)

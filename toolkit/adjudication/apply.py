@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from toolkit.adjudication.context import Adjudication
-from toolkit.adjudication.spans import extent, overlapping_turns, reference_text
+from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
 from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision, SpanState
 from toolkit.errors import InputError
 from toolkit.formats import write_reference_textgrid
@@ -157,13 +157,10 @@ def apply_to_reference(reference: Reference, decisions: list[Decision]) -> Refer
 
 def _correct(reference: Reference, decision: Decision) -> None:
     turns = overlapping_turns(reference, decision.start, decision.end)
-    speakers = sorted({u.speaker for u in turns})
-    if len(speakers) > 1:
-        raise InputError(None, f"decision #{decision.id}: the span covers turns of several speakers "
-                               f"({', '.join(s or 'unnamed' for s in speakers)}); correct them one by one")
+    speaker = correctable_speaker(reference, decision.start, decision.end)
     start, end = extent(reference, decision.start, decision.end)
     reference.utterances = sorted([u for u in reference.utterances if u not in turns]
-                                  + [Utterance(start, end, decision.new_text, speakers[0] if speakers else "")],
+                                  + [Utterance(start, end, decision.new_text, speaker)],
                                   key=lambda u: (u.start, u.end, u.speaker))
     reference.words = [w for w in reference.words if not _inside(w.start, w.end, start, end)]
     reference.speech = _without(reference.speech, start, end, only=NONSPEECH_LABEL)

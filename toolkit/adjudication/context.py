@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.adjudication.spans import reference_text
-from toolkit.adjudication.store import STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
+from toolkit.adjudication.spans import correctable_speaker, reference_text
+from toolkit.adjudication.store import CORRECT, STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
 from toolkit.errors import InputError
 from toolkit.experiment import load_experiment
 from toolkit.manifest import Manifest, RecordingEntry, load_manifest
@@ -65,6 +65,8 @@ class Adjudication:
                new_text: str = "", note: str = "", source: str = "", settle: bool = False) -> Decision:
         """Store a decision on the current reference version of ``recording_id``."""
         entry = self.entry(recording_id)
+        if action == CORRECT:
+            correctable_speaker(self.reference(recording_id), start, end)
         return self.store.record(
             recording_id=recording_id, start=start, end=end, action=action,
             old_text=reference_text(self.reference(recording_id), start, end), new_text=new_text,

@@ -17,6 +17,7 @@ import numpy as np
 import soundfile as sf
 
 from toolkit.align import OP_NAMES, align
+from toolkit.errors import InputError
 from toolkit.manifest import RecordingEntry
 from toolkit.records import Reference, Utterance, Word
 from toolkit.seams import comparable_text
@@ -38,6 +39,16 @@ def extent(reference: Reference, start: float, end: float) -> tuple[float, float
     """The span widened to the turns it touches: what a correction replaces."""
     turns = overlapping_turns(reference, start, end)
     return min([start, *(u.start for u in turns)]), max([end, *(u.end for u in turns)])
+
+
+def correctable_speaker(reference: Reference, start: float, end: float) -> str:
+    """The one speaker whose turns a correction of ``[start, end]`` replaces ("" if unnamed or none)."""
+    speakers = sorted({u.speaker for u in overlapping_turns(reference, start, end)})
+    if len(speakers) > 1:
+        raise InputError(None, f"{start:g}-{end:g} s covers turns of several speakers "
+                               f"({', '.join(s or 'unnamed' for s in speakers)}); correct each turn in Praat, "
+                               "or mark the span unresolved")
+    return speakers[0] if speakers else ""
 
 
 @dataclass(frozen=True)
