@@ -43,7 +43,7 @@ def _app(monkeypatch, exp: Path, annotator: str | None = "ana", users: Path | No
 
 
 def _page(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"views/{page}.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -87,7 +87,7 @@ def test_blind_mode_registers_no_other_page(monkeypatch, exp):
     assert not [word for word in HYPOTHESIS_ONLY if word in _everything(at)]
     for page in ("queue", "review", "conflicts", "results"):
         with pytest.raises(ValueError, match="Known pages: .*blind.py'\\]"):
-            at.switch_page(f"pages/{page}.py")
+            at.switch_page(f"views/{page}.py")
 
 
 def test_blind_transcription_writes_a_textgrid(monkeypatch, exp):
@@ -100,6 +100,9 @@ def test_blind_transcription_writes_a_textgrid(monkeypatch, exp):
     at.button[1].click()  # "Save this stretch"
     at.run()
     assert not at.error, [e.value for e in at.error]
+    assert any("Saved 1.00–4.00 s" in s.value for s in at.success)
+    # on to the next untranscribed stretch: the gap before the saved turn
+    assert (at.number_input(key="blind_start").value, at.number_input(key="blind_end").value) == (0.0, 1.0)
     from toolkit.formats import read_reference
 
     grid = read_reference(exp / "transcriptions" / "ana" / "entrevista.TextGrid")

@@ -46,7 +46,7 @@ with app_state.shown_errors():
     one, two = st.columns(2)
     if one.button("Review selected span", disabled=not selected, type="primary"):
         st.session_state["item_key"] = rows[selected[0]][1].key
-        st.switch_page("pages/review.py")
+        st.switch_page("views/review.py")
     if two.button("Review next open span", disabled=first_open is None):
         st.session_state["item_key"] = first_open.key  # type: ignore[union-attr]
-        st.switch_page("pages/review.py")
+        st.switch_page("views/review.py")

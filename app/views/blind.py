@@ -56,9 +56,12 @@ with app_state.shown_errors():
                     recording_id=recording, annotator=who, start=float(start), end=float(end), duration=duration,
                     text=text, speaker=speaker, speech=speech, unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
                     first_word_end=first_end or None, last_word_start=last_start or None)
-                st.success(f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
-                           f"{transcripts.textgrid_path(recording, who)} rewritten.")
-                st.session_state.pop("blind_for", None)
+                st.session_state["blind_saved"] = (f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
+                                                   f"{transcripts.textgrid_path(recording, who)} rewritten.")
+                st.session_state.pop("blind_for", None)  # move on to the next untranscribed stretch
+                st.rerun()
+    if "blind_saved" in st.session_state:
+        st.success(st.session_state.pop("blind_saved"))
 
     mine = transcripts.segments(recording, who)
     st.subheader(f"Your transcription of {recording}")
