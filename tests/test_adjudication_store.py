@@ -53,6 +53,16 @@ def test_later_decision_supersedes_and_second_listener_is_separate(tmp_path):
     assert rows[second.id]["status"] == "current"
 
 
+def test_the_file_itself_refuses_to_change_or_delete_a_decision(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana")
+    with sqlite3.connect(tmp_path / "s.sqlite") as connection:
+        for statement in ("UPDATE decisions SET new_text = 'x'", "DELETE FROM decisions"):
+            with pytest.raises(sqlite3.IntegrityError, match="never"):
+                connection.execute(statement)
+    assert len(store.decisions()) == 1
+
+
 def test_disagreeing_listeners_conflict_until_settled(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
     _decide(store, "ana", "keep")

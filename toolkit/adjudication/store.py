@@ -4,7 +4,7 @@ One file per experiment (``experiments/NAME/adjudication.sqlite``), in WAL mode 
 never block the writer, and one ``BEGIN IMMEDIATE`` transaction per decision so two
 annotators saving at the same moment both land. Rows are never updated or deleted: a new
 decision on the same span by the same role *supersedes* the previous one (it names it in
-``supersedes``), and the history stays readable.
+``supersedes``), and the history stays readable; triggers refuse any UPDATE or DELETE.
 
 Roles: the first annotator to decide a span is its ``first`` listener; a decision by another
 annotator on a span that already has a first decision is a ``second`` listener's; a
@@ -57,6 +57,10 @@ CREATE TABLE IF NOT EXISTS decisions (
     supersedes INTEGER REFERENCES decisions(id)
 );
 CREATE INDEX IF NOT EXISTS decisions_span ON decisions (recording_id, start, "end");
+CREATE TRIGGER IF NOT EXISTS decisions_never_updated BEFORE UPDATE ON decisions
+BEGIN SELECT RAISE(ABORT, 'a decision is never changed: record a new one that supersedes it'); END;
+CREATE TRIGGER IF NOT EXISTS decisions_never_deleted BEFORE DELETE ON decisions
+BEGIN SELECT RAISE(ABORT, 'a decision is never deleted: record a new one that supersedes it'); END;
 CREATE TABLE IF NOT EXISTS applications (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_at TEXT NOT NULL,
@@ -103,7 +107,7 @@ class Decision:
         return asdict(self)
 
 
-EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + ("status", "superseded_by")
+EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + ("status", "superseded_by", "applied_in")
 
 
 @dataclass(frozen=True)
@@ -206,13 +210,19 @@ class DecisionStore:
         return span_states(self.decisions())
 
     def export_rows(self) -> list[dict[str, Any]]:
-        """Every decision with its provenance, whether it is current, and what superseded it."""
+        """Every decision with its provenance, whether it is current, what superseded it, and the
+        reference versions (new manifests' sha256, ``;``-separated) it was applied into."""
         decisions = self.decisions()
         superseded_by = {d.supersedes: d.id for d in decisions if d.supersedes is not None}
         current = {d.id for state in span_states(decisions) for d in (state.first, state.second, state.settlement)
                    if d is not None}
+        applied: dict[int, list[str]] = {}
+        for application in self.applications():
+            for decision_id in application["decision_ids"].split(","):
+                applied.setdefault(int(decision_id), []).append(application["manifest_sha256"])
         return [{**d.to_json(), "status": "current" if d.id in current else "superseded",
-                 "superseded_by": superseded_by.get(d.id)} for d in decisions]
+                 "superseded_by": superseded_by.get(d.id), "applied_in": ";".join(applied.get(d.id, []))}
+                for d in decisions]
 
     def record_application(self, *, annotator: str, out_dir: str, previous_manifest_sha256: str,
                            manifest_sha256: str, decision_ids: list[int]) -> None:
