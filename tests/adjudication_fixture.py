@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from toolkit.disagreement import disagreement_spans, write_review_list
@@ -108,6 +109,18 @@ def copy_experiment(built: Path, target: Path) -> Path:
     record["manifest"]["path"] = str(target / "corpus" / "manifest.json")
     record_path.write_text(json.dumps(record), encoding="utf-8")
     return target
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The experiment, built once per test session (import this fixture with ``exp``)."""
+    return build_experiment(tmp_path_factory.mktemp("adjudication"))
+
+
+@pytest.fixture
+def exp(built: Path, tmp_path: Path) -> Path:
+    """A private copy of the built experiment, so decisions in one test never reach another."""
+    return copy_experiment(built, tmp_path / "exp")
 
 
 def run_folder(exp: Path) -> RunFolder:

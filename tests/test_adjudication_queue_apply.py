@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from adjudication_fixture import build_experiment, copy_experiment, run_folder
+from adjudication_fixture import built, exp, run_folder  # noqa: F401 - fixtures
 from toolkit.adjudication.apply import apply_decisions, plan
 from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_experiment
 from toolkit.adjudication.queue import build_queue
@@ -15,17 +15,6 @@ from toolkit.cli import main
 from toolkit.errors import InputError
 from toolkit.manifest import load_manifest
 from toolkit.records import Reference, Utterance
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    return build_experiment(tmp_path_factory.mktemp("adjudication"))
-
-
-@pytest.fixture
-def exp(built, tmp_path):
-    """A private copy, so decisions in one test never reach another."""
-    return copy_experiment(built, tmp_path / "exp")
 
 
 def test_queue_ranks_negation_flip_above_plain_substitution(exp):

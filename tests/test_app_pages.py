@@ -11,22 +11,12 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from adjudication_fixture import build_experiment, copy_experiment, run_folder  # noqa: E402
+from adjudication_fixture import built, exp, run_folder  # noqa: E402,F401 - fixtures
 from toolkit.adjudication.store import DecisionStore  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 
 ENTRY = str(Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py")
 HYPOTHESIS_ONLY = ("mercador", "obrigado")  # words only the arms say, never the reference
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    return build_experiment(tmp_path_factory.mktemp("app"))
-
-
-@pytest.fixture
-def exp(built, tmp_path):
-    return copy_experiment(built, tmp_path / "exp")
 
 
 def _app(monkeypatch, exp: Path, annotator: str | None = "ana", users: Path | None = None) -> AppTest:
