@@ -7,7 +7,7 @@ VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 STAMP="$VENV/.setup-complete"
 
-apt_packages="ffmpeg espeak-ng sox sctk"
+apt_packages="ffmpeg espeak-ng sox sctk chromium"
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     missing=""
     for p in $apt_packages rhvoice-brazilian-portuguese; do

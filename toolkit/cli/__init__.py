@@ -15,7 +15,8 @@ from toolkit import __version__
 from toolkit.errors import ToolkitError
 
 # Subcommand modules, in the order ``ablate --help`` lists them.
-COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit")
+COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "review",
+            "reference")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -61,4 +61,5 @@ def run(args: argparse.Namespace) -> int:
     show("holdout", open_test_split(experiment, "holdout", None))
     print()
     print(gate_verdict(experiment).text())
+    print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
     return 0

@@ -1,0 +1,144 @@
+"""The decision store: provenance, roles, superseding, conflicts, corrupt files, concurrent writers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolkit.adjudication.store import DecisionStore
+from toolkit.cli import main
+from toolkit.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _decide(store: DecisionStore, annotator: str, action: str = "keep", text: str = "", start: float = 1.0,
+            end: float = 2.0, **extra):
+    return store.record(recording_id="rec", start=start, end=end, action=action, old_text="eu não sei",
+                        new_text=text, annotator=annotator, reference_sha256="r" * 64, manifest_sha256="m" * 64,
+                        **extra)
+
+
+def test_decision_round_trips_with_provenance(tmp_path):
+    store = DecisionStore(tmp_path / "adjudication.sqlite")
+    stored = _decide(store, "  Ana  ", "correct", "eu  não sei não", duration=10.0)
+    [read] = DecisionStore(tmp_path / "adjudication.sqlite").decisions()
+    assert read == stored
+    assert (read.annotator, read.role, read.new_text, read.old_text) == ("Ana", "first", "eu não sei não", "eu não sei")
+    assert read.reference_sha256 == "r" * 64 and read.created_at.endswith("+00:00")
+    with sqlite3.connect(tmp_path / "adjudication.sqlite") as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_later_decision_supersedes_and_second_listener_is_separate(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    first = _decide(store, "ana", "keep")
+    again = _decide(store, "ana", "correct", "eu sei")
+    second = _decide(store, "beto", "correct", "eu sei")
+    assert (first.role, again.role, second.role) == ("first", "first", "second")
+    assert again.supersedes == first.id and second.supersedes is None
+    assert len(store.decisions()) == 3  # nothing overwritten
+    [state] = store.span_states()
+    assert state.first == again and state.second == second and not state.conflict
+    assert state.effective == again
+    rows = {row["id"]: row for row in store.export_rows()}
+    assert rows[first.id]["status"] == "superseded" and rows[first.id]["superseded_by"] == again.id
+    assert rows[second.id]["status"] == "current"
+
+
+def test_the_file_itself_refuses_to_change_or_delete_a_decision(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana")
+    with sqlite3.connect(tmp_path / "s.sqlite") as connection:
+        for statement in ("UPDATE decisions SET new_text = 'x'", "DELETE FROM decisions"):
+            with pytest.raises(sqlite3.IntegrityError, match="never"):
+                connection.execute(statement)
+    assert len(store.decisions()) == 1
+
+
+def test_disagreeing_listeners_conflict_until_settled(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana", "keep")
+    _decide(store, "beto", "unresolved")
+    [state] = store.span_states()
+    assert state.conflict and state.effective is None
+    settled = _decide(store, "carla", "unresolved", settle=True)
+    [state] = store.span_states()
+    assert not state.conflict and state.effective == settled and settled.role == "settlement"
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(annotator="   "), "needs an annotator"),
+    (dict(start=9.0, end=12.0, duration=10.0), "outside recording 'rec'"),
+    (dict(start=3.0, end=2.0), "is not a span"),
+    (dict(action="correct", text="  "), "needs the corrected text"),
+    (dict(action="delete"), "unknown decision"),
+])
+def test_bad_decisions_are_refused_and_nothing_is_stored(tmp_path, change, message):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana")
+    args = dict(annotator="beto", action="keep", text="", start=1.0, end=2.0) | change
+    with pytest.raises(InputError, match=message):
+        _decide(store, **args)
+    assert len(store.decisions()) == 1
+
+
+def test_corrupt_store_is_a_clear_error_and_left_untouched(tmp_path):
+    path = tmp_path / "adjudication.sqlite"
+    garbage = b"this is not sqlite at all\n" * 200
+    path.write_bytes(garbage)
+    with pytest.raises(InputError, match="not a readable decision store"):
+        DecisionStore(path)
+    assert path.read_bytes() == garbage
+
+
+def test_export_json_and_csv(tmp_path, capsys):
+    store = DecisionStore(tmp_path / "adjudication.sqlite")
+    _decide(store, "ana", "correct", "eu não sei não")
+    _decide(store, "ana", "nonspeech")
+    assert main(["review", "export", str(tmp_path), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["action"], r["status"]) for r in rows] == [("correct", "superseded"), ("nonspeech", "current")]
+    assert main(["review", "export", str(tmp_path), "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["annotator"] for r in table] == ["ana", "ana"] and table[0]["new_text"] == "eu não sei não"
+
+
+def test_export_without_store_is_one_line_error(tmp_path, capsys):
+    assert main(["review", "export", str(tmp_path)]) == 2
+    assert "no decision store here yet" in capsys.readouterr().err
+
+
+_WRITER = """
+import sys
+from toolkit.adjudication.store import DecisionStore
+store = DecisionStore(sys.argv[1])
+name = sys.argv[2]
+for i in range(int(sys.argv[3])):
+    store.record(recording_id="rec", start=float(i), end=i + 0.5, action="correct", old_text="a",
+                 new_text=f"{name} {i}", annotator=name, reference_sha256="r", manifest_sha256="m")
+"""
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+    path = tmp_path / "adjudication.sqlite"
+    DecisionStore(path)
+    count = 60
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name, str(count)], env=env,
+                                stderr=subprocess.PIPE, text=True) for name in ("ana", "beto")]
+    for writer in writers:
+        assert writer.wait(timeout=120) == 0, writer.stderr.read()
+    decisions = DecisionStore(path).decisions()
+    assert len(decisions) == 2 * count
+    assert {(d.annotator, d.new_text) for d in decisions} == {(n, f"{n} {i}") for n in ("ana", "beto")
+                                                            for i in range(count)}
+    # whoever came second on each span is that span's second listener
+    assert sorted(d.role for d in decisions).count("second") == count

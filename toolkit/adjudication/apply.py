@@ -1,0 +1,223 @@
+"""Turn settled decisions into a new reference version: new TextGrids, a new manifest, a record.
+
+Only each span's effective decision counts (the first listener's, or the settlement of a
+conflict). Any open conflict blocks applying; a decision made against another reference
+version than the manifest's is listed as stale and never applied. Per decision:
+
+- ``keep``: nothing changes (the span is confirmed);
+- ``correct``: the turns overlapping the span are replaced by one turn over their extent with
+  the new text; timed words inside it are dropped (they spelled the old text) and confirmed
+  non-speech there is removed;
+- ``unresolved``: the span joins the ``unresolved`` tier (label: the note, or ``adjudicated``);
+- ``nonspeech``: turns centred in the span and words in it are removed, and the span, less
+  the turns that remain, becomes confirmed ``nonspeech`` in the ``speech`` tier.
+
+Each decision must still see the text it was made on: two decisions touching the same turns
+with different outcomes are refused, naming both. The output folder is written beside its
+final place and renamed into it, so it either appears complete or not at all; the old version
+stays where it was, readable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from toolkit.adjudication.context import Adjudication
+from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
+from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision, SpanState
+from toolkit.errors import InputError
+from toolkit.formats import write_reference_textgrid
+from toolkit.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
+from toolkit.metrics.intervals import merge, subtract
+from toolkit.records import NONSPEECH as NONSPEECH_LABEL
+from toolkit.records import Interval, Reference, Utterance
+from toolkit.store import atomic_write_json, sha256_file
+
+RECORD_NAME = "adjudication.json"
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What applying would do now: decisions that go in, stale ones left out, and blocking conflicts."""
+
+    applicable: list[Decision]
+    stale: list[Decision]
+    conflicts: list[SpanState]
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The new reference version."""
+
+    out_dir: Path
+    manifest: Manifest
+    applied: list[Decision]
+    stale: list[Decision]
+    changed: list[str]
+
+
+def plan(adjudication: Adjudication) -> Plan:
+    """Effective decisions split into applicable and stale; conflicts on the current version block."""
+    applicable, stale, conflicts = [], [], []
+    for state in adjudication.store.span_states():
+        current = [d for d in (state.first, state.second, state.settlement)
+                   if d is not None and not adjudication.is_stale(d)]
+        if state.conflict and current:
+            conflicts.append(state)
+            continue
+        effective = state.effective
+        if effective is None:
+            continue
+        (stale if adjudication.is_stale(effective) else applicable).append(effective)
+    return Plan(sorted(applicable, key=lambda d: (d.recording_id, d.start, d.id)), stale, conflicts)
+
+
+def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: str) -> Applied:
+    """Write the new reference version into ``out_dir`` (which must not exist or be empty)."""
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise InputError(out_dir, "already exists and is not empty; a reference version is never overwritten")
+    if not annotator.strip():
+        raise InputError(None, "applying decisions needs the name of who applies them")
+    todo = plan(adjudication)
+    if todo.conflicts:
+        listing = "; ".join(f"{s.recording_id} {s.start:g}-{s.end:g} s ({s.first.annotator}: "  # type: ignore[union-attr]
+                            f"{s.first.action}, {s.second.annotator}: {s.second.action})"  # type: ignore[union-attr]
+                            for s in todo.conflicts[:5])
+        raise InputError(adjudication.store.path, f"{len(todo.conflicts)} conflict(s) between first and second "
+                                                  f"listeners must be settled before applying: {listing}")
+    if not todo.applicable:
+        raise InputError(adjudication.store.path, "no decisions to apply on this reference version"
+                         + (f" ({len(todo.stale)} were made on another version)" if todo.stale else ""))
+    by_recording: dict[str, list[Decision]] = {}
+    for decision in todo.applicable:
+        by_recording.setdefault(decision.recording_id, []).append(decision)
+    new_references = {rid: apply_to_reference(adjudication.reference(rid), decisions)
+                      for rid, decisions in by_recording.items()}
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".partial", dir=out_dir.parent))
+    try:
+        entries = [_write_entry(entry, new_references.get(entry.id), scratch, out_dir)
+                   for entry in adjudication.manifest.recordings]
+        manifest = Manifest(entries, adjudication.manifest.allow_mixed_sample_rates, path=out_dir / MANIFEST_NAME)
+        atomic_write_json(scratch / MANIFEST_NAME, manifest.to_json())
+        atomic_write_json(scratch / RECORD_NAME, {
+            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "applied_by": annotator.strip(),
+            "previous_manifest": {"path": str(adjudication.manifest.path),
+                                  "sha256": adjudication.manifest.sha256},
+            "manifest_sha256": manifest.sha256,
+            "changed_recordings": sorted(new_references),
+            "decisions": [d.to_json() for d in todo.applicable],
+            "stale_not_applied": [d.to_json() for d in todo.stale],
+        })
+        if out_dir.exists():
+            out_dir.rmdir()
+        os.replace(scratch, out_dir)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    adjudication.store.record_application(
+        annotator=annotator.strip(), out_dir=str(out_dir), previous_manifest_sha256=adjudication.manifest.sha256,
+        manifest_sha256=manifest.sha256, decision_ids=[d.id for d in todo.applicable])
+    return Applied(out_dir, manifest, todo.applicable, todo.stale, sorted(new_references))
+
+
+def apply_to_reference(reference: Reference, decisions: list[Decision]) -> Reference:
+    """A new reference with ``decisions`` (one recording's, in time order) applied."""
+    result = replace(reference, utterances=list(reference.utterances), words=list(reference.words),
+                     speech=list(reference.speech), unresolved=list(reference.unresolved))
+    touched: list[tuple[Decision, float, float]] = []  # each applied decision and the stretch it changed
+    for decision in sorted(decisions, key=lambda d: (d.start, d.id)):
+        current = reference_text(result, decision.start, decision.end)
+        if current != decision.old_text:
+            other = next((d for d, lo, hi in touched if lo < decision.end and hi > decision.start), None)
+            culprit = f"decision #{other.id} changed it first" if other else "the reference differs"
+            raise InputError(None, f"decision #{decision.id} on {decision.recording_id} {decision.start:g}-"
+                                   f"{decision.end:g} s was made on the text '{decision.old_text}' but the span now "
+                                   f"reads '{current}' ({culprit}); settle the two decisions")
+        touched.append((decision, *extent(result, decision.start, decision.end)))
+        if decision.action == CORRECT:
+            _correct(result, decision)
+        elif decision.action == UNRESOLVED:
+            _unresolved(result, decision)
+        elif decision.action == NONSPEECH:
+            _nonspeech(result, decision)
+        elif decision.action != KEEP:
+            raise InputError(None, f"decision #{decision.id}: unknown action '{decision.action}'")
+    return result
+
+
+def _correct(reference: Reference, decision: Decision) -> None:
+    turns = overlapping_turns(reference, decision.start, decision.end)
+    speaker = correctable_speaker(reference, decision.start, decision.end)
+    start, end = extent(reference, decision.start, decision.end)
+    reference.utterances = sorted([u for u in reference.utterances if u not in turns]
+                                  + [Utterance(start, end, decision.new_text, speaker)],
+                                  key=lambda u: (u.start, u.end, u.speaker))
+    reference.words = [w for w in reference.words if not _inside(w.start, w.end, start, end)]
+    reference.speech = _without(reference.speech, start, end, only=NONSPEECH_LABEL)
+
+
+def _unresolved(reference: Reference, decision: Decision) -> None:
+    label = decision.note or "adjudicated"
+    touching = [i for i in reference.unresolved if i.start <= decision.end and i.end >= decision.start]
+    joined = Interval(min([decision.start, *(i.start for i in touching)]),
+                      max([decision.end, *(i.end for i in touching)]),
+                      "; ".join(dict.fromkeys([*(i.label for i in touching), label])))
+    reference.unresolved = sorted([i for i in reference.unresolved if i not in touching] + [joined],
+                                  key=lambda i: i.start)
+
+
+def _nonspeech(reference: Reference, decision: Decision) -> None:
+    start, end = decision.start, decision.end
+    reference.utterances = [u for u in reference.utterances if not start <= (u.start + u.end) / 2 <= end]
+    reference.words = [w for w in reference.words if not _inside(w.start, w.end, start, end)]
+    silent = subtract(merge([(start, end)]), merge((u.start, u.end) for u in reference.utterances))
+    speech = reference.speech
+    for lo, hi in silent.tolist():
+        speech = _without(speech, lo, hi)
+    nonspeech = merge([(i.start, i.end) for i in speech if i.label == NONSPEECH_LABEL] + silent.tolist())
+    others = [i for i in speech if i.label != NONSPEECH_LABEL]
+    for lo, hi in nonspeech.tolist():
+        others = _without(others, lo, hi)
+    reference.speech = sorted(others + [Interval(lo, hi, NONSPEECH_LABEL) for lo, hi in nonspeech.tolist()],
+                              key=lambda i: i.start)
+
+
+def _without(intervals: list[Interval], start: float, end: float, only: str | None = None) -> list[Interval]:
+    """``intervals`` with ``[start, end]`` cut out of each (of those labelled ``only``, if given)."""
+    kept = []
+    for interval in intervals:
+        if (only is not None and interval.label != only) or interval.end <= start or interval.start >= end:
+            kept.append(interval)
+            continue
+        for lo, hi in subtract(merge([(interval.start, interval.end)]), merge([(start, end)])).tolist():
+            kept.append(Interval(lo, hi, interval.label))
+    return sorted(kept, key=lambda i: i.start)
+
+
+def _inside(start: float | None, end: float | None, lo: float, hi: float) -> bool:
+    return start is not None and end is not None and lo <= (start + end) / 2 <= hi
+
+
+def _write_entry(entry: RecordingEntry, reference: Reference | None, scratch: Path, out_dir: Path) -> RecordingEntry:
+    """Copy (unchanged) or rewrite (changed) the recording's reference files into the new version."""
+    references: dict[str, FileRecord] = {}
+    for role, record in entry.references.items():
+        if reference is not None and role != NAMES_ROLE:
+            role, target = "textgrid", scratch / f"{entry.id}.TextGrid"
+            write_reference_textgrid(reference, target, entry.duration)
+        else:
+            target = scratch / Path(record.path).name
+            shutil.copyfile(entry.resolve(record.path), target)
+        references[role] = FileRecord(target.name, sha256_file(target), target.stat().st_size)
+    return replace(entry, path=_relative(entry.audio_path, out_dir), references=references, base_dir=out_dir)
+

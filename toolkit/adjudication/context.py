@@ -1,0 +1,118 @@
+"""One experiment as the adjudication app sees it: its manifest, run folders, references and store.
+
+``decide`` is the single way a decision enters the store: it fills in what an annotator must not
+type (the old text, the reference version's sha256, the manifest identity, the recording's
+duration bound) from the frozen manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.adjudication.spans import correctable_speaker, reference_text
+from toolkit.adjudication.store import CORRECT, STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
+from toolkit.errors import InputError
+from toolkit.experiment import load_experiment
+from toolkit.manifest import Manifest, RecordingEntry, load_manifest
+from toolkit.records import Reference
+from toolkit.runs import RunFolder
+
+OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
+# How `ablate app` tells the Streamlit app what to open (environment variables).
+APP_ENV = {"experiment": "ABLATE_APP_EXPERIMENT", "manifest": "ABLATE_APP_MANIFEST",
+           "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS", "blind": "ABLATE_APP_BLIND"}
+STATUSES = (OPEN, DECIDED, CONFLICT, STALE)
+
+
+@dataclass
+class Adjudication:
+    """The experiment folder, its frozen manifest and its decision store."""
+
+    experiment_dir: Path
+    name: str
+    manifest: Manifest
+    store: DecisionStore
+    _references: dict[str, Reference] = field(default_factory=dict, repr=False)
+
+    def run_folders(self) -> list[RunFolder]:
+        """Run folders that have a run record, newest first."""
+        runs = self.experiment_dir / "runs"
+        found = [RunFolder(p) for p in runs.iterdir() if (p / "run.json").is_file()] if runs.is_dir() else []
+        return sorted(found, key=lambda f: f.record.stat().st_mtime, reverse=True)
+
+    def entry(self, recording_id: str) -> RecordingEntry:
+        return self.manifest.entry(recording_id)
+
+    def reference_sha256(self, recording_id: str) -> str:
+        """The sha256 of the reference file of ``recording_id`` in this reference version."""
+        entry = self.entry(recording_id)
+        role = entry.reference_role
+        if role is None:
+            raise InputError(self.manifest.path, f"recording '{recording_id}' has no reference")
+        return entry.references[role].sha256
+
+    def reference(self, recording_id: str) -> Reference:
+        """The verified reference (read once per context)."""
+        if recording_id not in self._references:
+            self._references[recording_id] = self.entry(recording_id).load_reference()
+        return self._references[recording_id]
+
+    def references(self) -> dict[str, Reference]:
+        return {entry.id: self.reference(entry.id) for entry in self.manifest.recordings}
+
+    def decide(self, *, recording_id: str, start: float, end: float, action: str, annotator: str,
+               new_text: str = "", note: str = "", source: str = "", settle: bool = False) -> Decision:
+        """Store a decision on the current reference version of ``recording_id``."""
+        entry = self.entry(recording_id)
+        if action == CORRECT:
+            correctable_speaker(self.reference(recording_id), start, end)
+        return self.store.record(
+            recording_id=recording_id, start=start, end=end, action=action,
+            old_text=reference_text(self.reference(recording_id), start, end), new_text=new_text,
+            annotator=annotator, reference_sha256=self.reference_sha256(recording_id),
+            manifest_sha256=self.manifest.sha256, note=note, source=source, settle=settle,
+            duration=entry.duration)
+
+    def is_stale(self, decision: Decision) -> bool:
+        """Made against another reference version than the manifest's (never applied to this one)."""
+        try:
+            return decision.reference_sha256 != self.reference_sha256(decision.recording_id)
+        except InputError:
+            return True
+
+    def item_statuses(self, spans: list[tuple[str, float | None, float | None]]) -> list[str]:
+        """Status of each (recording, start, end): its own span's, else decided when an effective
+        decision's span covers it, else open."""
+        states = self.store.span_states()
+        exact = {(s.recording_id, s.start, s.end): s for s in states}
+        covering: dict[str, list[SpanState]] = {}
+        for state in states:
+            if state.effective is not None:
+                covering.setdefault(state.recording_id, []).append(state)
+        result = []
+        for recording, start, end in spans:
+            if start is None or end is None:
+                result.append(OPEN)
+                continue
+            state = exact.get((recording, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)))
+            if state is None:
+                state = next((s for s in covering.get(recording, []) if s.start <= start and s.end >= end), None)
+            result.append(self.status(state))
+        return result
+
+    def status(self, state: SpanState | None) -> str:
+        if state is None:
+            return OPEN
+        if state.conflict:
+            return CONFLICT
+        effective = state.effective
+        return STALE if effective is not None and self.is_stale(effective) else DECIDED
+
+
+def open_experiment(experiment_dir: str | Path, manifest_path: str | Path | None = None) -> Adjudication:
+    """The experiment's manifest (or ``manifest_path``, e.g. a newer reference version) and its store."""
+    experiment_dir = Path(experiment_dir)
+    experiment = load_experiment(experiment_dir)
+    manifest = load_manifest(manifest_path or experiment.manifest_path)
+    return Adjudication(experiment.folder, experiment.name, manifest, DecisionStore(experiment.folder / STORE_NAME))

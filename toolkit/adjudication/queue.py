@@ -1,0 +1,209 @@
+"""The review queue: every span of a run folder that needs a listener, ranked.
+
+Sources, all files a run already wrote (nothing is recomputed):
+
+- ``scores/<arm>/<rec>.json``: negation, name and number audit instances (``critical``), seam
+  omissions and duplications (``seam``) and words in confirmed non-speech (``nonspeech_text``);
+- ``review/<arm>/<rec>.json``: where an arm disagrees with the baseline (``disagreement``);
+- ``outputs/<arm>/<rec>.json``: disagreements between an arm's two recognizers
+  (``disagreement``) and seams flagged for review (``seam``);
+- the reference's ``unresolved`` intervals (``unresolved``).
+
+Rank: kind in :data:`KINDS` order, then (for critical words) negation, name, number, then
+recording and time. Items of one kind and detail whose spans overlap in a recording are merged
+into one span listing every arm that produced them, so a listener decides each place once.
+An instance known only by its onset is given :data:`ONSET_ONLY_SPAN_S` seconds for listening.
+A missing or unreadable file is reported in ``problems``, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from toolkit.records import Reference
+from toolkit.runs import RunFolder
+
+CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
+    "critical", "disagreement", "seam", "nonspeech_text", "unresolved")
+KINDS = (CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED)
+KIND_LABELS = {CRITICAL: "critical word", DISAGREEMENT: "disagreement", SEAM: "seam problem",
+               NONSPEECH_TEXT: "text in non-speech", UNRESOLVED: "unresolved audio"}
+CRITICAL_DETAILS = ("negation", "name", "number")
+ONSET_ONLY_SPAN_S = 1.0
+_AUDITS = {"negation": "negation", "names": "name", "numbers": "number"}
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One span to listen to; ``hypotheses`` pairs a label (arm or recognizer) with what it says there."""
+
+    kind: str
+    detail: str
+    recording_id: str
+    start: float | None
+    end: float | None
+    arms: tuple[str, ...] = ()
+    reference: str = ""
+    hypotheses: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def timed(self) -> bool:
+        return self.start is not None and self.end is not None and self.end > self.start
+
+    @property
+    def rank(self) -> tuple[Any, ...]:
+        detail = CRITICAL_DETAILS.index(self.detail) if self.detail in CRITICAL_DETAILS else len(CRITICAL_DETAILS)
+        return (KINDS.index(self.kind), detail, self.recording_id, self.start is None, self.start or 0.0,
+                self.end or 0.0)
+
+    @property
+    def key(self) -> str:
+        """Stable name of the item, used as the decision's ``source``."""
+        where = "untimed" if not self.timed else f"{self.start:.3f}-{self.end:.3f}"
+        return f"{self.kind}:{self.detail}:{self.recording_id}:{where}"
+
+
+@dataclass
+class ReviewQueue:
+    items: list[QueueItem]
+    problems: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Items per kind, every kind listed (zero included), in rank order."""
+        found = Counter(item.kind for item in self.items)
+        return {kind: found.get(kind, 0) for kind in KINDS}
+
+    def filtered(self, recordings: Iterable[str] = (), arms: Iterable[str] = (),
+                 kinds: Iterable[str] = ()) -> list[QueueItem]:
+        """Items matching every non-empty filter (an item matches an arm filter if any of its arms is named)."""
+        recordings, arms, kinds = set(recordings), set(arms), set(kinds)
+        return [item for item in self.items
+                if (not recordings or item.recording_id in recordings)
+                and (not kinds or item.kind in kinds)
+                and (not arms or arms & set(item.arms))]
+
+
+def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = None) -> ReviewQueue:
+    """The ranked queue of one run folder (``references`` adds each recording's unresolved intervals)."""
+    problems: list[str] = []
+    try:
+        record = folder.read_record()
+        recordings = list(record["recordings"])
+        arms = [arm["name"] for arm in record["config"]["arms"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return ReviewQueue([], [f"{folder.record}: not a readable run record ({error})"])
+    raw: list[QueueItem] = []
+    for recording in recordings:
+        for arm in arms:
+            raw.extend(_from_scores(folder, arm, recording, problems))
+            raw.extend(_from_output(folder, arm, recording, problems))
+            if arm != arms[0]:
+                raw.extend(_from_review_list(folder, arm, recording, problems))
+        reference = (references or {}).get(recording)
+        if reference is not None:
+            raw.extend(QueueItem(UNRESOLVED, "unresolved", recording, i.start, i.end, (), i.label)
+                       for i in reference.unresolved)
+    return ReviewQueue(sorted(_merge(raw), key=lambda item: item.rank), problems)
+
+
+def _read_json(path: Path, problems: list[str], required: bool = True) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if required:
+            problems.append(f"{path}: missing")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        problems.append(f"{path}: unreadable ({error})")
+    return None
+
+
+def _span(start: Any, end: Any) -> tuple[float | None, float | None]:
+    if start is None:
+        return None, None
+    start = float(start)
+    end = float(end) if end is not None and float(end) > start else start + ONSET_ONLY_SPAN_S
+    return start, end
+
+
+def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
+    """Critical-word, seam and non-speech instances of one scored arm (absent until the run is scored)."""
+    score = _read_json(folder.scores / arm / f"{recording}.json", problems, required=folder.scores.is_dir())
+    if score is None:
+        return []
+    items = []
+    for audit, detail in _AUDITS.items():
+        for instance in score.get("audits", {}).get(audit, {}).get("instances", []):
+            items.append(QueueItem(CRITICAL, detail, recording, *_span(instance["time"], instance["end"]), (arm,),
+                                   instance["reference"], ((arm, f"{instance['hypothesis']} ({instance['kind']})"),)))
+    for instance in (score.get("seams") or {}).get("instances", []):
+        items.append(QueueItem(SEAM, instance["kind"].removeprefix("seam "), recording,
+                               *_span(instance["time"], instance["end"]), (arm,), instance["reference"],
+                               ((arm, instance["hypothesis"]),)))
+    for instance in score.get("nonspeech", {}).get("instances", []):
+        items.append(QueueItem(NONSPEECH_TEXT, "words in non-speech", recording,
+                               *_span(instance["start"], instance["end"]), (arm,), "", ((arm, instance["text"]),)))
+    return items
+
+
+def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
+    """Recognizer disagreements and flagged seams from one arm's full output."""
+    output = _read_json(folder.arm_output(arm, recording), problems)
+    if output is None:
+        return []
+    items = []
+    for span in output.get("disagreements", []):
+        labels = [key for key in span if key not in ("start", "end", "kept") and not key.endswith("_confidence")]
+        items.append(QueueItem(DISAGREEMENT, "recognizers", recording, *_span(span.get("start"), span.get("end")),
+                               (arm,), "", tuple((f"{arm}: {label}", str(span[label])) for label in labels)))
+    for seam in output.get("seams", []):
+        if seam.get("review"):
+            flags = ", ".join(sorted({flag.get("kind", "") for flag in seam.get("flags", [])})) or "flagged"
+            items.append(QueueItem(SEAM, f"flagged seam ({flags})", recording, *_span(seam["start"], seam["end"]),
+                                   (arm,), "", ((arm, " ".join(w["text"] for w in
+                                                               seam.get("kept_left", []) + seam.get("kept_right", []))),)))
+    return items
+
+
+def _from_review_list(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
+    """Where ``arm`` disagrees with the baseline."""
+    listing = _read_json(folder.review_list(arm, recording), problems)
+    if listing is None:
+        return []
+    base = listing.get("label_a", "baseline")
+    return [QueueItem(DISAGREEMENT, "arms", recording, *_span(span.get("start"), span.get("end")), (base, arm), "",
+                      ((base, span.get("text_a", "")), (arm, span.get("text_b", ""))))
+            for span in listing.get("spans", [])]
+
+
+def _merge(items: list[QueueItem]) -> list[QueueItem]:
+    """Merge items of one kind, detail and recording whose spans overlap; untimed items stay apart."""
+    groups: dict[tuple[str, str, str], list[QueueItem]] = {}
+    merged: list[QueueItem] = []
+    for item in items:
+        if item.timed:
+            groups.setdefault((item.kind, item.detail, item.recording_id), []).append(item)
+        else:
+            merged.append(item)
+    for group in groups.values():
+        group.sort(key=lambda item: (item.start, item.end))
+        current = group[0]
+        for item in group[1:]:
+            if item.start < current.end:  # type: ignore[operator]
+                current = replace(current, end=max(current.end, item.end),  # type: ignore[type-var]
+                                  arms=_union(current.arms, item.arms),
+                                  reference=current.reference if item.reference in current.reference
+                                  else f"{current.reference} | {item.reference}".strip(" |"),
+                                  hypotheses=_union(current.hypotheses, item.hypotheses))
+            else:
+                merged.append(current)
+                current = item
+        merged.append(current)
+    return merged
+
+
+def _union(first: tuple, second: tuple) -> tuple:
+    return first + tuple(value for value in second if value not in first)

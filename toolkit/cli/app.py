@@ -1,0 +1,104 @@
+"""``ablate app EXP``: the Streamlit adjudication app on one experiment; ``ablate app add-user``: a login.
+
+Streamlit runs headless (it opens no browser), sends no usage statistics and binds to
+127.0.0.1 unless ``--host`` says otherwise. What the app needs is passed in environment
+variables (``toolkit.adjudication.context.APP_ENV``), read by ``app/streamlit_app.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+APP_DIR = Path(__file__).resolve().parents[2] / "app"
+ENTRY = APP_DIR / "streamlit_app.py"
+ADD_USER = "add-user"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "app", help="start the adjudication app on an experiment (or: app add-user NAME --users FILE)",
+        description="Start the Streamlit adjudication app on one experiment (blind transcription, review queue, "
+                    "span review, second-listener conflicts, results), or add an annotator login with "
+                    f"'ablate app {ADD_USER} NAME --users FILE' (the password is asked for).")
+    parser.add_argument("experiment", metavar="EXP", help=f"experiment folder, or '{ADD_USER}'")
+    parser.add_argument("name", nargs="?", metavar="NAME", help=f"with '{ADD_USER}': the annotator's name")
+    parser.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: every interface)")
+    parser.add_argument("--annotator", metavar="NAME",
+                        help="annotator name for every decision in this app (without --users)")
+    parser.add_argument("--users", type=Path, metavar="FILE",
+                        help="logins made by 'ablate app add-user': annotators log in and names come from the login")
+    parser.add_argument("--manifest", type=Path, metavar="MANIFEST",
+                        help="reference version to adjudicate (default: the experiment's manifest)")
+    parser.add_argument("--blind", action="store_true",
+                        help="blind transcription only: no page that shows model output is reachable")
+    parser.add_argument("--replace", action="store_true", help=f"with '{ADD_USER}': change an existing password")
+    parser.add_argument("--password-stdin", action="store_true",
+                        help=f"with '{ADD_USER}': read the password from standard input instead of asking")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.errors import InputError
+
+    if args.experiment == ADD_USER:
+        return _add_user(args)
+    if args.name is not None:
+        raise InputError(None, f"unexpected argument '{args.name}' (NAME is only for 'ablate app {ADD_USER}')")
+    if args.users is not None and args.annotator is not None:
+        raise InputError(None, "--annotator and --users exclude each other: with --users the name comes from the login")
+    from toolkit.adjudication.context import APP_ENV, open_experiment
+    from toolkit.adjudication.users import read_users
+
+    if importlib.util.find_spec("streamlit") is None:
+        raise InputError(None, "the app needs Streamlit: install the 'app' extra (pip install -e '.[app]')")
+    adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
+    if args.users is not None and not read_users(args.users):
+        raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
+    if not 0 < args.port < 65536:
+        raise InputError(None, f"--port must be 1-65535, not {args.port}")
+    environment = dict(os.environ)
+    environment[APP_ENV["experiment"]] = str(Path(args.experiment).resolve())
+    for key in ("manifest", "annotator", "users", "blind"):
+        value = getattr(args, key) or None
+        environment.pop(APP_ENV[key], None)
+        if value is not None:
+            environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
+    command = streamlit_command(args.host, args.port)
+    print(f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
+          f"(decisions in {adjudication.store.path}); Ctrl-C stops it", flush=True)
+    os.execve(command[0], command, environment)  # Streamlit replaces this process: signals reach it directly
+    return 0
+
+
+def streamlit_command(host: str, port: int) -> list[str]:
+    """The Streamlit command line: headless, no usage statistics, no file watching, bound to ``host``."""
+    return [sys.executable, "-m", "streamlit", "run", str(ENTRY),
+            "--server.headless", "true", "--server.address", host, "--server.port", str(port),
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+            "--server.runOnSave", "false", "--global.developmentMode", "false",
+            "--client.toolbarMode", "minimal", "--client.showErrorDetails", "false",
+            "--theme.base", "light"]
+
+
+def _add_user(args: argparse.Namespace) -> int:
+    from toolkit.adjudication.users import add_user
+    from toolkit.errors import InputError
+
+    if args.users is None or not args.name:
+        raise InputError(None, f"usage: ablate app {ADD_USER} NAME --users FILE")
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+        if getpass.getpass("again: ") != password:
+            raise InputError(None, "the two passwords differ; nothing was written")
+    add_user(args.users, args.name, password, replace=args.replace)
+    print(f"{args.users}: login for '{' '.join(args.name.split())}' saved (scrypt hash, no password stored)")
+    return 0
