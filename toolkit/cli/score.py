@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
+from toolkit.formats.pairing import pair_ids
 from toolkit.formats.text import read_text
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__)
     parser.add_argument("--ref", required=True, type=Path, help="reference: .TextGrid, .stm or .txt")
     parser.add_argument("--hyp", required=True, type=Path, help="hypothesis: .ctm, .json (words) or .txt")
+    parser.add_argument("--id", dest="recording_id", metavar="RECORDING",
+                        help="the recording both files hold (needed when their ids or file names differ)")
+    parser.add_argument("--channel", help="the channel to score, when a CTM or STM holds several")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     parser.add_argument("--names", type=Path, help="names list, one name per line (added to the reference's)")
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
@@ -71,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"--collar must be >= 0 seconds, got {args.collar:g}")
     if args.short_max < 0:
         raise InputError(None, f"--short-max must be >= 0, got {args.short_max}")
-    reference = read_reference(args.ref)
-    hypothesis = read_hypothesis(args.hyp)
+    recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
+    reference = read_reference(args.ref, recording_id, channel=channel)
+    hypothesis = read_hypothesis(args.hyp, recording_id, channel)
     names = tuple(read_names(args.names)) if args.names else ()
     vad = read_vad_segments(args.vad) if args.vad else None
     options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,
