@@ -23,6 +23,7 @@ from toolkit.errors import InputError
 from toolkit.experiment import Arm, Experiment
 from toolkit.measure import measure
 from toolkit.records import Hypothesis
+from toolkit.runlock import RunLock
 from toolkit.runs import RunFolder
 from toolkit.store import atomic_write_json, config_hash, sha256_file
 
@@ -52,6 +53,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         raise InputError(experiment.manifest_path, f"no recordings in split {split!r}; splits are {', '.join(splits)}")
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
+    pool.load()  # a model or setting that cannot load stops here, before any run folder exists
     identities = pool.identities()
     runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
     config = {
@@ -67,6 +69,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     }
     manifest_sha = sha256_file(experiment.manifest_path)
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
+    lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
         "status": "running", "started": started, "split": split, "config": config,
@@ -101,6 +104,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused)
     atomic_write_json(folder.record, record)
+    lock.release()
     return summary
 
 

@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.experiment import load_experiment
 
     experiment = load_experiment(args.experiment)
-    arms = [a.strip() for a in args.arms.split(",")] if args.arms else None
+    arms = None if args.arms is None else [a.strip() for a in args.arms.split(",")]
     summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
     print(f"run: {summary.folder.root} ({summary.computed} computed, {summary.reused} reused)")
     if args.no_score:

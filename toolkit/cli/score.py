@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.pairing import pair_ids
@@ -40,11 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
     parser.add_argument("--policy", choices=POLICY_NAMES, default="normalized",
                         help="primary normalization policy (default normalized; the others are reported beside it)")
-    parser.add_argument("--collar", type=float, default=DEFAULT_COLLAR_S,
+    parser.add_argument("--collar", type=non_negative_seconds, default=DEFAULT_COLLAR_S,
                         help="collar in seconds for the time-constrained alignment (default %(default)s)")
     parser.add_argument("--time-constrained", action="store_true",
                         help="also report a time-constrained alignment (diagnosis)")
-    parser.add_argument("--short-max", type=int, default=DEFAULT_SHORT_MAX,
+    parser.add_argument("--short-max", type=non_negative_int, default=DEFAULT_SHORT_MAX,
                         help="short-word audit: at most this many letters (default %(default)s)")
     parser.set_defaults(func=run)
 
@@ -71,10 +72,6 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 def run(args: argparse.Namespace) -> int:
     from toolkit.scoring import ScoreOptions, score_recording
 
-    if args.collar < 0:
-        raise InputError(None, f"--collar must be >= 0 seconds, got {args.collar:g}")
-    if args.short_max < 0:
-        raise InputError(None, f"--short-max must be >= 0, got {args.short_max}")
     recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
     reference = read_reference(args.ref, recording_id, channel=channel)
     hypothesis = read_hypothesis(args.hyp, recording_id, channel)
