@@ -70,6 +70,17 @@ def test_two_channels_of_one_recording_are_never_merged(pair: Path, capsys) -> N
     assert code == 0 and "WER 0.00%" in out and "I=0" in out
 
 
+def test_an_stm_recording_on_two_channels_is_never_merged(tmp_path: Path) -> None:
+    from toolkit.errors import InputError
+    from toolkit.formats import read_reference
+
+    path = tmp_path / "rec.stm"
+    path.write_text("rec 1 A 0.0 1.0 um dois\nrec 2 B 0.0 1.0 três\n", encoding="utf-8")
+    with pytest.raises(InputError, match="rec.stm: recording 'rec' has segments on channels 1, 2"):
+        read_reference(path)
+    assert read_reference(path, channel="2").text == "três"
+
+
 def test_a_reference_and_hypothesis_on_different_channels_are_refused(pair: Path, capsys) -> None:
     (pair / "rec1.stm").write_text(f"rec1 A spk 0.0 4.0 {SENTENCE}\n", encoding="utf-8")
     code, _, err = score(capsys, "--ref", pair / "rec1.stm", "--hyp", pair / "good.ctm")

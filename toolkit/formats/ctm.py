@@ -75,7 +75,7 @@ def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id
     channels = ctm_channels(words)
     if channel is None and len(channels) > 1:
         raise InputError(path, f"recording '{recording_id}' has words on channels {', '.join(channels)}; "
-                               "choose one (--channel)")
+                               "name the channel to score")
     if channel is not None and channels and channel not in channels:
         raise InputError(path, f"recording '{recording_id}' has no words on channel '{channel}' "
                                f"(channels: {', '.join(channels)})")

@@ -29,7 +29,7 @@ def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
     """Every recording and channel in an STM file, keyed by ``(recording id, channel)``, validated line by line."""
     references: dict[tuple[str, str], Reference] = {}
     last_start: dict[tuple[str, str], tuple[int, float]] = {}
-    last_by_speaker: dict[tuple[str, str], tuple[int, float]] = {}
+    last_by_speaker: dict[tuple[str, str, str], tuple[int, float]] = {}
     for number, line in enumerate(read_text(path, allow_empty=False).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(";;"):
             continue
@@ -81,7 +81,7 @@ def select_stm(path: str | Path, references: dict[tuple[str, str], Reference], r
         raise InputError(path, f"no segments for recording '{recording_id}' (recordings in the file: {found})")
     if channel is None and len(channels) > 1:
         raise InputError(path, f"recording '{recording_id}' has segments on channels {', '.join(channels)}; "
-                               "choose one (--channel)")
+                               "a reference is one channel; keep one")
     chosen = channels[0] if channel is None else channel
     if chosen not in channels:
         raise InputError(path, f"recording '{recording_id}' has no segments on channel '{channel}' "
