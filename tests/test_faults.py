@@ -93,16 +93,20 @@ def test_kill_at_random_moments_then_resume_equals_a_clean_run(tmp_path: Path) -
     clean_seconds = time.monotonic() - started
 
     killed = _experiment(tmp_path / "killed")
+    interrupted = 0
     for seed in (1, 2, 3):
         process = subprocess.Popen(_command(killed), env=_env(), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(random.Random(seed).uniform(0.2, clean_seconds))
+        time.sleep(random.Random(seed).uniform(0.3, 0.9) * clean_seconds)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=60)
         for path in killed.parent.rglob("*"):
             if path.is_file() and "corpus" not in path.parts:
                 _check_parses(path)
+        record = next((killed.parent / "runs").glob("*/run.json"), None) if (killed.parent / "runs").exists() else None
+        interrupted += record is not None and json.loads(record.read_text())["status"] == "running"
+    assert interrupted, "no kill landed inside a run; the test proved nothing"
     resumed = subprocess.run(_command(killed), env=_env(), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((_run_folder(killed) / "run.json").read_text())["status"] == "complete"
