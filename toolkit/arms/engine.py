@@ -53,7 +53,6 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         raise InputError(experiment.manifest_path, f"no recordings in split {split!r}; splits are {', '.join(splits)}")
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
-    pool.load()  # a model or setting that cannot load stops here, before any run folder exists
     identities = pool.identities()
     runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
     config = {
@@ -69,6 +68,8 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     }
     manifest_sha = sha256_file(experiment.manifest_path)
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
+    if not _finished(folder):  # a model or setting that cannot load stops here, before the folder exists
+        pool.load()  # (an unchanged rerun of a finished run decodes nothing and need not load models)
     lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
@@ -106,6 +107,14 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     atomic_write_json(folder.record, record)
     lock.release()
     return summary
+
+
+def _finished(folder: RunFolder) -> bool:
+    """Whether this exact configuration already ran to completion in ``folder``."""
+    try:
+        return folder.read_record().get("status") == "complete"
+    except (OSError, ValueError):
+        return False
 
 
 def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:
