@@ -86,26 +86,39 @@ def _run_folder(experiment: Path) -> Path:
     return folder
 
 
+def _wait_until_running(process: subprocess.Popen, experiment: Path, launched: float) -> None:
+    """Until the run this process started has written its run record (or the process ended)."""
+    deadline = time.monotonic() + 300
+    while process.poll() is None and time.monotonic() < deadline:
+        for record in (experiment.parent / "runs").glob("*/run.json"):
+            try:
+                if record.stat().st_mtime >= launched and json.loads(record.read_text())["status"] == "running":
+                    return
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.01)
+
+
 def test_kill_at_random_moments_then_resume_equals_a_clean_run(tmp_path: Path) -> None:
     clean = _experiment(tmp_path / "clean")
-    started = time.monotonic()
     subprocess.run(_command(clean), env=_env(), check=True, capture_output=True, timeout=600)
-    clean_seconds = time.monotonic() - started
 
     killed = _experiment(tmp_path / "killed")
     interrupted = 0
     for seed in (1, 2, 3):
+        launched = time.time() - 1  # file times have coarse resolution on some file systems
         process = subprocess.Popen(_command(killed), env=_env(), stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(random.Random(seed).uniform(0.3, 0.9) * clean_seconds)
+        _wait_until_running(process, killed, launched)
+        time.sleep(random.Random(seed).uniform(0.0, 3.0))  # somewhere in decoding, writing or scoring
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=60)
         for path in killed.parent.rglob("*"):
             if path.is_file() and "corpus" not in path.parts:
                 _check_parses(path)
-        record = next((killed.parent / "runs").glob("*/run.json"), None) if (killed.parent / "runs").exists() else None
-        interrupted += record is not None and json.loads(record.read_text())["status"] == "running"
+        (record,) = (killed.parent / "runs").glob("*/run.json")
+        interrupted += json.loads(record.read_text())["status"] == "running"
     assert interrupted, "no kill landed inside a run; the test proved nothing"
     resumed = subprocess.run(_command(killed), env=_env(), capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
