@@ -81,7 +81,8 @@ def test_plain_text_reference(files, capsys):
     (files / "ref.txt").write_text("eu não vou\n", encoding="utf-8")
     (files / "hyp.txt").write_text("eu vou\n", encoding="utf-8")
     data = run_json(capsys, "--ref", str(files / "ref.txt"), "--hyp", str(files / "hyp.txt"),
-                    "--policy", "verbatim")
+                    "--id", "r9", "--policy", "verbatim")
+    assert data["recording_id"] == "r9"
     assert data["policy"] == "verbatim" and data["deletions"] == 1 and data["audits"]["negation"]["flipped"] == 1
     assert data["timing"]["available"] is False
 

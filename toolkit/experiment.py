@@ -103,9 +103,15 @@ class Experiment:
         return ScoreOptions(norm_version=self.normalizer, lexicon=self.lexicon)
 
     def select_arms(self, names: list[str] | None) -> list[Arm]:
-        """The arms to run, in file order; unknown names are an error listing the known ones."""
-        if not names:
+        """The arms to run (``None``: every arm, in file order); unknown, repeated or no names are an error."""
+        if names is None:
             return list(self.arms.values())
+        if not names or any(not name for name in names):
+            raise InputError(self.path, f"empty arm name in the arm list {','.join(names)!r}; name arms from "
+                                        f"{', '.join(self.arms)}")
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise InputError(self.path, f"arm(s) {', '.join(repeated)} named more than once; each arm runs once")
         unknown = [n for n in names if n not in self.arms]
         if unknown:
             raise InputError(self.path, f"unknown arm(s) {', '.join(unknown)}; "
@@ -135,6 +141,8 @@ def load_experiment(path: str | Path) -> Experiment:
     for key in ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms"):
         if key not in raw:
             raise InputError(path, f"missing required key '{key}'")
+    for key in ("name", "manifest", "recognizer"):
+        _require_text(path, key, raw[key])
 
     recognizers = {name: _recognizer(path, name, table) for name, table in _tables(path, raw, "recognizers")}
     primary = raw["recognizer"]
@@ -205,10 +213,20 @@ def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
     if set(table) != expected:
         raise InputError(path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; "
                                f"got {', '.join(sorted(table))}")
+    for key in ("backend", "model", "label"):
+        _require_text(path, f"recognizers.{name}.{key}", table[key])
+    if not isinstance(table["decoding"], dict):
+        raise InputError(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")
     spec = RecognizerSpec(name=name, backend=table["backend"], model=table["model"],
                           label=table["label"], decoding=dict(table["decoding"]))
     check_recognizer(spec, path=path)
     return spec
+
+
+def _require_text(path: Path, key: str, value: Any) -> None:
+    """A key that must be a non-empty string (a name, a path, a label)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(path, f"{key} must be a non-empty string, not {value!r}")
 
 
 def _arm_items(path: Path, raw: dict[str, Any]):

@@ -14,15 +14,17 @@ import csv
 import io
 import json
 import os
+import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from toolkit.audio.io import AUDIO_SUFFIXES, Channel, load_audio, probe_audio
 from toolkit.audio.signal import Signal
 from toolkit.errors import InputError
 from toolkit.formats import NAMES_SUFFIX, REFERENCE_SUFFIXES, read_reference
+from toolkit.formats.ids import describe_difference, recording_id_problem
 from toolkit.formats.text import read_text
 from toolkit.records import Reference
 from toolkit.store import atomic_write_json, config_hash, sha256_file
@@ -31,6 +33,7 @@ FORMAT_VERSION = 1
 SPLITS = ("tuning", "holdout", "challenge", "drift")
 NAMES_ROLE = "names"
 CSV_COLUMNS = ("id", "split", "strata", "speaker", "channel")
+NO_SPEECH = "no-speech"  # the stratum of a recording declared to hold no speech (its reference has no words)
 # Durations are compared to the microsecond: the same bytes always decode to the same length.
 _DURATION_TOLERANCE = 1e-6
 
@@ -246,12 +249,14 @@ class Assignment:
 
 def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_csv: str | Path | None = None,
            split: str | None = None, channel: Channel = None,
-           allow_mixed_sample_rates: bool = False) -> Manifest:
+           allow_mixed_sample_rates: bool = False, no_speech: Iterable[str] = ()) -> Manifest:
     """Check, hash and record a corpus; write ``out`` atomically (nothing is written on any error).
 
     Audio files are matched to references by file stem (``ID.wav`` with ``ID.TextGrid``/``ID.stm``/
     ``ID.txt`` and an optional ``ID.names.txt``). Splits come from ``splits_csv`` (columns
     id,split[,strata,speaker,channel]; strata ``;``-separated) with ``split`` as the default.
+    A reference without words is refused unless the recording is declared to hold no speech
+    (``no_speech`` ids, or the stratum ``no-speech`` in the CSV); it is then recorded with that stratum.
     """
     audio_dir, refs_dir, out = Path(audio_dir), Path(refs_dir), Path(out)
     for folder in (audio_dir, refs_dir):
@@ -260,6 +265,11 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
     audio = _audio_files(audio_dir)
     references = _reference_files(refs_dir, audio, audio_dir)
     assignments = _assignments(audio, splits_csv, split, channel, audio_dir)
+    for rid in no_speech:
+        if rid not in assignments:
+            raise InputError(audio_dir, f"--no-speech names recording '{rid}', which has no audio here")
+        if NO_SPEECH not in assignments[rid].strata:
+            assignments[rid] = replace(assignments[rid], strata=[*assignments[rid].strata, NO_SPEECH])
 
     infos = {rid: probe_audio(path) for rid, path in audio.items()}
     _check_sample_rates(audio_dir, audio, infos, allow_mixed_sample_rates)
@@ -271,7 +281,8 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
         chosen = _channel_for(path, info.channels, assignment.channel)
         roles = references[rid]
         role = next(r for r in roles if r != NAMES_ROLE)
-        read_reference(roles[role], rid, info.duration, roles.get(NAMES_ROLE))
+        reference = read_reference(roles[role], rid, info.duration, roles.get(NAMES_ROLE))
+        _check_speech_declared(roles[role], rid, reference.text, NO_SPEECH in assignment.strata)
         entries.append(RecordingEntry(
             id=rid, path=_relative(path, base), sha256=sha256_file(path), size=path.stat().st_size,
             duration=info.duration, sample_rate=info.sample_rate, channels=info.channels, channel=chosen,
@@ -294,12 +305,25 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
     return manifest
 
 
+def _check_speech_declared(path: Path, rid: str, text: str, declared_no_speech: bool) -> None:
+    """A reference without words is a mistake (a cut or unsaved file) unless the recording is declared silent."""
+    if not text.strip() and not declared_no_speech:
+        raise InputError(path, f"the reference has no words; if recording '{rid}' holds no speech, say so "
+                               f"with --no-speech {rid} (or the stratum '{NO_SPEECH}' in --splits)")
+    if text.strip() and declared_no_speech:
+        raise InputError(path, f"recording '{rid}' is declared to hold no speech, but its reference has "
+                               f"{len(text.split())} word(s)")
+
+
 def _audio_files(audio_dir: Path) -> dict[str, Path]:
     files: dict[str, Path] = {}
     for path in sorted(audio_dir.iterdir()):
         if path.is_file() and not path.name.startswith(".") and path.suffix.lower() in AUDIO_SUFFIXES:
             if path.stem in files:
                 raise InputError(path, f"recording id '{path.stem}' is also used by {files[path.stem].name}")
+            problem = recording_id_problem(path.stem)
+            if problem is not None:
+                raise InputError(path, problem)
             files[path.stem] = path
     if not files:
         raise InputError(audio_dir, f"no audio files ({' '.join(AUDIO_SUFFIXES)})")
@@ -322,7 +346,10 @@ def _reference_files(refs_dir: Path, audio: dict[str, Path], audio_dir: Path) ->
         if role != NAMES_ROLE and others:
             raise InputError(path, f"recording '{rid}' already has a reference ({others[0]}); keep one")
         if rid not in audio:
-            raise InputError(path, f"reference for recording '{rid}', but {audio_dir} has no audio named '{rid}.*'")
+            look_alike = next((a for a in audio if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", rid)), None)
+            hint = "" if look_alike is None else describe_difference(rid, look_alike)
+            raise InputError(path, f"reference for recording '{rid}', but {audio_dir} has no audio named "
+                                   f"'{rid}.*'{hint}")
         found[rid][role] = path
     for rid, path in audio.items():
         if not any(role != NAMES_ROLE for role in found.get(rid, {})):

@@ -89,18 +89,10 @@ class Hypothesis:
         return " ".join(w.text for w in self.words)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON words form; read it back with :func:`toolkit.formats.read_hypothesis`, which checks every field."""
         return {
             "recording_id": self.recording_id,
             "arm": self.arm,
             "meta": self.meta,
             "words": [asdict(w) for w in self.words],
         }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Hypothesis":
-        return cls(
-            recording_id=data["recording_id"],
-            arm=data.get("arm", ""),
-            meta=dict(data.get("meta", {})),
-            words=[Word(**w) for w in data["words"]],
-        )

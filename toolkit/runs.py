@@ -46,7 +46,10 @@ class RunFolder:
         return json.loads(self.record.read_text(encoding="utf-8"))
 
     def read_hypothesis(self, arm: str, recording: str) -> Hypothesis:
-        return Hypothesis.from_json(json.loads(self.hypothesis_json(arm, recording).read_text(encoding="utf-8")))
+        """The stored hypothesis, validated and refused if it is not for ``recording``."""
+        from toolkit.formats import read_hypothesis
+
+        return read_hypothesis(self.hypothesis_json(arm, recording), recording)
 
     def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
         return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))

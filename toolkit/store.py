@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from toolkit.errors import InputError
+
 _CHUNK = 1 << 20
 
 
@@ -39,16 +41,25 @@ def config_hash(data: Any) -> str:
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file and rename; parents are created."""
+    """Write ``data`` to ``path`` via a temporary file and rename; parents are created.
+
+    A place that cannot be written (read-only folder, full disk) is an InputError naming ``path``.
+    """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    except OSError as error:
+        raise InputError(target, f"cannot write the file ({error.strerror or error})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
+    except OSError as error:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(target, f"cannot write the file ({error.strerror or error})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

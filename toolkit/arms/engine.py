@@ -23,6 +23,7 @@ from toolkit.errors import InputError
 from toolkit.experiment import Arm, Experiment
 from toolkit.measure import measure
 from toolkit.records import Hypothesis
+from toolkit.runlock import RunLock
 from toolkit.runs import RunFolder
 from toolkit.store import atomic_write_json, config_hash, sha256_file
 
@@ -67,6 +68,9 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     }
     manifest_sha = sha256_file(experiment.manifest_path)
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
+    if not _finished(folder):  # a model or setting that cannot load stops here, before the folder exists
+        pool.load()  # (an unchanged rerun of a finished run decodes nothing and need not load models)
+    lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
         "status": "running", "started": started, "split": split, "config": config,
@@ -101,7 +105,16 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused)
     atomic_write_json(folder.record, record)
+    lock.release()
     return summary
+
+
+def _finished(folder: RunFolder) -> bool:
+    """Whether this exact configuration already ran to completion in ``folder``."""
+    try:
+        return folder.read_record().get("status") == "complete"
+    except (OSError, ValueError):
+        return False
 
 
 def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:

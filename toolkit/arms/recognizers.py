@@ -19,6 +19,11 @@ class RecognizerPool:
             name: make_recognizer(spec.to_json()) for name, spec in self._specs.items()
         }
 
+    def load(self) -> None:
+        """Load every recognizer's model now: a model or setting that cannot load stops the run before it starts."""
+        for recognizer in self._recognizers.values():
+            recognizer.load()
+
     def get(self, name: str) -> Any:
         return self._recognizers[name]
 

@@ -11,10 +11,14 @@ from typing import Any, Iterable, Literal
 
 from toolkit.asr.models import ModelInfo
 from toolkit.audio.signal import Signal, resample
+from toolkit.errors import InputError
 from toolkit.records import Word
 
 SAMPLE_RATE = 16000
 DECODER = "faster-whisper sequential long-form"
+# Every compute type CTranslate2 knows; whether this machine supports one is checked when the model loads.
+COMPUTE_TYPES = ("default", "auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16",
+                 "float16", "bfloat16", "float32")
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,8 @@ class DecodingConfig:
             raise ValueError("vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.vad)")
         if self.cpu_threads < 1:
             raise ValueError("cpu_threads must be at least 1")
+        if self.compute_type not in COMPUTE_TYPES:
+            raise ValueError(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}, not {self.compute_type!r}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,11 +119,17 @@ class DecodingConfig:
 
 
 def load_whisper(model: ModelInfo, config: DecodingConfig) -> Any:
-    """A CPU faster-whisper model from a verified local directory (never a download)."""
+    """A CPU faster-whisper model from a verified local directory (never a download); a model or
+    compute type that cannot load is an InputError naming the model folder."""
     from faster_whisper import WhisperModel
 
-    return WhisperModel(model.path, device="cpu", compute_type=config.compute_type,
-                        cpu_threads=config.cpu_threads, local_files_only=True)
+    try:
+        return WhisperModel(model.path, device="cpu", compute_type=config.compute_type,
+                            cpu_threads=config.cpu_threads, local_files_only=True)
+    except (RuntimeError, ValueError, OSError) as error:  # CTranslate2 reports bad weights and types this way
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(model.path, f"model '{model.name}' cannot be loaded with compute_type "
+                                     f"{config.compute_type!r}: {detail}") from None
 
 
 def to_16k(signal: Signal) -> Signal:
@@ -153,13 +165,17 @@ class FasterWhisperRecognizer:
         self._whisper: Any = None
         self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer"}
 
+    def load(self) -> None:
+        """Load the model now (once), so a model or setting that cannot load fails before any run starts."""
+        if self._whisper is None:
+            self._whisper = load_whisper(self.model, self.config)
+
     def transcribe(self, signal: Signal) -> list[Word]:
         """Words with times in ``signal``'s own seconds and word probabilities as confidence."""
         audio = to_16k(signal)
         if len(audio.samples) == 0:
             return []
-        if self._whisper is None:
-            self._whisper = load_whisper(self.model, self.config)
+        self.load()
         segments, _ = self._whisper.transcribe(audio.samples, **self.config.transcribe_kwargs())
         return segment_words(segments, audio.duration)
 

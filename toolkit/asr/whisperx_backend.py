@@ -89,6 +89,13 @@ class WhisperXRecognizer:
         self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
                                       "aligner": "not configured" if not config.aligner else "not loaded yet"}
 
+    def load(self) -> None:
+        """Load the model now (once), so a model or setting that cannot load fails before any run starts."""
+        if self._pipeline is None:
+            from faster_whisper import BatchedInferencePipeline
+
+            self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+
     def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
         """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
         from whisperx.diarize import Segment
@@ -122,10 +129,7 @@ class WhisperXRecognizer:
         chunks = self.speech_chunks(audio)
         if not chunks:
             return []
-        if self._pipeline is None:
-            from faster_whisper import BatchedInferencePipeline
-
-            self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+        self.load()
         segments, _ = self._pipeline.transcribe(
             audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
             clip_timestamps=[{"start": a, "end": b} for a, b in chunks])

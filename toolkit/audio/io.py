@@ -1,7 +1,7 @@
 """Probe and load original recordings (WAV, FLAC, OGG, MP3 via libsndfile) as float32 mono signals.
 
 Bad audio is refused with an :class:`~toolkit.errors.InputError` naming the file: missing,
-empty, not audio, zero-length, truncated (a WAV shorter than its RIFF header, an Ogg
+empty, not audio, zero-length, truncated (a WAV shorter than its RIFF header or data chunk, an Ogg
 stream without its end page, a FLAC/MP3 that decodes short), or multichannel without a
 channel choice. Nothing is padded, guessed or silently downmixed.
 """
@@ -120,16 +120,36 @@ def _blocks(path: str | Path, info: sf._SoundFileInfo) -> Iterator[np.ndarray]:
 
 
 def _check_riff(file: Path, size: int) -> None:
-    """A RIFF header states the file's length; a shorter file was cut off."""
+    """A RIFF header states the file's length and the data chunk its own; a shorter file was cut off.
+
+    A file cut and then given a corrected RIFF size still carries the data chunk's original
+    size, so both are compared with the bytes present.
+    """
     with open(file, "rb") as handle:
         head = handle.read(12)
-    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-        return
-    declared = int.from_bytes(head[4:8], "little") + 8
-    streaming = declared - 8 in (0, 0xFFFFFFFF) or declared - 8 >= 0xFFFFFFF0
-    if not streaming and size < declared:
-        raise InputError(file, f"truncated audio: the WAV header declares {declared} bytes, "
-                               f"the file has {size}")
+        if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+            return
+        declared = int.from_bytes(head[4:8], "little") + 8
+        if not _streaming(declared - 8) and size < declared:
+            raise InputError(file, f"truncated audio: the WAV header declares {declared} bytes, "
+                                   f"the file has {size}")
+        offset = 12
+        while offset + 8 <= size:
+            handle.seek(offset)
+            chunk = handle.read(8)
+            chunk_size = int.from_bytes(chunk[4:8], "little")
+            if chunk[:4] == b"data":
+                present = size - offset - 8
+                if not _streaming(chunk_size) and present < chunk_size:
+                    raise InputError(file, f"truncated audio: the WAV data chunk declares {chunk_size} bytes, "
+                                           f"the file holds {present} after its header")
+                return
+            offset += 8 + chunk_size + (chunk_size & 1)
+
+
+def _streaming(declared: int) -> bool:
+    """A size a streaming writer leaves unset (0, or the 32-bit maximum and its neighbours)."""
+    return declared in (0, 0xFFFFFFFF) or declared >= 0xFFFFFFF0
 
 
 def _check_ogg_end(file: Path, size: int) -> None:

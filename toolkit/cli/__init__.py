@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
         sys.stderr.close()
         return 0
+    except OSError as error:  # a folder that cannot be created or written, a full disk: the system's refusal
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"ablate: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("ablate: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return 130

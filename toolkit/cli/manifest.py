@@ -26,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="channel (0, 1, ...) or 'mix' for multichannel recordings not set in --splits")
     freeze.add_argument("--allow-mixed-sample-rates", action="store_true",
                         help="accept recordings with different sample rates in one manifest")
+    freeze.add_argument("--no-speech", metavar="ID[,ID...]", default="",
+                        help="recordings meant to hold no speech (their references have no words; "
+                             "any other reference without words is refused)")
     freeze.set_defaults(func=_freeze)
 
     verify = actions.add_parser("verify", help="re-hash every file and name each one that differs",
@@ -39,7 +42,8 @@ def _freeze(args: argparse.Namespace) -> int:
 
     manifest = frozen.freeze(args.audio_dir, args.refs, args.out, splits_csv=args.splits, split=args.split,
                              channel=frozen.parse_channel(args.channel, "--channel"),
-                             allow_mixed_sample_rates=args.allow_mixed_sample_rates)
+                             allow_mixed_sample_rates=args.allow_mixed_sample_rates,
+                             no_speech=[rid.strip() for rid in args.no_speech.split(",") if rid.strip()])
     minutes = sum(entry.duration for entry in manifest.recordings) / 60
     splits = ", ".join(f"{name} {count}" for name, count in sorted(Counter(
         entry.split for entry in manifest.recordings).items()))

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.protocol.testsplit import open_test_split, record_run
 
     experiment = load_experiment(args.experiment)
-    arms = [a.strip() for a in args.arms.split(",")] if args.arms else None
+    arms = None if args.arms is None else [a.strip() for a in args.arms.split(",")]
     arms = open_test_split(experiment, args.split, arms)  # holdout/challenge: frozen challenger, once
     summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
     record_run(experiment, args.split, summary)

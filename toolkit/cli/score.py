@@ -11,8 +11,10 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
+from toolkit.formats.pairing import pair_ids
 from toolkit.formats.text import read_text
 from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
@@ -32,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__)
     parser.add_argument("--ref", required=True, type=Path, help="reference: .TextGrid, .stm or .txt")
     parser.add_argument("--hyp", required=True, type=Path, help="hypothesis: .ctm, .json (words) or .txt")
+    parser.add_argument("--id", dest="recording_id", metavar="RECORDING",
+                        help="the recording both files hold (needed when their ids or file names differ)")
+    parser.add_argument("--channel", help="the channel to score, when a CTM or STM holds several")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     parser.add_argument("--names", type=Path, help="names list, one name per line (added to the reference's)")
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
@@ -42,11 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lexicon", type=Path,
                         help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
                              "'negation<TAB>word' per line (its sha256 goes into the signature)")
-    parser.add_argument("--collar", type=float, default=DEFAULT_COLLAR_S,
+    parser.add_argument("--collar", type=non_negative_seconds, default=DEFAULT_COLLAR_S,
                         help="collar in seconds for the time-constrained alignment (default %(default)s)")
     parser.add_argument("--time-constrained", action="store_true",
                         help="also report a time-constrained alignment (diagnosis)")
-    parser.add_argument("--short-max", type=int, default=DEFAULT_SHORT_MAX,
+    parser.add_argument("--short-max", type=non_negative_int, default=DEFAULT_SHORT_MAX,
                         help="short-word audit: at most this many letters (default %(default)s)")
     parser.set_defaults(func=run)
 
@@ -73,12 +78,9 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 def run(args: argparse.Namespace) -> int:
     from toolkit.scoring import ScoreOptions, score_recording
 
-    if args.collar < 0:
-        raise InputError(None, f"--collar must be >= 0 seconds, got {args.collar:g}")
-    if args.short_max < 0:
-        raise InputError(None, f"--short-max must be >= 0, got {args.short_max}")
-    reference = read_reference(args.ref)
-    hypothesis = read_hypothesis(args.hyp)
+    recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
+    reference = read_reference(args.ref, recording_id, channel=channel)
+    hypothesis = read_hypothesis(args.hyp, recording_id, channel)
     names = tuple(read_names(args.names)) if args.names else ()
     vad = read_vad_segments(args.vad) if args.vad else None
     options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,

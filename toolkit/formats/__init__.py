@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import fields
 from pathlib import Path
 
 from toolkit.errors import InputError
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
+from toolkit.formats.ids import describe_difference
 from toolkit.formats.names import read_names, write_names
 from toolkit.formats.plaintext import read_plaintext_hypothesis, read_plaintext_reference
 from toolkit.formats.stm import read_stm_reference, write_stm
 from toolkit.formats.text import read_text
 from toolkit.formats.textgrid import DURATION_TOLERANCE, read_textgrid, write_textgrid
-from toolkit.records import Hypothesis, Reference
+from toolkit.formats.words import checked_word
+from toolkit.records import Hypothesis, Reference, Word
 from toolkit.store import atomic_write_json
 
 __all__ = [
@@ -29,13 +32,15 @@ __all__ = [
 
 REFERENCE_SUFFIXES = {".textgrid": "textgrid", ".stm": "stm", ".txt": "text"}
 NAMES_SUFFIX = ".names.txt"
+_WORD_FIELDS = {f.name for f in fields(Word)}
 
 
 def read_reference(path: str | Path, recording_id: str | None = None, duration: float | None = None,
-                   names_path: str | Path | None = None) -> Reference:
+                   names_path: str | Path | None = None, channel: str | None = None) -> Reference:
     """Read a ``.TextGrid``, ``.stm`` or ``.txt`` reference, with names from ``names_path`` if given.
 
-    ``duration`` (the recording's, in seconds) bounds TextGrid intervals and ends an untimed text.
+    ``duration`` (the recording's, in seconds) bounds TextGrid intervals and ends an untimed text;
+    ``channel`` chooses one channel of an STM recording.
     """
     path = Path(path)
     kind = REFERENCE_SUFFIXES.get(path.suffix.lower())
@@ -44,7 +49,7 @@ def read_reference(path: str | Path, recording_id: str | None = None, duration: 
     if kind == "textgrid":
         reference = read_textgrid(path, recording_id, duration)
     elif kind == "stm":
-        reference = read_stm_reference(path, recording_id)
+        reference = read_stm_reference(path, recording_id, channel)
         _check_within(path, reference, duration)
     else:
         reference = read_plaintext_reference(path, recording_id)
@@ -58,12 +63,12 @@ def write_reference_textgrid(reference: Reference, path: str | Path, duration: f
     return write_textgrid(reference, path, duration)
 
 
-def read_hypothesis(path: str | Path, recording_id: str | None = None) -> Hypothesis:
-    """Read a ``.ctm``, ``.json`` (:meth:`Hypothesis.to_json`) or ``.txt`` hypothesis."""
+def read_hypothesis(path: str | Path, recording_id: str | None = None, channel: str | None = None) -> Hypothesis:
+    """Read a ``.ctm``, ``.json`` (:meth:`Hypothesis.to_json`) or ``.txt`` hypothesis (``channel``: of a CTM)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".ctm":
-        return read_ctm_hypothesis(path, recording_id)
+        return read_ctm_hypothesis(path, recording_id, channel)
     if suffix == ".txt":
         return read_plaintext_hypothesis(path, recording_id)
     if suffix == ".json":
@@ -77,25 +82,34 @@ def write_hypothesis_json(hypothesis: Hypothesis, path: str | Path) -> Path:
 
 
 def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
+    """A :meth:`Hypothesis.to_json` file, every field type-checked and every word checked like a CTM line."""
     try:
-        hypothesis = Hypothesis.from_json(json.loads(read_text(path)))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as error:
         raise InputError(path, f"malformed JSON at line {error.lineno}: {error.msg}") from None
-    except (KeyError, TypeError, AttributeError) as error:
-        raise InputError(path, f"not a hypothesis record ({type(error).__name__}: {error})") from None
-    if recording_id is not None and hypothesis.recording_id != recording_id:
-        raise InputError(path, f"hypothesis is for recording '{hypothesis.recording_id}', "
-                               f"expected '{recording_id}'")
+    if not isinstance(data, dict) or not isinstance(data.get("recording_id"), str) \
+            or not isinstance(data.get("words"), list):
+        raise InputError(path, "not a hypothesis record: expected an object with a string 'recording_id' "
+                               "and a list 'words'")
+    if not isinstance(data.get("arm", ""), str) or not isinstance(data.get("meta", {}), dict):
+        raise InputError(path, "not a hypothesis record: 'arm' must be a string and 'meta' an object")
+    if recording_id is not None and data["recording_id"] != recording_id:
+        raise InputError(path, f"hypothesis is for recording '{data['recording_id']}', "
+                               f"expected '{recording_id}'{describe_difference(data['recording_id'], recording_id)}")
+    words = []
     previous = -math.inf
-    for index, word in enumerate(hypothesis.words, 1):
+    for index, item in enumerate(data["words"], 1):
+        if not isinstance(item, dict) or not set(item) <= _WORD_FIELDS or "text" not in item:
+            raise InputError(path, f"word {index}: expected an object with 'text' and optional "
+                                   f"{', '.join(sorted(_WORD_FIELDS - {'text'}))}, got {item!r}"[:300])
+        word = checked_word(path, f"word {index}", item["text"], item.get("start"), item.get("end"),
+                            item.get("confidence"), item.get("segment_id"))
         if word.timed:
-            if word.start < 0 or word.end < word.start:  # type: ignore[operator]
-                raise InputError(path, f"word {index} '{word.text}' has impossible times "
-                                       f"{word.start}-{word.end}")
             if word.start < previous:  # type: ignore[operator]
                 raise InputError(path, f"word {index} '{word.text}' at {word.start} s is out of order")
             previous = word.start  # type: ignore[assignment]
-    return hypothesis
+        words.append(word)
+    return Hypothesis(data["recording_id"], words, data.get("arm", ""), dict(data.get("meta", {})))
 
 
 def _check_within(path: Path, reference: Reference, duration: float | None) -> None:

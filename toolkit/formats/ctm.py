@@ -2,7 +2,8 @@
 
 CTM cannot time a word that has no time, so such words are written as ``;; untimed WORD``
 comment lines in their place (sclite ignores them; this reader restores them), and
-nothing is lost or given an invented time. Times are written to the millisecond.
+nothing is lost or given an invented time. Times are written to the millisecond. Words are
+kept per recording and channel: two channels of one recording are never merged.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.errors import InputError
+from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
+from toolkit.formats.words import checked_word
 from toolkit.records import Hypothesis, Word
 from toolkit.store import atomic_write_text
 
@@ -18,16 +21,19 @@ CHANNEL = "1"
 UNTIMED = ";; untimed "
 _EPS = 1e-9
 
+# Words of one recording in file order, each with its channel (None: an untimed word, which has none).
+CtmWords = list[tuple[str | None, Word]]
 
-def read_ctm(path: str | Path) -> dict[str, list[Word]]:
+
+def read_ctm(path: str | Path) -> dict[str, CtmWords]:
     """Words per recording id, refusing malformed lines, negative or out-of-order times."""
-    words: dict[str, list[Word]] = {}
+    words: dict[str, CtmWords] = {}
     last: dict[tuple[str, str], tuple[int, float]] = {}
     for number, line in enumerate(read_text(path).splitlines(), 1):
         if line.startswith(UNTIMED):
             recording, _, text = line[len(UNTIMED):].partition(" ")
             if text.strip():
-                words.setdefault(recording, []).append(Word(text.strip()))
+                words.setdefault(recording, []).append((None, Word(text.strip())))
             continue
         if not line.strip() or line.lstrip().startswith(";;"):
             continue
@@ -47,27 +53,52 @@ def read_ctm(path: str | Path) -> dict[str, list[Word]]:
             raise InputError(path, f"line {number}: word '{word}' at {start:g} s is out of order "
                                    f"(line {last[key][0]} starts at {last[key][1]:g} s)")
         last[key] = (number, start)
-        words.setdefault(recording, []).append(Word(word, start, start + duration, confidence))
+        words.setdefault(recording, []).append(
+            (channel, checked_word(path, f"line {number}", word, start, start + duration, confidence)))
     return words
 
 
-def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None) -> Hypothesis:
+def ctm_channels(words: CtmWords) -> list[str]:
+    """The channels a recording's words are on, sorted."""
+    return sorted({channel for channel, _ in words if channel is not None})
+
+
+def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id: str,
+               channel: str | None = None) -> Hypothesis:
+    """The hypothesis for one recording and channel; several channels without a choice are refused."""
+    if recording_id not in by_recording:
+        if not by_recording:
+            return Hypothesis(recording_id, [])
+        found = ", ".join(sorted(by_recording))
+        raise InputError(path, f"no words for recording '{recording_id}' (recordings in the file: {found})")
+    words = by_recording[recording_id]
+    channels = ctm_channels(words)
+    if channel is None and len(channels) > 1:
+        raise InputError(path, f"recording '{recording_id}' has words on channels {', '.join(channels)}; "
+                               "name the channel to score")
+    if channel is not None and channels and channel not in channels:
+        raise InputError(path, f"recording '{recording_id}' has no words on channel '{channel}' "
+                               f"(channels: {', '.join(channels)})")
+    if len(channels) > 1 and any(c is None for c, _ in words):
+        raise InputError(path, f"recording '{recording_id}' has untimed words, which name no channel, "
+                               f"and words on channels {', '.join(channels)}")
+    return Hypothesis(recording_id, [word for c, word in words if channel is None or c in (None, channel)])
+
+
+def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None, channel: str | None = None) -> Hypothesis:
     """The hypothesis for ``recording_id`` (default: the file stem, or the file's only recording)."""
     by_recording = read_ctm(path)
     wanted = recording_id or Path(path).stem
-    if wanted in by_recording:
-        return Hypothesis(wanted, by_recording[wanted])
-    if recording_id is None and len(by_recording) == 1:
-        only, words = next(iter(by_recording.items()))
-        return Hypothesis(only, words)
-    if not by_recording:
-        return Hypothesis(wanted, [])
-    found = ", ".join(sorted(by_recording))
-    raise InputError(path, f"no words for recording '{wanted}' (recordings in the file: {found})")
+    if recording_id is None and wanted not in by_recording and len(by_recording) == 1:
+        wanted = next(iter(by_recording))
+    return select_ctm(path, by_recording, wanted, channel)
 
 
 def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
     """Write one hypothesis as CTM (untimed words as ``;; untimed`` comments), atomically."""
+    problem = recording_id_problem(hypothesis.recording_id)
+    if problem is not None:
+        raise InputError(path, f"cannot write CTM: {problem}")
     lines = [f";; recording channel start duration word [confidence]; arm {hypothesis.arm or '-'}"]
     for word in hypothesis.words:
         text = "_".join(word.text.split()) or "_"

@@ -15,8 +15,9 @@ from toolkit.records import Hypothesis, Reference, Utterance, Word
 
 
 def read_plaintext_reference(path: str | Path, recording_id: str | None = None) -> Reference:
-    """A reference with the whole text as one untimed utterance; an empty file is a recording without speech."""
-    text = " ".join(read_text(path).split())
+    """A reference with the whole text as one untimed utterance; a file of only whitespace is a recording
+    without speech, a file of 0 bytes is refused (an empty file is bad input)."""
+    text = " ".join(read_text(path, allow_empty=False).split())
     utterances = [Utterance(0.0, math.inf, text)] if text else []
     return Reference(recording_id or Path(path).stem, utterances)
 

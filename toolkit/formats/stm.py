@@ -3,7 +3,7 @@
 Segments whose text is ``IGNORE_TIME_SEGMENT_IN_SCORING`` become unresolved intervals (as in
 sclite, they are excluded from scoring); ``inter_segment_gap`` lines are gaps. The speaker
 ``unknown`` stands for an unnamed speaker. Segments must be in time order per recording
-and channel; one speaker's segments may not overlap.
+and channel; one speaker's segments may not overlap. Channels of one recording are never merged.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from toolkit.errors import InputError
+from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
 from toolkit.records import Interval, Reference, Utterance
 from toolkit.store import atomic_write_text
@@ -24,12 +25,12 @@ CHANNEL = "1"
 _EPS = 1e-9
 
 
-def read_stm(path: str | Path) -> dict[str, Reference]:
-    """Every recording in an STM file, keyed by recording id, validated line by line."""
-    references: dict[str, Reference] = {}
+def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
+    """Every recording and channel in an STM file, keyed by ``(recording id, channel)``, validated line by line."""
+    references: dict[tuple[str, str], Reference] = {}
     last_start: dict[tuple[str, str], tuple[int, float]] = {}
-    last_by_speaker: dict[tuple[str, str], tuple[int, float]] = {}
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    last_by_speaker: dict[tuple[str, str, str], tuple[int, float]] = {}
+    for number, line in enumerate(read_text(path, allow_empty=False).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(";;"):
             continue
         fields = line.split()
@@ -50,13 +51,13 @@ def read_stm(path: str | Path) -> dict[str, Reference]:
             raise InputError(path, f"line {number}: segment at {start:g} s is out of order "
                                    f"(line {last_start[key][0]} starts at {last_start[key][1]:g} s)")
         last_start[key] = (number, start)
-        reference = references.setdefault(recording, Reference(recording, []))
+        reference = references.setdefault(key, Reference(recording, []))
         if speaker == GAP_SPEAKER:
             continue
         if text == IGNORE:
             reference.unresolved.append(Interval(start, end, IGNORE))
             continue
-        speaker_key = (recording, speaker)
+        speaker_key = (recording, channel, speaker)
         if speaker_key in last_by_speaker and start < last_by_speaker[speaker_key][1] - _EPS:
             raise InputError(path, f"line {number}: segment {start:g}-{end:g} s overlaps speaker "
                                    f"{speaker}'s segment on line {last_by_speaker[speaker_key][0]}")
@@ -66,22 +67,45 @@ def read_stm(path: str | Path) -> dict[str, Reference]:
     return references
 
 
-def read_stm_reference(path: str | Path, recording_id: str | None = None) -> Reference:
+def stm_channels(references: dict[tuple[str, str], Reference], recording_id: str) -> list[str]:
+    """The channels ``recording_id`` has segments on, sorted."""
+    return sorted(channel for recording, channel in references if recording == recording_id)
+
+
+def select_stm(path: str | Path, references: dict[tuple[str, str], Reference], recording_id: str,
+               channel: str | None = None) -> Reference:
+    """One recording's reference on one channel; several channels without a choice are refused."""
+    channels = stm_channels(references, recording_id)
+    if not channels:
+        found = ", ".join(sorted({recording for recording, _ in references})) or "none"
+        raise InputError(path, f"no segments for recording '{recording_id}' (recordings in the file: {found})")
+    if channel is None and len(channels) > 1:
+        raise InputError(path, f"recording '{recording_id}' has segments on channels {', '.join(channels)}; "
+                               "a reference is one channel; keep one")
+    chosen = channels[0] if channel is None else channel
+    if chosen not in channels:
+        raise InputError(path, f"recording '{recording_id}' has no segments on channel '{channel}' "
+                               f"(channels: {', '.join(channels)})")
+    return references[(recording_id, chosen)]
+
+
+def read_stm_reference(path: str | Path, recording_id: str | None = None, channel: str | None = None) -> Reference:
     """The one recording ``recording_id`` (default: the file stem, or the file's only recording)."""
     references = read_stm(path)
     wanted = recording_id or Path(path).stem
-    if wanted in references:
-        return references[wanted]
-    if recording_id is None and len(references) == 1:
-        return next(iter(references.values()))
-    found = ", ".join(sorted(references)) or "none"
-    raise InputError(path, f"no segments for recording '{wanted}' (recordings in the file: {found})")
+    recordings = {recording for recording, _ in references}
+    if recording_id is None and wanted not in recordings and len(recordings) == 1:
+        wanted = next(iter(recordings))
+    return select_stm(path, references, wanted, channel)
 
 
 def write_stm(references: Iterable[Reference], path: str | Path) -> Path:
     """Write references as one STM file (sorted by recording and start time), atomically."""
     lines = [";; recording channel speaker start end text"]
     for reference in sorted(references, key=lambda r: r.recording_id):
+        problem = recording_id_problem(reference.recording_id)
+        if problem is not None:
+            raise InputError(path, f"cannot write STM: {problem}")
         rows = [(u.start, u.end, u.speaker or UNKNOWN_SPEAKER, u.text) for u in reference.utterances]
         rows += [(i.start, i.end, UNKNOWN_SPEAKER, IGNORE) for i in reference.unresolved]
         for start, end, speaker, text in sorted(rows):

@@ -13,14 +13,17 @@ from pathlib import Path
 from toolkit.errors import InputError
 
 
-def read_text(path: str | Path) -> str:
-    """The text of ``path``; refuses a missing file or an encoding other than UTF-8 / UTF-16 with BOM."""
+def read_text(path: str | Path, allow_empty: bool = True) -> str:
+    """The text of ``path``; refuses a missing file, an encoding other than UTF-8 / UTF-16 with BOM,
+    and, unless ``allow_empty``, a file of 0 bytes (a reference that was never written)."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
     except OSError as error:
         raise InputError(path, f"cannot read the file ({error.strerror})") from None
+    if not data and not allow_empty:
+        raise InputError(path, "empty file (0 bytes)")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     else:

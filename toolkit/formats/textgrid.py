@@ -176,6 +176,11 @@ def _check_counts(path: str | Path, text: str, tiers: list[_Tier]) -> None:
         if "<exists>" in lines and lines.index("<exists>") + 1 < len(lines):
             declared_tiers = re.match(r"(\d+)", lines[lines.index("<exists>") + 1])
         declared_entries = [int(n) for n in _SHORT_TIER_HEADER.findall(text)]
+    if len(declared_entries) != len(tiers):
+        headed = len(declared_entries)
+        name = tiers[headed].name if headed < len(tiers) else "?"
+        raise InputError(path, f"malformed or truncated TextGrid: tier '{name}' has no interval count "
+                               f"(only {headed} of {len(tiers)} tier headers are complete)")
     if declared_tiers is not None and int(declared_tiers.group(1)) != len(tiers):
         raise InputError(path, f"malformed or truncated TextGrid: it declares {declared_tiers.group(1)} "
                                f"tiers but holds {len(tiers)}")
