@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,13 @@ from toolkit.cli import main  # noqa: E402
 
 ENTRY = str(Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py")
 HYPOTHESIS_ONLY = ("mercador", "obrigado")  # words only the arms say, never the reference
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module(monkeypatch) -> None:
+    """Streamlit's script runner installs the app as ``sys.modules['__main__']`` and leaves it there;
+    a later test that spawns processes would then re-run the app in each child. Put it back."""
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
 
 
 def _app(monkeypatch, exp: Path, annotator: str | None = "ana", users: Path | None = None) -> AppTest:
