@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from toolkit.metrics.timing import WORST_ONSETS, worst_onsets
 from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
@@ -224,6 +225,8 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
+        ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, pd.DataFrame.from_records(worst_onsets(
+            {arm: {rec: score.timing for rec, score in by_rec.items()} for arm, by_rec in evaluation.scores.items()}))),
         ("Seams", evaluation.seams),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime", evaluation.runtime),
