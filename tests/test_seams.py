@@ -370,3 +370,17 @@ def test_a_word_only_one_window_heard_near_its_edge_keeps_its_times_and_is_flagg
     # Beyond the edge zone the same lone word is not an edge word.
     _, far = seam(left, right, SeamConfig(edge_zone=1.0))
     assert not any(f.kind == "edge_word" for f in far.flags)
+
+
+def test_timing_and_edge_word_flags_are_notes_that_do_not_ask_for_review():
+    # "começa" pairs across the seam with onsets 1.9 s apart (a timing flag), nothing else is wrong.
+    left = [w("ontem", 20.0), Word("começa", 28.9, 29.2), Word("agora", 29.3, 29.6)]
+    right = [Word("começa", 27.0, 27.6), Word("agora", 29.32, 29.6), w("hoje", 33.0)]
+    _, report = seam(left, right)
+    assert [f.kind for f in report.flags] == ["timing"]
+    assert report.flags[0].priority == "note" and report.to_json()["flags"][0]["priority"] == "note"
+    assert not report.ambiguous and report.to_json()["review"] is False
+    # A dropped one-sided word still asks for review.
+    _, lost = seam([w("não", 27.4), w("não", 27.8)], [w("não", 27.0), w("não", 27.4), w("não", 27.8)],
+                   SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3))
+    assert lost.ambiguous and lost.flags[0].priority == "review"

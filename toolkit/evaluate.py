@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.metrics.seam_flags import flag_precision
 from toolkit.metrics.turns import lost_turns
 from toolkit.runs import RunFolder
 from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
@@ -91,6 +92,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
     seams = pd.DataFrame.from_records(seam_rows, columns=SEAM_COLUMNS)
     atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
+    atomic_write_text(folder.scores / "seam_flags.csv", flag_precision(seams, scores).to_csv(index=False))
     origin_spread = _origin_spread(aggregate, record["config"]["arms"])
     atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
     signature = rows[0][3].signature.text if rows else ""

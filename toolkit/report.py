@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from toolkit.metrics.seam_flags import TIMING_TOLERANCE_S, flag_precision
 from toolkit.metrics.timing import WORST_ONSETS, worst_onsets
 from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
@@ -228,6 +229,8 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, pd.DataFrame.from_records(worst_onsets(
             {arm: {rec: score.timing for rec, score in by_rec.items()} for arm, by_rec in evaluation.scores.items()}))),
         ("Seams", evaluation.seams),
+        ("Seam flags against the reference (precision: flagged seams with an omission, duplication or a word "
+         "off by more than %g s)" % TIMING_TOLERANCE_S, flag_precision(evaluation.seams, evaluation.scores)),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime", evaluation.runtime),
         *gate_sections(evaluation),

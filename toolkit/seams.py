@@ -48,6 +48,9 @@ Rules, in the order they apply to one seam:
   ``edge_zone`` apart (instead of ``max_onset_shift``), since that is where times slip.
 * A kept word only one window heard (no pair) that lies within ``edge_zone`` of its
   window's seam-side edge keeps its times and is flagged ``edge_word``.
+* Review priority: ``disagreement``, ``no_agreement``, ``empty_side`` and ``untimed`` flags
+  mark the seam for review (``review``); ``timing`` and ``edge_word`` are notes, reported
+  but not counted as flagged, because their measured precision was low (README, Seams).
 """
 
 from __future__ import annotations
@@ -62,6 +65,11 @@ from toolkit.records import Word
 
 LEFT = "left"
 RIGHT = "right"
+# Flag kinds a listener is asked to review; the others are notes, kept in every seam report but
+# not counted as flagged: on the long shared-clip recording (benchmarks/bench_seams.py, README)
+# fewer than half of the seams they marked had a real omission, duplication or word off in time.
+REVIEW_FLAGS = frozenset({"disagreement", "no_agreement", "empty_side", "untimed"})
+NOTE_FLAGS = frozenset({"timing", "edge_word"})
 _AGREE = "agree"
 _TIMING = "timing"
 
@@ -126,15 +134,19 @@ class DroppedWord:
 
 @dataclass(frozen=True)
 class SeamFlag:
-    """Something a listener should check: timing, no_agreement, disagreement, empty_side or untimed."""
+    """Something a listener may check: ``REVIEW_FLAGS`` ask for review, ``NOTE_FLAGS`` are notes."""
 
     kind: str
     detail: str
     left: tuple[Word, ...] = ()
     right: tuple[Word, ...] = ()
 
+    @property
+    def priority(self) -> str:
+        return "note" if self.kind in NOTE_FLAGS else "review"
+
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "detail": self.detail,
+        return {"kind": self.kind, "detail": self.detail, "priority": self.priority,
                 "left": [asdict(w) for w in self.left], "right": [asdict(w) for w in self.right]}
 
 
@@ -170,7 +182,8 @@ class SeamReport:
 
     @property
     def ambiguous(self) -> bool:
-        return bool(self.flags)
+        """Whether a listener should review this seam: a flag of review priority (notes do not count)."""
+        return any(f.priority == "review" for f in self.flags)
 
     def to_json(self) -> dict[str, Any]:
         return {
