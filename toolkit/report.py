@@ -151,6 +151,16 @@ def _instances(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame.from_records(rows[:MAX_INSTANCES])
 
 
+def _worst_onsets(evaluation: "Evaluation") -> pd.DataFrame:
+    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from)."""
+    rows = worst_onsets({arm: {rec: score.timing for rec, score in by_rec.items()}
+                         for arm, by_rec in evaluation.scores.items()})
+    return pd.DataFrame.from_records([{"arm": r["arm"], "recording": r["recording"], "reference": r["reference"],
+                                       "reference onset": _num(r["ref_onset_s"], 2, " s"),
+                                       "hypothesis onset": _num(r["hyp_onset_s"], 2, " s"),
+                                       "error": _num(r["onset_error_s"], 2, " s")} for r in rows])
+
+
 def _figure_png(figure: Any) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
@@ -226,8 +236,7 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
-        ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, pd.DataFrame.from_records(worst_onsets(
-            {arm: {rec: score.timing for rec, score in by_rec.items()} for arm, by_rec in evaluation.scores.items()}))),
+        ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, _worst_onsets(evaluation)),
         ("Seams", evaluation.seams),
         ("Seam flags against the reference (precision: flagged seams with an omission, duplication or a word "
          "off by more than %g s)" % TIMING_TOLERANCE_S, flag_precision(evaluation.seams, evaluation.scores)),
