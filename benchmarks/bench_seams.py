@@ -3,7 +3,8 @@
 Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common Voice, LapsBM,
 UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
 drawn from 0.8 to 5 s, so every turn onset is known exactly. Runs the baseline, the windows arm
-(times from the interior copy) and the same windows with the kept copy's times (``windows_plain``),
+(times from the interior copy), the same windows with the kept copy's times (``windows_plain``) and
+without the edge zone either (``windows_before``, the rule before issue 13),
 all with the demo experiment's parameters (decodes are cached by content under ``--work``, so a
 second run decodes nothing), scores them and prints: p95 absolute onset error and drift per arm,
 seam omissions/duplications, seams flagged and the precision of each flag kind (how many flagged
@@ -40,7 +41,8 @@ from toolkit.evaluate import Evaluation  # noqa: E402
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_plain = ["windows_plain"]\n')
+ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_plain = ["windows_plain"]\n'
+        'windows_before = ["windows_before"]\n')
 
 
 def _clips() -> list[tuple[Path, str]]:
@@ -93,15 +95,25 @@ def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
 
 
 def write_experiment(root: Path) -> None:
-    """The demo experiment's recognizer and windows, a plain-times copy of the windows, three arms."""
+    """The demo experiment's recognizer and windows, two variants of the windows (see the docstring), four arms."""
     text = DEMO.read_text(encoding="utf-8")
     head = text[:text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"',
                                                         'manifest = "corpus/manifest.json"')
     windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
-    plain = (windows.replace("[components.windows]", "[components.windows_plain]")
-             .replace("[components.windows.seam]", "[components.windows_plain.seam]")
-             .replace("interior_times = true", "interior_times = false"))
-    (root / "experiment.toml").write_text(head + "\n" + plain + "\n" + ARMS, encoding="utf-8")
+
+    def variant(name: str, *changes: tuple[str, str]) -> str:
+        text = windows.replace("[components.windows]", f"[components.{name}]").replace(
+            "[components.windows.seam]", f"[components.{name}.seam]")
+        for old, new in changes:
+            if old not in text:
+                raise SystemExit(f"{DEMO}: expected {old!r} in the windows component")
+            text = text.replace(old, new)
+        return text
+
+    plain = variant("windows_plain", ("interior_times = true", "interior_times = false"))
+    before = variant("windows_before", ("interior_times = true", "interior_times = false"),
+                     ("edge_zone = 2.5", "edge_zone = 0.0"))
+    (root / "experiment.toml").write_text(head + "\n" + plain + "\n" + before + "\n" + ARMS, encoding="utf-8")
 
 
 def main() -> None:
