@@ -123,6 +123,9 @@ def main() -> None:
                         help="where the recording, the experiment and its decode cache live")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    if not PTBR_DEV.is_dir():
+        print(f"skipped: the shared pt-BR clips are not at {PTBR_DEV} (set ABLATE_SHARED_DATA)")
+        return
     root = args.work
     corpus = root / "corpus"
     if not (corpus / "manifest.json").exists():
