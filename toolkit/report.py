@@ -24,6 +24,36 @@ if TYPE_CHECKING:
     from toolkit.evaluate import Evaluation
 
 MAX_INSTANCES = 40
+# Every runtime and memory column of run.json's measurements, scores/runtime.csv and the report.
+RUNTIME_COLUMNS = {
+    "duration_s": "length of the recording (s)",
+    "words": "hypothesis words the arm produced",
+    "wall_s": "measured wall time of this result's work (decodes, VAD, enhancement), whenever it was computed; "
+              "model loading excluded",
+    "cpu_s": "measured CPU time of the same work (recognizer workers included)",
+    "peak_rss_mb": "largest peak resident memory (MB) of the processes that did this result's work: the "
+                   "recognizer's own worker during each decode (that model only), the main process during "
+                   "VAD and enhancement",
+    "real_time_factor": "wall_s / duration_s",
+    "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
+    "this_run_cpu_s": "CPU time this run spent on the result, recognizer workers included",
+    "result": "computed in this run, or reused whole from the run folder",
+    "units_computed": "decodes, VAD passes and enhancements this run computed for the result",
+    "units_reused": "the same units this run took from the cache instead",
+    "decoded_s": "seconds of audio inside the recognizer's decoded segments",
+    "fallback_share": "share of decoded_s not accepted at the first temperature (fallback, or every "
+                      "temperature failed)",
+    "fallback_dominated": "fallback_share above one half",
+    "temperatures": "share of decoded_s per temperature the decoder reports",
+    "unmapped_times": "recognizer times that could not be mapped to original time (words left untimed)",
+    "seams": "window seams reconciled", "disagreements": "spans where two recognizers of the arm disagree",
+}
+LOAD_COLUMNS = {
+    "wall_s": "time to load the model in its worker (charged to no recording)",
+    "cpu_s": "CPU time of that load",
+    "rss_after_load_mb": "the worker's resident memory once the model is loaded",
+    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run",
+}
 
 
 def _pct(value: Any) -> str:
@@ -52,6 +82,7 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
         rows.append({
             "arm": arm,
             "WER": _pct(agg["wer"]),
+            "audio at fallback T": _fallback_share(spent),
             "S/D/I/N": f"{agg['substitutions']}/{agg['deletions']}/{agg['insertions']}/{agg['ref_words']}",
             "CER": _pct(agg["cer"]),
             "verbatim WER": _pct(agg["verbatim_wer"]),
@@ -72,10 +103,17 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame.from_records(rows)
 
 
+def _fallback_share(rows: pd.DataFrame) -> str:
+    """Decoded audio not accepted at the first temperature, over ``rows`` (runtime rows)."""
+    if not len(rows) or "decoded_s" not in rows or not rows["decoded_s"].sum():
+        return "n/a"
+    return _pct((rows["fallback_share"].fillna(0) * rows["decoded_s"]).sum() / rows["decoded_s"].sum())
+
+
 def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
-    columns = ["arm", "WER", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
+    columns = ["arm", "WER", "audio at fallback T", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
                "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
                "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
@@ -113,9 +151,14 @@ def _comparisons(evaluation: "Evaluation") -> pd.DataFrame:
 
 def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
     per = evaluation.per_recording
+    runtime = evaluation.runtime
+    shares = (runtime.set_index(["arm", "recording"])["fallback_share"]
+              if len(runtime) and "fallback_share" in runtime else pd.Series(dtype=float))
     return pd.DataFrame({
         "arm": per["arm"], "recording": per["recording_id"], "strata": per["strata"],
-        "WER": per["wer"].map(_pct), "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
+        "WER": per["wer"].map(_pct),
+        "audio at fallback T": [_pct(shares.get((a, r))) for a, r in zip(per["arm"], per["recording_id"])],
+        "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
                                                    zip(per["substitutions"], per["deletions"], per["insertions"],
                                                        per["ref_words"])],
         "negation flips": [_of(a, b) for a, b in zip(per["negation_flipped"], per["negation_ref_count"])],
@@ -123,6 +166,40 @@ def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
         "onset |err| median": per["onset_abs_median_s"].map(lambda v: _num(v, 2, " s")),
         "drift s/min": per["drift_s_per_min"].map(lambda v: _num(v, 3)),
     })
+
+
+def _fallback(evaluation: "Evaluation") -> pd.DataFrame:
+    """Recordings where temperature fallback decided most of the decoded audio, beside their WER."""
+    runtime = evaluation.runtime
+    if not len(runtime) or "fallback_dominated" not in runtime:
+        return pd.DataFrame()
+    flagged = runtime[runtime["fallback_dominated"].fillna(False).astype(bool)]
+    per = evaluation.per_recording.set_index(["arm", "recording_id"])
+    return pd.DataFrame.from_records([
+        {"arm": r.arm, "recording": r.recording, "WER": _pct(per.loc[(r.arm, r.recording), "wer"]),
+         "decoded": _num(r.decoded_s, 1, " s"), "audio at fallback T": _pct(r.fallback_share),
+         "temperatures": r.temperatures, "flag": "fallback dominated"}
+        for r in flagged.itertuples()])
+
+
+def _fallback_notes(evaluation: "Evaluation") -> str:
+    recognizers = evaluation.record["config"]["recognizers"]
+    lines = [f"- `{name}`: " + (
+        f"batched decoding, no fallback: one temperature {r['decoding']['temperature'][0]}"
+        if r.get("backend") == "whisperx" else f"sequential, temperatures {r['decoding']['temperature']}")
+        for name, r in recognizers.items()]
+    return "\n".join([*lines, "- listed below: every (arm, recording) where more than half the decoded audio was "
+                              "not accepted at the first temperature (its text is mostly a seeded sample or the "
+                              "best of failed attempts); per-segment figures are in `outputs/<arm>/<rec>.json`"])
+
+
+def _explain(columns: dict[str, str]) -> str:
+    return "\n".join(f"- `{name}`: {meaning}" for name, meaning in columns.items())
+
+
+def _loads(evaluation: "Evaluation") -> pd.DataFrame:
+    loads = evaluation.record.get("recognizer_loads", {})
+    return pd.DataFrame.from_records([{"recognizer": name, **load} for name, load in loads.items()])
 
 
 def _strata(evaluation: "Evaluation") -> pd.DataFrame:
@@ -198,6 +275,13 @@ def _plots(evaluation: "Evaluation") -> list[tuple[str, str]]:
     return plots
 
 
+def _reuse(record: dict[str, Any]) -> str:
+    reuse, spent = record.get("reuse", {}), record.get("this_run", {})
+    counts = "; ".join(f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused"
+                       for kind, c in reuse.items())
+    return f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall" if reuse else "not recorded"
+
+
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     record = evaluation.record
     recognizers = record["config"]["recognizers"]
@@ -205,7 +289,9 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     about = "\n".join([
         f"- experiment: `{record['config']['experiment']}`, split `{record['split']}`, "
         f"{len(record['recordings'])} recording(s), started {record['started']}",
-        f"- manifest: `{record['manifest']['path']}` (sha256 `{record['manifest']['sha256'][:16]}…`)",
+        f"- manifest: `{record['manifest']['path']}`, manifest sha256 `{record['manifest']['sha256']}` "
+        "(the hash of its recorded content, as `ablate manifest freeze` and `verify` print it)",
+        f"- work: {_reuse(record)}",
         *[f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
           f"`{str(r.get('weights_sha256', ''))[:16]}…`"
           + (f" ({relations[name]['relation']} relative to `{record['config']['primary']}`)" if name in relations else "")
@@ -224,7 +310,13 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
         ("Seams", evaluation.seams),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
+        ("Temperature fallback", _fallback_notes(evaluation)),
+        ("Recordings where fallback dominated", _fallback(evaluation)),
+        ("Runtime and memory: what each column means", _explain(RUNTIME_COLUMNS)),
         ("Runtime", evaluation.runtime),
+        ("Model loading (in each recognizer's worker, started by this run; none when nothing was decoded)",
+         _loads(evaluation)),
+        ("Model loading: what each column means", _explain(LOAD_COLUMNS)),
     ]
 
 

@@ -3,7 +3,8 @@
 The manifest is verified and every model resolved before any decoding starts. Each
 (recording, arm) result is written as soon as it is finished, its full output file last,
 so an interrupted run resumes where it stopped and an unchanged rerun reads everything
-back without loading audio or decoding.
+back without loading audio or decoding. Each recognizer decodes in its own worker process
+(toolkit.arms.recognizers), so per-arm memory and model load time are measured on their own.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from toolkit.arms.pipeline import ArmOutput, ArmRunner
+from toolkit.arms.pipeline import UNIT_KINDS, ArmOutput, ArmRunner
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.cache import ResultCache
 from toolkit.environment import hardware, library_versions
 from toolkit.errors import InputError
 from toolkit.experiment import Arm, Experiment
-from toolkit.measure import measure
+from toolkit.measure import Measurement, measure
 from toolkit.records import Hypothesis
 from toolkit.runs import RunFolder
 from toolkit.store import atomic_write_json, config_hash, sha256_file
@@ -29,13 +30,33 @@ from toolkit.store import atomic_write_json, config_hash, sha256_file
 
 @dataclass
 class RunSummary:
+    """Where a run landed, what it reused at each level, and what it spent.
+
+    ``computed``/``reused`` count (arm, recording) results; ``units`` counts, inside the results
+    computed in this run, the decodes, VAD passes and enhancements computed or taken from the cache.
+    """
+
     folder: RunFolder
     split: str
     arms: list[str]
     recordings: list[str]
     computed: int = 0
     reused: int = 0
+    units: dict[str, dict[str, int]] = field(default_factory=lambda: {kind: {"computed": 0, "reused": 0}
+                                                                      for kind in UNIT_KINDS})
+    this_run: Measurement = field(default_factory=Measurement)
+    measured: Measurement = field(default_factory=Measurement)
     rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def reuse_json(self) -> dict[str, dict[str, int]]:
+        return {"arm_results": {"computed": self.computed, "reused": self.reused}, **self.units}
+
+    def describe(self) -> str:
+        """One line for the terminal: reuse per level, what this run spent, what the results cost when made."""
+        units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
+        return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
+                f"this run spent {self.this_run.wall_s:.1f} s wall, the results cost "
+                f"{self.measured.wall_s:.1f} s when measured")
 
 
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
@@ -65,19 +86,18 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                                  for name, identity in identities.items() if name != experiment.primary},
         "arms": [arm.to_json() for arm in arms],
     }
-    manifest_sha = sha256_file(experiment.manifest_path)
-    folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
+    folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
         "status": "running", "started": started, "split": split, "config": config,
-        "manifest": {"path": str(experiment.manifest_path), "sha256": manifest_sha},
+        "manifest": {"path": str(experiment.manifest_path), "sha256": manifest.sha256},
         "recordings": [entry.id for entry in entries], "versions": library_versions(), "hardware": hardware(),
     }
     atomic_write_json(folder.record, record)
 
     summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
-    with tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
-              disable=not progress) as bar:
+    with pool, tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
+                    disable=not progress) as bar:
         for entry in entries:
             signal = None
             outputs: dict[str, dict[str, Any]] = {}
@@ -86,20 +106,30 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                 unit_key = config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
                                         "time_tolerance_s": experiment.time_tolerance_s})
                 stored = _stored_output(folder, arm.name, entry.id, unit_key)
+                this_run = None
                 if stored is None:
-                    signal = signal if signal is not None else entry.load_audio()
                     with measure() as spent:
+                        signal = signal if signal is not None else entry.load_audio()
                         output = runner.run(arm, entry.sha256, signal)
-                    stored = _write_result(folder, arm, entry.id, entry.duration, output, unit_key, spent.to_json())
+                    this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s, spent.peak_rss_mb)
+                    stored = _write_result(folder, arm, entry.id, entry.duration, output, unit_key,
+                                           this_run.to_json())
                     summary.computed += 1
+                    for kind, counts in output.reuse.items():
+                        for outcome, count in counts.items():
+                            summary.units[kind][outcome] += count
                 else:
                     summary.reused += 1
+                summary.this_run.add(this_run or Measurement())
+                summary.measured.add(Measurement(**stored["compute"]))
                 outputs[arm.name] = stored
-                summary.rows.append(_row(arm.name, entry.id, entry.duration, stored))
+                summary.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
                 bar.update()
             _write_arm_disagreements(folder, entry.id, arms, outputs)
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  measurements=summary.rows, computed=summary.computed, reused=summary.reused)
+                  measurements=summary.rows, computed=summary.computed, reused=summary.reused,
+                  reuse=summary.reuse_json(), this_run=summary.this_run.to_json(),
+                  recognizer_loads={name: load.to_json() for name, load in pool.loads().items()})
     atomic_write_json(folder.record, record)
     return summary
 
@@ -112,7 +142,8 @@ def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    return stored if stored.get("unit_key") == unit_key else None
+    # Outputs written before segments and reuse were recorded are made again (from the cache).
+    return stored if stored.get("unit_key") == unit_key and "segments" in stored and "reuse" in stored else None
 
 
 def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, output: ArmOutput,
@@ -132,11 +163,27 @@ def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, 
     return stored
 
 
-def _row(arm: str, recording: str, duration: float, stored: dict[str, Any]) -> dict[str, Any]:
+def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
+         this_run: Measurement | None) -> dict[str, Any]:
+    """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
+    toolkit.report says what each figure means."""
+    from toolkit.asr.segments import temperature_summary
+
     compute = stored["compute"]
+    units = stored["reuse"].values() if this_run is not None else []
+    this_run = this_run or Measurement()
+    temperatures = temperature_summary(stored["segments"])
     return {"arm": arm, "recording": recording, "duration_s": duration, "words": len(stored["words"]),
             "wall_s": compute["wall_s"], "cpu_s": compute["cpu_s"], "peak_rss_mb": compute["peak_rss_mb"],
-            "real_time_factor": stored["real_time_factor"], "unmapped_times": stored["unmapped_times"],
+            "real_time_factor": stored["real_time_factor"],
+            "this_run_wall_s": round(this_run.wall_s, 4), "this_run_cpu_s": round(this_run.cpu_s, 4),
+            "result": "computed" if units else "reused",
+            "units_computed": sum(u["computed"] for u in units), "units_reused": sum(u["reused"] for u in units),
+            "decoded_s": temperatures["decoded_s"], "fallback_share": temperatures["fallback_share"],
+            "fallback_dominated": temperatures["fallback_dominated"],
+            "temperatures": "; ".join(f"{t}: {100 * share:.0f}%"
+                                      for t, share in temperatures["share_by_temperature"].items()),
+            "unmapped_times": stored["unmapped_times"],
             "seams": len(stored["seams"]), "disagreements": len(stored["disagreements"])}
 
 

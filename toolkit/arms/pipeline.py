@@ -22,6 +22,7 @@ from toolkit.measure import Measurement, measure
 from toolkit.records import Word
 
 SAMPLE_RATE = 16_000
+UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
 
 
 @dataclass
@@ -51,10 +52,27 @@ class ArmOutput:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     units: list[dict[str, Any]] = field(default_factory=list)
     enhancement: dict[str, Any] | None = None
+    segments: list[dict[str, Any]] = field(default_factory=list)
     compute: Measurement = field(default_factory=Measurement)
+    worker_cpu_s: float = 0.0
+    reuse: dict[str, dict[str, int]] = field(default_factory=lambda: {kind: {"computed": 0, "reused": 0}
+                                                                      for kind in UNIT_KINDS})
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
+        """Charge one unit of work at its measured cost (now or when cached) and count it computed or reused.
+
+        ``worker_cpu_s`` adds up the CPU time of decodes made now, spent in recognizer workers
+        and so not in this process's CPU time.
+        """
+        spent = Measurement(**measurement)
+        self.compute.add(spent)
+        if computed and kind == "decode":
+            self.worker_cpu_s += spent.cpu_s
+        self.reuse[kind]["computed" if computed else "reused"] += 1
+        return spent
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -114,7 +132,8 @@ class ArmRunner:
         identity = enhancer.identity()
         key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
         cached, samples = self.cache.get(key), self.cache.get_array(key)
-        if cached is None or samples is None:
+        computed = cached is None or samples is None
+        if computed:
             with measure() as spent:
                 result = enhancer.run(original)
             samples = result.signal.samples
@@ -122,7 +141,7 @@ class ArmRunner:
                       "meta": result.meta(), "measurement": spent.to_json()}
             self.cache.put_array(key, samples)
             self.cache.put(key, cached)
-        output.compute.add(Measurement(**cached["measurement"]))
+        output.count("enhance", cached["measurement"], computed)
         output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
         enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
         lineage["enhance"] = identity
@@ -163,12 +182,13 @@ class ArmRunner:
 
         key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(config)})
         cached = self.cache.get(key)
-        if cached is None:
+        computed = cached is None
+        if computed:
             with measure() as spent:
                 regions = silero_speech_regions(prepared, config)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)
-        output.compute.add(Measurement(**cached["measurement"]))
+        output.count("vad", cached["measurement"], computed)
         return [tuple(r) for r in cached["regions"]]
 
     def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
@@ -196,20 +216,34 @@ class ArmRunner:
         key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
                                   "recognizer": identity})
         cached = self.cache.get(key)
-        was_cached = cached is not None
-        if cached is None:
-            with measure() as spent:
-                local = self.recognizers.transcribe(name, unit.signal)
-            cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json(),
-                      "notes": dict(self.recognizers.get(name).notes)}
+        # Entries from before segments were recorded are decoded again, so every result has them.
+        computed = cached is None or "segments" not in cached
+        if computed:
+            decoded = self.recognizers.transcribe(name, unit.signal)
+            cached = {"words": [asdict(w) for w in decoded.transcript.words],
+                      "segments": [s.to_json() for s in decoded.transcript.segments],
+                      "measurement": decoded.measurement.to_json(), "notes": decoded.notes}
             self.cache.put(key, cached)
-        spent = Measurement(**cached["measurement"])
-        output.compute.add(spent)
+        spent = output.count("decode", cached["measurement"], computed)
         output.recognizer_notes[name] = cached.get("notes", {})
         start, end = unit.original_span
         output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
-                             "original_end": end, "cached": was_cached, **spent.to_json()})
+                             "original_end": end, "cached": not computed, **spent.to_json()})
+        output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
+
+    def _segments_to_original(self, name: str, unit: DecodeUnit,
+                              segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Segment records in original time (``None`` where unmappable), with their decoded seconds."""
+        tm, tol, length = unit.signal.timemap, self.experiment.time_tolerance_s, unit.signal.duration
+        records = []
+        for segment in segments:
+            start = min(max(segment["start"], 0.0), length)
+            end = min(max(segment["end"], start), length)
+            records.append({**segment, "recognizer": name, "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
+                            "start": tm(start, tolerance=tol), "end": tm(end, tolerance=tol),
+                            "seconds": round(end - start, 3)})
+        return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
         """Map unit-local word times to original time; unmappable words lose both times."""

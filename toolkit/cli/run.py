@@ -22,7 +22,8 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.experiment)
     arms = [a.strip() for a in args.arms.split(",")] if args.arms else None
     summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
-    print(f"run: {summary.folder.root} ({summary.computed} computed, {summary.reused} reused)")
+    print(f"run: {summary.folder.root}")
+    print(f"     {summary.describe()}")
     if args.no_score:
         return 0
     from toolkit.evaluate import evaluate_run
