@@ -9,6 +9,7 @@ model load time is reported apart from the first recording.
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,16 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
     assert all(load["wall_s"] > 0 and load["rss_after_load_mb"] > 0 for load in loads.values())
     two_models = sum(sorted(load["rss_after_load_mb"] for load in loads.values())[:2])
     assert max(before.values()) < two_models
+
+
+def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(corpus, forward) -> None:
+    from toolkit.report import _pct, _signed
+
+    _, summary, evaluation = forward
+    ctm = summary.folder.hypothesis_ctm("forced", CLIPS[0])
+    scored = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(PTBR_DEV / "lapsbm" / f"{CLIPS[0]}.txt"),
+                             "--hyp", str(ctm), "--format", "json"], capture_output=True, text=True, check=True)
+    assert '"arm": "forced"' in scored.stdout
+    assert (_pct(-0.0), _pct(-0.0004), _signed(-0.0004), _signed(0.0123)) == ("0.0%", "0.0%", "+0.0", "+1.2")
+    report = evaluation.report_markdown.read_text(encoding="utf-8")
+    assert not re.search(r"[-−]0\.0(?!\d)", report)

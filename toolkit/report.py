@@ -57,7 +57,17 @@ LOAD_COLUMNS = {
 
 
 def _pct(value: Any) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
+    """A share as a percentage to 0.1; a value that rounds to zero never prints as "-0.0%"."""
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{_points(value):.1f}%"
+
+
+def _points(value: float) -> float:
+    """``100 * value`` rounded to 0.1, negative zero made zero (so "-0.0" never prints)."""
+    return round(100 * value, 1) + 0.0
+
+
+def _signed(value: float) -> str:
+    return f"{_points(value):+.1f}"
 
 
 def _num(value: Any, digits: int = 2, unit: str = "") -> str:
@@ -87,9 +97,12 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
             "CER": _pct(agg["cer"]),
             "verbatim WER": _pct(agg["verbatim_wer"]),
             "ΔWER [95% CI]": "reference" if comparison is None else
-            f"{100 * comparison.delta:+.1f} [{100 * comparison.ci_low:+.1f}, {100 * comparison.ci_high:+.1f}]",
+            f"{_signed(comparison.delta)} [{_signed(comparison.ci_low)}, {_signed(comparison.ci_high)}]",
             "negation flips": _of(agg["negation_flipped"], agg["negation_ref_count"]),
             "negations inserted": int(agg["negation_inserted"]),
+            "false-start repeats dropped (negation/name/number)":
+                f"{int(agg['negation_repetition_dropped'])}/{int(agg['names_repetition_dropped'])}/"
+                f"{int(agg['numbers_repetition_dropped'])}",
             "name errors": _of(agg["names_errors"], agg["names_ref_count"]),
             "number errors": _of(agg["numbers_errors"], agg["numbers_ref_count"]),
             "short-word S+D": _of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
@@ -162,6 +175,7 @@ def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
                                                    zip(per["substitutions"], per["deletions"], per["insertions"],
                                                        per["ref_words"])],
         "negation flips": [_of(a, b) for a, b in zip(per["negation_flipped"], per["negation_ref_count"])],
+        "negation repeats dropped": per["negation_repetition_dropped"],
         "invented words in non-speech": per["nonspeech_invented_words"],
         "onset |err| median": per["onset_abs_median_s"].map(lambda v: _num(v, 2, " s")),
         "drift s/min": per["drift_s_per_min"].map(lambda v: _num(v, 3)),
@@ -279,7 +293,9 @@ def _reuse(record: dict[str, Any]) -> str:
     reuse, spent = record.get("reuse", {}), record.get("this_run", {})
     counts = "; ".join(f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused"
                        for kind, c in reuse.items())
-    return f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall" if reuse else "not recorded"
+    loading = sum(load["wall_s"] for load in record.get("recognizer_loads", {}).values())
+    return (f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
+            "loading models" if reuse else "not recorded")
 
 
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
@@ -313,7 +329,8 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Temperature fallback", _fallback_notes(evaluation)),
         ("Recordings where fallback dominated", _fallback(evaluation)),
         ("Runtime and memory: what each column means", _explain(RUNTIME_COLUMNS)),
-        ("Runtime", evaluation.runtime),
+        ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)
+                                         if c in evaluation.runtime]]),
         ("Model loading (in each recognizer's worker, started by this run; none when nothing was decoded)",
          _loads(evaluation)),
         ("Model loading: what each column means", _explain(LOAD_COLUMNS)),

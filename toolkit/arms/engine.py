@@ -46,6 +46,7 @@ class RunSummary:
                                                                       for kind in UNIT_KINDS})
     this_run: Measurement = field(default_factory=Measurement)
     measured: Measurement = field(default_factory=Measurement)
+    load_wall_s: float = 0.0
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def reuse_json(self) -> dict[str, dict[str, int]]:
@@ -55,8 +56,8 @@ class RunSummary:
         """One line for the terminal: reuse per level, what this run spent, what the results cost when made."""
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
-                f"this run spent {self.this_run.wall_s:.1f} s wall, the results cost "
-                f"{self.measured.wall_s:.1f} s when measured")
+                f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
+                f"loading models); the results cost {self.measured.wall_s:.1f} s when measured")
 
 
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
@@ -87,6 +88,16 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         "arms": [arm.to_json() for arm in arms],
     }
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
+
+    def unit_key(entry: Any, arm: Arm) -> str:
+        return config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
+                            "time_tolerance_s": experiment.time_tolerance_s})
+
+    # Models load before any recording (their cost is reported apart) and before the run folder
+    # is written, only for arms with work left: an unchanged rerun loads nothing.
+    pool.start(dict.fromkeys(name for arm in arms for name in runner.recognizers_for(arm)
+                             if any(_stored_output(folder, arm.name, e.id, unit_key(e, arm)) is None
+                                    for e in entries)))
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
         "status": "running", "started": started, "split": split, "config": config,
@@ -103,16 +114,15 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
             outputs: dict[str, dict[str, Any]] = {}
             for arm in arms:
                 bar.set_postfix_str(f"{entry.id} {arm.name}")
-                unit_key = config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
-                                        "time_tolerance_s": experiment.time_tolerance_s})
-                stored = _stored_output(folder, arm.name, entry.id, unit_key)
+                key = unit_key(entry, arm)
+                stored = _stored_output(folder, arm.name, entry.id, key)
                 this_run = None
                 if stored is None:
                     with measure() as spent:
                         signal = signal if signal is not None else entry.load_audio()
                         output = runner.run(arm, entry.sha256, signal)
                     this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s, spent.peak_rss_mb)
-                    stored = _write_result(folder, arm, entry.id, entry.duration, output, unit_key,
+                    stored = _write_result(folder, arm, entry.id, entry.duration, output, key,
                                            this_run.to_json())
                     summary.computed += 1
                     for kind, counts in output.reuse.items():
@@ -126,6 +136,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                 summary.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
                 bar.update()
             _write_arm_disagreements(folder, entry.id, arms, outputs)
+    summary.load_wall_s = sum(load.wall_s for load in pool.loads().values())
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused,
                   reuse=summary.reuse_json(), this_run=summary.this_run.to_json(),

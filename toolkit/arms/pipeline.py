@@ -102,11 +102,7 @@ class ArmRunner:
         lineage = {**lineage, "sample_rate": SAMPLE_RATE}
         groups = self._segment(arm, prepared, lineage, output)
 
-        second = arm.stage("second_model")
-        names = [self.experiment.primary]
-        if second is not None:
-            config: SecondModelConfig = second.config
-            names = [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
+        names = self.recognizers_for(arm)
         streams = [self._recognize(arm, name, groups, lineage, output) for name in names]
 
         if len(streams) == 2:
@@ -120,6 +116,14 @@ class ArmRunner:
         else:
             output.words = streams[0]
         return output
+
+    def recognizers_for(self, arm: Arm) -> list[str]:
+        """The recognizers ``arm`` decodes with, in combine order."""
+        second = arm.stage("second_model")
+        if second is None:
+            return [self.experiment.primary]
+        config: SecondModelConfig = second.config
+        return [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
 
     # --- stages -------------------------------------------------------------------------
     def _enhance(self, arm: Arm, audio_sha256: str, original: Signal,

@@ -75,7 +75,11 @@ class _Worker:
                                        name=f"recognizer-{name}")
         self.process.start()
         child.close()
-        loaded = Measurement(**self.receive("loaded")[0])
+        try:
+            loaded = Measurement(**self.receive("loaded")[0])
+        except ToolkitError:
+            self.process.kill()
+            raise
         self.load = RecognizerLoad(loaded.wall_s, loaded.cpu_s, loaded.peak_rss_mb)
 
     def receive(self, expected: str) -> tuple[Any, ...]:
@@ -113,10 +117,15 @@ class RecognizerPool:
         self._workers: dict[str, _Worker] = {}
 
     def start(self, names: Iterable[str]) -> None:
-        """Start and load the workers of ``names`` not running yet; a model that cannot load raises here."""
-        for name in names:
-            if name not in self._workers:
-                self._workers[name] = _Worker(name, self._specs[name].to_json(), self.seed)
+        """Start and load the workers of ``names`` not running yet; a model that cannot load raises here
+        (and every worker is stopped)."""
+        try:
+            for name in names:
+                if name not in self._workers:
+                    self._workers[name] = _Worker(name, self._specs[name].to_json(), self.seed)
+        except BaseException:
+            self._kill()
+            raise
 
     def transcribe(self, name: str, signal: Signal) -> Decoded:
         """Decode ``signal`` (times in its own seconds) in recognizer ``name``'s worker."""
@@ -142,9 +151,13 @@ class RecognizerPool:
         if exc[0] is None:
             self.close()
         else:  # an error is already on its way: do not wait on a worker
-            for worker in self._workers.values():
-                worker.process.kill()
-                worker.process.join()
+            self._kill()
+
+    def _kill(self) -> None:
+        for worker in self._workers.values():
+            worker.process.kill()
+            worker.process.join()
+        self._workers.clear()
 
     def identity(self, name: str) -> dict[str, Any]:
         return {"name": name, "label": self._specs[name].label, "seed": self.seed,

@@ -16,6 +16,7 @@ from toolkit.store import atomic_write_text
 
 CHANNEL = "1"
 UNTIMED = ";; untimed "
+HEADER = ";; recording channel start duration word [confidence]; arm "  # then the arm name, "-" for none
 _EPS = 1e-9
 
 
@@ -54,21 +55,29 @@ def read_ctm(path: str | Path) -> dict[str, list[Word]]:
 def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None) -> Hypothesis:
     """The hypothesis for ``recording_id`` (default: the file stem, or the file's only recording)."""
     by_recording = read_ctm(path)
+    arm = _header_arm(path)
     wanted = recording_id or Path(path).stem
     if wanted in by_recording:
-        return Hypothesis(wanted, by_recording[wanted])
+        return Hypothesis(wanted, by_recording[wanted], arm=arm)
     if recording_id is None and len(by_recording) == 1:
         only, words = next(iter(by_recording.items()))
-        return Hypothesis(only, words)
+        return Hypothesis(only, words, arm=arm)
     if not by_recording:
-        return Hypothesis(wanted, [])
+        return Hypothesis(wanted, [], arm=arm)
     found = ", ".join(sorted(by_recording))
     raise InputError(path, f"no words for recording '{wanted}' (recordings in the file: {found})")
 
 
+def _header_arm(path: str | Path) -> str:
+    """The arm named by a header ``write_ctm`` wrote, or "" when there is none."""
+    first = read_text(path).partition("\n")[0]
+    arm = first[len(HEADER):].strip() if first.startswith(HEADER) else ""
+    return "" if arm == "-" else arm
+
+
 def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
     """Write one hypothesis as CTM (untimed words as ``;; untimed`` comments), atomically."""
-    lines = [f";; recording channel start duration word [confidence]; arm {hypothesis.arm or '-'}"]
+    lines = [f"{HEADER}{hypothesis.arm or '-'}"]
     for word in hypothesis.words:
         text = "_".join(word.text.split()) or "_"
         if not word.timed:
