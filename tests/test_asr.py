@@ -13,6 +13,7 @@ import pytest
 from shared_data import PTBR_DEV
 from toolkit.asr import make_recognizer, relation, resolve_model
 from toolkit.asr.models import BUNDLED_SHA256
+from toolkit.asr.segments import NO_FALLBACK
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, pad, resample
 from toolkit.errors import InputError
@@ -182,7 +183,12 @@ def test_whisperx_silero_chunks_and_words() -> None:
     signal, speech_start, speech_end = _framed()
     recognizer = make_recognizer({"backend": "whisperx", "model": "whisper-base",
                                   "decoding": {**FAST, "vad_method": "silero"}})
-    words = recognizer.transcribe(signal).words
+    transcript = recognizer.transcribe(signal)
+    words = transcript.words
     _check_times(words, speech_start - 0.5, speech_end + 0.3)
     assert recognizer.notes["aligner"] == "not configured"
+    # Batched decoding has no temperature fallback, and every segment says so.
+    assert recognizer.notes["temperature_fallback"].startswith("none: batched decoding")
+    assert transcript.segments and all(s.outcome == NO_FALLBACK and s.temperature == 0.0 and s.avg_logprob < 0
+                                       for s in transcript.segments)
     assert recognizer.transcribe(Signal.original(np.zeros(16000, dtype=np.float32), 16000)).words == []

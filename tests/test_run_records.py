@@ -159,7 +159,8 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
     # Each figure is one recognizer's worker, not the three models together.
     loads = reversed_run.folder.read_record()["recognizer_loads"]
     assert set(loads) == {"whisper_base", "whisper_base_greedy", "whisper_base_forced"}
-    assert all(load["wall_s"] > 0 and load["rss_after_load_mb"] > 0 for load in loads.values())
+    assert all(0 < load["wall_s"] <= load["ready_wall_s"] and load["rss_after_load_mb"] > 0
+               and load["worker_peak_rss_mb"] >= load["rss_after_load_mb"] * 0.9 for load in loads.values())
     two_models = sum(sorted(load["rss_after_load_mb"] for load in loads.values())[:2])
     assert max(before.values()) < two_models
 

@@ -50,6 +50,7 @@ RUNTIME_COLUMNS = {
 }
 LOAD_COLUMNS = {
     "wall_s": "time to load the model in its worker (charged to no recording)",
+    "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
     "cpu_s": "CPU time of that load",
     "rss_after_load_mb": "the worker's resident memory once the model is loaded",
     "worker_peak_rss_mb": "the worker's peak resident memory over the whole run",
@@ -293,9 +294,9 @@ def _reuse(record: dict[str, Any]) -> str:
     reuse, spent = record.get("reuse", {}), record.get("this_run", {})
     counts = "; ".join(f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused"
                        for kind, c in reuse.items())
-    loading = sum(load["wall_s"] for load in record.get("recognizer_loads", {}).values())
+    loading = sum(load["ready_wall_s"] for load in record.get("recognizer_loads", {}).values())
     return (f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
-            "loading models" if reuse else "not recorded")
+            "starting recognizers and loading models" if reuse else "not recorded")
 
 
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:

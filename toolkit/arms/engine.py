@@ -57,7 +57,7 @@ class RunSummary:
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
                 f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
-                f"loading models); the results cost {self.measured.wall_s:.1f} s when measured")
+                f"starting recognizers and loading models); the results cost {self.measured.wall_s:.1f} s when measured")
 
 
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
@@ -136,7 +136,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                 summary.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
                 bar.update()
             _write_arm_disagreements(folder, entry.id, arms, outputs)
-    summary.load_wall_s = sum(load.wall_s for load in pool.loads().values())
+    summary.load_wall_s = sum(load.ready_wall_s for load in pool.loads().values())
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused,
                   reuse=summary.reuse_json(), this_run=summary.this_run.to_json(),

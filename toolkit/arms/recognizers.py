@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Iterable
@@ -32,15 +33,20 @@ class Decoded:
 
 @dataclass
 class RecognizerLoad:
-    """Loading one recognizer in its worker: time, memory after loading, and the worker's lifetime peak."""
+    """Loading one recognizer in its worker: time, memory after loading, and the worker's lifetime peak.
+
+    ``ready_wall_s`` is what the run waited: starting the process, its imports and the load.
+    """
 
     wall_s: float
     cpu_s: float
     rss_after_load_mb: float
+    ready_wall_s: float
     worker_peak_rss_mb: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"wall_s": round(self.wall_s, 4), "cpu_s": round(self.cpu_s, 4),
+                "ready_wall_s": round(self.ready_wall_s, 4),
                 "rss_after_load_mb": round(self.rss_after_load_mb, 1),
                 "worker_peak_rss_mb": None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1)}
 
@@ -69,6 +75,7 @@ def _serve(spec: dict[str, Any], seed: int, connection: Connection) -> None:
 class _Worker:
     def __init__(self, name: str, spec: dict[str, Any], seed: int) -> None:
         context = multiprocessing.get_context("spawn")  # no inherited threads or loaded models
+        began = time.perf_counter()
         self.name = name
         self.connection, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(spec, seed, child), daemon=True,
@@ -80,7 +87,7 @@ class _Worker:
         except ToolkitError:
             self.process.kill()
             raise
-        self.load = RecognizerLoad(loaded.wall_s, loaded.cpu_s, loaded.peak_rss_mb)
+        self.load = RecognizerLoad(loaded.wall_s, loaded.cpu_s, loaded.peak_rss_mb, time.perf_counter() - began)
 
     def receive(self, expected: str) -> tuple[Any, ...]:
         try:

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
         evaluation = evaluate_run(summary.folder)
-        print(f"\n== {experiment.name} / {split}: {summary.computed} computed, {summary.reused} reused ==")
+        print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")
         return evaluation
