@@ -9,6 +9,7 @@ model load time is reported apart from the first recording.
 from __future__ import annotations
 
 import csv
+import json
 import re
 import subprocess
 import sys
@@ -19,9 +20,11 @@ import pytest
 from shared_data import PTBR_DEV
 from toolkit.arms.engine import run_experiment
 from toolkit.asr.segments import ALL_FAILED, FIRST
+from toolkit.errors import InputError
 from toolkit.evaluate import evaluate_run
 from toolkit.experiment import load_experiment
 from toolkit.manifest import freeze
+from toolkit.runs import RunFolder
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}")]
@@ -116,6 +119,14 @@ def test_one_manifest_identity_in_freeze_run_record_report_and_verify(corpus, fo
                                "--out", str(corpus / "again.json"), "--splits", str(corpus / "splits.csv")],
                               capture_output=True, text=True, check=True)
     assert f"(manifest sha256 {identity})" in refrozen.stdout
+    # Scoring a run against a manifest that is no longer the one it ran on is refused.
+    record = summary.folder.read_record()
+    record["manifest"]["sha256"] = "0" * 64
+    stale = RunFolder(corpus / "stale-run")
+    stale.root.mkdir()
+    stale.record.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(InputError, match=f"manifest sha256 is {identity}, but the run"):
+        evaluate_run(stale)
 
 
 def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
@@ -176,3 +187,4 @@ def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(cor
     assert (_pct(-0.0), _pct(-0.0004), _signed(-0.0004), _signed(0.0123)) == ("0.0%", "0.0%", "+0.0", "+1.2")
     report = evaluation.report_markdown.read_text(encoding="utf-8")
     assert not re.search(r"[-−]0\.0(?!\d)", report)
+

@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from toolkit.arms.pipeline import UNIT_KINDS, ArmOutput, ArmRunner
+from toolkit.arms.pipeline import ArmOutput, ArmRunner, reuse_counts
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.cache import ResultCache
 from toolkit.environment import hardware, library_versions
@@ -42,8 +42,7 @@ class RunSummary:
     recordings: list[str]
     computed: int = 0
     reused: int = 0
-    units: dict[str, dict[str, int]] = field(default_factory=lambda: {kind: {"computed": 0, "reused": 0}
-                                                                      for kind in UNIT_KINDS})
+    units: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     this_run: Measurement = field(default_factory=Measurement)
     measured: Measurement = field(default_factory=Measurement)
     load_wall_s: float = 0.0

@@ -25,6 +25,11 @@ SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
 
 
+def reuse_counts() -> dict[str, dict[str, int]]:
+    """Zeroed computed/reused counts for each kind of unit of work."""
+    return {kind: {"computed": 0, "reused": 0} for kind in UNIT_KINDS}
+
+
 @dataclass
 class DecodeUnit:
     """A piece of the prepared signal decoded on its own (the whole file, a VAD region, a window)."""
@@ -55,8 +60,7 @@ class ArmOutput:
     segments: list[dict[str, Any]] = field(default_factory=list)
     compute: Measurement = field(default_factory=Measurement)
     worker_cpu_s: float = 0.0
-    reuse: dict[str, dict[str, int]] = field(default_factory=lambda: {kind: {"computed": 0, "reused": 0}
-                                                                      for kind in UNIT_KINDS})
+    reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
     notes: list[str] = field(default_factory=list)
