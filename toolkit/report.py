@@ -48,6 +48,11 @@ RUNTIME_COLUMNS = {
     "unmapped_times": "recognizer times that could not be mapped to original time (words left untimed)",
     "seams": "window seams reconciled", "disagreements": "spans where two recognizers of the arm disagree",
 }
+# Runtime figures of the arms table (and "fallback-decoded audio" of the per-recording table).
+SUMMARY_RUNTIME_COLUMNS = {
+    "fallback-decoded audio": "share of the arm's decoded audio not accepted at the first temperature",
+    "RTF": "the arm's summed wall_s over the summed duration_s of its recordings",
+}
 LOAD_COLUMNS = {
     "wall_s": "time to load the model in its worker (charged to no recording)",
     "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
@@ -93,7 +98,7 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
         rows.append({
             "arm": arm,
             "WER": _pct(agg["wer"]),
-            "audio at fallback T": _fallback_share(spent),
+            "fallback-decoded audio": _fallback_share(spent),
             "S/D/I/N": f"{agg['substitutions']}/{agg['deletions']}/{agg['insertions']}/{agg['ref_words']}",
             "CER": _pct(agg["cer"]),
             "verbatim WER": _pct(agg["verbatim_wer"]),
@@ -127,7 +132,7 @@ def _fallback_share(rows: pd.DataFrame) -> str:
 def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
-    columns = ["arm", "WER", "audio at fallback T", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
+    columns = ["arm", "WER", "fallback-decoded audio", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
                "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
                "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
@@ -171,7 +176,7 @@ def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame({
         "arm": per["arm"], "recording": per["recording_id"], "strata": per["strata"],
         "WER": per["wer"].map(_pct),
-        "audio at fallback T": [_pct(shares.get((a, r))) for a, r in zip(per["arm"], per["recording_id"])],
+        "fallback-decoded audio": [_pct(shares.get((a, r))) for a, r in zip(per["arm"], per["recording_id"])],
         "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
                                                    zip(per["substitutions"], per["deletions"], per["insertions"],
                                                        per["ref_words"])],
@@ -192,7 +197,7 @@ def _fallback(evaluation: "Evaluation") -> pd.DataFrame:
     per = evaluation.per_recording.set_index(["arm", "recording_id"])
     return pd.DataFrame.from_records([
         {"arm": r.arm, "recording": r.recording, "WER": _pct(per.loc[(r.arm, r.recording), "wer"]),
-         "decoded": _num(r.decoded_s, 1, " s"), "audio at fallback T": _pct(r.fallback_share),
+         "decoded": _num(r.decoded_s, 1, " s"), "fallback-decoded audio": _pct(r.fallback_share),
          "temperatures": r.temperatures, "flag": "fallback dominated"}
         for r in flagged.itertuples()])
 
@@ -329,7 +334,7 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Temperature fallback", _fallback_notes(evaluation)),
         ("Recordings where fallback dominated", _fallback(evaluation)),
-        ("Runtime and memory: what each column means", _explain(RUNTIME_COLUMNS)),
+        ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),
         ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)
                                          if c in evaluation.runtime]]),
         ("Model loading (in each recognizer's worker, started by this run; none when nothing was decoded)",

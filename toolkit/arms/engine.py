@@ -56,7 +56,8 @@ class RunSummary:
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
                 f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
-                f"starting recognizers and loading models); the results cost {self.measured.wall_s:.1f} s when measured")
+                f"starting recognizers and loading models); measured when made, the results cost "
+                f"{self.measured.wall_s:.1f} s (a unit shared by two arms counts in both)")
 
 
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
