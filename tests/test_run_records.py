@@ -181,9 +181,13 @@ def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(cor
 
     _, summary, evaluation = forward
     ctm = summary.folder.hypothesis_ctm("forced", CLIPS[0])
-    scored = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(PTBR_DEV / "lapsbm" / f"{CLIPS[0]}.txt"),
-                             "--hyp", str(ctm), "--format", "json"], capture_output=True, text=True, check=True)
+    reference = PTBR_DEV / "lapsbm" / f"{CLIPS[0]}.txt"
+    scored = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm),
+                             "--format", "json"], capture_output=True, text=True, check=True)
     assert '"arm": "forced"' in scored.stdout
+    text = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm)],
+                          capture_output=True, text=True, check=True)
+    assert text.stdout.startswith(f"recording {CLIPS[0]}  arm forced  ")
     assert (_pct(-0.0), _pct(-0.0004), _signed(-0.0004), _signed(0.0123)) == ("0.0%", "0.0%", "+0.0", "+1.2")
     report = evaluation.report_markdown.read_text(encoding="utf-8")
     assert not re.search(r"[-−]0\.0(?!\d)", report)

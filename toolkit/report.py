@@ -132,7 +132,8 @@ def _fallback_share(rows: pd.DataFrame) -> str:
 def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
-    columns = ["arm", "WER", "fallback-decoded audio", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
+    columns = ["arm", "WER", "fallback-decoded audio", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips",
+               "name errors",
                "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
                "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)

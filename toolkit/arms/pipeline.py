@@ -244,13 +244,17 @@ class ArmRunner:
                               segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Segment records in original time (``None`` where unmappable), with their decoded seconds."""
         tm, tol, length = unit.signal.timemap, self.experiment.time_tolerance_s, unit.signal.duration
+
+        def original(local: float) -> float | None:
+            mapped = tm(local, tolerance=tol)
+            return None if mapped is None else round(mapped, 4)
+
         records = []
         for segment in segments:
             start = min(max(segment["start"], 0.0), length)
             end = min(max(segment["end"], start), length)
             records.append({**segment, "recognizer": name, "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
-                            "start": tm(start, tolerance=tol), "end": tm(end, tolerance=tol),
-                            "seconds": round(end - start, 3)})
+                            "start": original(start), "end": original(end), "seconds": round(end - start, 3)})
         return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:

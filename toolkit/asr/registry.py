@@ -2,8 +2,10 @@
 
 A recognizer has ``.transcribe(signal) -> Transcript`` (words with times in the signal's own
 seconds, and each decoded segment's temperature and quality figures), ``.load()`` (load the
-weights now, so their cost is measured apart from any recording), ``.identity()`` (backend, model name, weight hash, full decoding configuration: the run
-record and cache key) and ``.notes`` (how word times were obtained, for hypothesis meta).
+weights now, so their cost is measured apart from any recording), ``.identity()`` (backend,
+model name, weight hash, full decoding configuration: the run record and cache key) and
+``.notes`` (how word times were obtained and whether temperature fallback exists, for
+hypothesis meta).
 """
 
 from __future__ import annotations
