@@ -30,13 +30,13 @@ RUNTIME_COLUMNS = {
     "words": "hypothesis words the arm produced",
     "wall_s": "measured wall time of this result's work (decodes, VAD, enhancement), whenever it was computed; "
               "model loading excluded",
-    "cpu_s": "measured CPU time of the same work (recognizer workers included)",
-    "peak_rss_mb": "largest peak resident memory (MB) of the processes that did this result's work: the "
-                   "recognizer's own worker during each decode (that model only), the main process during "
-                   "VAD and enhancement",
+    "cpu_s": "measured CPU time of the same work (in its worker processes)",
+    "peak_rss_mb": "largest peak resident memory (MB) of the worker processes that did this result's work, "
+                   "each holding one model: the recognizer's during each decode, the enhancer's or the VAD's "
+                   "during theirs",
     "real_time_factor": "wall_s / duration_s",
     "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
-    "this_run_cpu_s": "CPU time this run spent on the result, recognizer workers included",
+    "this_run_cpu_s": "CPU time this run spent on the result, worker processes included",
     "result": "computed in this run, or reused whole from the run folder",
     "units_computed": "decodes, VAD passes and enhancements this run computed for the result",
     "units_reused": "the same units this run took from the cache instead",
@@ -54,6 +54,7 @@ SUMMARY_RUNTIME_COLUMNS = {
     "RTF": "the arm's summed wall_s over the summed duration_s of its recordings",
 }
 LOAD_COLUMNS = {
+    "worker": "the recognizer, enhancer or VAD the worker process holds",
     "wall_s": "time to load the model in its worker (charged to no recording)",
     "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
     "cpu_s": "CPU time of that load",
@@ -219,8 +220,10 @@ def _explain(columns: dict[str, str]) -> str:
 
 
 def _loads(evaluation: "Evaluation") -> pd.DataFrame:
-    loads = evaluation.record.get("recognizer_loads", {})
-    return pd.DataFrame.from_records([{"recognizer": name, **load} for name, load in loads.items()])
+    record = evaluation.record
+    return pd.DataFrame.from_records(
+        [{"worker": f"recognizer {name}", **load} for name, load in record.get("recognizer_loads", {}).items()]
+        + [{"worker": name, **load} for name, load in record.get("stage_loads", {}).items()])
 
 
 def _strata(evaluation: "Evaluation") -> pd.DataFrame:
@@ -300,9 +303,10 @@ def _reuse(record: dict[str, Any]) -> str:
     reuse, spent = record.get("reuse", {}), record.get("this_run", {})
     counts = "; ".join(f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused"
                        for kind, c in reuse.items())
-    loading = sum(load["ready_wall_s"] for load in record.get("recognizer_loads", {}).values())
+    loading = sum(load["ready_wall_s"] for kind in ("recognizer_loads", "stage_loads")
+                  for load in record.get(kind, {}).values())
     return (f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
-            "starting recognizers and loading models" if reuse else "not recorded")
+            "starting workers and loading models" if reuse else "not recorded")
 
 
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
@@ -338,7 +342,7 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),
         ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)
                                          if c in evaluation.runtime]]),
-        ("Model loading (in each recognizer's worker, started by this run; none when nothing was decoded)",
+        ("Model loading (in each worker this run started; none when nothing was computed)",
          _loads(evaluation)),
         ("Model loading: what each column means", _explain(LOAD_COLUMNS)),
     ]

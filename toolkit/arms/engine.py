@@ -3,8 +3,9 @@
 The manifest is verified and every model resolved before any decoding starts. Each
 (recording, arm) result is written as soon as it is finished, its full output file last,
 so an interrupted run resumes where it stopped and an unchanged rerun reads everything
-back without loading audio or decoding. Each recognizer decodes in its own worker process
-(toolkit.arms.recognizers), so per-arm memory and model load time are measured on their own.
+back without loading audio or decoding. Each recognizer, enhancer and VAD works in its own
+worker process (toolkit.arms.workers), so per-arm memory and model load time are measured on
+their own.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class RunSummary:
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
                 f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
-                f"starting recognizers and loading models); measured when made, the results cost "
+                f"starting workers and loading models); measured when made, the results cost "
                 f"{self.measured.wall_s:.1f} s (a unit shared by two arms counts in both)")
 
 
@@ -107,8 +108,8 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     atomic_write_json(folder.record, record)
 
     summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
-    with pool, tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
-                    disable=not progress) as bar:
+    with pool, runner.stages, tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
+                                   disable=not progress) as bar:
         for entry in entries:
             signal = None
             outputs: dict[str, dict[str, Any]] = {}
@@ -136,11 +137,13 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                 summary.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
                 bar.update()
             _write_arm_disagreements(folder, entry.id, arms, outputs)
-    summary.load_wall_s = sum(load.ready_wall_s for load in pool.loads().values())
+    summary.load_wall_s = sum(load.ready_wall_s for workers in (pool, runner.stages)
+                              for load in workers.loads().values())
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused,
                   reuse=summary.reuse_json(), this_run=summary.this_run.to_json(),
-                  recognizer_loads={name: load.to_json() for name, load in pool.loads().items()})
+                  recognizer_loads={name: load.to_json() for name, load in pool.loads().items()},
+                  stage_loads={name: load.to_json() for name, load in runner.stages.loads().items()})
     atomic_write_json(folder.record, record)
     return summary
 

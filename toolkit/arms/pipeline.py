@@ -14,11 +14,12 @@ from typing import Any
 
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.arms.stages import SecondModelConfig, WindowsConfig
+from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
 from toolkit.experiment import Arm, Experiment
-from toolkit.measure import Measurement, measure
+from toolkit.measure import Measurement
 from toolkit.records import Word
 
 SAMPLE_RATE = 16_000
@@ -68,12 +69,12 @@ class ArmOutput:
     def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
         """Charge one unit of work at its measured cost (now or when cached) and count it computed or reused.
 
-        ``worker_cpu_s`` adds up the CPU time of decodes made now, spent in recognizer workers
+        ``worker_cpu_s`` adds up the CPU time of units computed now, spent in worker processes
         and so not in this process's CPU time.
         """
         spent = Measurement(**measurement)
         self.compute.add(spent)
-        if computed and kind == "decode":
+        if computed:
             self.worker_cpu_s += spent.cpu_s
         self.reuse[kind]["computed" if computed else "reused"] += 1
         return spent
@@ -82,6 +83,21 @@ class ArmOutput:
         data = asdict(self)
         data["compute"] = self.compute.to_json()  # rounded
         return data
+
+
+def _enhancer_service(config: Any) -> Any:
+    """In a worker: build the enhancer (loading its model); each request enhances one signal."""
+    from toolkit.arms.stages import make_enhancer
+
+    return make_enhancer(config).run
+
+
+def _vad_service(config: Any) -> Any:
+    """In a worker: load Silero now; each request is a signal, answered with its speech regions."""
+    from toolkit.vad import load_silero, silero_speech_regions
+
+    load_silero()
+    return lambda signal: silero_speech_regions(signal, config)
 
 
 class ArmRunner:
@@ -94,6 +110,8 @@ class ArmRunner:
         self.experiment = experiment
         self.cache = cache
         self.recognizers = recognizers
+        # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
+        self.stages = Workers()
         # Built once, before any decoding, so a model that cannot load stops the run up front.
         self._enhancers = {c.name: make_enhancer(c.config) for arm in arms for c in arm.components
                            if c.stage == "enhance"}
@@ -142,8 +160,8 @@ class ArmRunner:
         cached, samples = self.cache.get(key), self.cache.get_array(key)
         computed = cached is None or samples is None
         if computed:
-            with measure() as spent:
-                result = enhancer.run(original)
+            worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
+            result, spent = worker.call(original)
             samples = result.signal.samples
             cached = {"sample_rate": result.signal.sample_rate, "timemap": result.signal.timemap.to_json(),
                       "meta": result.meta(), "measurement": spent.to_json()}
@@ -164,7 +182,7 @@ class ArmRunner:
             regions = [(0.0, prepared.duration)]
             prefixes = ["full"]
         else:
-            regions = self._vad_regions(vad.config, prepared, lineage, output)
+            regions = self._vad_regions(vad, prepared, lineage, output)
             prefixes = [f"vad{i:03d}" for i in range(len(regions))]
             tm = prepared.timemap
             tol = self.experiment.time_tolerance_s
@@ -184,16 +202,14 @@ class ArmRunner:
             ])
         return groups
 
-    def _vad_regions(self, config: Any, prepared: Signal, lineage: dict[str, Any],
+    def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
-        from toolkit.vad import silero_speech_regions
-
-        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(config)})
+        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(component.config)})
         cached = self.cache.get(key)
         computed = cached is None
         if computed:
-            with measure() as spent:
-                regions = silero_speech_regions(prepared, config)
+            worker = self.stages.get(f"vad {component.name}", _vad_service, (component.config,))
+            regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)
         output.count("vad", cached["measurement"], computed)
