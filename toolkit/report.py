@@ -40,7 +40,7 @@ RUNTIME_COLUMNS = {
     "result": "computed in this run, or reused whole from the run folder",
     "units_computed": "decodes, VAD passes and enhancements this run computed for the result",
     "units_reused": "the same units this run took from the cache instead",
-    "decoded_s": "seconds of audio inside the recognizer's decoded segments",
+    "decoded_s": "seconds of audio inside the decoded segments (summed over the arm's recognizers)",
     "fallback_share": "share of decoded_s not accepted at the first temperature (fallback, or every "
                       "temperature failed)",
     "fallback_dominated": "fallback_share above one half",
