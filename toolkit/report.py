@@ -134,9 +134,8 @@ def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
     columns = ["arm", "WER", "fallback-decoded audio", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips",
-               "name errors",
-               "number errors", "invented/min in non-speech", "seam omissions/duplications", "VAD recall",
-               "onset |err| p95", "RTF"]
+               "name errors", "number errors", "invented/min in non-speech", "seam omissions/duplications",
+               "VAD recall", "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
     warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
     notes = "".join(f"\nnote: {w}" for w in sorted(warnings))
@@ -332,13 +331,13 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Run", about + caution),
         ("Arms", arms_table(evaluation)),
         (f"Paired comparison with `{evaluation.reference_arm}` (recording is the unit)", _comparisons(evaluation)),
+        ("Temperature fallback", _fallback_notes(evaluation)),
+        ("Recordings where fallback dominated", _fallback(evaluation)),
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
         ("Seams", evaluation.seams),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
-        ("Temperature fallback", _fallback_notes(evaluation)),
-        ("Recordings where fallback dominated", _fallback(evaluation)),
         ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),
         ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)
                                          if c in evaluation.runtime]]),
