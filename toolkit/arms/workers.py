@@ -42,18 +42,27 @@ class WorkerLoad:
 
 
 def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
-    """Worker process: build the service, then answer requests until ``None``."""
+    """Worker process: build the service, then answer requests until ``None``.
+
+    Errors are sent to the parent, which raises them as one line; a failed build ends the worker,
+    a failed request does not.
+    """
     try:
         with measure() as spent:
             handle = build(*args)
-        connection.send(("loaded", spent.to_json()))
-        while (request := connection.recv()) is not None:
+    except Exception as error:
+        connection.send(("error", f"{type(error).__name__}: {error}"))
+        return
+    connection.send(("loaded", spent.to_json()))
+    while (request := connection.recv()) is not None:
+        try:
             with measure() as spent:
                 response = handle(request)
-            connection.send(("done", response, spent.to_json()))
-        connection.send(("closed", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
-    except Exception as error:  # sent to the parent, which raises it as one line
-        connection.send(("error", f"{type(error).__name__}: {error}"))
+        except Exception as error:
+            connection.send(("error", f"{type(error).__name__}: {error}"))
+            continue
+        connection.send(("done", response, spent.to_json()))
+    connection.send(("closed", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
 
 class Worker:
@@ -77,7 +86,7 @@ class Worker:
     def _receive(self, expected: str) -> tuple[Any, ...]:
         try:
             kind, *payload = self.connection.recv()
-        except EOFError:
+        except (EOFError, ConnectionResetError):
             self.process.join(5)
             raise ToolkitError(f"{self.label}: its worker process ended unexpectedly "
                                f"(exit code {self.process.exitcode})") from None
