@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.slow,
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 CLIPS = ("LapsBM_0385", "LapsBM_0415")
 # A recognizer whose log-probability threshold no decode can meet (every average
-# log-probability is negative): every segment walks the whole temperature ladder.
+# log-probability is negative), with the no-speech exemption off: every segment walks the
+# whole temperature ladder and ends "all temperatures failed", reported at 1.0.
 FORCED = '''
 [recognizers.whisper_base_forced]
 backend = "faster-whisper"
@@ -40,7 +41,7 @@ model = "whisper-base"
 label = "Whisper base, fallback forced (log_prob_threshold 0)"
 
 [recognizers.whisper_base_forced.decoding]
-''' 
+'''
 
 
 def _experiment(root: Path, arms: str) -> Path:
