@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from toolkit.arms.workers import Workers
+from toolkit.arms.workers import Worker, Workers
 from toolkit.asr.segments import Transcript
 from toolkit.audio.signal import Signal
 from toolkit.experiment import Experiment
@@ -60,14 +60,15 @@ class RecognizerPool(Workers):
     def start(self, names: Iterable[str]) -> None:
         """Start and load the workers of ``names`` not running yet; a model that cannot load raises here."""
         for name in names:
-            self.get(name, _recognizer_service, (self._specs[name].to_json(), self.seed))
+            self._worker(name)
 
     def transcribe(self, name: str, signal: Signal) -> Decoded:
         """Decode ``signal`` (times in its own seconds) in recognizer ``name``'s worker."""
-        self.start([name])
-        (transcript, notes), spent = self.get(name, _recognizer_service, ()).call(
-            Signal.original(signal.samples, signal.sample_rate))
+        (transcript, notes), spent = self._worker(name).call(Signal.original(signal.samples, signal.sample_rate))
         return Decoded(transcript, spent, notes)
+
+    def _worker(self, name: str) -> Worker:
+        return self.get(name, _recognizer_service, (self._specs[name].to_json(), self.seed))
 
     def identity(self, name: str) -> dict[str, Any]:
         return {"name": name, "label": self._specs[name].label, "seed": self.seed,
