@@ -108,10 +108,7 @@ class WhisperXRecognizer:
             chunks = Vad.merge_chunks([Segment(a, b, "UNKNOWN") for a, b in regions], config.chunk_size_s,
                                       onset=config.pyannote_onset, offset=config.pyannote_offset)
         else:
-            if self._vad is None:
-                import torch
-
-                self._vad = Pyannote(torch.device("cpu"), vad_onset=config.pyannote_onset)
+            self._load_vad()
             scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples),
                                 "sample_rate": audio.sample_rate})
             chunks = Pyannote.merge_chunks(scores, config.chunk_size_s, onset=config.pyannote_onset,
@@ -120,11 +117,23 @@ class WhisperXRecognizer:
                 if c["end"] > c["start"]]
 
     def load(self) -> None:
-        """Load the weights now (decoding would otherwise load them on first use)."""
+        """Load the weights and the VAD model now (decoding would otherwise load them on first use)."""
+        self._load_vad()
         if self._pipeline is None:
             from faster_whisper import BatchedInferencePipeline
 
             self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+
+    def _load_vad(self) -> None:
+        if self.config.vad_method == "silero":
+            from toolkit.vad import load_silero
+
+            load_silero()
+        elif self._vad is None:
+            import torch
+            from whisperx.vads import Pyannote
+
+            self._vad = Pyannote(torch.device("cpu"), vad_onset=self.config.pyannote_onset)
 
     def transcribe(self, signal: Signal) -> Transcript:
         """Words with times in ``signal``'s own seconds; segment ids number the decoded chunks.
