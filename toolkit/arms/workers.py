@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import signal
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -45,8 +46,9 @@ def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
     """Worker process: build the service, then answer requests until ``None``.
 
     Errors are sent to the parent, which raises them as one line; a failed build ends the worker,
-    a failed request does not.
+    a failed request does not. Ctrl-C is left to the parent, which stops every worker.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with measure() as spent:
             handle = build(*args)
