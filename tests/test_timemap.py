@@ -155,7 +155,8 @@ def test_invalid_maps_are_refused() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(regions(), st.floats(0, 1), st.floats(0, 1, exclude_max=True))  # pieces are [start, end)
+# Pieces are [start, end); a fraction within float rounding of 1 lands on the next piece's start.
+@given(regions(), st.floats(0, 1), st.floats(0, 1 - 1e-9))
 def test_signal_transforms_compose_their_maps(kept: list[tuple[float, float]], lead: float, fraction: float) -> None:
     rate = 1000
     original = Signal.original(np.zeros(int(501 * rate), dtype=np.float32), rate)
