@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.errors import InputError
 from toolkit.metrics.turns import lost_turns
 from toolkit.runs import RunFolder
 from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
@@ -53,6 +54,9 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
 
     record = folder.read_record()
     manifest = load_manifest(record["manifest"]["path"])
+    if manifest.sha256 != record["manifest"]["sha256"]:
+        raise InputError(manifest.path, f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
+                                        f"was made on {record['manifest']['sha256']}")
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
     windowed = {arm["name"] for arm in record["config"]["arms"]

@@ -156,8 +156,11 @@ class RecordingScore:
         row.update({
             "negation_ref_count": self.negation.ref_count, "negation_flipped": self.negation.flipped,
             "negation_inserted": self.negation.inserted,
+            "negation_repetition_dropped": self.negation.repetition_dropped,
             "names_ref_count": self.names.ref_count, "names_errors": self.names.errors,
+            "names_repetition_dropped": self.names.repetition_dropped,
             "numbers_ref_count": self.numbers.ref_count, "numbers_errors": self.numbers.errors,
+            "numbers_repetition_dropped": self.numbers.repetition_dropped,
             "short_ref_count": self.short_words.ref_count,
             "short_substituted": self.short_words.substituted, "short_deleted": self.short_words.deleted,
             "nonspeech_available": nj["available"], "nonspeech_seconds": self.nonspeech.seconds,
@@ -333,6 +336,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
     negations, names = audit_vocabulary(reference.names, options)
+    turns = utt[at.ref.source]  # each reference token's utterance, for the repetition rule
     # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
     # inside an unresolved span is cut away.
     pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]
@@ -347,9 +351,9 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         counts=counts[options.policy],
         verbatim=counts["verbatim"],
         accent_folded=counts["accent-folded"],
-        negation=negation_audit(at, negations),
-        names=name_audit(at, names),
-        numbers=number_audit(at),
+        negation=negation_audit(at, negations, turns),
+        names=name_audit(at, names, turns),
+        numbers=number_audit(at, turns),
         short_words=short_word_audit(at, options.short_word_max_letters),
         nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
         timing=timing_score(at, _span(reference, ref_words)),
@@ -402,7 +406,8 @@ def _labels(strata: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
 _SUMMED = ("ref_words", "hits", "substitutions", "deletions", "insertions", "errors", "ref_chars", "char_errors")
 _AUDITS = ("negation_ref_count", "negation_flipped", "negation_inserted", "names_ref_count", "names_errors",
            "numbers_ref_count", "numbers_errors", "short_ref_count", "short_substituted", "short_deleted",
-           "hyp_words", "untimed_hyp_words", "excluded_s")
+           "hyp_words", "untimed_hyp_words", "excluded_s",
+           "negation_repetition_dropped", "names_repetition_dropped", "numbers_repetition_dropped")
 _VAD = ("vad_speech_s", "vad_retained_s", "vad_ref_timed_words", "vad_clipped_words",
         "vad_ref_timed_negations", "vad_clipped_negations")
 

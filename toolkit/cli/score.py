@@ -109,7 +109,7 @@ def render_text(score: "RecordingScore") -> str:
     a = data["audits"]
     n, t = data["nonspeech"], data["timing"]
     lines = [
-        f"recording {score.recording_id}  policy {score.policy}",
+        f"recording {score.recording_id}  arm {score.arm or '-'}  policy {score.policy}",
         f"WER {_pct(c.wer)}  (S={c.substitutions} D={c.deletions} I={c.insertions} N={c.ref_words}, "
         f"hits {c.hits})   CER {_pct(c.cer)}",
         f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",
