@@ -48,6 +48,9 @@ _PATTERNS = (
 )
 _THREE_DIGITS = re.compile(r"\d{3}(?:,\d+)?%?")
 _SHORT_DIGITS = re.compile(r"\d{1,3}")
+# A decimal comma or thousands dot with digits, written as a word of its own: recognizers split
+# "4,2%" into the words "4", ",2", "%" (Whisper's word timestamps do).
+_CONTINUATION = re.compile(r"[.,]\d+")
 _RUNS = re.compile(r"\d+|\D+")
 
 
@@ -207,14 +210,16 @@ def might_start_numeral(piece: str) -> bool:
     return "$" in piece or "€" in piece or has_digit(piece)
 
 
-def find_numeral(pieces: list[str], index: int, merge: bool = True) -> Numeral | None:
+def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces: bool = False) -> Numeral | None:
     """The numeral starting at ``pieces[index]``, or None when that piece does not start one.
 
     A currency symbol with no amount after it is read as the currency's plural ("R$" -> reais).
 
     With ``merge``, a numeral may span pieces: "R$" + "1.500,00", "3,5" + "%", an amount + a
     multiplier word after a currency ("R$ 2,5 milhões"), and space-grouped thousands ("2 100":
-    a 1-3 digit piece followed by pieces of exactly three digits).
+    a 1-3 digit piece followed by pieces of exactly three digits). With ``join_pieces`` too, a
+    piece that is a decimal comma or thousands dot with digits continues the digits before it
+    ("4" + ",2" + "%" is "4,2%"; "1" + ".500" + ",00" is "1.500,00").
     """
     core = _trim(pieces[index])
     span = 1
@@ -222,6 +227,9 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True) -> Numeral |
         prefix = ""
         if core in CURRENCIES and index + 1 < len(pieces) and has_digit(pieces[index + 1]):
             prefix, core, span = core, core + _trim(pieces[index + 1]), 2
+        while (join_pieces and core[-1:].isdigit() and index + span < len(pieces)
+               and _CONTINUATION.fullmatch(pieces[index + span].rstrip(".;:!?"))):
+            core, span = core + pieces[index + span].rstrip(".;:!?"), span + 1
         digits = core[len(prefix):]
         if _SHORT_DIGITS.fullmatch(digits) and pieces[index + span - 1].endswith(digits):
             while index + span < len(pieces) and _THREE_DIGITS.fullmatch(_trim(pieces[index + span])):

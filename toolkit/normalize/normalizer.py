@@ -229,7 +229,8 @@ class Normalizer:
             forms = rules.plain(piece)
             step = 1
             if forms is None:
-                numeral = find_numeral(window, pos, merge=policy.numbers_to_words)
+                numeral = find_numeral(window, pos, merge=policy.numbers_to_words,
+                                       join_pieces=bool(policy.numeral_pieces))
                 if numeral is not None and policy.numbers_to_words:
                     forms = tuple(form for word in numeral.words for form in rules.forms(word))
                     step = numeral.span
