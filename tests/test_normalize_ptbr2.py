@@ -256,6 +256,7 @@ def test_numeral_pieces_are_read_whole_from_ptbr_norm_2_on() -> None:
     assert {t.source_index for t in tokens if t.is_number} == {2}  # the pieces point to the first word
     assert Normalizer(norm2).words("R$ 1 .500 ,00") == Normalizer(norm2).words("R$ 1.500,00")
     assert Normalizer(norm2).words("3 ,5 %.") == Normalizer(norm2).words("3,5%")
+    assert Normalizer(norm2).words("de 4 ,2%, nem") == Normalizer(norm2).words("de 4,2%, nem")
     # a comma of its own is punctuation, not a decimal comma: two numbers stay two
     assert Normalizer(norm2).words("em 2020 , 30 pessoas") == ["em", "dois", "mil", "e", "vinte", "trinta", "pessoas"]
     # ptbr-norm-1 keeps reading them apart, so its old scores reproduce

@@ -50,7 +50,7 @@ _THREE_DIGITS = re.compile(r"\d{3}(?:,\d+)?%?")
 _SHORT_DIGITS = re.compile(r"\d{1,3}")
 # A decimal comma or thousands dot with digits, written as a word of its own: recognizers split
 # "4,2%" into the words "4", ",2", "%" (Whisper's word timestamps do).
-_CONTINUATION = re.compile(r"[.,]\d+")
+_CONTINUATION = re.compile(r"[.,]\d+%?")
 _RUNS = re.compile(r"\d+|\D+")
 
 
@@ -228,8 +228,8 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces:
         if core in CURRENCIES and index + 1 < len(pieces) and has_digit(pieces[index + 1]):
             prefix, core, span = core, core + _trim(pieces[index + 1]), 2
         while (join_pieces and core[-1:].isdigit() and index + span < len(pieces)
-               and _CONTINUATION.fullmatch(pieces[index + span].rstrip(".;:!?"))):
-            core, span = core + pieces[index + span].rstrip(".;:!?"), span + 1
+               and _CONTINUATION.fullmatch(piece := pieces[index + span].rstrip(".,;:!?"))):
+            core, span = core + piece, span + 1
         digits = core[len(prefix):]
         if _SHORT_DIGITS.fullmatch(digits) and pieces[index + span - 1].endswith(digits):
             while index + span < len(pieces) and _THREE_DIGITS.fullmatch(_trim(pieces[index + span])):
