@@ -20,10 +20,9 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 from rapidfuzz.distance import Indel
 
 from toolkit.align import align, align_timed
@@ -44,6 +43,9 @@ from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.records import Hypothesis, Reference
 from toolkit.signature import Signature, scorer_signature
 from toolkit.store import atomic_write_text
+
+if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring one pair stays quick
+    import pandas as pd
 
 _KEY = re.compile(r"[^\w]+")
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
@@ -117,7 +119,7 @@ class RecordingScore:
         c = self.counts
         data: dict[str, Any] = {
             "signature": self.signature.text,
-            "signature_fields": self.signature.fields,
+            "signature_fields": self.signature.to_json(),
             "recording_id": self.recording_id,
             "arm": self.arm,
             "policy": self.policy,
@@ -455,6 +457,8 @@ def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[
     Aggregates are per arm over all recordings (stratum "all") and per stratum label, always
     micro-averaged; drift is per recording only (a slope does not pool across recordings).
     """
+    import pandas as pd
+
     records, scores, labels = [], [], []
     for arm, recording_id, strata, score in rows:
         tags = _labels(strata)
