@@ -11,7 +11,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_PUBLIC = {"score": "toolkit.api", "wer": "toolkit.api", "Scorer": "toolkit.api", "CorpusScore": "toolkit.api",
+_PUBLIC = {"score": "toolkit.api", "wer": "toolkit.api", "Scorer": "toolkit.api", "CorpusScore": "toolkit.scoring",
            "ScoreOptions": "toolkit.scoring", "RecordingScore": "toolkit.scoring"}
 __all__ = ["__version__", *_PUBLIC]
 

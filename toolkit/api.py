@@ -14,13 +14,11 @@ import math
 import os
 import types
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence, Union
 
-from toolkit.metrics.wer import ErrorCounts
 from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import RecordingScore, ScoreOptions, score_recording
+from toolkit.scoring import CorpusScore, RecordingScore, ScoreOptions, score_recording
 from toolkit.signature import Signature, scorer_signature
 
 Side = Union[str, os.PathLike, Reference, Hypothesis]
@@ -124,32 +122,6 @@ def _pairs(reference: Texts, hypothesis: Texts) -> list[tuple[Reference, Hypothe
     return [_pair(r, h, f"[{k}]") for k, (r, h) in enumerate(zip(reference, hypothesis))]  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class CorpusScore:
-    """Several recordings scored alike: counts summed over recordings (micro-averaged), and the parts."""
-
-    recordings: tuple[RecordingScore, ...]
-    counts: ErrorCounts
-    verbatim: ErrorCounts
-    accent_folded: ErrorCounts
-    signature: Signature
-
-    @classmethod
-    def of(cls, scores: Sequence[RecordingScore], signature: Signature) -> "CorpusScore":
-        """The sum of ``scores`` (each ErrorCounts added, then the rates divided once)."""
-        return cls(tuple(scores), sum((s.counts for s in scores), ErrorCounts()),
-                   sum((s.verbatim for s in scores), ErrorCounts()),
-                   sum((s.accent_folded for s in scores), ErrorCounts()), signature)
-
-    @property
-    def wer(self) -> float | None:
-        return self.counts.wer
-
-    @property
-    def cer(self) -> float | None:
-        return self.counts.cer
-
-
 class Scorer:
     """Scores with one fixed set of options, and owns the signature that reproduces its numbers.
 
@@ -190,7 +162,7 @@ class Scorer:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise TypeError(f"pairs[{k}] must be a (reference, hypothesis) pair, got {_type_name(pair)}")
             scores.append(self._score(*_pair(pair[0], pair[1], f"[{k}]")))
-        return CorpusScore.of(scores, self.signature())
+        return CorpusScore.of(scores)
 
     def _score(self, reference: Reference, hypothesis: Hypothesis) -> RecordingScore:
         return score_recording(reference, hypothesis, self._options)
@@ -205,7 +177,7 @@ def score(reference: Texts, hypothesis: Texts, **options: Any) -> RecordingScore
     pairs = _pairs(reference, hypothesis)
     if _is_single(reference):
         return scorer._score(*pairs[0])
-    return CorpusScore.of([scorer._score(r, h) for r, h in pairs], scorer.signature())
+    return CorpusScore.of(scorer._score(r, h) for r, h in pairs)
 
 
 def wer(reference: Texts, hypothesis: Texts) -> float:

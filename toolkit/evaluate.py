@@ -71,12 +71,13 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
             seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
             score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
             scores[arm][entry.id] = score
-            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
-                         score))
         base = scores[reference_arm][entry.id]
         for arm in arms:  # lost turns need the baseline's alignment of the same reference
             score = scores[arm][entry.id]
-            score.lost_turns = lost_turns(base.aligned, score.aligned, base.utterance_of_word)
+            score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
+            scores[arm][entry.id] = score
+            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
+                         score))
             atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
     per_recording, aggregate = score_tables(rows)
     write_tables(per_recording, aggregate, folder.scores)

@@ -83,11 +83,13 @@ class ScoreOptions:
         return "normalized" if self.policy == "verbatim" else self.policy
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class RecordingScore:
     """Every figure for one recording and arm; ``counts`` follow the primary policy.
 
-    ``aligned`` keeps the audit policy's tokens and alignment for reports and the review app.
+    Frozen: a figure added later (lost turns need the baseline) makes a new record with
+    ``dataclasses.replace``. ``aligned`` keeps the audit policy's tokens and alignment for
+    reports and the review app. Adding records gives their micro-averaged word counts.
     """
 
     recording_id: str
@@ -113,6 +115,20 @@ class RecordingScore:
     lost_turns: LostTurns | None = None
     aligned: AlignedTokens | None = field(default=None, repr=False)
     utterance_of_word: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def wer(self) -> float | None:
+        return self.counts.wer
+
+    @property
+    def cer(self) -> float | None:
+        return self.counts.cer
+
+    def __add__(self, other: "RecordingScore | CorpusScore") -> "CorpusScore":
+        return CorpusScore.of([self]) + other
+
+    def __radd__(self, other: "int | CorpusScore") -> "CorpusScore":
+        return CorpusScore.of([self]) if other == 0 else other + CorpusScore.of([self])
 
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
@@ -185,6 +201,50 @@ class RecordingScore:
             row.update({"lost_turns": self.lost_turns.lost, "lost_turns_denominator": self.lost_turns.recognized})
         row["signature"] = self.signature.text
         return row
+
+
+@dataclass(frozen=True)
+class CorpusScore:
+    """Recordings scored alike, summed: word and character counts of each policy added (micro-averaging).
+
+    ``a + b`` adds two recordings or corpora (``sum(scores)`` works too); results made with
+    different scorer signatures are refused, since their counts do not mean the same thing.
+    """
+
+    recordings: tuple[RecordingScore, ...] = ()
+    counts: ErrorCounts = ErrorCounts()
+    verbatim: ErrorCounts = ErrorCounts()
+    accent_folded: ErrorCounts = ErrorCounts()
+
+    @classmethod
+    def of(cls, scores: Iterable[RecordingScore]) -> "CorpusScore":
+        return sum(scores, cls())  # type: ignore[return-value]
+
+    @property
+    def signature(self) -> Signature | None:
+        return self.recordings[0].signature if self.recordings else None
+
+    @property
+    def wer(self) -> float | None:
+        return self.counts.wer
+
+    @property
+    def cer(self) -> float | None:
+        return self.counts.cer
+
+    def __add__(self, other: "CorpusScore | RecordingScore") -> "CorpusScore":
+        if isinstance(other, RecordingScore):
+            other = CorpusScore((other,), other.counts, other.verbatim, other.accent_folded)
+        if not isinstance(other, CorpusScore):
+            return NotImplemented
+        if self.signature is not None and other.signature is not None and self.signature.hash != other.signature.hash:
+            raise ValueError(f"cannot add scores of different scorer signatures ({self.signature.hash} and "
+                             f"{other.signature.hash})")
+        return CorpusScore(self.recordings + other.recordings, self.counts + other.counts,
+                           self.verbatim + other.verbatim, self.accent_folded + other.accent_folded)
+
+    def __radd__(self, other: int) -> "CorpusScore":
+        return self if other == 0 else NotImplemented
 
 
 @lru_cache(maxsize=65536)
@@ -342,7 +402,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
     hyp_counted = np.zeros(len(hyp_words), dtype=bool)
     hyp_counted[at.hyp.source] = True
     primary_ref, primary_hyp = tables[options.policy]
-    score = RecordingScore(
+    return RecordingScore(
         recording_id=reference.recording_id,
         arm=hypothesis.arm if hypothesis is not None else "",
         policy=options.policy,
@@ -362,14 +422,10 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         unplaced_word_times=unplaced,
         aligned=at,
         utterance_of_word=utt,
+        time_constrained=_time_constrained(primary_ref, primary_hyp, options.collar) if options.time_constrained else None,
+        vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
+        seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
-    if options.time_constrained:
-        score.time_constrained = _time_constrained(primary_ref, primary_hyp, options.collar)
-    if vad_segments is not None:
-        score.vad = _vad(reference, ref_words, at, negations, unresolved, vad_segments)
-    if seams is not None:
-        score.seams = seam_score(at, list(seams), options.seam_margin_s)
-    return score
 
 
 def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:
@@ -416,11 +472,10 @@ def _ratio(num: float, den: float) -> float | None:
 def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
     """Micro-average: sum counts over recordings, then divide."""
     out: dict[str, Any] = {"recordings": len(rows)}
-    for prefix in ("", "verbatim_", "accent_folded_"):
-        sums = {k: int(rows[prefix + k].sum()) for k in _SUMMED}
-        out.update({prefix + k: v for k, v in sums.items()})
-        out[prefix + "wer"] = _ratio(sums["errors"], sums["ref_words"])
-        out[prefix + "cer"] = _ratio(sums["char_errors"], sums["ref_chars"])
+    corpus = CorpusScore.of(scores)
+    for prefix, counts in (("", corpus.counts), ("verbatim_", corpus.verbatim), ("accent_folded_", corpus.accent_folded)):
+        summed = counts.to_json()
+        out.update({prefix + k: summed[k] for k in (*_SUMMED, "wer", "cer")})
     out.update({k: rows[k].sum() for k in _AUDITS})
     placed = [s.nonspeech for s in scores if s.nonspeech.available]
     seconds = sum(n.seconds for n in placed)
