@@ -67,3 +67,28 @@ def test_untimed_sides_print_no_onset_lines_and_long_alignments_wrap():
     assert all(len(line) <= 60 for line in lines)
     assert sum(line.startswith("REF:") for line in lines) > 1
     assert sum(line.count("palavra") + line.count("PALAVRA") for line in lines if line.startswith("REF:")) == 40
+
+
+def test_run_report_links_a_coloured_alignment_page_per_recording(tmp_path):
+    from protocol_corpus import correct, make_corpus, make_run, turns
+    from toolkit.evaluate import evaluate_run
+
+    manifest = make_corpus(tmp_path / "corpus", {"r1": "tuning"})
+    words = correct(turns())
+    index = {w.text: k for k, w in enumerate(words)}
+    arm = [w for k, w in enumerate(words) if k != index["não"]]  # the negation deleted
+    arm = [Word("cama", w.start, w.end) if w.text == "casa" else w for w in arm] + [Word("extra", 11.9, 11.95)]
+    run = make_run(tmp_path / "run", manifest, "tuning", {"baseline": {"r1": words}, "arm": {"r1": arm}})
+    evaluation = evaluate_run(run)
+    page = (run.root / "alignment" / "arm" / "r1.html").read_text(encoding="utf-8")
+    assert 'class="w delete critical"' in page and '<span class="r">não</span>' in page
+    assert '<span class="mark">negation</span>' in page
+    assert 'class="w substitute"' in page and '<span class="h">cama</span>' in page
+    assert 'class="w insert"' in page and '<span class="h">extra</span>' in page
+    assert page.split("<div>", 1)[1].count('class="w delete') == 1  # the legend shows each colour too
+    assert 'title="insert; reference untimed; hypothesis 11.90-11.95 s"' in page
+    report = evaluation.report_html.read_text(encoding="utf-8")
+    assert 'href="alignment/arm/r1.html"' in report and 'href="alignment/baseline/r1.html"' in report
+    assert "`" not in report and "](alignment/arm/r1.html)" in evaluation.report_markdown.read_text(encoding="utf-8")
+    baseline = (run.root / "alignment" / "baseline" / "r1.html").read_text(encoding="utf-8")
+    assert "substitute" not in baseline.split("<div>", 1)[1] and "S=0 D=0 I=0" in baseline

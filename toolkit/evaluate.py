@@ -15,8 +15,10 @@ from typing import Any
 import pandas as pd
 
 from toolkit.metrics.turns import lost_turns
+from toolkit.report_alignment import write_alignment_page
 from toolkit.runs import RunFolder
-from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
+from toolkit.scoring import (RecordingScore, ScoreOptions, audit_vocabulary, score_recording, score_tables,
+                             write_tables)
 from toolkit.stats import PairedComparison, paired_comparison
 from toolkit.store import atomic_write_json, atomic_write_text
 
@@ -72,6 +74,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
             score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
             scores[arm][entry.id] = score
         base = scores[reference_arm][entry.id]
+        vocabulary = audit_vocabulary(reference.names, recording_options)
         for arm in arms:  # lost turns need the baseline's alignment of the same reference
             score = scores[arm][entry.id]
             score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
@@ -79,6 +82,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
             rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
                          score))
             atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
+            write_alignment_page(folder.root, score, *vocabulary)
     per_recording, aggregate = score_tables(rows)
     write_tables(per_recording, aggregate, folder.scores)
 
