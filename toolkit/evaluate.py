@@ -8,18 +8,19 @@ with the baseline, runtime and seam summaries, and the Markdown/HTML report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
+from toolkit.evaluation import Evaluation
 from toolkit.metrics.turns import lost_turns
+from toolkit.report import render_text_table, write_reports
 from toolkit.report_alignment import write_alignment_page
 from toolkit.runs import RunFolder
 from toolkit.scoring import (RecordingScore, ScoreOptions, audit_vocabulary, score_recording, score_tables,
                              write_tables)
-from toolkit.stats import PairedComparison, paired_comparison
+from toolkit.stats import paired_comparison
 from toolkit.store import atomic_write_json, atomic_write_text
 
 BASELINE = "baseline"
@@ -27,31 +28,9 @@ SEAM_COLUMNS = ["arm", "recording_id", "recognizer", "seam", "start", "end", "cu
                 "kept_right", "dropped", "flags", "review"]
 
 
-@dataclass
-class Evaluation:
-    """Everything scored for one run, and where the report landed."""
-
-    folder: RunFolder
-    record: dict[str, Any]
-    per_recording: pd.DataFrame
-    aggregate: pd.DataFrame
-    comparisons: dict[str, PairedComparison]
-    scores: dict[str, dict[str, RecordingScore]]
-    runtime: pd.DataFrame
-    seams: pd.DataFrame
-    origin_spread: pd.DataFrame
-    signature: str
-    reference_arm: str
-    options: ScoreOptions
-    table_text: str = ""
-    report_markdown: Path | None = None
-    report_html: Path | None = None
-
-
 def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Evaluation:
     """Score every (arm, recording) of ``folder`` and write tables and reports under it."""
     from toolkit.manifest import load_manifest
-    from toolkit.report import render_text_table, write_reports
 
     record = folder.read_record()
     manifest = load_manifest(record["manifest"]["path"])

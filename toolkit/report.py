@@ -22,7 +22,7 @@ from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
 if TYPE_CHECKING:
-    from toolkit.evaluate import Evaluation
+    from toolkit.evaluation import Evaluation
 
 MAX_INSTANCES = 40
 

@@ -16,9 +16,7 @@ reported. An empty or missing hypothesis scores as all deletions.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -38,49 +36,20 @@ from toolkit.metrics.turns import LostTurns
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
 from toolkit.metrics.wer import ErrorCounts, error_counts
-from toolkit.normalize import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
+from toolkit.normalize import NormalizationPolicy
 from toolkit.normalize.registry import POLICIES, normalizer
+from toolkit.normalize.same_word import word_key
 from toolkit.records import Hypothesis, Reference
+from toolkit.score_options import ScoreOptions
 from toolkit.signature import Signature, scorer_signature
 from toolkit.store import atomic_write_text
 
 if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring one pair stays quick
     import pandas as pd
 
-_KEY = re.compile(r"[^\w]+")
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
 FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
                                                                       accent_fold=True)
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    """How to score: primary policy name, extra names, short-word size, collar, diagnosis mode, bootstrap,
-    normalizer version and a user lexicon file (equivalences, names, negations of a corpus)."""
-
-    policy: str = "normalized"
-    names: tuple[str, ...] = ()
-    short_word_max_letters: int = 3
-    collar: float = 0.5
-    time_constrained: bool = False
-    seam_margin_s: float = 1.0
-    bootstrap_samples: int = 10000
-    bootstrap_seed: int = 0
-    norm_version: str = POLICY_VERSION
-    lexicon: Path | None = None
-
-    def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
-        if self.norm_version not in POLICY_VERSIONS:
-            raise ValueError(f"unknown normalizer version {self.norm_version!r}; choose from {', '.join(POLICY_VERSIONS)}")
-        if self.collar < 0 or self.short_word_max_letters < 0 or self.seam_margin_s < 0 or self.bootstrap_samples < 1:
-            raise ValueError("collar, short_word_max_letters and seam_margin_s must be >= 0, bootstrap_samples >= 1")
-
-    @property
-    def audit_policy(self) -> str:
-        """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
-        return "normalized" if self.policy == "verbatim" else self.policy
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,11 +216,6 @@ class CorpusScore:
         return self if other == 0 else NotImplemented
 
 
-@lru_cache(maxsize=65536)
-def _key(word: str) -> str:
-    return _KEY.sub("", word.casefold())
-
-
 def _nan(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
@@ -264,7 +228,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
     """
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
     mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=float)  # type: ignore[operator]
-    keys = [_key(w.text) for w in timed]
+    keys = [word_key(w.text) for w in timed]
     used = np.zeros(len(timed), dtype=bool)
     texts: list[str] = []
     utt: list[int] = []
@@ -281,7 +245,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
             lo = int(np.searchsorted(mids, u.start - 1e-6, side="left"))
             hi = int(np.searchsorted(mids, u.end + 1e-6, side="right"))
             cand = [k for k in range(lo, hi) if not used[k]]
-            word_keys = [_key(w) for w in words]
+            word_keys = [word_key(w) for w in words]
             cand_keys = [keys[k] for k in cand]
             if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
                 pairs = list(enumerate(cand))

@@ -20,7 +20,7 @@ from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.store import config_hash
 
 if TYPE_CHECKING:
-    from toolkit.scoring import ScoreOptions
+    from toolkit.score_options import ScoreOptions
 
 LIBRARIES = ("rapidfuzz", "jiwer", "numpy", "scipy", "statsmodels", "pandas", "num2words")
 
