@@ -140,6 +140,9 @@ class Scorer:
     def options(self) -> ScoreOptions:
         return self._options
 
+    def __repr__(self) -> str:
+        return f"Scorer({self._options!r})"
+
     def signature(self) -> Signature:
         """The (read-only) signature every score of this scorer carries."""
         return scorer_signature(self._options)
