@@ -22,7 +22,7 @@ from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
 if TYPE_CHECKING:
-    from toolkit.evaluate import Evaluation
+    from toolkit.evaluation import Evaluation
 
 MAX_INSTANCES = 40
 # Every runtime and memory column of run.json's measurements, scores/runtime.csv and the report.
@@ -249,6 +249,20 @@ def _instances(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame.from_records(rows[:MAX_INSTANCES])
 
 
+def _alignment_links(evaluation: "Evaluation") -> str:
+    """A Markdown list linking each arm's per-recording alignment pages (relative to the run folder)."""
+    from toolkit.report_alignment import page_path
+
+    root = evaluation.folder.root
+    lines = []
+    for arm, by_recording in evaluation.scores.items():
+        links = [f"[{recording}]({page_path(root, arm, recording).relative_to(root).as_posix()})"
+                 for recording in by_recording if page_path(root, arm, recording).exists()]
+        if links:
+            lines.append(f"- `{arm}`: {', '.join(links)}")
+    return "\n".join(lines) or "_none_"
+
+
 def _figure_png(figure: Any) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
@@ -338,6 +352,8 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
+        ("Alignments (each recording's aligned words, errors coloured, critical words marked)",
+         _alignment_links(evaluation)),
         ("Seams", evaluation.seams),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),

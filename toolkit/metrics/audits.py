@@ -19,8 +19,6 @@ Each audit has a denominator (reference occurrences) and an instance list for th
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -29,15 +27,15 @@ import numpy as np
 from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE
 from toolkit.metrics.aligned import AlignedTokens, Instance
 from toolkit.metrics.tokens import TokenTable
+from toolkit.normalize.chars import fold_accents
+from toolkit.normalize.same_word import word_key
 
 _KIND = {DELETE: "deleted", SUBSTITUTE: "substituted"}
-_EDGES = re.compile(r"^\W+|\W+$")
 
 
 def _fold(word: str) -> str:
-    """Lower case, edge punctuation off, accents removed: how a source word is compared to the lexicon."""
-    decomposed = unicodedata.normalize("NFD", _EDGES.sub("", word.casefold()))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """The same-word key with accents removed: how a source word is compared to the lexicon."""
+    return fold_accents(word_key(word))
 
 
 def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
