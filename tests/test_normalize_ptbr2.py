@@ -257,6 +257,11 @@ def test_numeral_pieces_are_read_whole_from_ptbr_norm_2_on() -> None:
     assert Normalizer(norm2).words("R$ 1 .500 ,00") == Normalizer(norm2).words("R$ 1.500,00")
     assert Normalizer(norm2).words("3 ,5 %.") == Normalizer(norm2).words("3,5%")
     assert Normalizer(norm2).words("de 4 ,2%, nem") == Normalizer(norm2).words("de 4,2%, nem")
+    # Whisper also writes "R$ 2.000" as "R" "$" "2" ".000"; a lone "$" would read as dollars
+    assert Normalizer(norm2).words("de R $ 2 .000 para") == ["de", "dois", "mil", "reais", "para"]
+    assert Normalizer(norm2).words("R $2.000") == Normalizer(norm2).words("R$ 2.000")
+    assert Normalizer(norm2).words("custa US $ 5") == ["custa", "cinco", "dólares"]
+    assert Normalizer(norm2).words("o R é uma letra") == ["o", "r", "é", "uma", "letra"]
     # a comma of its own is punctuation, not a decimal comma: two numbers stay two
     assert Normalizer(norm2).words("em 2020 , 30 pessoas") == ["em", "dois", "mil", "e", "vinte", "trinta", "pessoas"]
     # ptbr-norm-1 keeps reading them apart, so its old scores reproduce
