@@ -36,7 +36,7 @@ from toolkit.records import SPEECH, NONSPEECH, Interval, Reference, Utterance  #
 from toolkit.formats.textgrid import write_textgrid  # noqa: E402
 from toolkit.metrics.seam_flags import flag_precision  # noqa: E402
 from toolkit.runs import RunFolder  # noqa: E402
-from toolkit.evaluate import Evaluation  # noqa: E402
+from toolkit.evaluation import Evaluation  # noqa: E402
 
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"

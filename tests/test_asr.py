@@ -13,6 +13,7 @@ import pytest
 from shared_data import PTBR_DEV
 from toolkit.asr import make_recognizer, relation, resolve_model
 from toolkit.asr.models import BUNDLED_SHA256
+from toolkit.asr.segments import NO_FALLBACK
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, pad, resample
 from toolkit.errors import InputError
@@ -130,7 +131,7 @@ def sequential():
 @pytest.mark.slow
 def test_sequential_transcribes_real_speech(sequential) -> None:
     clip = _clip()
-    words = sequential.transcribe(clip)
+    words = sequential.transcribe(clip).words
     _check_times(words, 0.0, clip.duration)
     assert _recall(words, CLIP.with_suffix(".txt").read_text(encoding="utf-8")) >= 0.7
 
@@ -140,9 +141,9 @@ def test_leading_silence_shifts_words_in_original_time(sequential) -> None:
     """2 s of padding (then resampling to 44.1 kHz) moves every word by 2 s in the derived signal;
     mapped back through the time map the words land where the unpadded run put them."""
     clip = _clip()
-    plain = sequential.transcribe(clip)
+    plain = sequential.transcribe(clip).words
     padded = resample(pad(clip, 2.0), 44100)
-    shifted = sequential.transcribe(padded)
+    shifted = sequential.transcribe(padded).words
     assert [w.text for w in shifted] == [w.text for w in plain]
     for before, after in zip(plain, shifted):
         assert abs(after.end - 2.0 - before.end) <= 0.2
@@ -170,7 +171,7 @@ def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: p
                                   "decoding": {**FAST, "vad_method": "pyannote", "aligner": "default"}})
     chunks = recognizer.speech_chunks(signal)
     assert chunks and chunks[0][0] >= speech_start - 0.5 and chunks[-1][1] <= speech_end + 0.5
-    words = recognizer.transcribe(signal)
+    words = recognizer.transcribe(signal).words
     _check_times(words, speech_start - 0.5, speech_end + 0.3)
     assert _recall(words, CLIP.with_suffix(".txt").read_text(encoding="utf-8")) >= 0.7
     assert recognizer.notes["aligner"].startswith("unavailable")
@@ -182,7 +183,12 @@ def test_whisperx_silero_chunks_and_words() -> None:
     signal, speech_start, speech_end = _framed()
     recognizer = make_recognizer({"backend": "whisperx", "model": "whisper-base",
                                   "decoding": {**FAST, "vad_method": "silero"}})
-    words = recognizer.transcribe(signal)
+    transcript = recognizer.transcribe(signal)
+    words = transcript.words
     _check_times(words, speech_start - 0.5, speech_end + 0.3)
     assert recognizer.notes["aligner"] == "not configured"
-    assert recognizer.transcribe(Signal.original(np.zeros(16000, dtype=np.float32), 16000)) == []
+    # Batched decoding has no temperature fallback, and every segment says so.
+    assert recognizer.notes["temperature_fallback"].startswith("none: batched decoding")
+    assert transcript.segments and all(s.outcome == NO_FALLBACK and s.temperature == 0.0 and s.avg_logprob < 0
+                                       for s in transcript.segments)
+    assert recognizer.transcribe(Signal.original(np.zeros(16000, dtype=np.float32), 16000)).words == []

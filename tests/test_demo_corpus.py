@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import shutil
@@ -188,4 +189,35 @@ def test_espeak_fallback_builds_and_records_its_voice(tmp_path: Path) -> None:
                           cache_dir=tmp_path / "cache-b", engine="espeak-ng")
     assert first.voice.engine == "espeak-ng"
     assert json.loads(first.metadata.read_text(encoding="utf-8"))["voice"]["name"] == "pt-br"
-    assert _files(first.out_dir) == _files(second.out_dir)
+    a, b = _files(first.out_dir), _files(second.out_dir)
+    assert a == b, _where_builds_differ(a, b, tmp_path / "cache-a", tmp_path / "cache-b")
+
+
+def _where_builds_differ(a: dict[str, bytes], b: dict[str, bytes], cache_a: Path, cache_b: Path) -> str:
+    """Which files of two builds differ and where (WAVs: first differing sample and largest difference),
+    and whether the synthesizer's own cached outputs already differ."""
+    lines = [f"files only in one build: {sorted(set(a) ^ set(b))}"] if set(a) ^ set(b) else []
+    for name in sorted(set(a) & set(b)):
+        if a[name] != b[name]:
+            lines.append(f"{name}: {_difference(a[name], b[name], name.endswith('.wav'))}")
+    tts_a, tts_b = _files(cache_a), _files(cache_b)
+    differing = [name for name in sorted(set(tts_a) & set(tts_b)) if tts_a[name] != tts_b[name]]
+    lines.append(f"synthesizer cache: {len(differing)} of {len(set(tts_a) & set(tts_b))} phrase WAVs differ"
+                 + (f" (espeak-ng's own output), e.g. {differing[0]}: "
+                    f"{_difference(tts_a[differing[0]], tts_b[differing[0]], True)}" if differing else
+                    " (identical: the difference arises after synthesis)"))
+    return "the two espeak-ng builds differ:\n" + "\n".join(lines)
+
+
+def _difference(a: bytes, b: bytes, wav: bool) -> str:
+    if wav:
+        x, rate = soundfile.read(io.BytesIO(a), dtype="int16", always_2d=True)
+        y, _ = soundfile.read(io.BytesIO(b), dtype="int16", always_2d=True)
+        if x.shape != y.shape:
+            return f"{len(x)} vs {len(y)} samples at {rate} Hz"
+        differ = np.flatnonzero((x != y).any(axis=1))
+        largest = int(np.abs(x.astype(np.int32) - y.astype(np.int32)).max())
+        return (f"{len(differ)} of {len(x)} samples differ, first at sample {differ[0]} ({differ[0] / rate:.3f} s), "
+                f"last at {differ[-1] / rate:.3f} s, largest difference {largest} PCM16 steps")
+    first = next((k for k, (p, q) in enumerate(zip(a, b)) if p != q), min(len(a), len(b)))
+    return f"first differs at byte {first}: {a[max(0, first - 30):first + 30]!r} vs {b[max(0, first - 30):first + 30]!r}"

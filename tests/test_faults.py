@@ -133,7 +133,7 @@ def test_two_runs_at_once_do_the_work_once(tmp_path: Path) -> None:
                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [run.communicate(timeout=600) for run in runs]
     assert all(run.returncode == 0 for run in runs), outputs
-    counts = [re.search(r"\((\d+) computed, (\d+) reused\)", out) for out, _ in outputs]
+    counts = [re.search(r"(\d+) arm results computed, (\d+) reused", out) for out, _ in outputs]
     computed = [int(match.group(1)) for match in counts if match]
     assert len(computed) == 2 and sum(computed) == len(RECORDINGS) * len(ARMS.split(",")), outputs
 
@@ -152,4 +152,4 @@ def test_a_second_run_waits_for_the_first_and_says_so(tmp_path: Path) -> None:
     finally:
         lock.release()
     out, _ = second.communicate(timeout=600)
-    assert second.returncode == 0 and "(0 computed, 4 reused)" in out
+    assert second.returncode == 0 and "0 arm results computed, 4 reused" in out

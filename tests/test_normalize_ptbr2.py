@@ -244,3 +244,28 @@ def test_the_signature_takes_its_policies_from_normalize_not_from_the_scorer() -
     runtime = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                and node.module == "toolkit.scoring" and id(node) not in typing_only]
     assert not runtime, "toolkit.signature imports toolkit.scoring at run time (an import circle)"
+
+
+# A numeral the recognizer split into word pieces (Whisper writes "4,2%" as "4" ",2" "%").
+
+def test_numeral_pieces_are_read_whole_from_ptbr_norm_2_on() -> None:
+    split = ["foi", "de", "4", ",2", "%", "nem"]
+    norm2 = NormalizationPolicy.normalized("ptbr-norm-2")
+    tokens = Normalizer(norm2).tokens(split)
+    assert [t.text for t in tokens] == ["foi", "de", "quatro", "vírgula", "dois", "por", "cento", "nem"]
+    assert {t.source_index for t in tokens if t.is_number} == {2}  # the pieces point to the first word
+    assert Normalizer(norm2).words("R$ 1 .500 ,00") == Normalizer(norm2).words("R$ 1.500,00")
+    assert Normalizer(norm2).words("3 ,5 %.") == Normalizer(norm2).words("3,5%")
+    assert Normalizer(norm2).words("de 4 ,2%, nem") == Normalizer(norm2).words("de 4,2%, nem")
+    # Whisper also writes "R$ 2.000" as "R" "$" "2" ".000"; a lone "$" would read as dollars
+    assert Normalizer(norm2).words("de R $ 2 .000 para") == ["de", "dois", "mil", "reais", "para"]
+    assert Normalizer(norm2).words("R $2.000") == Normalizer(norm2).words("R$ 2.000")
+    assert Normalizer(norm2).words("custa US $ 5") == ["custa", "cinco", "dólares"]
+    assert Normalizer(norm2).words("o R é uma letra") == ["o", "r", "é", "uma", "letra"]
+    # a comma of its own is punctuation, not a decimal comma: two numbers stay two
+    assert Normalizer(norm2).words("em 2020 , 30 pessoas") == ["em", "dois", "mil", "e", "vinte", "trinta", "pessoas"]
+    # ptbr-norm-1 keeps reading them apart, so its old scores reproduce
+    old = Normalizer(NormalizationPolicy.normalized("ptbr-norm-1")).words("foi de 4 ,2 %")
+    assert old == ["foi", "de", "quatro", "dois", "por", "cento"]
+    assert "numeral_pieces" in norm2.options() and "numeral_pieces" not in NormalizationPolicy.normalized(
+        "ptbr-norm-1").options()

@@ -86,14 +86,14 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert main(["audit", "verify", experiment]) == 0  # kill -9 leaves the log valid
     capsys.readouterr()
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # and the run resumable
-    assert re.search(r"\((\d) computed, (\d) reused\)", capsys.readouterr().out).groups() in (
+    assert re.search(r"(\d) arm results computed, (\d) reused", capsys.readouterr().out).groups() in (
         ("2", "0"), ("1", "1"), ("0", "2"))
     code = main(["gate", experiment, "--format", "json"])
     verdict = json.loads(capsys.readouterr().out)
     assert (code, verdict["verdict"]) in ((0, "PROMOTE"), (1, "RETAIN BASELINE"))
     assert len(verdict["gates"]) == 10 and verdict["holdout"]["recordings"] == 1
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # resuming with identical hashes
-    assert "(0 computed, 2 reused)" in capsys.readouterr().out
+    assert "0 arm results computed, 2 reused" in capsys.readouterr().out
     assert main(["gate", experiment, "--format", "json"]) == code
     assert json.loads(capsys.readouterr().out)["gates"] == verdict["gates"]
     assert main(["audit", "verify", experiment]) == 0

@@ -1,7 +1,7 @@
 """Disagreement spans between two word sequences of one recording (two recognizers, or two arms).
 
-The sequences are aligned after light normalization (``comparable_text``: casefold,
-punctuation stripped; words that are nothing but punctuation are left out). Each run of
+The sequences are aligned after light normalization (``toolkit.normalize.same_word.word_key``:
+casefold, punctuation stripped; words that are nothing but punctuation are left out). Each run of
 non-matching alignment operations becomes a span in original time, and spans closer than
 ``merge_gap`` seconds are merged (the agreeing words between them join the span, so each
 side reads as contiguous text). A side with untimed words is timed from its neighbouring
@@ -22,8 +22,8 @@ from typing import Any, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from toolkit.errors import InputError, ToolkitError
+from toolkit.normalize.same_word import word_key
 from toolkit.records import Word
-from toolkit.seams import comparable_text
 from toolkit.store import atomic_write_json, atomic_write_text
 
 _KINDS = {frozenset({"replace"}): "substitution", frozenset({"delete"}): "only_a", frozenset({"insert"}): "only_b"}
@@ -79,10 +79,10 @@ def disagreement_spans(words_a: Sequence[Word], words_b: Sequence[Word],
     """Spans where ``words_a`` and ``words_b`` disagree, merged when less than ``merge_gap`` s apart."""
     if not (math.isfinite(merge_gap) and merge_gap >= 0):
         raise ToolkitError(f"merge_gap must be a finite number >= 0, not {merge_gap!r}")
-    seq_a = [w for w in words_a if comparable_text(w.text)]
-    seq_b = [w for w in words_b if comparable_text(w.text)]
+    seq_a = [w for w in words_a if word_key(w.text)]
+    seq_b = [w for w in words_b if word_key(w.text)]
     runs: list[_Run] = []
-    ops = Levenshtein.opcodes([comparable_text(w.text) for w in seq_a], [comparable_text(w.text) for w in seq_b])
+    ops = Levenshtein.opcodes([word_key(w.text) for w in seq_a], [word_key(w.text) for w in seq_b])
     for op in ops:
         if op.tag == "equal":
             continue

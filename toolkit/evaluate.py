@@ -8,17 +8,21 @@ with the baseline, runtime and seam summaries, and the Markdown/HTML report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
+from toolkit.errors import InputError
+from toolkit.evaluation import Evaluation
 from toolkit.metrics.seam_flags import flag_precision
 from toolkit.metrics.turns import lost_turns
+from toolkit.report import render_text_table, write_reports
+from toolkit.report_alignment import write_alignment_page
 from toolkit.runs import RunFolder
-from toolkit.scoring import RecordingScore, ScoreOptions, score_recording, score_tables, write_tables
-from toolkit.stats import PairedComparison, paired_comparison
+from toolkit.scoring import (RecordingScore, ScoreOptions, audit_vocabulary, score_recording, score_tables,
+                             write_tables)
+from toolkit.stats import paired_comparison
 from toolkit.store import atomic_write_json, atomic_write_text
 
 BASELINE = "baseline"
@@ -26,34 +30,15 @@ SEAM_COLUMNS = ["arm", "recording_id", "recognizer", "seam", "start", "end", "cu
                 "kept_right", "dropped", "flags", "review"]
 
 
-@dataclass
-class Evaluation:
-    """Everything scored for one run, and where the report landed."""
-
-    folder: RunFolder
-    record: dict[str, Any]
-    per_recording: pd.DataFrame
-    aggregate: pd.DataFrame
-    comparisons: dict[str, PairedComparison]
-    scores: dict[str, dict[str, RecordingScore]]
-    runtime: pd.DataFrame
-    seams: pd.DataFrame
-    origin_spread: pd.DataFrame
-    signature: str
-    reference_arm: str
-    options: ScoreOptions
-    table_text: str = ""
-    report_markdown: Path | None = None
-    report_html: Path | None = None
-
-
 def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Evaluation:
     """Score every (arm, recording) of ``folder`` and write tables and reports under it."""
     from toolkit.manifest import load_manifest
-    from toolkit.report import render_text_table, write_reports
 
     record = folder.read_record()
     manifest = load_manifest(record["manifest"]["path"])
+    if manifest.sha256 != record["manifest"]["sha256"]:
+        raise InputError(manifest.path, f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
+                                        f"was made on {record['manifest']['sha256']}")
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
     windowed = {arm["name"] for arm in record["config"]["arms"]
@@ -72,13 +57,16 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
             seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
             score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
             scores[arm][entry.id] = score
-            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
-                         score))
         base = scores[reference_arm][entry.id]
+        vocabulary = audit_vocabulary(reference.names, recording_options)
         for arm in arms:  # lost turns need the baseline's alignment of the same reference
             score = scores[arm][entry.id]
-            score.lost_turns = lost_turns(base.aligned, score.aligned, base.utterance_of_word)
+            score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
+            scores[arm][entry.id] = score
+            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
+                         score))
             atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
+            write_alignment_page(folder.root, score, *vocabulary)
     per_recording, aggregate = score_tables(rows)
     write_tables(per_recording, aggregate, folder.scores)
 

@@ -23,7 +23,7 @@ from toolkit.metrics.critical import Occurrence, critical_occurrences, newly_wro
 from toolkit.store import sha256_file
 
 if TYPE_CHECKING:
-    from toolkit.evaluate import Evaluation
+    from toolkit.evaluation import Evaluation
     from toolkit.scoring import RecordingScore
 
 FORMAT = 1

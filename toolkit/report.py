@@ -24,13 +24,60 @@ from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
 if TYPE_CHECKING:
-    from toolkit.evaluate import Evaluation
+    from toolkit.evaluation import Evaluation
 
 MAX_INSTANCES = 40
+# Every runtime and memory column of run.json's measurements, scores/runtime.csv and the report.
+RUNTIME_COLUMNS = {
+    "duration_s": "length of the recording (s)",
+    "words": "hypothesis words the arm produced",
+    "wall_s": "measured wall time of this result's work (decodes, VAD, enhancement), whenever it was computed; "
+              "model loading excluded",
+    "cpu_s": "measured CPU time of the same work (in its worker processes)",
+    "peak_rss_mb": "largest peak resident memory (MB) of the worker processes that did this result's work, "
+                   "each holding one model: the recognizer's during each decode, the enhancer's or the VAD's "
+                   "during theirs",
+    "real_time_factor": "wall_s / duration_s",
+    "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
+    "this_run_cpu_s": "CPU time this run spent on the result, worker processes included",
+    "result": "computed in this run, or reused whole from the run folder",
+    "units_computed": "decodes, VAD passes and enhancements this run computed for the result",
+    "units_reused": "the same units this run took from the cache instead",
+    "decoded_s": "seconds of audio inside the decoded segments (summed over the arm's recognizers)",
+    "fallback_share": "share of decoded_s not accepted at the first temperature (fallback, or every "
+                      "temperature failed)",
+    "fallback_dominated": "fallback_share above one half",
+    "temperatures": "share of decoded_s per temperature the decoder reports",
+    "unmapped_times": "recognizer times that could not be mapped to original time (words left untimed)",
+    "seams": "window seams reconciled", "disagreements": "spans where two recognizers of the arm disagree",
+}
+# Runtime figures of the arms table (and "fallback-decoded audio" of the per-recording table).
+SUMMARY_RUNTIME_COLUMNS = {
+    "fallback-decoded audio": "share of the arm's decoded audio not accepted at the first temperature",
+    "RTF": "the arm's summed wall_s over the summed duration_s of its recordings",
+}
+LOAD_COLUMNS = {
+    "worker": "the recognizer, enhancer or VAD the worker process holds",
+    "wall_s": "time to load the model in its worker (charged to no recording)",
+    "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
+    "cpu_s": "CPU time of that load",
+    "rss_after_load_mb": "the worker's resident memory once the model is loaded",
+    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run",
+}
 
 
 def _pct(value: Any) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
+    """A share as a percentage to 0.1; a value that rounds to zero never prints as "-0.0%"."""
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{_points(value):.1f}%"
+
+
+def _points(value: float) -> float:
+    """``100 * value`` rounded to 0.1, negative zero made zero (so "-0.0" never prints)."""
+    return round(100 * value, 1) + 0.0
+
+
+def _signed(value: float) -> str:
+    return f"{_points(value):+.1f}"
 
 
 def _num(value: Any, digits: int = 2, unit: str = "") -> str:
@@ -55,13 +102,17 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
         rows.append({
             "arm": arm,
             "WER": _pct(agg["wer"]),
+            "fallback-decoded audio": _fallback_share(spent),
             "S/D/I/N": f"{agg['substitutions']}/{agg['deletions']}/{agg['insertions']}/{agg['ref_words']}",
             "CER": _pct(agg["cer"]),
             "verbatim WER": _pct(agg["verbatim_wer"]),
             "ΔWER [95% CI]": "reference" if comparison is None else
-            f"{100 * comparison.delta:+.1f} [{100 * comparison.ci_low:+.1f}, {100 * comparison.ci_high:+.1f}]",
+            f"{_signed(comparison.delta)} [{_signed(comparison.ci_low)}, {_signed(comparison.ci_high)}]",
             "negation flips": _of(agg["negation_flipped"], agg["negation_ref_count"]),
             "negations inserted": int(agg["negation_inserted"]),
+            "false-start repeats dropped (negation/name/number)":
+                f"{int(agg['negation_repetition_dropped'])}/{int(agg['names_repetition_dropped'])}/"
+                f"{int(agg['numbers_repetition_dropped'])}",
             "name errors": _of(agg["names_errors"], agg["names_ref_count"]),
             "number errors": _of(agg["numbers_errors"], agg["numbers_ref_count"]),
             "short-word S+D": _of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
@@ -76,12 +127,19 @@ def arms_table(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame.from_records(rows)
 
 
+def _fallback_share(rows: pd.DataFrame) -> str:
+    """Decoded audio not accepted at the first temperature, over ``rows`` (runtime rows)."""
+    if not len(rows) or "decoded_s" not in rows or not rows["decoded_s"].sum():
+        return "n/a"
+    return _pct((rows["fallback_share"].fillna(0) * rows["decoded_s"]).sum() / rows["decoded_s"].sum())
+
+
 def render_text_table(evaluation: "Evaluation") -> str:
     """The arms table as fixed-width text for the terminal, with the signature under it."""
     table = arms_table(evaluation)
-    columns = ["arm", "WER", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips", "name errors",
-               "number errors", "invented/min in non-speech", "seam omissions/duplications", "lost turns", "VAD recall",
-               "onset |err| p95", "RTF"]
+    columns = ["arm", "WER", "fallback-decoded audio", "S/D/I/N", "CER", "ΔWER [95% CI]", "negation flips",
+               "name errors", "number errors", "invented/min in non-speech", "seam omissions/duplications",
+               "lost turns", "VAD recall", "onset |err| p95", "RTF"]
     text = table[columns].to_string(index=False)
     warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
     notes = "".join(f"\nnote: {w}" for w in sorted(warnings))
@@ -117,16 +175,58 @@ def _comparisons(evaluation: "Evaluation") -> pd.DataFrame:
 
 def _per_recording(evaluation: "Evaluation") -> pd.DataFrame:
     per = evaluation.per_recording
+    runtime = evaluation.runtime
+    shares = (runtime.set_index(["arm", "recording"])["fallback_share"]
+              if len(runtime) and "fallback_share" in runtime else pd.Series(dtype=float))
     return pd.DataFrame({
         "arm": per["arm"], "recording": per["recording_id"], "strata": per["strata"],
-        "WER": per["wer"].map(_pct), "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
+        "WER": per["wer"].map(_pct),
+        "fallback-decoded audio": [_pct(shares.get((a, r))) for a, r in zip(per["arm"], per["recording_id"])],
+        "S/D/I/N": [f"{s}/{d}/{i}/{n}" for s, d, i, n in
                                                    zip(per["substitutions"], per["deletions"], per["insertions"],
                                                        per["ref_words"])],
         "negation flips": [_of(a, b) for a, b in zip(per["negation_flipped"], per["negation_ref_count"])],
+        "negation repeats dropped": per["negation_repetition_dropped"],
         "invented words in non-speech": per["nonspeech_invented_words"],
         "onset |err| median": per["onset_abs_median_s"].map(lambda v: _num(v, 2, " s")),
         "drift s/min": per["drift_s_per_min"].map(lambda v: _num(v, 3)),
     })
+
+
+def _fallback(evaluation: "Evaluation") -> pd.DataFrame:
+    """Recordings where temperature fallback decided most of the decoded audio, beside their WER."""
+    runtime = evaluation.runtime
+    if not len(runtime) or "fallback_dominated" not in runtime:
+        return pd.DataFrame()
+    flagged = runtime[runtime["fallback_dominated"].fillna(False).astype(bool)]
+    per = evaluation.per_recording.set_index(["arm", "recording_id"])
+    return pd.DataFrame.from_records([
+        {"arm": r.arm, "recording": r.recording, "WER": _pct(per.loc[(r.arm, r.recording), "wer"]),
+         "decoded": _num(r.decoded_s, 1, " s"), "fallback-decoded audio": _pct(r.fallback_share),
+         "temperatures": r.temperatures, "flag": "fallback dominated"}
+        for r in flagged.itertuples()])
+
+
+def _fallback_notes(evaluation: "Evaluation") -> str:
+    recognizers = evaluation.record["config"]["recognizers"]
+    lines = [f"- `{name}`: " + (
+        f"batched decoding, no fallback: one temperature {r['decoding']['temperature'][0]}"
+        if r.get("backend") == "whisperx" else f"sequential, temperatures {r['decoding']['temperature']}")
+        for name, r in recognizers.items()]
+    return "\n".join([*lines, "- listed below: every (arm, recording) where more than half the decoded audio was "
+                              "not accepted at the first temperature (its text is mostly a seeded sample or the "
+                              "best of failed attempts); per-segment figures are in `outputs/<arm>/<rec>.json`"])
+
+
+def _explain(columns: dict[str, str]) -> str:
+    return "\n".join(f"- `{name}`: {meaning}" for name, meaning in columns.items())
+
+
+def _loads(evaluation: "Evaluation") -> pd.DataFrame:
+    record = evaluation.record
+    return pd.DataFrame.from_records(
+        [{"worker": f"recognizer {name}", **load} for name, load in record.get("recognizer_loads", {}).items()]
+        + [{"worker": name, **load} for name, load in record.get("stage_loads", {}).items()])
 
 
 def _strata(evaluation: "Evaluation") -> pd.DataFrame:
@@ -159,6 +259,20 @@ def _worst_onsets(evaluation: "Evaluation") -> pd.DataFrame:
                                        "reference onset": _num(r["ref_onset_s"], 2, " s"),
                                        "hypothesis onset": _num(r["hyp_onset_s"], 2, " s"),
                                        "error": _num(r["onset_error_s"], 2, " s")} for r in rows])
+
+
+def _alignment_links(evaluation: "Evaluation") -> str:
+    """A Markdown list linking each arm's per-recording alignment pages (relative to the run folder)."""
+    from toolkit.report_alignment import page_path
+
+    root = evaluation.folder.root
+    lines = []
+    for arm, by_recording in evaluation.scores.items():
+        links = [f"[{recording}]({page_path(root, arm, recording).relative_to(root).as_posix()})"
+                 for recording in by_recording if page_path(root, arm, recording).exists()]
+        if links:
+            lines.append(f"- `{arm}`: {', '.join(links)}")
+    return "\n".join(lines) or "_none_"
 
 
 def _figure_png(figure: Any) -> str:
@@ -212,6 +326,16 @@ def _plots(evaluation: "Evaluation") -> list[tuple[str, str]]:
     return plots
 
 
+def _reuse(record: dict[str, Any]) -> str:
+    reuse, spent = record.get("reuse", {}), record.get("this_run", {})
+    counts = "; ".join(f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused"
+                       for kind, c in reuse.items())
+    loading = sum(load["ready_wall_s"] for kind in ("recognizer_loads", "stage_loads")
+                  for load in record.get(kind, {}).values())
+    return (f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
+            "starting workers and loading models" if reuse else "not recorded")
+
+
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     record = evaluation.record
     recognizers = record["config"]["recognizers"]
@@ -219,7 +343,9 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     about = "\n".join([
         f"- experiment: `{record['config']['experiment']}`, split `{record['split']}`, "
         f"{len(record['recordings'])} recording(s), started {record['started']}",
-        f"- manifest: `{record['manifest']['path']}` (sha256 `{record['manifest']['sha256'][:16]}…`)",
+        f"- manifest: `{record['manifest']['path']}`, manifest sha256 `{record['manifest']['sha256']}` "
+        "(the hash of its recorded content, as `ablate manifest freeze` and `verify` print it)",
+        f"- work: {_reuse(record)}",
         *[f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
           f"`{str(r.get('weights_sha256', ''))[:16]}…`"
           + (f" ({relations[name]['relation']} relative to `{record['config']['primary']}`)" if name in relations else "")
@@ -233,15 +359,24 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Run", about + caution),
         ("Arms", arms_table(evaluation)),
         (f"Paired comparison with `{evaluation.reference_arm}` (recording is the unit)", _comparisons(evaluation)),
+        ("Temperature fallback", _fallback_notes(evaluation)),
+        ("Recordings where fallback dominated", _fallback(evaluation)),
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
         ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, _worst_onsets(evaluation)),
+        ("Alignments (each recording's aligned words, errors coloured, critical words marked)",
+         _alignment_links(evaluation)),
         ("Seams", evaluation.seams),
         ("Seam flags against the reference (precision: flagged seams with an omission, duplication or a word "
          "off by more than %g s)" % TIMING_TOLERANCE_S, flag_precision(evaluation.seams, evaluation.scores)),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
-        ("Runtime", evaluation.runtime),
+        ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),
+        ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)
+                                         if c in evaluation.runtime]]),
+        ("Model loading (in each worker this run started; none when nothing was computed)",
+         _loads(evaluation)),
+        ("Model loading: what each column means", _explain(LOAD_COLUMNS)),
         *gate_sections(evaluation),
         *protocol_section(evaluation),
     ]

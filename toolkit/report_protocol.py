@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 if TYPE_CHECKING:
-    from toolkit.evaluate import Evaluation
+    from toolkit.evaluation import Evaluation
 
 Section = tuple[str, "pd.DataFrame | str"]
 

@@ -16,14 +16,11 @@ reported. An empty or missing hypothesis scores as all deletions.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 from rapidfuzz.distance import Indel
 
 from toolkit.align import align, align_timed
@@ -39,53 +36,29 @@ from toolkit.metrics.turns import LostTurns
 from toolkit.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.metrics.vad import VadScore, vad_score
 from toolkit.metrics.wer import ErrorCounts, error_counts
-from toolkit.normalize import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
+from toolkit.normalize import NormalizationPolicy
 from toolkit.normalize.registry import POLICIES, normalizer
+from toolkit.normalize.same_word import word_key
 from toolkit.records import Hypothesis, Reference
+from toolkit.score_options import ScoreOptions
 from toolkit.signature import Signature, scorer_signature
 from toolkit.store import atomic_write_text
 
-_KEY = re.compile(r"[^\w]+")
+if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring one pair stays quick
+    import pandas as pd
+
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
 FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
                                                                       accent_fold=True)
 
 
-@dataclass(frozen=True)
-class ScoreOptions:
-    """How to score: primary policy name, extra names, short-word size, collar, diagnosis mode, bootstrap,
-    normalizer version and a user lexicon file (equivalences, names, negations of a corpus)."""
-
-    policy: str = "normalized"
-    names: tuple[str, ...] = ()
-    short_word_max_letters: int = 3
-    collar: float = 0.5
-    time_constrained: bool = False
-    seam_margin_s: float = 1.0
-    bootstrap_samples: int = 10000
-    bootstrap_seed: int = 0
-    norm_version: str = POLICY_VERSION
-    lexicon: Path | None = None
-
-    def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
-        if self.norm_version not in POLICY_VERSIONS:
-            raise ValueError(f"unknown normalizer version {self.norm_version!r}; choose from {', '.join(POLICY_VERSIONS)}")
-        if self.collar < 0 or self.short_word_max_letters < 0 or self.seam_margin_s < 0 or self.bootstrap_samples < 1:
-            raise ValueError("collar, short_word_max_letters and seam_margin_s must be >= 0, bootstrap_samples >= 1")
-
-    @property
-    def audit_policy(self) -> str:
-        """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
-        return "normalized" if self.policy == "verbatim" else self.policy
-
-
-@dataclass
+@dataclass(frozen=True, eq=False)
 class RecordingScore:
     """Every figure for one recording and arm; ``counts`` follow the primary policy.
 
-    ``aligned`` keeps the audit policy's tokens and alignment for reports and the review app.
+    Frozen: a figure added later (lost turns need the baseline) makes a new record with
+    ``dataclasses.replace``. ``aligned`` keeps the audit policy's tokens and alignment for
+    reports and the review app. Adding records gives their micro-averaged word counts.
     """
 
     recording_id: str
@@ -112,12 +85,26 @@ class RecordingScore:
     aligned: AlignedTokens | None = field(default=None, repr=False)
     utterance_of_word: np.ndarray | None = field(default=None, repr=False)
 
+    @property
+    def wer(self) -> float | None:
+        return self.counts.wer
+
+    @property
+    def cer(self) -> float | None:
+        return self.counts.cer
+
+    def __add__(self, other: "RecordingScore | CorpusScore") -> "CorpusScore":
+        return CorpusScore.of([self]) + other
+
+    def __radd__(self, other: "int | CorpusScore") -> "CorpusScore":
+        return CorpusScore.of([self]) if other == 0 else other + CorpusScore.of([self])
+
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
         c = self.counts
         data: dict[str, Any] = {
             "signature": self.signature.text,
-            "signature_fields": self.signature.fields,
+            "signature_fields": self.signature.to_json(),
             "recording_id": self.recording_id,
             "arm": self.arm,
             "policy": self.policy,
@@ -156,8 +143,11 @@ class RecordingScore:
         row.update({
             "negation_ref_count": self.negation.ref_count, "negation_flipped": self.negation.flipped,
             "negation_inserted": self.negation.inserted,
+            "negation_repetition_dropped": self.negation.repetition_dropped,
             "names_ref_count": self.names.ref_count, "names_errors": self.names.errors,
+            "names_repetition_dropped": self.names.repetition_dropped,
             "numbers_ref_count": self.numbers.ref_count, "numbers_errors": self.numbers.errors,
+            "numbers_repetition_dropped": self.numbers.repetition_dropped,
             "short_ref_count": self.short_words.ref_count,
             "short_substituted": self.short_words.substituted, "short_deleted": self.short_words.deleted,
             "nonspeech_available": nj["available"], "nonspeech_seconds": self.nonspeech.seconds,
@@ -185,9 +175,48 @@ class RecordingScore:
         return row
 
 
-@lru_cache(maxsize=65536)
-def _key(word: str) -> str:
-    return _KEY.sub("", word.casefold())
+@dataclass(frozen=True)
+class CorpusScore:
+    """Recordings scored alike, summed: word and character counts of each policy added (micro-averaging).
+
+    ``a + b`` adds two recordings or corpora (``sum(scores)`` works too); results made with
+    different scorer signatures are refused, since their counts do not mean the same thing.
+    """
+
+    recordings: tuple[RecordingScore, ...] = ()
+    counts: ErrorCounts = ErrorCounts()
+    verbatim: ErrorCounts = ErrorCounts()
+    accent_folded: ErrorCounts = ErrorCounts()
+
+    @classmethod
+    def of(cls, scores: Iterable[RecordingScore]) -> "CorpusScore":
+        return sum(scores, cls())  # type: ignore[return-value]
+
+    @property
+    def signature(self) -> Signature | None:
+        return self.recordings[0].signature if self.recordings else None
+
+    @property
+    def wer(self) -> float | None:
+        return self.counts.wer
+
+    @property
+    def cer(self) -> float | None:
+        return self.counts.cer
+
+    def __add__(self, other: "CorpusScore | RecordingScore") -> "CorpusScore":
+        if isinstance(other, RecordingScore):
+            other = CorpusScore((other,), other.counts, other.verbatim, other.accent_folded)
+        if not isinstance(other, CorpusScore):
+            return NotImplemented
+        if self.signature is not None and other.signature is not None and self.signature.hash != other.signature.hash:
+            raise ValueError(f"cannot add scores of different scorer signatures ({self.signature.hash} and "
+                             f"{other.signature.hash})")
+        return CorpusScore(self.recordings + other.recordings, self.counts + other.counts,
+                           self.verbatim + other.verbatim, self.accent_folded + other.accent_folded)
+
+    def __radd__(self, other: int) -> "CorpusScore":
+        return self if other == 0 else NotImplemented
 
 
 def _nan(value: float | None) -> float:
@@ -202,7 +231,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
     """
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
     mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=float)  # type: ignore[operator]
-    keys = [_key(w.text) for w in timed]
+    keys = [word_key(w.text) for w in timed]
     used = np.zeros(len(timed), dtype=bool)
     texts: list[str] = []
     utt: list[int] = []
@@ -219,7 +248,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
             lo = int(np.searchsorted(mids, u.start - 1e-6, side="left"))
             hi = int(np.searchsorted(mids, u.end + 1e-6, side="right"))
             cand = [k for k in range(lo, hi) if not used[k]]
-            word_keys = [_key(w) for w in words]
+            word_keys = [word_key(w) for w in words]
             cand_keys = [keys[k] for k in cand]
             if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
                 pairs = list(enumerate(cand))
@@ -333,6 +362,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
     negations, names = audit_vocabulary(reference.names, options)
+    turns = utt[at.ref.source]  # each reference token's utterance, for the repetition rule
     # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
     # inside an unresolved span is cut away.
     pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]
@@ -340,16 +370,16 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
     hyp_counted = np.zeros(len(hyp_words), dtype=bool)
     hyp_counted[at.hyp.source] = True
     primary_ref, primary_hyp = tables[options.policy]
-    score = RecordingScore(
+    return RecordingScore(
         recording_id=reference.recording_id,
         arm=hypothesis.arm if hypothesis is not None else "",
         policy=options.policy,
         counts=counts[options.policy],
         verbatim=counts["verbatim"],
         accent_folded=counts["accent-folded"],
-        negation=negation_audit(at, negations),
-        names=name_audit(at, names),
-        numbers=number_audit(at),
+        negation=negation_audit(at, negations, turns),
+        names=name_audit(at, names, turns),
+        numbers=number_audit(at, turns),
         short_words=short_word_audit(at, options.short_word_max_letters),
         nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
         timing=timing_score(at, _span(reference, ref_words)),
@@ -360,14 +390,10 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         unplaced_word_times=unplaced,
         aligned=at,
         utterance_of_word=utt,
+        time_constrained=_time_constrained(primary_ref, primary_hyp, options.collar) if options.time_constrained else None,
+        vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
+        seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
-    if options.time_constrained:
-        score.time_constrained = _time_constrained(primary_ref, primary_hyp, options.collar)
-    if vad_segments is not None:
-        score.vad = _vad(reference, ref_words, at, negations, unresolved, vad_segments)
-    if seams is not None:
-        score.seams = seam_score(at, list(seams), options.seam_margin_s)
-    return score
 
 
 def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:
@@ -402,7 +428,8 @@ def _labels(strata: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
 _SUMMED = ("ref_words", "hits", "substitutions", "deletions", "insertions", "errors", "ref_chars", "char_errors")
 _AUDITS = ("negation_ref_count", "negation_flipped", "negation_inserted", "names_ref_count", "names_errors",
            "numbers_ref_count", "numbers_errors", "short_ref_count", "short_substituted", "short_deleted",
-           "hyp_words", "untimed_hyp_words", "excluded_s")
+           "hyp_words", "untimed_hyp_words", "excluded_s",
+           "negation_repetition_dropped", "names_repetition_dropped", "numbers_repetition_dropped")
 _VAD = ("vad_speech_s", "vad_retained_s", "vad_ref_timed_words", "vad_clipped_words",
         "vad_ref_timed_negations", "vad_clipped_negations")
 
@@ -414,11 +441,10 @@ def _ratio(num: float, den: float) -> float | None:
 def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
     """Micro-average: sum counts over recordings, then divide."""
     out: dict[str, Any] = {"recordings": len(rows)}
-    for prefix in ("", "verbatim_", "accent_folded_"):
-        sums = {k: int(rows[prefix + k].sum()) for k in _SUMMED}
-        out.update({prefix + k: v for k, v in sums.items()})
-        out[prefix + "wer"] = _ratio(sums["errors"], sums["ref_words"])
-        out[prefix + "cer"] = _ratio(sums["char_errors"], sums["ref_chars"])
+    corpus = CorpusScore.of(scores)
+    for prefix, counts in (("", corpus.counts), ("verbatim_", corpus.verbatim), ("accent_folded_", corpus.accent_folded)):
+        summed = counts.to_json()
+        out.update({prefix + k: summed[k] for k in (*_SUMMED, "wer", "cer")})
     out.update({k: rows[k].sum() for k in _AUDITS})
     placed = [s.nonspeech for s in scores if s.nonspeech.available]
     seconds = sum(n.seconds for n in placed)
@@ -455,6 +481,8 @@ def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[
     Aggregates are per arm over all recordings (stratum "all") and per stratum label, always
     micro-averaged; drift is per recording only (a slope does not pool across recordings).
     """
+    import pandas as pd
+
     records, scores, labels = [], [], []
     for arm, recording_id, strata, score in rows:
         tags = _labels(strata)

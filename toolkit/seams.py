@@ -56,11 +56,11 @@ Rules, in the order they apply to one seam:
 from __future__ import annotations
 
 import math
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
 from toolkit.errors import ToolkitError
+from toolkit.normalize.same_word import word_key
 from toolkit.records import Word
 
 LEFT = "left"
@@ -72,12 +72,6 @@ REVIEW_FLAGS = frozenset({"disagreement", "no_agreement", "empty_side", "untimed
 NOTE_FLAGS = frozenset({"timing", "edge_word"})
 _AGREE = "agree"
 _TIMING = "timing"
-
-
-def comparable_text(text: str) -> str:
-    """Light normalization for deciding that two recognized words are the same: NFC, casefold, no punctuation."""
-    folded = unicodedata.normalize("NFC", text).casefold()
-    return "".join(ch for ch in folded if not unicodedata.category(ch).startswith("P")).strip()
 
 
 @dataclass(frozen=True)
@@ -321,7 +315,7 @@ class _Seam:
             start = min(max(word.start, window.start), window.end)
             end = min(max(word.end, window.start), window.end)
             if near(start, end):
-                entries.append(_Entry(pos, word, start, end, fixed_if(start, end), comparable_text(word.text)))
+                entries.append(_Entry(pos, word, start, end, fixed_if(start, end), word_key(word.text)))
         return entries
 
     @staticmethod

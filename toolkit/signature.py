@@ -11,7 +11,8 @@ import platform
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping
 
 from toolkit import __version__
 from toolkit.align import COSTS
@@ -19,18 +20,55 @@ from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.store import config_hash
 
 if TYPE_CHECKING:
-    from toolkit.scoring import ScoreOptions
+    from toolkit.score_options import ScoreOptions
 
 LIBRARIES = ("rapidfuzz", "jiwer", "numpy", "scipy", "statsmodels", "pandas", "num2words")
 
 
 @dataclass(frozen=True)
 class Signature:
-    """``text`` for humans (printed with every result), ``fields`` for tables, ``hash`` to compare."""
+    """``text`` for humans (printed with every result), ``fields`` for tables, ``hash`` to compare.
+
+    Read-only: ``fields`` is an immutable mapping (``to_json()`` gives a plain copy), and one
+    signature is shared by every score made with the same options.
+    """
 
     text: str
-    fields: dict[str, Any]
+    fields: Mapping[str, Any]
     hash: str
+    parts: tuple[tuple[str, str, str], ...] = ()
+
+    def format(self, short: bool = False) -> str:
+        """The text, or (``short``, like sacrebleu's) abbreviated keys without library versions.
+
+        The hash at the end still covers every field, library versions included.
+        """
+        if not short:
+            return self.text
+        return "|".join(f"{abbreviation}:{value}" for _, abbreviation, value in self.parts if abbreviation)
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as plain (JSON-serializable) dictionaries."""
+        return _thawed(self.fields)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thawed(v) for v in value]
+    return value
 
 
 def _version(name: str) -> str:
@@ -62,19 +100,21 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
     }
     digest = config_hash(fields)[:12]
     primary = normalizers[options.policy]
-    text = "|".join([
-        f"ablate-score:{__version__}",
-        f"policy:{options.policy}",
-        f"norm:{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}",
-        f"lex:{config_hash(primary.get('lexicons', {}))[:8]}",
-        *([f"user-lex:{primary['user_lexicon']['sha256'][:8]}"] if "user_lexicon" in primary else []),
-        "align:lev-S1D1I1",
-        f"collar:{options.collar:g}",
-        f"tc:{'yes' if options.time_constrained else 'no'}",
-        f"short:{options.short_word_max_letters}",
-        f"seam:{options.seam_margin_s:g}",
-        f"boot:{options.bootstrap_samples}@{options.bootstrap_seed}",
-        *(f"{k}:{v}" for k, v in libraries.items()),
-        f"hash:{digest}",
-    ])
-    return Signature(text=text, fields={**fields, "hash": digest}, hash=digest)
+    # (key, short key or "" when left out of the short form, value), in the text's order.
+    parts: list[tuple[str, str, str]] = [
+        ("ablate-score", "v", __version__),
+        ("policy", "p", options.policy),
+        ("norm", "n", f"{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}"),
+        ("lex", "lex", config_hash(primary.get('lexicons', {}))[:8]),
+        *([("user-lex", "ulex", primary['user_lexicon']['sha256'][:8])] if "user_lexicon" in primary else []),
+        ("align", "a", "lev-S1D1I1"),
+        ("collar", "c", f"{options.collar:g}"),
+        ("tc", "tc", "yes" if options.time_constrained else "no"),
+        ("short", "sw", str(options.short_word_max_letters)),
+        ("seam", "sm", f"{options.seam_margin_s:g}"),
+        ("boot", "b", f"{options.bootstrap_samples}@{options.bootstrap_seed}"),
+        *((k, "", str(v)) for k, v in libraries.items()),
+        ("hash", "h", digest),
+    ]
+    text = "|".join(f"{key}:{value}" for key, _, value in parts)
+    return Signature(text=text, fields=_frozen({**fields, "hash": digest}), hash=digest, parts=tuple(parts))

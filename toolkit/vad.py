@@ -48,7 +48,7 @@ class SileroVadConfig:
 
 
 @lru_cache(maxsize=1)
-def _model() -> Any:
+def load_silero() -> Any:
     """Load the wheel's ONNX model once per process (importing silero_vad resets torch's thread count)."""
     import warnings
 
@@ -74,7 +74,7 @@ def silero_speech_regions(signal: Signal, config: SileroVadConfig) -> list[tuple
         return []
     stamps = get_speech_timestamps(
         torch.from_numpy(audio),
-        _model(),
+        load_silero(),
         threshold=config.threshold,
         neg_threshold=config.neg_threshold,
         sampling_rate=config.sampling_rate,

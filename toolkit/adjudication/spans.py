@@ -20,7 +20,7 @@ from toolkit.align import OP_NAMES, align
 from toolkit.errors import InputError
 from toolkit.manifest import RecordingEntry
 from toolkit.records import Reference, Utterance, Word
-from toolkit.seams import comparable_text
+from toolkit.normalize.same_word import word_key
 
 CONTEXT_S = 3.0
 
@@ -76,9 +76,9 @@ class AlignedWord:
 
 def aligned_words(reference: str, hypothesis: Sequence[str]) -> list[AlignedWord]:
     """Word alignment of the span's reference text and an arm's words (case and punctuation ignored)."""
-    ref_words = [w for w in reference.split() if comparable_text(w)]
-    hyp_words = [w for w in hypothesis if comparable_text(w)]
-    result = align([comparable_text(w) for w in ref_words], [comparable_text(w) for w in hyp_words])
+    ref_words = [w for w in reference.split() if word_key(w)]
+    hyp_words = [w for w in hypothesis if word_key(w)]
+    result = align([word_key(w) for w in ref_words], [word_key(w) for w in hyp_words])
     return [AlignedWord(OP_NAMES[op], ref_words[r] if r >= 0 else "", hyp_words[h] if h >= 0 else "")
             for op, r, h in zip(result.ops.tolist(), result.ref_index.tolist(), result.hyp_index.tolist())]
 

@@ -1,7 +1,7 @@
 """Combining two recognizers' words for the +second-model ``combine`` mode.
 
-The rule, documented so results can be defended: align the two word sequences (light
-normalization: case and punctuation folded); keep agreeing words from the first
+The rule, documented so results can be defended: align the two word sequences (written words
+compared by ``toolkit.normalize.same_word.word_key``: case and punctuation folded); keep agreeing words from the first
 recognizer; in each run of disagreement keep the side whose mean word confidence is higher
 (a side without confidences scores 0; ties keep the first). Every disagreement run is
 returned with times so it can feed the review queue.
@@ -9,18 +9,12 @@ returned with times so it can feed the review queue.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
+from toolkit.normalize.same_word import word_key
 from toolkit.records import Word
-
-_PUNCT = re.compile(r"[^\w]+")
-
-
-def _key(word: Word) -> str:
-    return _PUNCT.sub("", word.text.casefold())
 
 
 def _confidence(words: list[Word]) -> float:
@@ -39,7 +33,7 @@ def combine_streams(first: list[Word], second: list[Word],
     """Merged words and the disagreement spans between ``first`` and ``second``."""
     merged: list[Word] = []
     spans: list[dict[str, Any]] = []
-    ops = Levenshtein.opcodes([_key(w) for w in first], [_key(w) for w in second])
+    ops = Levenshtein.opcodes([word_key(w.text) for w in first], [word_key(w.text) for w in second])
     for op in ops:
         a, b = first[op.src_start:op.src_end], second[op.dest_start:op.dest_end]
         if op.tag == "equal":

@@ -3,7 +3,9 @@
 The manifest is verified and every model resolved before any decoding starts. Each
 (recording, arm) result is written as soon as it is finished, its full output file last,
 so an interrupted run resumes where it stopped and an unchanged rerun reads everything
-back without loading audio or decoding.
+back without loading audio or decoding. Each recognizer, enhancer and VAD works in its own
+worker process (toolkit.arms.workers), so per-arm memory and model load time are measured on
+their own.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from toolkit.arms.pipeline import ArmOutput, ArmRunner
+from toolkit.arms.pipeline import ArmOutput, ArmRunner, reuse_counts
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.cache import ResultCache
 from toolkit.environment import hardware, library_versions
 from toolkit.errors import InputError
 from toolkit.experiment import Arm, Experiment
-from toolkit.measure import measure
+from toolkit.measure import Measurement, measure
 from toolkit.records import Hypothesis
 from toolkit.runlock import RunLock
 from toolkit.runs import RunFolder
@@ -30,13 +32,34 @@ from toolkit.store import atomic_write_json, config_hash, sha256_file
 
 @dataclass
 class RunSummary:
+    """Where a run landed, what it reused at each level, and what it spent.
+
+    ``computed``/``reused`` count (arm, recording) results; ``units`` counts, inside the results
+    computed in this run, the decodes, VAD passes and enhancements computed or taken from the cache.
+    """
+
     folder: RunFolder
     split: str
     arms: list[str]
     recordings: list[str]
     computed: int = 0
     reused: int = 0
+    units: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
+    this_run: Measurement = field(default_factory=Measurement)
+    measured: Measurement = field(default_factory=Measurement)
+    load_wall_s: float = 0.0
     rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def reuse_json(self) -> dict[str, dict[str, int]]:
+        return {"arm_results": {"computed": self.computed, "reused": self.reused}, **self.units}
+
+    def describe(self) -> str:
+        """One line for the terminal: reuse per level, what this run spent, what the results cost when made."""
+        units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
+        return (f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
+                f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
+                f"starting workers and loading models); measured when made, the results cost "
+                f"{self.measured.wall_s:.1f} s (a unit shared by two arms counts in both)")
 
 
 def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
@@ -66,55 +89,71 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
                                  for name, identity in identities.items() if name != experiment.primary},
         "arms": [arm.to_json() for arm in arms],
     }
-    manifest_sha = sha256_file(experiment.manifest_path)
-    folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest_sha])[:10]}")
-    if not _finished(folder):  # a model or setting that cannot load stops here, before the folder exists
-        pool.load()  # (an unchanged rerun of a finished run decodes nothing and need not load models)
+    folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
+
+    def unit_key(entry: Any, arm: Arm) -> str:
+        return config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
+                            "time_tolerance_s": experiment.time_tolerance_s})
+
+    # Models load before any recording (their cost is reported apart) and before the run folder
+    # is written, only for arms with work left: an unchanged rerun loads nothing.
+    pool.start(dict.fromkeys(name for arm in arms for name in runner.recognizers_for(arm)
+                             if any(_stored_output(folder, arm.name, e.id, unit_key(e, arm)) is None
+                                    for e in entries)))
     lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record = {
         "status": "running", "started": started, "split": split, "config": config,
-        "manifest": {"path": str(experiment.manifest_path), "sha256": manifest_sha},
+        "manifest": {"path": str(experiment.manifest_path), "sha256": manifest.sha256},
         "recordings": [entry.id for entry in entries], "versions": library_versions(), "hardware": hardware(),
     }
     atomic_write_json(folder.record, record)
 
     summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
-    with tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
-              disable=not progress) as bar:
+    with pool, runner.stages, tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm",
+                                   disable=not progress) as bar:
         for entry in entries:
             signal = None
             outputs: dict[str, dict[str, Any]] = {}
             for arm in arms:
                 bar.set_postfix_str(f"{entry.id} {arm.name}")
-                unit_key = config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
-                                        "time_tolerance_s": experiment.time_tolerance_s})
-                stored = _stored_output(folder, arm.name, entry.id, unit_key)
+                key = unit_key(entry, arm)
+                stored = _stored_output(folder, arm.name, entry.id, key)
+                this_run = None
                 if stored is None:
-                    signal = signal if signal is not None else entry.load_audio()
                     with measure() as spent:
+                        signal = signal if signal is not None else entry.load_audio()
                         output = runner.run(arm, entry.sha256, signal)
-                    stored = _write_result(folder, arm, entry.id, entry.duration, output, unit_key, spent.to_json())
+                    # Memory is measured per unit in the workers; this process's peak says nothing.
+                    this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s)
+                    stored = _write_result(folder, arm, entry.id, entry.duration, output, key, _times(this_run))
                     summary.computed += 1
+                    for kind, counts in output.reuse.items():
+                        for outcome, count in counts.items():
+                            summary.units[kind][outcome] += count
                 else:
                     summary.reused += 1
+                summary.this_run.add(this_run or Measurement())
+                summary.measured.add(Measurement(**stored["compute"]))
                 outputs[arm.name] = stored
-                summary.rows.append(_row(arm.name, entry.id, entry.duration, stored))
+                summary.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
                 bar.update()
             _write_arm_disagreements(folder, entry.id, arms, outputs)
+    summary.load_wall_s = sum(load.ready_wall_s for workers in (pool, runner.stages)
+                              for load in workers.loads().values())
     record.update(status="complete", finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  measurements=summary.rows, computed=summary.computed, reused=summary.reused)
+                  measurements=summary.rows, computed=summary.computed, reused=summary.reused,
+                  reuse=summary.reuse_json(), this_run=_times(summary.this_run),
+                  recognizer_loads={name: load.to_json() for name, load in pool.loads().items()},
+                  stage_loads={name: load.to_json() for name, load in runner.stages.loads().items()})
     atomic_write_json(folder.record, record)
     lock.release()
     return summary
 
 
-def _finished(folder: RunFolder) -> bool:
-    """Whether this exact configuration already ran to completion in ``folder``."""
-    try:
-        return folder.read_record().get("status") == "complete"
-    except (OSError, ValueError):
-        return False
+def _times(spent: Measurement) -> dict[str, float]:
+    """Wall and CPU time of what this run spent (no memory figure: see RUNTIME_COLUMNS)."""
+    return {"wall_s": round(spent.wall_s, 4), "cpu_s": round(spent.cpu_s, 4)}
 
 
 def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:
@@ -125,7 +164,8 @@ def _stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    return stored if stored.get("unit_key") == unit_key else None
+    # Outputs written before segments and reuse were recorded are made again (from the cache).
+    return stored if stored.get("unit_key") == unit_key and "segments" in stored and "reuse" in stored else None
 
 
 def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, output: ArmOutput,
@@ -145,11 +185,27 @@ def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, 
     return stored
 
 
-def _row(arm: str, recording: str, duration: float, stored: dict[str, Any]) -> dict[str, Any]:
+def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
+         this_run: Measurement | None) -> dict[str, Any]:
+    """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
+    toolkit.report says what each figure means."""
+    from toolkit.asr.segments import temperature_summary
+
     compute = stored["compute"]
+    units = stored["reuse"].values() if this_run is not None else []
+    this_run = this_run or Measurement()
+    temperatures = temperature_summary(stored["segments"])
     return {"arm": arm, "recording": recording, "duration_s": duration, "words": len(stored["words"]),
             "wall_s": compute["wall_s"], "cpu_s": compute["cpu_s"], "peak_rss_mb": compute["peak_rss_mb"],
-            "real_time_factor": stored["real_time_factor"], "unmapped_times": stored["unmapped_times"],
+            "real_time_factor": stored["real_time_factor"],
+            "this_run_wall_s": round(this_run.wall_s, 4), "this_run_cpu_s": round(this_run.cpu_s, 4),
+            "result": "computed" if units else "reused",
+            "units_computed": sum(u["computed"] for u in units), "units_reused": sum(u["reused"] for u in units),
+            "decoded_s": temperatures["decoded_s"], "fallback_share": temperatures["fallback_share"],
+            "fallback_dominated": temperatures["fallback_dominated"],
+            "temperatures": "; ".join(f"{t}: {100 * share:.0f}%"
+                                      for t, share in temperatures["share_by_temperature"].items()),
+            "unmapped_times": stored["unmapped_times"],
             "seams": len(stored["seams"]), "disagreements": len(stored["disagreements"])}
 
 

@@ -14,14 +14,21 @@ from typing import Any
 
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.arms.stages import SecondModelConfig, WindowsConfig
+from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
 from toolkit.experiment import Arm, Experiment
-from toolkit.measure import Measurement, measure
+from toolkit.measure import Measurement
 from toolkit.records import Word
 
 SAMPLE_RATE = 16_000
+UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
+
+
+def reuse_counts() -> dict[str, dict[str, int]]:
+    """Zeroed computed/reused counts for each kind of unit of work."""
+    return {kind: {"computed": 0, "reused": 0} for kind in UNIT_KINDS}
 
 
 @dataclass
@@ -51,15 +58,46 @@ class ArmOutput:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     units: list[dict[str, Any]] = field(default_factory=list)
     enhancement: dict[str, Any] | None = None
+    segments: list[dict[str, Any]] = field(default_factory=list)
     compute: Measurement = field(default_factory=Measurement)
+    worker_cpu_s: float = 0.0
+    reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
+        """Charge one unit of work at its measured cost (now or when cached) and count it computed or reused.
+
+        ``worker_cpu_s`` adds up the CPU time of units computed now, spent in worker processes
+        and so not in this process's CPU time.
+        """
+        spent = Measurement(**measurement)
+        self.compute.add(spent)
+        if computed:
+            self.worker_cpu_s += spent.cpu_s
+        self.reuse[kind]["computed" if computed else "reused"] += 1
+        return spent
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["compute"] = self.compute.to_json()  # rounded
         return data
+
+
+def _enhancer_service(config: Any) -> Any:
+    """In a worker: build the enhancer (loading its model); each request enhances one signal."""
+    from toolkit.arms.stages import make_enhancer
+
+    return make_enhancer(config).run
+
+
+def _vad_service(config: Any) -> Any:
+    """In a worker: load Silero now; each request is a signal, answered with its speech regions."""
+    from toolkit.vad import load_silero, silero_speech_regions
+
+    load_silero()
+    return lambda signal: silero_speech_regions(signal, config)
 
 
 class ArmRunner:
@@ -72,6 +110,8 @@ class ArmRunner:
         self.experiment = experiment
         self.cache = cache
         self.recognizers = recognizers
+        # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
+        self.stages = Workers()
         # Built once, before any decoding, so a model that cannot load stops the run up front.
         self._enhancers = {c.name: make_enhancer(c.config) for arm in arms for c in arm.components
                            if c.stage == "enhance"}
@@ -84,11 +124,7 @@ class ArmRunner:
         lineage = {**lineage, "sample_rate": SAMPLE_RATE}
         groups = self._segment(arm, prepared, lineage, output)
 
-        second = arm.stage("second_model")
-        names = [self.experiment.primary]
-        if second is not None:
-            config: SecondModelConfig = second.config
-            names = [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
+        names = self.recognizers_for(arm)
         streams = [self._recognize(arm, name, groups, lineage, output) for name in names]
 
         if len(streams) == 2:
@@ -103,6 +139,14 @@ class ArmRunner:
             output.words = streams[0]
         return output
 
+    def recognizers_for(self, arm: Arm) -> list[str]:
+        """The recognizers ``arm`` decodes with, in combine order."""
+        second = arm.stage("second_model")
+        if second is None:
+            return [self.experiment.primary]
+        config: SecondModelConfig = second.config
+        return [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
+
     # --- stages -------------------------------------------------------------------------
     def _enhance(self, arm: Arm, audio_sha256: str, original: Signal,
                  output: ArmOutput) -> tuple[Signal, dict[str, Any]]:
@@ -114,15 +158,16 @@ class ArmRunner:
         identity = enhancer.identity()
         key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
         cached, samples = self.cache.get(key), self.cache.get_array(key)
-        if cached is None or samples is None:
-            with measure() as spent:
-                result = enhancer.run(original)
+        computed = cached is None or samples is None
+        if computed:
+            worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
+            result, spent = worker.call(original)
             samples = result.signal.samples
             cached = {"sample_rate": result.signal.sample_rate, "timemap": result.signal.timemap.to_json(),
                       "meta": result.meta(), "measurement": spent.to_json()}
             self.cache.put_array(key, samples)
             self.cache.put(key, cached)
-        output.compute.add(Measurement(**cached["measurement"]))
+        output.count("enhance", cached["measurement"], computed)
         output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
         enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
         lineage["enhance"] = identity
@@ -137,7 +182,7 @@ class ArmRunner:
             regions = [(0.0, prepared.duration)]
             prefixes = ["full"]
         else:
-            regions = self._vad_regions(vad.config, prepared, lineage, output)
+            regions = self._vad_regions(vad, prepared, lineage, output)
             prefixes = [f"vad{i:03d}" for i in range(len(regions))]
             tm = prepared.timemap
             tol = self.experiment.time_tolerance_s
@@ -157,18 +202,17 @@ class ArmRunner:
             ])
         return groups
 
-    def _vad_regions(self, config: Any, prepared: Signal, lineage: dict[str, Any],
+    def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
-        from toolkit.vad import silero_speech_regions
-
-        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(config)})
+        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(component.config)})
         cached = self.cache.get(key)
-        if cached is None:
-            with measure() as spent:
-                regions = silero_speech_regions(prepared, config)
+        computed = cached is None
+        if computed:
+            worker = self.stages.get(f"vad {component.name}", _vad_service, (component.config,))
+            regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)
-        output.compute.add(Measurement(**cached["measurement"]))
+        output.count("vad", cached["measurement"], computed)
         return [tuple(r) for r in cached["regions"]]
 
     def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
@@ -196,20 +240,38 @@ class ArmRunner:
         key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
                                   "recognizer": identity})
         cached = self.cache.get(key)
-        was_cached = cached is not None
-        if cached is None:
-            with measure() as spent:
-                local = self.recognizers.transcribe(name, unit.signal)
-            cached = {"words": [asdict(w) for w in local], "measurement": spent.to_json(),
-                      "notes": dict(self.recognizers.get(name).notes)}
+        # Entries from before segments were recorded are decoded again, so every result has them.
+        computed = cached is None or "segments" not in cached
+        if computed:
+            decoded = self.recognizers.transcribe(name, unit.signal)
+            cached = {"words": [asdict(w) for w in decoded.transcript.words],
+                      "segments": [s.to_json() for s in decoded.transcript.segments],
+                      "measurement": decoded.measurement.to_json(), "notes": decoded.notes}
             self.cache.put(key, cached)
-        spent = Measurement(**cached["measurement"])
-        output.compute.add(spent)
+        spent = output.count("decode", cached["measurement"], computed)
         output.recognizer_notes[name] = cached.get("notes", {})
         start, end = unit.original_span
         output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
-                             "original_end": end, "cached": was_cached, **spent.to_json()})
+                             "original_end": end, "cached": not computed, **spent.to_json()})
+        output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
+
+    def _segments_to_original(self, name: str, unit: DecodeUnit,
+                              segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Segment records in original time (``None`` where unmappable), with their decoded seconds."""
+        tm, tol, length = unit.signal.timemap, self.experiment.time_tolerance_s, unit.signal.duration
+
+        def original(local: float) -> float | None:
+            mapped = tm(local, tolerance=tol)
+            return None if mapped is None else round(mapped, 4)
+
+        records = []
+        for segment in segments:
+            start = min(max(segment["start"], 0.0), length)
+            end = min(max(segment["end"], start), length)
+            records.append({**segment, "recognizer": name, "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
+                            "start": original(start), "end": original(end), "seconds": round(end - start, 3)})
+        return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
         """Map unit-local word times to original time; unmappable words lose both times."""

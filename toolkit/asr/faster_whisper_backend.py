@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Literal
 
 from toolkit.asr.models import ModelInfo
+from toolkit.asr.segments import Transcript, classify, describe
 from toolkit.audio.signal import Signal, resample
 from toolkit.errors import InputError
 from toolkit.records import Word
@@ -163,21 +164,30 @@ class FasterWhisperRecognizer:
         self.model = model
         self.config = config
         self._whisper: Any = None
-        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer"}
+        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
+                                      "temperature_fallback": f"sequential: temperatures {list(config.temperature)}"}
 
     def load(self) -> None:
-        """Load the model now (once), so a model or setting that cannot load fails before any run starts."""
+        """Load the weights now (decoding would otherwise load them on first use)."""
         if self._whisper is None:
             self._whisper = load_whisper(self.model, self.config)
 
-    def transcribe(self, signal: Signal) -> list[Word]:
-        """Words with times in ``signal``'s own seconds and word probabilities as confidence."""
+    def transcribe(self, signal: Signal) -> Transcript:
+        """Words with times in ``signal``'s own seconds and word probabilities as confidence,
+        and each segment's temperature, log-probability, compression ratio and no-speech probability."""
         audio = to_16k(signal)
         if len(audio.samples) == 0:
-            return []
+            return Transcript([], [])
         self.load()
         segments, _ = self._whisper.transcribe(audio.samples, **self.config.transcribe_kwargs())
-        return segment_words(segments, audio.duration)
+        segments = list(segments)
+        config = self.config
+
+        def outcome(segment: Any) -> str:
+            return classify(segment, config.temperature, config.compression_ratio_threshold,
+                            config.log_prob_threshold, config.no_speech_threshold)
+
+        return Transcript(segment_words(segments, audio.duration), describe(segments, outcome))
 
     def identity(self) -> dict[str, Any]:
         """Backend, model name and weight hash, and the full decoding configuration."""

@@ -1,8 +1,11 @@
 """Build a recognizer from an experiment's recognizer table and describe how two recognizers relate.
 
-A recognizer has ``.transcribe(signal) -> list[Word]`` (times in the signal's own seconds),
-``.identity()`` (backend, model name, weight hash, full decoding configuration: the run
-record and cache key) and ``.notes`` (how word times were obtained, for hypothesis meta).
+A recognizer has ``.transcribe(signal) -> Transcript`` (words with times in the signal's own
+seconds, and each decoded segment's temperature and quality figures), ``.load()`` (load the
+weights now, so their cost is measured apart from any recording), ``.identity()`` (backend,
+model name, weight hash, full decoding configuration: the run record and cache key) and
+``.notes`` (how word times were obtained and whether temperature fallback exists, for
+hypothesis meta).
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from typing import Any, Mapping, Protocol
 
 from toolkit.asr.faster_whisper_backend import DecodingConfig, FasterWhisperRecognizer
 from toolkit.asr.models import resolve_model
+from toolkit.asr.segments import Transcript
 from toolkit.asr.whisperx_backend import WhisperXConfig, WhisperXRecognizer
 from toolkit.audio.signal import Signal
 from toolkit.config import build_config
 from toolkit.errors import InputError
-from toolkit.records import Word
 
 _BACKENDS: dict[str, tuple[type[DecodingConfig], type]] = {
     "faster-whisper": (DecodingConfig, FasterWhisperRecognizer),
@@ -30,7 +33,7 @@ class Recognizer(Protocol):
 
     def load(self) -> None: ...
 
-    def transcribe(self, signal: Signal) -> list[Word]: ...
+    def transcribe(self, signal: Signal) -> Transcript: ...
 
     def identity(self) -> dict[str, Any]: ...
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from toolkit.asr.faster_whisper_backend import DecodingConfig, load_whisper, segment_words, to_16k
 from toolkit.asr.models import ModelInfo
+from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.audio.signal import Signal
 from toolkit.config import build_config
 from toolkit.errors import InputError
@@ -87,14 +88,9 @@ class WhisperXRecognizer:
         self._vad: Any = None
         self._aligner: tuple[Any, Any] | None = None
         self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
-                                      "aligner": "not configured" if not config.aligner else "not loaded yet"}
-
-    def load(self) -> None:
-        """Load the model now (once), so a model or setting that cannot load fails before any run starts."""
-        if self._pipeline is None:
-            from faster_whisper import BatchedInferencePipeline
-
-            self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+                                      "aligner": "not configured" if not config.aligner else "not loaded yet",
+                                      "temperature_fallback": f"none: batched decoding decodes once at "
+                                                              f"temperature {config.temperature[0]}"}
 
     def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
         """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
@@ -112,10 +108,7 @@ class WhisperXRecognizer:
             chunks = Vad.merge_chunks([Segment(a, b, "UNKNOWN") for a, b in regions], config.chunk_size_s,
                                       onset=config.pyannote_onset, offset=config.pyannote_offset)
         else:
-            if self._vad is None:
-                import torch
-
-                self._vad = Pyannote(torch.device("cpu"), vad_onset=config.pyannote_onset)
+            self._load_vad()
             scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples),
                                 "sample_rate": audio.sample_rate})
             chunks = Pyannote.merge_chunks(scores, config.chunk_size_s, onset=config.pyannote_onset,
@@ -123,19 +116,42 @@ class WhisperXRecognizer:
         return [(float(c["start"]), min(float(c["end"]), audio.duration)) for c in chunks
                 if c["end"] > c["start"]]
 
-    def transcribe(self, signal: Signal) -> list[Word]:
-        """Words with times in ``signal``'s own seconds; segment ids number the decoded chunks."""
+    def load(self) -> None:
+        """Load the weights and the VAD model now (decoding would otherwise load them on first use)."""
+        self._load_vad()
+        if self._pipeline is None:
+            from faster_whisper import BatchedInferencePipeline
+
+            self._pipeline = BatchedInferencePipeline(load_whisper(self.model, self.config))
+
+    def _load_vad(self) -> None:
+        if self.config.vad_method == "silero":
+            from toolkit.vad import load_silero
+
+            load_silero()
+        elif self._vad is None:
+            import torch
+            from whisperx.vads import Pyannote
+
+            self._vad = Pyannote(torch.device("cpu"), vad_onset=self.config.pyannote_onset)
+
+    def transcribe(self, signal: Signal) -> Transcript:
+        """Words with times in ``signal``'s own seconds; segment ids number the decoded chunks.
+
+        Segments carry the decoder's figures; their outcome is always "no fallback (batched)".
+        """
         audio = to_16k(signal)
         chunks = self.speech_chunks(audio)
         if not chunks:
-            return []
+            return Transcript([], [])
         self.load()
         segments, _ = self._pipeline.transcribe(
             audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
             clip_timestamps=[{"start": a, "end": b} for a, b in chunks])
         segments = list(segments)
         words = segment_words(segments, audio.duration)
-        return self._align(words, segments, audio) if self.config.aligner else words
+        words = self._align(words, segments, audio) if self.config.aligner else words
+        return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK))
 
     def _load_aligner(self) -> tuple[Any, Any] | None:
         if self._aligner is None and self.notes["aligner"] == "not loaded yet":

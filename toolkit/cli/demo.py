@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
         record_run(experiment, split, summary)
         evaluation = evaluate_run(summary.folder, experiment.score_options())
-        print(f"\n== {experiment.name} / {split}: {summary.computed} computed, {summary.reused} reused ==")
+        print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")
         return evaluation

@@ -62,5 +62,6 @@ def _verify(args: argparse.Namespace) -> int:
     if problems:
         return 2
     files = sum(1 + len(entry.references) for entry in manifest.recordings)
-    print(f"OK: {len(manifest.recordings)} recordings, {files} files match {args.manifest}")
+    print(f"OK: {len(manifest.recordings)} recordings, {files} files match {args.manifest} "
+          f"(manifest sha256 {manifest.sha256})")
     return 0

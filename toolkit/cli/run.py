@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
     arms = open_test_split(experiment, args.split, arms)  # holdout/challenge: frozen challenger, once
     summary = run_experiment(experiment, args.split, arms, progress=not args.quiet)
     record_run(experiment, args.split, summary)
-    print(f"run: {summary.folder.root} ({summary.computed} computed, {summary.reused} reused)")
+    print(f"run: {summary.folder.root}")
+    print(f"     {summary.describe()}")
     if args.no_score:
         return 0
     from toolkit.evaluate import evaluate_run

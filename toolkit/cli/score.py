@@ -19,6 +19,7 @@ from toolkit.formats.text import read_text
 from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 if TYPE_CHECKING:
+    from toolkit.alignment_view import AlignedWord
     from toolkit.scoring import RecordingScore
 
 # Kept literal so `ablate --help` need not import pandas/scipy; test_score_cli checks they agree.
@@ -51,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="collar in seconds for the time-constrained alignment (default %(default)s)")
     parser.add_argument("--time-constrained", action="store_true",
                         help="also report a time-constrained alignment (diagnosis)")
+    parser.add_argument("--show-alignment", action="store_true",
+                        help="also print the aligned reference and hypothesis (REF/HYP/EVAL lines, as sclite's pra)")
     parser.add_argument("--short-max", type=non_negative_int, default=DEFAULT_SHORT_MAX,
                         help="short-word audit: at most this many letters (default %(default)s)")
     parser.set_defaults(func=run)
@@ -76,7 +79,8 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.scoring import ScoreOptions, score_recording
+    from toolkit.alignment_view import aligned_words, critical_marks
+    from toolkit.scoring import ScoreOptions, audit_vocabulary, score_recording
 
     recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
     reference = read_reference(args.ref, recording_id, channel=channel)
@@ -87,11 +91,26 @@ def run(args: argparse.Namespace) -> int:
                            collar=args.collar, time_constrained=args.time_constrained,
                            norm_version=args.normalizer, lexicon=args.lexicon)
     score = score_recording(reference, hypothesis, options, vad)
+    alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
-        print(json.dumps(score.to_json(), ensure_ascii=False, indent=2))
+        print(json.dumps({**score.to_json(), "alignment": [row.to_json() for row in alignment]},
+                         ensure_ascii=False, indent=2))
     else:
         print(render_text(score))
+        if args.show_alignment:
+            print(render_alignment(score, alignment))
     return 0
+
+
+def render_alignment(score: "RecordingScore", alignment: "list[AlignedWord]") -> str:
+    """The alignment in sclite's pra layout, under a line naming its policy and its counts."""
+    from toolkit.alignment_view import render_pra
+
+    ops = [row.op for row in alignment]
+    counts = " ".join(str(ops.count(op)) for op in ("equal", "substitute", "delete", "insert"))
+    return (f"\nalignment of {score.recording_id} (policy {score.signature.fields['audit_policy']}; "
+            f"correct words lower case, errors upper case, onsets in seconds)\n"
+            f"Scores: (#C #S #D #I) {counts}\n{render_pra(alignment)}")
 
 
 def _pct(value: float | None) -> str:
@@ -109,7 +128,7 @@ def render_text(score: "RecordingScore") -> str:
     a = data["audits"]
     n, t = data["nonspeech"], data["timing"]
     lines = [
-        f"recording {score.recording_id}  policy {score.policy}",
+        f"recording {score.recording_id}  arm {score.arm or '-'}  policy {score.policy}",
         f"WER {_pct(c.wer)}  (S={c.substitutions} D={c.deletions} I={c.insertions} N={c.ref_words}, "
         f"hits {c.hits})   CER {_pct(c.cer)}",
         f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",

@@ -19,6 +19,7 @@ from toolkit.store import atomic_write_text
 
 CHANNEL = "1"
 UNTIMED = ";; untimed "
+HEADER = ";; recording channel start duration word [confidence]; arm "  # then the arm name, "-" for none
 _EPS = 1e-9
 
 # Words of one recording in file order, each with its channel (None: an untimed word, which has none).
@@ -64,11 +65,11 @@ def ctm_channels(words: CtmWords) -> list[str]:
 
 
 def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id: str,
-               channel: str | None = None) -> Hypothesis:
+               channel: str | None = None, arm: str = "") -> Hypothesis:
     """The hypothesis for one recording and channel; several channels without a choice are refused."""
     if recording_id not in by_recording:
         if not by_recording:
-            return Hypothesis(recording_id, [])
+            return Hypothesis(recording_id, [], arm=arm)
         found = ", ".join(sorted(by_recording))
         raise InputError(path, f"no words for recording '{recording_id}' (recordings in the file: {found})")
     words = by_recording[recording_id]
@@ -82,16 +83,24 @@ def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id
     if len(channels) > 1 and any(c is None for c, _ in words):
         raise InputError(path, f"recording '{recording_id}' has untimed words, which name no channel, "
                                f"and words on channels {', '.join(channels)}")
-    return Hypothesis(recording_id, [word for c, word in words if channel is None or c in (None, channel)])
+    return Hypothesis(recording_id, [word for c, word in words if channel is None or c in (None, channel)], arm=arm)
 
 
 def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None, channel: str | None = None) -> Hypothesis:
     """The hypothesis for ``recording_id`` (default: the file stem, or the file's only recording)."""
     by_recording = read_ctm(path)
+    arm = _header_arm(path)
     wanted = recording_id or Path(path).stem
     if recording_id is None and wanted not in by_recording and len(by_recording) == 1:
         wanted = next(iter(by_recording))
-    return select_ctm(path, by_recording, wanted, channel)
+    return select_ctm(path, by_recording, wanted, channel, arm)
+
+
+def _header_arm(path: str | Path) -> str:
+    """The arm named by a header ``write_ctm`` wrote, or "" when there is none."""
+    first = read_text(path).partition("\n")[0]
+    arm = first[len(HEADER):].strip() if first.startswith(HEADER) else ""
+    return "" if arm == "-" else arm
 
 
 def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
@@ -99,7 +108,7 @@ def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
     problem = recording_id_problem(hypothesis.recording_id)
     if problem is not None:
         raise InputError(path, f"cannot write CTM: {problem}")
-    lines = [f";; recording channel start duration word [confidence]; arm {hypothesis.arm or '-'}"]
+    lines = [f"{HEADER}{hypothesis.arm or '-'}"]
     for word in hypothesis.words:
         text = "_".join(word.text.split()) or "_"
         if not word.timed:

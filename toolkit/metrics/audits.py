@@ -5,6 +5,10 @@ Each audit has a denominator (reference occurrences) and an instance list for th
   is itself a negation word (so "né" -> "não é", a tag question, is not audited as a negation).
   A reference negation deleted or substituted (by anything, even another negation)
   is a flip; a hypothesis negation inserted, or substituted for a non-negation, is an insertion.
+- Repetitions (false starts): the same negation, name or number said back to back in one turn
+  ("não não", "Ana Ana", "dois dois") is a run. A member of a run deleted whole is "repetition
+  dropped", reported apart and not an error, as long as another member of the run survives in
+  some form; a run deleted entirely counts one error. Reference counts stay per occurrence.
 - Names: an occurrence (longest names first, no overlaps) is an error unless every token is a
   hit and nothing was inserted inside it.
 - Numbers: a reference number (one number group) is correct only when every token is a hit,
@@ -15,8 +19,6 @@ Each audit has a denominator (reference occurrences) and an instance list for th
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -25,15 +27,15 @@ import numpy as np
 from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE
 from toolkit.metrics.aligned import AlignedTokens, Instance
 from toolkit.metrics.tokens import TokenTable
+from toolkit.normalize.chars import fold_accents
+from toolkit.normalize.same_word import word_key
 
 _KIND = {DELETE: "deleted", SUBSTITUTE: "substituted"}
-_EDGES = re.compile(r"^\W+|\W+$")
 
 
 def _fold(word: str) -> str:
-    """Lower case, edge punctuation off, accents removed: how a source word is compared to the lexicon."""
-    decomposed = unicodedata.normalize("NFD", _EDGES.sub("", word.casefold()))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """The same-word key with accents removed: how a source word is compared to the lexicon."""
+    return fold_accents(word_key(word))
 
 
 def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
@@ -54,30 +56,61 @@ def _instances(items: list[Instance]) -> list[dict[str, Any]]:
     return [i.to_json() for i in items]
 
 
+REPETITION_DROPPED = "repetition dropped"
+
+
 @dataclass
 class NegationAudit:
-    """Reference negations flipped (deleted/substituted) and negations inserted."""
+    """Reference negations flipped (deleted/substituted), repetitions dropped, and negations inserted."""
 
     ref_count: int = 0
     flipped: int = 0
     inserted: int = 0
+    repetition_dropped: int = 0
     instances: list[Instance] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"ref_count": self.ref_count, "flipped": self.flipped, "inserted": self.inserted,
-                "instances": _instances(self.instances)}
+                "repetition_dropped": self.repetition_dropped, "instances": _instances(self.instances)}
 
 
 @dataclass
 class OccurrenceAudit:
-    """Reference occurrences (names or numbers) and how many were wrong."""
+    """Reference occurrences (names or numbers), how many were wrong, and repetitions dropped."""
 
     ref_count: int = 0
     errors: int = 0
+    repetition_dropped: int = 0
     instances: list[Instance] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ref_count": self.ref_count, "errors": self.errors, "instances": _instances(self.instances)}
+        return {"ref_count": self.ref_count, "errors": self.errors, "repetition_dropped": self.repetition_dropped,
+                "instances": _instances(self.instances)}
+
+
+def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray,
+                        deleted: Sequence[bool]) -> set[int]:
+    """Indices of ``spans`` (sorted reference token spans) whose whole deletion is a dropped repetition.
+
+    Spans with the same key that follow each other with nothing between, in one turn, form a
+    run; a deleted member is dropped repetition when the run has a member not deleted, and all
+    members but the first when the whole run was deleted (that loss counts once).
+    """
+    dropped: set[int] = set()
+    k = 0
+    while k < len(spans):
+        end = k + 1
+        while (end < len(spans) and spans[end][0] == spans[end - 1][1] + 1 and keys[end] == keys[k]
+               and turns[spans[end][0]] == turns[spans[k][0]]):
+            end += 1
+        gone = [m for m in range(k, end) if deleted[m]]
+        dropped.update(gone[1:] if len(gone) == end - k else gone)
+        k = end
+    return dropped
+
+
+def _wholly_deleted(at: AlignedTokens, first: int, last: int) -> bool:
+    return bool((at.ref_op[first:last + 1] == DELETE).all()) and not at.insertions_inside(first, last)
 
 
 @dataclass
@@ -96,12 +129,24 @@ class ShortWordAudit:
                 "instances": _instances(self.instances)}
 
 
-def negation_audit(at: AlignedTokens, negations: frozenset[str]) -> NegationAudit:
-    """Flips of reference negations and insertions of hypothesis negations."""
+def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> NegationAudit:
+    """Flips of reference negations, dropped repetitions, and insertions of hypothesis negations.
+
+    ``turns`` gives each reference token's turn (utterance index).
+    """
     ref_neg = negation_mask(at.ref, negations)
     hyp_neg = negation_mask(at.hyp, negations)
     audit = NegationAudit(ref_count=int(ref_neg.sum()))
-    for i in np.flatnonzero(ref_neg & (at.ref_op != EQUAL)).tolist():
+    positions = np.flatnonzero(ref_neg).tolist()
+    dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns,
+                                  [int(at.ref_op[i]) == DELETE for i in positions])
+    for k, i in enumerate(positions):
+        if at.ref_op[i] == EQUAL:
+            continue
+        if k in dropped:
+            audit.repetition_dropped += 1
+            audit.instances.append(at.ref_instance(REPETITION_DROPPED, i, i))
+            continue
         audit.flipped += 1
         audit.instances.append(at.ref_instance(_KIND[int(at.ref_op[i])], i, i))
     partner_neg = np.zeros(len(at.hyp), dtype=bool)
@@ -131,18 +176,23 @@ def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> 
     return sorted(spans)
 
 
-def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]]) -> OccurrenceAudit:
+def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
     """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
-    audit = OccurrenceAudit()
-    for first, last in find_occurrences(at.ref.texts, names):
-        audit.ref_count += 1
-        if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+    spans = find_occurrences(at.ref.texts, names)
+    dropped = dropped_repetitions(spans, [tuple(at.ref.texts[a:b + 1]) for a, b in spans], turns,
+                                  [_wholly_deleted(at, a, b) for a, b in spans])
+    audit = OccurrenceAudit(ref_count=len(spans))
+    for k, (first, last) in enumerate(spans):
+        if k in dropped:
+            audit.repetition_dropped += 1
+            audit.instances.append(at.ref_instance(REPETITION_DROPPED, first, last))
+        elif (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
             audit.errors += 1
             audit.instances.append(at.ref_instance("error", first, last))
     return audit
 
 
-def number_audit(at: AlignedTokens) -> OccurrenceAudit:
+def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
     """Value errors per reference number (a number group of the reference tokens)."""
     audit = OccurrenceAudit()
     groups = at.ref.number_group
@@ -152,10 +202,15 @@ def number_audit(at: AlignedTokens) -> OccurrenceAudit:
     hyp_sizes = np.bincount(hyp_groups[hyp_groups >= 0]) if (hyp_groups >= 0).any() else np.zeros(0, int)
     members = np.flatnonzero(groups >= 0)
     bounds = np.flatnonzero(np.diff(groups[members]) != 0) + 1
-    for span in np.split(members, bounds):
-        first, last = int(span[0]), int(span[-1])
-        audit.ref_count += 1
-        if not _number_correct(at, first, last, hyp_sizes):
+    spans = [(int(span[0]), int(span[-1])) for span in np.split(members, bounds)]
+    dropped = dropped_repetitions(spans, [at.ref.number_value[a] for a, _ in spans], turns,
+                                  [_wholly_deleted(at, a, b) for a, b in spans])
+    audit.ref_count = len(spans)
+    for k, (first, last) in enumerate(spans):
+        if k in dropped:
+            audit.repetition_dropped += 1
+            audit.instances.append(at.ref_instance(REPETITION_DROPPED, first, last))
+        elif not _number_correct(at, first, last, hyp_sizes):
             audit.errors += 1
             touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
             whole_numbers = np.flatnonzero(np.isin(hyp_groups, touched))

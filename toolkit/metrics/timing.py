@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
-from scipy.stats import linregress
 
 from toolkit.align import EQUAL
 from toolkit.metrics.aligned import AlignedTokens
@@ -62,6 +61,8 @@ class TimingScore:
         """Slope of onset error over reference time (s of error per minute); needs 3+ distinct onsets."""
         if not self.available or len(np.unique(self.ref_onsets)) < 3:
             return None
+        from scipy.stats import linregress  # imported here: scipy takes half a second to import
+
         return float(linregress(self.ref_onsets, self.onset_errors).slope) * 60.0
 
     def thirds(self) -> dict[str, dict[str, Any]] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -25,6 +26,8 @@ CURRENCIES = {
     "$": ("dólar", "dólares", "US$"),
     "€": ("euro", "euros", "€"),
 }
+# Letters before "$" that recognizers write as a word of their own ("R" "$" for "R$").
+CURRENCY_PREFIXES = frozenset(symbol[:-1] for symbol in CURRENCIES if symbol.endswith("$") and len(symbol) > 1)
 _ORD_UNITS = ("", "primeiro", "segundo", "terceiro", "quarto", "quinto", "sexto", "sétimo", "oitavo", "nono")
 _ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "quadragésimo", "quinquagésimo", "sexagésimo",
              "septuagésimo", "octogésimo", "nonagésimo")
@@ -48,6 +51,9 @@ _PATTERNS = (
 )
 _THREE_DIGITS = re.compile(r"\d{3}(?:,\d+)?%?")
 _SHORT_DIGITS = re.compile(r"\d{1,3}")
+# A decimal comma or thousands dot with digits, written as a word of its own: recognizers split
+# "4,2%" into the words "4", ",2", "%" (Whisper's word timestamps do).
+_CONTINUATION = re.compile(r"[.,]\d+%?")
 _RUNS = re.compile(r"\d+|\D+")
 
 
@@ -207,21 +213,33 @@ def might_start_numeral(piece: str) -> bool:
     return "$" in piece or "€" in piece or has_digit(piece)
 
 
-def find_numeral(pieces: list[str], index: int, merge: bool = True) -> Numeral | None:
+def splits_currency(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is the letters of a currency whose "$" is the next word ("R" "$")."""
+    return words[index] in CURRENCY_PREFIXES and index + 1 < len(words) and words[index + 1].startswith("$")
+
+
+def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces: bool = False) -> Numeral | None:
     """The numeral starting at ``pieces[index]``, or None when that piece does not start one.
 
     A currency symbol with no amount after it is read as the currency's plural ("R$" -> reais).
 
     With ``merge``, a numeral may span pieces: "R$" + "1.500,00", "3,5" + "%", an amount + a
     multiplier word after a currency ("R$ 2,5 milhões"), and space-grouped thousands ("2 100":
-    a 1-3 digit piece followed by pieces of exactly three digits).
+    a 1-3 digit piece followed by pieces of exactly three digits). With ``join_pieces`` too, a
+    piece that is a decimal comma or thousands dot with digits continues the digits before it
+    ("4" + ",2" + "%" is "4,2%"; "1" + ".500" + ",00" is "1.500,00"), and "R" + "$" is "R$".
     """
     core = _trim(pieces[index])
     span = 1
     if merge:
+        if join_pieces and splits_currency(pieces, index):
+            core, span = core + _trim(pieces[index + 1]), 2  # "R" + "$" is "R$"
         prefix = ""
-        if core in CURRENCIES and index + 1 < len(pieces) and has_digit(pieces[index + 1]):
-            prefix, core, span = core, core + _trim(pieces[index + 1]), 2
+        if core in CURRENCIES and index + span < len(pieces) and has_digit(pieces[index + span]):
+            prefix, core, span = core, core + _trim(pieces[index + span]), span + 1
+        while (join_pieces and core[-1:].isdigit() and index + span < len(pieces)
+               and _CONTINUATION.fullmatch(piece := pieces[index + span].rstrip(".,;:!?"))):
+            core, span = core + piece, span + 1
         digits = core[len(prefix):]
         if _SHORT_DIGITS.fullmatch(digits) and pieces[index + span - 1].endswith(digits):
             while index + span < len(pieces) and _THREE_DIGITS.fullmatch(_trim(pieces[index + span])):
@@ -233,7 +251,7 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True) -> Numeral |
         if index + span < len(pieces) and _trim(pieces[index + span]) == "%":
             core, span = core + "%", span + 1
     if core in CURRENCIES:
-        return Numeral(span=1, literal=core, words=(CURRENCIES[core][1],), value=None)
+        return Numeral(span=span, literal=core, words=(CURRENCIES[core][1],), value=None)
     if not has_digit(core):
         return None
     multiplier = None

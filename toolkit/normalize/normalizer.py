@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from toolkit.normalize.chars import fold_accents, split_hyphenated, split_punctuation
 from toolkit.normalize.context import WordContext, abbreviation_words, context_readings
-from toolkit.normalize.digits import find_numeral, might_start_numeral
+from toolkit.normalize.digits import find_numeral, might_start_numeral, splits_currency
 from toolkit.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
 from toolkit.normalize.numbers import canonical_word, find_numbers
 from toolkit.normalize.policy import NormalizationPolicy
@@ -202,6 +202,8 @@ class Normalizer:
                 forms = tuple(form for reading in readings[index] for form in rules.forms(reading))
             elif skip == 0:
                 forms = plain[word] if word in plain else rules.plain_word(word)
+                if forms is not None and policy.numeral_pieces and splits_currency(source_words, index):
+                    forms = None  # "R" "$" "2" ".000": read as a numeral from here
             if forms is None:
                 forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
             texts.extend(forms)
@@ -227,9 +229,12 @@ class Normalizer:
         while pos < len(own):
             piece = window[pos]
             forms = rules.plain(piece)
+            if forms is not None and policy.numeral_pieces and splits_currency(window, pos):
+                forms = None
             step = 1
             if forms is None:
-                numeral = find_numeral(window, pos, merge=policy.numbers_to_words)
+                numeral = find_numeral(window, pos, merge=policy.numbers_to_words,
+                                       join_pieces=bool(policy.numeral_pieces))
                 if numeral is not None and policy.numbers_to_words:
                     forms = tuple(form for word in numeral.words for form in rules.forms(word))
                     step = numeral.span

@@ -15,7 +15,7 @@ POLICY_VERSIONS = (FIRST_VERSION, "ptbr-norm-2")
 POLICY_VERSION = POLICY_VERSIONS[-1]
 # Options that ptbr-norm-2 introduced: off under ptbr-norm-1 and absent from its signature,
 # so a ptbr-norm-1 signature is the same as before they existed.
-LATER_OPTIONS = ("roman_numerals", "abbreviations", "homophones")
+LATER_OPTIONS = ("roman_numerals", "abbreviations", "homophones", "numeral_pieces")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class NormalizationPolicy:
     roman_numerals: bool | None = None
     abbreviations: bool | None = None
     homophones: bool | None = None
+    numeral_pieces: bool | None = None
 
     def __post_init__(self) -> None:
         if self.version not in POLICY_VERSIONS:
@@ -54,7 +55,8 @@ class NormalizationPolicy:
     @classmethod
     def normalized(cls, version: str = POLICY_VERSION) -> NormalizationPolicy:
         """The default scoring policy: NFKC, lower case, no punctuation, equivalences, number words
-        (and from ptbr-norm-2 on: Roman numerals in context, abbreviations, the crase folded)."""
+        (and from ptbr-norm-2 on: Roman numerals in context, abbreviations, the crase folded, numerals
+        a recognizer split into word pieces read whole)."""
         return cls(version=version)
 
     @classmethod
@@ -71,6 +73,7 @@ class NormalizationPolicy:
             roman_numerals=False,
             abbreviations=False,
             homophones=False,
+            numeral_pieces=False,
         )
 
     @classmethod

@@ -1,0 +1,94 @@
+"""Readable alignments: ``ablate score --show-alignment`` (sclite pra layout) and the JSON ``alignment`` list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolkit.alignment_view import aligned_words, render_pra
+from toolkit.cli import main
+from toolkit.formats import write_ctm, write_reference_textgrid
+from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scoring import score_recording
+
+
+@pytest.fixture
+def files(tmp_path):
+    ref = Reference("r1", [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição.")],
+                    words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6), Word("vou", 0.7, 0.9)],
+                    speech=[Interval(0, 3, "speech")])
+    write_reference_textgrid(ref, tmp_path / "r1.TextGrid", 4.0)
+    hyp = Hypothesis("r1", [Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k) for k, w in
+                            enumerate("eu vou em dois mil e trinta com a a Conceição".split())])
+    write_ctm(hyp, tmp_path / "r1.ctm")
+    (tmp_path / "names.txt").write_text("Conceição\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_show_alignment_prints_pra_lines_with_columns_that_line_up(files, capsys):
+    assert main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
+                 "--show-alignment"]) == 0
+    out = capsys.readouterr().out
+    assert "Scores: (#C #S #D #I) 9 1 1 1" in out
+    lines = {line.split(":", 1)[0]: line for line in out.splitlines()
+             if line.split(":", 1)[0] in ("REF", "HYP", "EVAL", "R_T1", "H_T1")}
+    ref, hyp, ev = lines["REF"], lines["HYP"], lines["EVAL"]
+    assert ref.split()[1:4] == ["eu", "NÃO", "vou"] and hyp.split()[1:4] == ["eu", "***", "vou"]
+    assert ev[hyp.index("***")] == "D" and ev[ref.index("VINTE")] == "S" and hyp[ref.index("VINTE"):].startswith("TRINTA")
+    inserted = hyp.index(" A ") + 1
+    assert ref[inserted:inserted + 3] == "***" and ev[inserted] == "I"
+    assert lines["R_T1"][ref.index("NÃO"):].startswith("0.40")
+    assert lines["H_T1"][hyp.index("vou"):].startswith("0.35")
+
+
+def test_json_alignment_lists_every_step_with_operation_times_and_critical_marks(files, capsys):
+    assert main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
+                 "--names", str(files / "names.txt"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    steps = data["alignment"]
+    ops = [s["op"] for s in steps]
+    assert (ops.count("substitute"), ops.count("delete"), ops.count("insert"), ops.count("equal")) == \
+           (data["substitutions"], data["deletions"], data["insertions"], data["hits"])
+    deleted = steps[ops.index("delete")]
+    assert deleted == {"reference": "não", "hypothesis": None, "op": "delete", "ref_start": 0.4, "ref_end": 0.6,
+                       "hyp_start": None, "hyp_end": None, "critical": ["negation"]}
+    assert steps[0]["hyp_start"] == 0.1 and steps[0]["ref_start"] == 0.1
+    assert [s["critical"] for s in steps if s["reference"] == "conceição"] == [["name"]]
+    assert all(s["critical"] == ["number"] for s in steps if s["reference"] in ("dois", "mil", "vinte"))
+
+
+def test_untimed_sides_print_no_onset_lines_and_long_alignments_wrap():
+    ref = Reference("x", [Utterance(0.0, float("inf"), " ".join(["palavra"] * 40))])
+    score = score_recording(ref, Hypothesis("x", [Word("palavra")] * 39))
+    text = render_pra(aligned_words(score.aligned), width=60)
+    lines = text.splitlines()
+    assert not any(line.startswith(("R_T1", "H_T1")) for line in lines)
+    assert all(len(line) <= 60 for line in lines)
+    assert sum(line.startswith("REF:") for line in lines) > 1
+    assert sum(line.count("palavra") + line.count("PALAVRA") for line in lines if line.startswith("REF:")) == 40
+
+
+def test_run_report_links_a_coloured_alignment_page_per_recording(tmp_path):
+    from protocol_corpus import correct, make_corpus, make_run, turns
+    from toolkit.evaluate import evaluate_run
+
+    manifest = make_corpus(tmp_path / "corpus", {"r1": "tuning"})
+    words = correct(turns())
+    index = {w.text: k for k, w in enumerate(words)}
+    arm = [w for k, w in enumerate(words) if k != index["não"]]  # the negation deleted
+    arm = [Word("cama", w.start, w.end) if w.text == "casa" else w for w in arm] + [Word("extra", 11.9, 11.95)]
+    run = make_run(tmp_path / "run", manifest, "tuning", {"baseline": {"r1": words}, "arm": {"r1": arm}})
+    evaluation = evaluate_run(run)
+    page = (run.root / "alignment" / "arm" / "r1.html").read_text(encoding="utf-8")
+    assert 'class="w delete critical"' in page and '<span class="r">não</span>' in page
+    assert '<span class="mark">negation</span>' in page
+    assert 'class="w substitute"' in page and '<span class="h">cama</span>' in page
+    assert 'class="w insert"' in page and '<span class="h">extra</span>' in page
+    assert page.split("<div>", 1)[1].count('class="w delete') == 1  # the legend shows each colour too
+    assert 'title="insert; reference untimed; hypothesis 11.90-11.95 s"' in page
+    report = evaluation.report_html.read_text(encoding="utf-8")
+    assert 'href="alignment/arm/r1.html"' in report and 'href="alignment/baseline/r1.html"' in report
+    assert "`" not in report and "](alignment/arm/r1.html)" in evaluation.report_markdown.read_text(encoding="utf-8")
+    baseline = (run.root / "alignment" / "baseline" / "r1.html").read_text(encoding="utf-8")
+    assert "substitute" not in baseline.split("<div>", 1)[1] and "S=0 D=0 I=0" in baseline
