@@ -185,6 +185,25 @@ def test_turn_edges_are_boundary_word_times():
     assert t["onset_abs_median_s"] == pytest.approx(0.15)
 
 
+
+def test_worst_onsets_name_the_word_both_times_and_the_arm():
+    from toolkit.metrics.timing import worst_onsets
+
+    ref = ref_of((2.0, 4.0, "Eu não sei"), (6.0, 7.0, "nunca"), (9.0, 10.0, "talvez"))
+    hyp = Hypothesis("rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9),
+                             Word("nunca", 4.6, 5.9), Word("talvez", 9.3, 9.9)])
+    timing = score_recording(ref, hyp).timing
+    assert timing.to_json()["worst_onsets"] == [
+        {"reference": "nunca", "ref_onset_s": 6.0, "hyp_onset_s": 4.6, "onset_error_s": -1.4},
+        {"reference": "talvez", "ref_onset_s": 9.0, "hyp_onset_s": 9.3, "onset_error_s": 0.3},
+        {"reference": "Eu", "ref_onset_s": 2.0, "hyp_onset_s": 2.1, "onset_error_s": 0.1}]
+    other = score_recording(ref, Hypothesis("rec", [Word("eu", 2.0, 2.3), Word("nunca", 6.5, 6.9)])).timing
+    rows = worst_onsets({"baseline": {"rec": timing}, "windows": {"rec": other}}, count=2)
+    assert [(r["arm"], r["recording"], r["reference"], r["onset_error_s"]) for r in rows] == [
+        ("baseline", "rec", "nunca", -1.4), ("baseline", "rec", "talvez", 0.3), ("windows", "rec", "nunca", 0.5),
+        ("windows", "rec", "Eu", 0.0)]
+
+
 # --- VAD -------------------------------------------------------------------------------------
 
 def test_vad_recall_and_clipped_words_by_hand():

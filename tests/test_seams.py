@@ -308,7 +308,8 @@ def test_seam_config_errors_name_the_experiment_file(tmp_path):
     from toolkit.config import build_config
 
     path = tmp_path / "experiment.toml"
-    table = {"onset_tolerance": -1.0, "max_onset_shift": 1.0, "context": 0.5, "fragment_overlap": 0.5}
+    table = {"onset_tolerance": -1.0, "max_onset_shift": 1.0, "context": 0.5, "fragment_overlap": 0.5,
+             "edge_zone": 2.5, "interior_times": True}
     with pytest.raises(InputError, match="experiment.toml.*onset_tolerance"):
         build_config(SeamConfig, table, path=path, where="arms.win.windows.seam")
 
@@ -317,3 +318,69 @@ def test_single_and_no_windows():
     words = [w("olá", 1.0)]
     assert reconcile([WindowResult("a", 0, 30, words)]) == (words, [])
     assert reconcile([]) == ([], [])
+
+
+def test_word_squeezed_at_the_left_windows_end_takes_the_right_windows_times():
+    # "começa" starts at 27.0 (the right window [25, 55] hears it 2 s in), but the left window
+    # [0, 30] squeezes it to 28.9, 1.1 s before its end. The only agreeing pair is "agora", so
+    # the cut keeps "começa" from the left window: text from there, times from the right copy.
+    left = [w("ontem", 20.0), Word("começa", 28.9, 29.2), Word("agora", 29.3, 29.6)]
+    right = [Word("começa", 27.0, 27.6), Word("agora", 29.32, 29.6), w("hoje", 33.0)]
+    merged, report = seam(left, right)
+    assert texts(merged) == ["ontem", "começa", "agora", "hoje"]
+    comeca = next(x for x in merged if x.text == "começa")
+    assert (comeca.start, comeca.end) == (27.0, 27.6)
+    assert ("left", "começa", 27.0) in {(r.side, r.word.text, r.start) for r in report.retimed}
+    assert report.to_json()["retimed"][0]["new_start"] == 27.0
+    # Far from every edge nothing moves: "ontem" and "hoje" keep their own times.
+    assert [(x.start, x.end) for x in merged if x.text in ("ontem", "hoje")] == [(20.0, 20.3), (33.0, 33.3)]
+
+
+def test_first_word_pulled_early_in_the_right_window_takes_the_left_windows_times():
+    # The right window [25, 55] starts in a pause; Whisper pulls its first word "chegou" to
+    # 25.0 although it starts at 27.2 (as the left window, hearing it 2.8 s before its end, says).
+    left = [w("ontem", 20.0), Word("chegou", 27.2, 27.6), Word("cedo", 27.7, 28.0)]
+    right = [Word("chegou", 25.0, 25.5), Word("cedo", 27.72, 28.0), w("hoje", 33.0)]
+    merged, report = seam(left, right)
+    assert texts(merged) == ["ontem", "chegou", "cedo", "hoje"]
+    chegou = next(x for x in merged if x.text == "chegou")
+    assert (chegou.start, chegou.end) == (27.2, 27.6)
+    assert not any(f.kind == "edge_word" for f in report.flags)
+
+
+def test_interior_times_off_keeps_the_kept_copys_times():
+    left = [w("ontem", 20.0), Word("chegou", 27.2, 27.6), Word("cedo", 27.7, 28.0)]
+    right = [Word("chegou", 25.0, 25.5), Word("cedo", 27.72, 28.0), w("hoje", 33.0)]
+    merged, report = seam(left, right, SeamConfig(interior_times=False))
+    assert texts(merged) == ["ontem", "chegou", "cedo", "hoje"]
+    assert not report.retimed
+    assert all(any(x is o for o in left + right) for x in merged)
+
+
+def test_a_word_only_one_window_heard_near_its_edge_keeps_its_times_and_is_flagged():
+    # Both windows heard "bom" (the cut); only the right window [25, 55] heard "sim", 1.5 s after
+    # its start: it is kept after the cut with its own times, flagged edge_word.
+    left = [w("ontem", 20.0), w("bom", 25.5)]
+    right = [w("bom", 25.52), Word("sim", 26.5, 26.8), w("hoje", 33.0)]
+    merged, report = seam(left, right)
+    assert texts(merged) == ["ontem", "bom", "sim", "hoje"]
+    assert next((x.start, x.end) for x in merged if x.text == "sim") == (26.5, 26.8)
+    edge = [f for f in report.flags if f.kind == "edge_word"]
+    assert len(edge) == 1 and [x.text for x in edge[0].right] == ["sim"] and not edge[0].left
+    # Beyond the edge zone the same lone word is not an edge word.
+    _, far = seam(left, right, SeamConfig(edge_zone=1.0))
+    assert not any(f.kind == "edge_word" for f in far.flags)
+
+
+def test_timing_and_edge_word_flags_are_notes_that_do_not_ask_for_review():
+    # "começa" pairs across the seam with onsets 1.9 s apart (a timing flag), nothing else is wrong.
+    left = [w("ontem", 20.0), Word("começa", 28.9, 29.2), Word("agora", 29.3, 29.6)]
+    right = [Word("começa", 27.0, 27.6), Word("agora", 29.32, 29.6), w("hoje", 33.0)]
+    _, report = seam(left, right)
+    assert [f.kind for f in report.flags] == ["timing"]
+    assert report.flags[0].priority == "note" and report.to_json()["flags"][0]["priority"] == "note"
+    assert not report.ambiguous and report.to_json()["review"] is False
+    # A dropped one-sided word still asks for review.
+    _, lost = seam([w("não", 27.4), w("não", 27.8)], [w("não", 27.0), w("não", 27.4), w("não", 27.8)],
+                   SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3))
+    assert lost.ambiguous and lost.flags[0].priority == "review"

@@ -15,6 +15,7 @@ import pandas as pd
 
 from toolkit.errors import InputError
 from toolkit.evaluation import Evaluation
+from toolkit.metrics.seam_flags import flag_precision
 from toolkit.metrics.turns import lost_turns
 from toolkit.report import render_text_table, write_reports
 from toolkit.report_alignment import write_alignment_page
@@ -79,6 +80,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
     seams = pd.DataFrame.from_records(seam_rows, columns=SEAM_COLUMNS)
     atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
+    atomic_write_text(folder.scores / "seam_flags.csv", flag_precision(seams, scores).to_csv(index=False))
     origin_spread = _origin_spread(aggregate, record["config"]["arms"])
     atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
     signature = rows[0][3].signature.text if rows else ""

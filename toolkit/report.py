@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from toolkit.metrics.seam_flags import TIMING_TOLERANCE_S, flag_precision
+from toolkit.metrics.timing import WORST_ONSETS, worst_onsets
 from toolkit.report_protocol import gate_sections, protocol_section
 from toolkit.store import atomic_write_text
 
@@ -249,6 +251,16 @@ def _instances(evaluation: "Evaluation") -> pd.DataFrame:
     return pd.DataFrame.from_records(rows[:MAX_INSTANCES])
 
 
+def _worst_onsets(evaluation: "Evaluation") -> pd.DataFrame:
+    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from)."""
+    rows = worst_onsets({arm: {rec: score.timing for rec, score in by_rec.items()}
+                         for arm, by_rec in evaluation.scores.items()})
+    return pd.DataFrame.from_records([{"arm": r["arm"], "recording": r["recording"], "reference": r["reference"],
+                                       "reference onset": _num(r["ref_onset_s"], 2, " s"),
+                                       "hypothesis onset": _num(r["hyp_onset_s"], 2, " s"),
+                                       "error": _num(r["onset_error_s"], 2, " s")} for r in rows])
+
+
 def _alignment_links(evaluation: "Evaluation") -> str:
     """A Markdown list linking each arm's per-recording alignment pages (relative to the run folder)."""
     from toolkit.report_alignment import page_path
@@ -352,9 +364,12 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         ("Strata", _strata(evaluation)),
         ("Per recording", _per_recording(evaluation)),
         ("Critical-word instances (first %d)" % MAX_INSTANCES, _instances(evaluation)),
+        ("Worst onset errors (largest %d per arm)" % WORST_ONSETS, _worst_onsets(evaluation)),
         ("Alignments (each recording's aligned words, errors coloured, critical words marked)",
          _alignment_links(evaluation)),
         ("Seams", evaluation.seams),
+        ("Seam flags against the reference (precision: flagged seams with an omission, duplication or a word "
+         "off by more than %g s)" % TIMING_TOLERANCE_S, flag_precision(evaluation.seams, evaluation.scores)),
         ("Window-origin spread (each windowed arm rerun with its grid shifted)", evaluation.origin_spread),
         ("Runtime and memory: what each column means", _explain({**SUMMARY_RUNTIME_COLUMNS, **RUNTIME_COLUMNS})),
         ("Runtime", evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS)

@@ -5,12 +5,14 @@ is a hit whose hypothesis word has an onset. Onset error = hypothesis onset - re
 Drift is the least-squares slope of onset error against reference onset, in seconds per minute;
 early/middle/late split the reference span into thirds. Every figure is None ("not available")
 when there is nothing to measure: no timed reference words, or no timed hypothesis words.
+The ``WORST_ONSETS`` largest absolute onset errors are listed (reference word and onset,
+hypothesis onset, error) so a reader can see where a p95 comes from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from toolkit.align import EQUAL
 from toolkit.metrics.aligned import AlignedTokens
 
 THIRDS = ("early", "middle", "late")
+WORST_ONSETS = 10
 
 
 def _r(value: float | None) -> float | None:
@@ -34,6 +37,7 @@ class TimingScore:
     ref_onsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
     onset_errors: np.ndarray = field(default_factory=lambda: np.zeros(0))
     span: tuple[float, float] | None = None
+    ref_texts: list[str] = field(default_factory=list)
 
     @property
     def available(self) -> bool:
@@ -76,13 +80,33 @@ class TimingScore:
                          "onset_abs_median_s": _r(np.median(np.abs(err))) if len(err) else None}
         return out
 
+    def worst_onsets(self, count: int = WORST_ONSETS) -> list[dict[str, Any]]:
+        """The ``count`` matched words with the largest absolute onset error, largest first."""
+        if not self.available:
+            return []
+        order = np.argsort(-np.abs(self.onset_errors), kind="stable")[:count]
+        return [{"reference": self.ref_texts[k] if k < len(self.ref_texts) else "",
+                 "ref_onset_s": _r(self.ref_onsets[k]), "hyp_onset_s": _r(self.ref_onsets[k] + self.onset_errors[k]),
+                 "onset_error_s": _r(self.onset_errors[k])} for k in order.tolist()]
+
     def to_json(self) -> dict[str, Any]:
         return {"available": self.available, "ref_timed_words": self.ref_timed_words,
                 "matched_timed_words": self.matched_timed_words, "coverage": self.coverage,
                 "onset_abs_median_s": _r(self._abs_quantile(0.5)),
                 "onset_abs_p95_s": _r(self._abs_quantile(0.95)),
                 "drift_s_per_min": _r(self.drift_s_per_min), "thirds": self.thirds(),
-                "hyp_words": self.hyp_words, "untimed_hyp_words": self.untimed_hyp_words}
+                "hyp_words": self.hyp_words, "untimed_hyp_words": self.untimed_hyp_words,
+                "worst_onsets": self.worst_onsets()}
+
+
+def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = WORST_ONSETS) -> list[dict[str, Any]]:
+    """Each arm's ``count`` largest absolute onset errors over its recordings, largest first."""
+    rows = []
+    for arm, by_recording in timings.items():
+        ranked = sorted(({"arm": arm, "recording": recording, **row} for recording, timing in by_recording.items()
+                         for row in timing.worst_onsets(count)), key=lambda row: -abs(row["onset_error_s"]))
+        rows.extend(ranked[:count])
+    return rows
 
 
 def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingScore:
@@ -98,5 +122,6 @@ def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingS
     hyp_on = at.hyp.start[at.ref_partner[picked]] if len(picked) else np.zeros(0)
     good = ~np.isnan(hyp_on)
     onsets = ref_on[picked][good]
+    texts = [ref_words.texts[int(k)] for k in at.ref.source[picked][good].tolist()]
     return TimingScore(ref_timed_words=ref_timed, hyp_words=len(hyp_produced), untimed_hyp_words=untimed,
-                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span)
+                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span, ref_texts=texts)

@@ -1,0 +1,192 @@
+"""Seams benchmark: the windows arm against the baseline on a long recording of real pt-BR speech.
+
+Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common Voice, LapsBM,
+UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
+drawn from 0.8 to 5 s, so every turn onset is known exactly. Runs the baseline, the windows arm
+(times from the interior copy), the same windows with the kept copy's times (``windows_plain``) and
+without the edge zone either (``windows_before``, the rule before issue 13),
+all with the demo experiment's parameters (decodes are cached by content under ``--work``, so a
+second run decodes nothing), scores them and prints: p95 absolute onset error and drift per arm,
+seam omissions/duplications, seams flagged and the precision of each flag kind (how many flagged
+seams really have an omission, a duplication or a word off by more than the timing tolerance),
+and how onset error grows near a window's edge (from the two copies of each turn onset inside
+a shared interval). Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from shared_data import PTBR_DEV  # noqa: E402
+
+from toolkit.arms.engine import run_experiment  # noqa: E402
+from toolkit.evaluate import evaluate_run  # noqa: E402
+from toolkit.experiment import load_experiment  # noqa: E402
+from toolkit.manifest import freeze  # noqa: E402
+from toolkit.records import SPEECH, NONSPEECH, Interval, Reference, Utterance  # noqa: E402
+from toolkit.formats.textgrid import write_textgrid  # noqa: E402
+from toolkit.metrics.seam_flags import flag_precision  # noqa: E402
+from toolkit.runs import RunFolder  # noqa: E402
+from toolkit.evaluation import Evaluation  # noqa: E402
+
+SAMPLE_RATE = 16000
+RECORDING = "ptbr-long"
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_plain = ["windows_plain"]\n'
+        'windows_before = ["windows_before"]\n')
+
+
+def _clips() -> list[tuple[Path, str]]:
+    """Every shared clip with its transcript, in a fixed order."""
+    clips = []
+    with open(PTBR_DEV / "commonvoice-pt" / "validated.tsv", encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            clips.append((PTBR_DEV / "commonvoice-pt" / "clips" / row["path"], row["sentence"].replace('"', "")))
+    for folder in ("lapsbm", "ufpalign"):
+        for wav in sorted((PTBR_DEV / folder).glob("*.wav")):
+            clips.append((wav, wav.with_suffix(".txt").read_text(encoding="utf-8").strip()))
+    return clips
+
+
+def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
+    """One long recording and its TextGrid (utterances and speech/non-speech at the trimmed clip edges)."""
+    import librosa
+    import soundfile
+
+    rng = np.random.default_rng(seed)
+    clips = _clips()
+    order = rng.permutation(len(clips))
+    pieces, utterances, speech = [np.zeros(int(1.0 * SAMPLE_RATE))], [], []
+    cursor = len(pieces[0])
+    for index in order:
+        path, text = clips[index]
+        if not text.strip(" ?"):
+            continue
+        audio, _ = librosa.load(path, sr=SAMPLE_RATE, mono=True)
+        audio, _ = librosa.effects.trim(audio, top_db=35)
+        audio = 0.1 * audio / max(1e-6, float(np.sqrt(np.mean(audio ** 2))))
+        t0 = cursor / SAMPLE_RATE
+        pieces.append(audio)
+        cursor += len(audio)
+        utterances.append(Utterance(t0, cursor / SAMPLE_RATE, text, "reader"))
+        speech.append(Interval(t0, cursor / SAMPLE_RATE, SPEECH))
+        pause = np.zeros(int(rng.uniform(0.8, 5.0) * SAMPLE_RATE))
+        speech.append(Interval(cursor / SAMPLE_RATE, (cursor + len(pause)) / SAMPLE_RATE, NONSPEECH))
+        pieces.append(pause)
+        cursor += len(pause)
+        if cursor >= minutes * 60 * SAMPLE_RATE:
+            break
+    samples = np.clip(np.concatenate(pieces), -1, 1)
+    (out / "audio").mkdir(parents=True, exist_ok=True)
+    (out / "refs").mkdir(parents=True, exist_ok=True)
+    soundfile.write(out / "audio" / f"{RECORDING}.wav", samples, SAMPLE_RATE, subtype="PCM_16")
+    write_textgrid(Reference(RECORDING, utterances, [], speech, [], []), out / "refs" / f"{RECORDING}.TextGrid",
+                   len(samples) / SAMPLE_RATE)
+    (out / "splits.csv").write_text(f"id,split\n{RECORDING},tuning\n", encoding="utf-8")
+
+
+def write_experiment(root: Path) -> None:
+    """The demo experiment's recognizer and windows, two variants of the windows (see the docstring), four arms."""
+    text = DEMO.read_text(encoding="utf-8")
+    head = text[:text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"',
+                                                        'manifest = "corpus/manifest.json"')
+    windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
+
+    def variant(name: str, *changes: tuple[str, str]) -> str:
+        text = windows.replace("[components.windows]", f"[components.{name}]").replace(
+            "[components.windows.seam]", f"[components.{name}.seam]")
+        for old, new in changes:
+            if old not in text:
+                raise SystemExit(f"{DEMO}: expected {old!r} in the windows component")
+            text = text.replace(old, new)
+        return text
+
+    plain = variant("windows_plain", ("interior_times = true", "interior_times = false"))
+    before = variant("windows_before", ("interior_times = true", "interior_times = false"),
+                     ("edge_zone = 2.5", "edge_zone = 0.0"))
+    (root / "experiment.toml").write_text(head + "\n" + plain + "\n" + before + "\n" + ARMS, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=9.0, help="length of the long recording")
+    parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-seams",
+                        help="where the recording, the experiment and its decode cache live")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    if not PTBR_DEV.is_dir():
+        print(f"skipped: the shared pt-BR clips are not at {PTBR_DEV} (set ABLATE_SHARED_DATA)")
+        return
+    root = args.work
+    corpus = root / "corpus"
+    if not (corpus / "manifest.json").exists():
+        build_recording(corpus, args.minutes)
+        freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    write_experiment(root)
+    summary = run_experiment(load_experiment(root), "tuning", progress=False)
+    evaluation = evaluate_run(summary.folder)
+    figures = analyse(summary.folder, evaluation)
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+EDGE_BINS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
+
+
+def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
+    """The Done-when figures per arm, flag precision per kind, and onset error by distance from a window edge."""
+    arms: dict[str, Any] = {}
+    for arm, by_recording in evaluation.scores.items():
+        score = by_recording[RECORDING]
+        seams = score.seams
+        arms[arm] = {"wer": round(score.to_json()["wer"], 4) if "wer" in score.to_json() else None,
+                     "onset_abs_p95_s": score.timing.to_json()["onset_abs_p95_s"],
+                     "drift_s_per_min": score.timing.to_json()["drift_s_per_min"],
+                     "seams": seams.seams if seams else None,
+                     "seam_omissions": seams.omissions if seams else None,
+                     "seam_duplications": seams.duplications if seams else None}
+    precision = flag_precision(evaluation.seams, evaluation.scores)
+    return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
+            "flag_precision": precision.to_dict(orient="records"),
+            "onset_error_by_edge_distance": _edge_profile(folder, evaluation, "windows_plain")}
+
+
+def _edge_profile(folder: RunFolder, evaluation: Evaluation, arm: str) -> list[dict[str, Any]]:
+    """|onset error| of matched turn onsets by their distance from the nearest inner edge of the window that timed them."""
+    output = folder.read_arm_output(arm, RECORDING)
+    spans = {u["unit"]: (u["original_start"], u["original_end"]) for u in output["units"]}
+    duration = output["duration"]
+    words = folder.read_hypothesis(arm, RECORDING).words
+    starts = np.array([w.start if w.start is not None else np.nan for w in words])
+    timing = evaluation.scores[arm][RECORDING].timing
+    distances, errors = [], []
+    for ref_onset, error in zip(timing.ref_onsets, timing.onset_errors):
+        k = int(np.nanargmin(np.abs(starts - (ref_onset + error))))
+        start, end = spans[words[k].segment_id.split("/")[0]]
+        inner = [d for d, edge in ((ref_onset - start, start > 0), (end - ref_onset, end < duration)) if edge]
+        distances.append(min(inner) if inner else np.inf)
+        errors.append(abs(error))
+    distances, errors = np.array(distances), np.array(errors)
+    rows = []
+    for lo, hi in zip(EDGE_BINS, EDGE_BINS[1:]):
+        inside = (distances >= lo) & (distances < hi)
+        part = errors[inside]
+        rows.append({"from_edge_s": f"{lo:g}-{hi:g}", "onsets": int(inside.sum()),
+                     "abs_median_s": round(float(np.median(part)), 3) if len(part) else None,
+                     "abs_p95_s": round(float(np.quantile(part, 0.95)), 3) if len(part) else None,
+                     "over_0.5_s": int((part > 0.5).sum())})
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Seam flag precision against the reference: which flagged seams had a real problem."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from toolkit.metrics.seam_flags import flag_precision, seam_problems
+from toolkit.records import Hypothesis, Reference, Utterance, Word
+from toolkit.scoring import score_recording
+
+# Three seams: [25, 30] loses "dois" (omission), [50, 55] times "cinco" 1.2 s early, [75, 80] is clean.
+SEAMS = [(25.0, 30.0), (50.0, 55.0), (75.0, 80.0)]
+REF = Reference("rec", [Utterance(10.0, 11.0, "um"), Utterance(27.0, 28.0, "dois"), Utterance(40.0, 41.0, "três"),
+                        Utterance(52.0, 53.0, "cinco"), Utterance(77.0, 78.0, "seis")])
+HYP = Hypothesis("rec", [Word("um", 10.0, 10.5), Word("três", 40.0, 40.5), Word("cinco", 50.8, 51.3),
+                         Word("seis", 77.1, 77.5)])
+
+
+def table(flags: list[str], review: list[bool]) -> pd.DataFrame:
+    return pd.DataFrame({"arm": "windows", "recording_id": "rec", "start": [a for a, _ in SEAMS],
+                         "end": [b for _, b in SEAMS], "flags": flags, "review": review})
+
+
+def test_problems_are_the_scorers_seam_losses_and_words_off_in_time():
+    score = score_recording(REF, HYP, seams=SEAMS)
+    assert score.seams.omissions == 1
+    problems = seam_problems(SEAMS, score, tolerance=0.5)
+    assert problems.loss == [True, False, False]
+    assert problems.off_time == [False, True, False]
+    assert problems.any == [True, True, False]
+    assert seam_problems(SEAMS, score, tolerance=1.5).off_time == [False, False, False]
+
+
+def test_precision_per_flag_kind_and_for_review():
+    scores = {"windows": {"rec": score_recording(REF, HYP, seams=SEAMS)}}
+    # Seam 0 (the omission) is flagged disagreement (review); seams 1 and 2 carry timing notes only.
+    out = flag_precision(table(["disagreement", "timing", "timing;edge_word"], [True, False, False]), scores)
+    rows = {r["flag"]: r for r in out.to_dict(orient="records")}
+    assert list(rows) == ["review", "disagreement", "edge_word", "timing"]
+    assert (rows["review"]["seams"], rows["review"]["flagged"], rows["review"]["flagged_with_problem"]) == (3, 1, 1)
+    assert rows["review"]["precision"] == 1.0
+    assert (rows["review"]["seams_with_loss"], rows["review"]["loss_flagged"]) == (1, 1)
+    assert (rows["timing"]["flagged"], rows["timing"]["flagged_with_problem"]) == (2, 1)
+    assert rows["timing"]["precision"] == pytest.approx(0.5) and rows["timing"]["loss_flagged"] == 0
+    assert rows["edge_word"]["precision"] == 0.0
+    # Nothing flagged: precision is not available, never zero, and the missed loss shows.
+    empty = flag_precision(table(["", "", ""], [False, False, False]), scores).to_dict(orient="records")
+    assert empty == [{"arm": "windows", "flag": "review", "seams": 3, "flagged": 0, "flagged_with_problem": 0,
+                      "precision": None, "seams_with_loss": 1, "loss_flagged": 0}]
