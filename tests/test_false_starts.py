@@ -70,8 +70,20 @@ def test_a_whole_run_lost_counts_once() -> None:
     assert (negation.flipped, negation.repetition_dropped) == (1, 2)
 
 
-def test_a_substituted_repeat_is_still_a_flip() -> None:
+def test_a_repeat_replaced_by_a_non_negation_keeps_the_polarity() -> None:
     negation = score_recording(ref_of("não não é isso"), hyp_of("não são é isso")).negation
+    assert (negation.flipped, negation.repetition_dropped) == (0, 1)
+    # the demo's case: the cheapest alignment pairs a dropped "não" with an inserted "reais"
+    negation = score_recording(ref_of("trezentos reais não não não foi"),
+                               hyp_of("trezentos reais reais não não foi")).negation
+    assert (negation.flipped, negation.repetition_dropped) == (0, 1)
+    # every member replaced: the polarity is lost once
+    negation = score_recording(ref_of("não não é isso"), hyp_of("são são é isso")).negation
+    assert (negation.flipped, negation.repetition_dropped) == (1, 1)
+
+
+def test_a_repeat_replaced_by_another_negation_is_a_flip() -> None:
+    negation = score_recording(ref_of("não não é isso"), hyp_of("não nunca é isso")).negation
     assert (negation.flipped, negation.repetition_dropped) == (1, 0)
 
 
@@ -93,3 +105,22 @@ def test_ne_is_a_tag_question_not_a_negation_as_the_policy_says() -> None:
         negation = score_recording(ref_of(ref), hyp_of(hyp)).negation
         assert (negation.flipped, negation.inserted, negation.repetition_dropped) == (0, 0, 0), (ref, hyp)
     assert score_recording(ref_of("não é"), hyp_of("é")).negation.flipped == 1
+
+
+def test_the_gates_compare_occurrences_with_the_audits_rule() -> None:
+    """A false start the challenger drops is no newly introduced negation error; a real flip is."""
+    from toolkit.metrics.critical import critical_occurrences, newly_wrong
+    from toolkit.scoring import ScoreOptions, audit_vocabulary
+
+    reference = ref_of("eu não não vou", "ele não veio")
+    negations, names = audit_vocabulary(reference.names, ScoreOptions())
+
+    def occurrences(text: str):
+        score = score_recording(reference, hyp_of(text))
+        turns = score.utterance_of_word[score.aligned.ref.source]
+        return critical_occurrences(score.aligned, negations, names, turns)
+
+    baseline = occurrences("eu não não vou ele não veio")
+    assert newly_wrong(baseline, occurrences("eu não vou ele não veio")) == []
+    [flip] = newly_wrong(baseline, occurrences("eu não não vou ele veio"))
+    assert flip.audit == "negation" and flip.key[0] == "ref"

@@ -283,11 +283,12 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     for rid in sorted(chal_scores):
         base, chal = base_scores[rid], chal_scores[rid]
         negations, names = audit_vocabulary(entries[rid].load_reference().names, evaluation.options)
-        base_occ = critical_occurrences(base.aligned, negations, names)
+        turns = base.utterance_of_word[base.aligned.ref.source]  # the reference is the same for both arms
+        base_occ = critical_occurrences(base.aligned, negations, names, turns)
         for o in base_occ:
             if o.key[0] == "ref" and not o.wrong:
                 chances[o.audit] += 1
-        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names)):
+        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns)):
             new[o.audit].append(_occurrence_instance(rid, o, base, chal))
     for gate_name, audit in (("new_negation_errors", "negation"), ("new_name_errors", "names"),
                              ("new_number_errors", "numbers")):

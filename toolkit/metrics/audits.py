@@ -8,7 +8,9 @@ Each audit has a denominator (reference occurrences) and an instance list for th
 - Repetitions (false starts): the same negation, name or number said back to back in one turn
   ("não não", "Ana Ana", "dois dois") is a run. A member of a run deleted whole is "repetition
   dropped", reported apart and not an error, as long as another member of the run survives in
-  some form; a run deleted entirely counts one error. Reference counts stay per occurrence.
+  some form; a run deleted entirely counts one error. For negations, a member replaced by a word
+  that is no negation is lost like a deleted one (the turn keeps its polarity while another
+  member is still a negation). Reference counts stay per occurrence.
 - Names: an occurrence (longest names first, no overlaps) is an error unless every token is a
   hit and nothing was inserted inside it.
 - Numbers: a reference number (one number group) is correct only when every token is a hit,
@@ -129,31 +131,48 @@ class ShortWordAudit:
                 "instances": _instances(self.instances)}
 
 
+Span = tuple[int, int]
+
+
+def negation_outcomes(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> list[tuple[int, str | None]]:
+    """Each reference negation's position and outcome: None (right), a repetition dropped, or the flip
+    ("deleted"/"substituted"). One definition for the audit and the gates' per-occurrence comparison."""
+    ref_neg = negation_mask(at.ref, negations)
+    hyp_neg = negation_mask(at.hyp, negations)
+    positions = np.flatnonzero(ref_neg).tolist()
+    # A negation is lost to the turn when deleted or replaced by a word that is no negation; the
+    # polarity rule of a run (a member lost while another survives) treats both alike.
+    lost = [int(at.ref_op[i]) == DELETE
+            or (int(at.ref_op[i]) == SUBSTITUTE and not hyp_neg[int(at.ref_partner[i])]) for i in positions]
+    dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns, lost)
+    return [(i, None if at.ref_op[i] == EQUAL else REPETITION_DROPPED if k in dropped else _KIND[int(at.ref_op[i])])
+            for k, i in enumerate(positions)]
+
+
+def inserted_negations(at: AlignedTokens, negations: frozenset[str]) -> list[int]:
+    """Hypothesis tokens that are negations inserted, or substituted for a reference word that is none."""
+    ref_neg = negation_mask(at.ref, negations)
+    hyp_neg = negation_mask(at.hyp, negations)
+    partner_neg = np.zeros(len(at.hyp), dtype=bool)
+    paired = at.hyp_partner >= 0
+    partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
+    return np.flatnonzero(hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))).tolist()
+
+
 def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> NegationAudit:
     """Flips of reference negations, dropped repetitions, and insertions of hypothesis negations.
 
     ``turns`` gives each reference token's turn (utterance index).
     """
-    ref_neg = negation_mask(at.ref, negations)
-    hyp_neg = negation_mask(at.hyp, negations)
-    audit = NegationAudit(ref_count=int(ref_neg.sum()))
-    positions = np.flatnonzero(ref_neg).tolist()
-    dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns,
-                                  [int(at.ref_op[i]) == DELETE for i in positions])
-    for k, i in enumerate(positions):
-        if at.ref_op[i] == EQUAL:
-            continue
-        if k in dropped:
+    audit = NegationAudit(ref_count=int(negation_mask(at.ref, negations).sum()))
+    for i, outcome in negation_outcomes(at, negations, turns):
+        if outcome == REPETITION_DROPPED:
             audit.repetition_dropped += 1
-            audit.instances.append(at.ref_instance(REPETITION_DROPPED, i, i))
-            continue
-        audit.flipped += 1
-        audit.instances.append(at.ref_instance(_KIND[int(at.ref_op[i])], i, i))
-    partner_neg = np.zeros(len(at.hyp), dtype=bool)
-    paired = at.hyp_partner >= 0
-    partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
-    inserted = hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))
-    for j in np.flatnonzero(inserted).tolist():
+        elif outcome is not None:
+            audit.flipped += 1
+        if outcome is not None:
+            audit.instances.append(at.ref_instance(outcome, i, i))
+    for j in inserted_negations(at, negations):
         audit.inserted += 1
         audit.instances.append(at.hyp_instance("inserted", j))
     audit.instances.sort(key=lambda x: (x.time is None, x.time or 0.0))
@@ -176,28 +195,36 @@ def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> 
     return sorted(spans)
 
 
-def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
-    """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
+def name_outcomes(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> list[tuple[Span, str | None]]:
+    """Each reference name occurrence's token span and outcome: None (right), a repetition dropped, or "error"."""
     spans = find_occurrences(at.ref.texts, names)
     dropped = dropped_repetitions(spans, [tuple(at.ref.texts[a:b + 1]) for a, b in spans], turns,
                                   [_wholly_deleted(at, a, b) for a, b in spans])
-    audit = OccurrenceAudit(ref_count=len(spans))
-    for k, (first, last) in enumerate(spans):
-        if k in dropped:
+    return [((first, last), REPETITION_DROPPED if k in dropped else
+             "error" if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last) else None)
+            for k, (first, last) in enumerate(spans)]
+
+
+def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
+    """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
+    outcomes = name_outcomes(at, names, turns)
+    audit = OccurrenceAudit(ref_count=len(outcomes))
+    for (first, last), outcome in outcomes:
+        if outcome == REPETITION_DROPPED:
             audit.repetition_dropped += 1
-            audit.instances.append(at.ref_instance(REPETITION_DROPPED, first, last))
-        elif (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+        elif outcome is not None:
             audit.errors += 1
-            audit.instances.append(at.ref_instance("error", first, last))
+        if outcome is not None:
+            audit.instances.append(at.ref_instance(outcome, first, last))
     return audit
 
 
-def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
-    """Value errors per reference number (a number group of the reference tokens)."""
-    audit = OccurrenceAudit()
+def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, str | None]]:
+    """Each reference number's token span (one number group) and outcome: None (right), a repetition
+    dropped, or "error" (a wrong value)."""
     groups = at.ref.number_group
     if not len(groups) or groups.max() < 0:
-        return audit
+        return []
     hyp_groups = at.hyp.number_group
     hyp_sizes = np.bincount(hyp_groups[hyp_groups >= 0]) if (hyp_groups >= 0).any() else np.zeros(0, int)
     members = np.flatnonzero(groups >= 0)
@@ -205,16 +232,25 @@ def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
     spans = [(int(span[0]), int(span[-1])) for span in np.split(members, bounds)]
     dropped = dropped_repetitions(spans, [at.ref.number_value[a] for a, _ in spans], turns,
                                   [_wholly_deleted(at, a, b) for a, b in spans])
-    audit.ref_count = len(spans)
-    for k, (first, last) in enumerate(spans):
-        if k in dropped:
+    return [((first, last), REPETITION_DROPPED if k in dropped else
+             None if _number_correct(at, first, last, hyp_sizes) else "error")
+            for k, (first, last) in enumerate(spans)]
+
+
+def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
+    """Value errors per reference number (a number group of the reference tokens)."""
+    outcomes = number_outcomes(at, turns)
+    audit = OccurrenceAudit(ref_count=len(outcomes))
+    hyp_groups = at.hyp.number_group
+    for (first, last), outcome in outcomes:
+        if outcome == REPETITION_DROPPED:
             audit.repetition_dropped += 1
-            audit.instances.append(at.ref_instance(REPETITION_DROPPED, first, last))
-        elif not _number_correct(at, first, last, hyp_sizes):
+            audit.instances.append(at.ref_instance(outcome, first, last))
+        elif outcome is not None:
             audit.errors += 1
             touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
             whole_numbers = np.flatnonzero(np.isin(hyp_groups, touched))
-            audit.instances.append(at.ref_instance("error", first, last, whole_numbers))
+            audit.instances.append(at.ref_instance(outcome, first, last, whole_numbers))
     return audit
 
 

@@ -14,12 +14,13 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from toolkit.align import EQUAL, INSERT, SUBSTITUTE
 from toolkit.metrics.aligned import AlignedTokens
-from toolkit.metrics.audits import _number_correct, find_occurrences, negation_mask
+from toolkit.metrics.audits import (REPETITION_DROPPED, inserted_negations, name_outcomes, negation_outcomes,
+                                    number_outcomes)
 
 AUDITS = ("negation", "names", "numbers")
 Key = tuple[str, int, int | str]
+RIGHT = (None, REPETITION_DROPPED)  # audit outcomes that are not errors
 
 
 @dataclass(frozen=True)
@@ -34,35 +35,24 @@ class Occurrence:
     hyp_token: int = -1  # the inserted hypothesis token, for an insertion
 
 
-def critical_occurrences(at: AlignedTokens, negations: frozenset[str],
-                         names: Iterable[Sequence[str]]) -> list[Occurrence]:
-    """Every reference negation, name and number occurrence, and every inserted negation."""
-    found: list[Occurrence] = []
-    ref_neg = negation_mask(at.ref, negations)
-    for i in np.flatnonzero(ref_neg).tolist():
-        found.append(Occurrence("negation", ("ref", i, i), bool(at.ref_op[i] != EQUAL), i, i))
-    hyp_neg = negation_mask(at.hyp, negations)
-    partner_neg = np.zeros(len(at.hyp), dtype=bool)
-    paired = at.hyp_partner >= 0
-    partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
-    inserted = hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))
+def critical_occurrences(at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]],
+                         turns: np.ndarray) -> list[Occurrence]:
+    """Every reference negation, name and number occurrence, and every inserted negation.
+
+    Whether an occurrence is wrong is the audits' own outcome (``turns``: each reference token's
+    turn), so a false start the audits count as "repetition dropped" is not an error here either.
+    """
+    found = [Occurrence("negation", ("ref", i, i), outcome not in RIGHT, i, i)
+             for i, outcome in negation_outcomes(at, negations, turns)]
     last_ref = max(len(at.ref) - 1, 0)
-    for j in np.flatnonzero(inserted).tolist():
+    for j in inserted_negations(at, negations):
         slot = int(at.hyp_slot[j])
         anchor = min(max(slot, 0), last_ref)
         found.append(Occurrence("negation", ("inserted", slot, at.hyp.texts[j]), True, anchor, anchor, j))
-    for first, last in find_occurrences(at.ref.texts, names):
-        wrong = bool((at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last))
-        found.append(Occurrence("names", ("ref", first, last), wrong, first, last))
-    groups = at.ref.number_group
-    if len(groups) and groups.max() >= 0:
-        hyp_groups = at.hyp.number_group
-        hyp_sizes = np.bincount(hyp_groups[hyp_groups >= 0]) if (hyp_groups >= 0).any() else np.zeros(0, int)
-        members = np.flatnonzero(groups >= 0)
-        for span in np.split(members, np.flatnonzero(np.diff(groups[members]) != 0) + 1):
-            first, last = int(span[0]), int(span[-1])
-            found.append(Occurrence("numbers", ("ref", first, last),
-                                    not _number_correct(at, first, last, hyp_sizes), first, last))
+    found += [Occurrence("names", ("ref", first, last), outcome not in RIGHT, first, last)
+              for (first, last), outcome in name_outcomes(at, names, turns)]
+    found += [Occurrence("numbers", ("ref", first, last), outcome not in RIGHT, first, last)
+              for (first, last), outcome in number_outcomes(at, turns)]
     return found
 
 
