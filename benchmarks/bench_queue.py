@@ -71,7 +71,7 @@ def main() -> None:
                          new_text="", annotator="bench", reference_sha256="r", manifest_sha256="m")
         entry = RecordingEntry(RECORDING, "bench.wav", "a" * 64, 0, 3600.0, 16000, 1, None, "tuning", [], "",
                                {"textgrid": FileRecord("bench.TextGrid", "r", 0)})
-        adjudication = Adjudication(root, "bench", Manifest([entry]), store)
+        adjudication = Adjudication(root, "bench", Manifest([entry]), store, ScoreOptions())
         times = []
         for _ in range(args.repeats + 1):
             begin = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -142,6 +143,8 @@ def test_queue_opens_the_next_open_span_in_review(monkeypatch, exp):
     assert any(t.value == "Span review" for t in at.title)
     span = next(box for box in at.selectbox if box.label == "Span")
     assert span.options[span.value] == "1. [open] critical · negation · entrevista 1.00–4.00 s"
+    # the vad arm drops "não": coloured by the scorer's alignment, marked as a critical word
+    assert re.search(r"title=\\?'delete \(negation\)\\?'>não<", _everything(at))
     next(b for b in at.button if b.label == "Next open span").click()
     at.run()
     span = next(box for box in at.selectbox if box.label == "Span")

@@ -9,11 +9,12 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.queue import KIND_LABELS
-from toolkit.adjudication.spans import aligned_words, extent, overlapping_turns, reference_text, words_in
+from toolkit.adjudication.spans import extent, overlapping_turns, reference_text, span_alignment, words_in
 from toolkit.adjudication.store import ACTIONS, CORRECT, KEEP, NONSPEECH, UNRESOLVED
 from toolkit.errors import InputError
-from toolkit.records import Word
+from toolkit.records import Reference, Word
 from toolkit.runs import RunFolder
 
 ACTION_LABELS = {KEEP: "Keep the reference", CORRECT: "Correct it", UNRESOLVED: "Mark unresolved",
@@ -21,8 +22,11 @@ ACTION_LABELS = {KEEP: "Keep the reference", CORRECT: "Correct it", UNRESOLVED: 
 STYLE = {"equal": "", "substitute": "background:#ffe0a3;border-bottom:2px solid #e65100",
          "insert": "background:#c8f0c8;border-bottom:2px solid #1b5e20",
          "delete": "color:#b71c1c;text-decoration:line-through"}
+CRITICAL = ";font-weight:bold;outline:1px dashed #6a1b9a"
 LEGEND = ("<span style='{substitute}'>substitution</span> · <span style='{insert}'>insertion</span> · "
-          "<span style='{delete}'>deletion (a reference word the arm misses)</span>").format(**STYLE)
+          "<span style='{delete}'>deletion (a reference word the arm misses)</span> · "
+          "<span style='{critical}'>negation, name or number</span> · words as the scorer compares them "
+          "(normalized: numbers and abbreviations spelt out)").format(**STYLE, critical=CRITICAL.lstrip(";"))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -37,12 +41,16 @@ def _arm_words(folder: RunFolder, arm: str, recording: str) -> list[Word]:
     return _hypothesis(str(folder.root), arm, recording, path.stat().st_mtime)
 
 
-def _coloured(reference: str, words: list[str]) -> str:
+def _coloured(adj: Adjudication, reference: Reference, text: str, words: list[Word]) -> str:
+    """The arm's words coloured by the scorer's alignment (normalized tokens; critical words underlined)."""
     parts = []
-    for step in aligned_words(reference, words):
-        text = step.reference if step.op == "delete" else step.hypothesis
+    for step in span_alignment(text, words, adj.score_options, reference.names):
+        shown = step.reference if step.op == "delete" else step.hypothesis
         title = f"reference: {step.reference}" if step.op == "substitute" else step.op
-        parts.append(f"<span style='{STYLE[step.op]}' title='{html.escape(title)}'>{html.escape(text)}</span>")
+        if step.critical:
+            title += f" ({', '.join(step.critical)})"
+        style = STYLE[step.op] + (CRITICAL if step.critical else "")
+        parts.append(f"<span style='{style}' title='{html.escape(title)}'>{html.escape(shown or '')}</span>")
     return " ".join(parts) or "<i>(nothing)</i>"
 
 
@@ -83,7 +91,7 @@ with app_state.shown_errors():
             continue
         note = f" <small>({inside.untimed} untimed words not placed)</small>" if inside.untimed else ""
         rows.append(f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(arm)}</th>"
-                    f"<td>{_coloured(ref_text, [w.text for w in inside.words])}{note}</td></tr>")
+                    f"<td>{_coloured(adj, reference, ref_text, inside.words)}{note}</td></tr>")
     st.markdown(f"Reference turn(s) {lo:.2f}–{hi:.2f} s"
                 + (f" ({len(turns)} turns)" if len(turns) > 1 else "") + " and each arm's words there:")
     st.markdown(f"<table style='width:100%'>{''.join(rows)}</table><p><small>{LEGEND}</small></p>",

@@ -16,6 +16,7 @@ from toolkit.errors import InputError
 from toolkit.experiment import load_experiment
 from toolkit.manifest import Manifest, RecordingEntry, load_manifest
 from toolkit.records import Reference
+from toolkit.score_options import ScoreOptions
 from toolkit.runs import RunFolder
 
 OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
@@ -33,6 +34,7 @@ class Adjudication:
     name: str
     manifest: Manifest
     store: DecisionStore
+    score_options: ScoreOptions  # the experiment's scorer options: the span review aligns as the scorer does
     _references: dict[str, Reference] = field(default_factory=dict, repr=False)
 
     def run_folders(self) -> list[RunFolder]:
@@ -115,4 +117,5 @@ def open_experiment(experiment_dir: str | Path, manifest_path: str | Path | None
     experiment_dir = Path(experiment_dir)
     experiment = load_experiment(experiment_dir)
     manifest = load_manifest(manifest_path or experiment.manifest_path)
-    return Adjudication(experiment.folder, experiment.name, manifest, DecisionStore(experiment.folder / STORE_NAME))
+    return Adjudication(experiment.folder, experiment.name, manifest, DecisionStore(experiment.folder / STORE_NAME),
+                        experiment.score_options())

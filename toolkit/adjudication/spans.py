@@ -10,17 +10,18 @@ original file (the manifest's channel choice applied), with context on both side
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import soundfile as sf
 
-from toolkit.align import OP_NAMES, align
+from toolkit.alignment_view import AlignedWord
 from toolkit.errors import InputError
 from toolkit.manifest import RecordingEntry
-from toolkit.records import Reference, Utterance, Word
-from toolkit.normalize.same_word import word_key
+from toolkit.records import Hypothesis, Reference, Utterance, Word
+from toolkit.score_options import ScoreOptions
 
 CONTEXT_S = 3.0
 
@@ -65,22 +66,18 @@ def words_in(words: Sequence[Word], start: float, end: float) -> ArmWords:
     return ArmWords(inside, sum(1 for w in words if not w.timed))
 
 
-@dataclass(frozen=True)
-class AlignedWord:
-    """One alignment step for display: ``op`` in equal/substitute/delete/insert."""
+def span_alignment(reference: str, hypothesis: Sequence[Word], options: ScoreOptions,
+                   names: Sequence[str] = ()) -> list[AlignedWord]:
+    """The scorer's own alignment of a span: same normalizer, same word pairing, same critical-word
+    marks as ``ablate score``, so what the reviewer sees coloured is what was counted."""
+    from toolkit.alignment_view import aligned_words, critical_marks
+    from toolkit.scoring import audit_vocabulary, score_recording
 
-    op: str
-    reference: str
-    hypothesis: str
-
-
-def aligned_words(reference: str, hypothesis: Sequence[str]) -> list[AlignedWord]:
-    """Word alignment of the span's reference text and an arm's words (case and punctuation ignored)."""
-    ref_words = [w for w in reference.split() if word_key(w)]
-    hyp_words = [w for w in hypothesis if word_key(w)]
-    result = align([word_key(w) for w in ref_words], [word_key(w) for w in hyp_words])
-    return [AlignedWord(OP_NAMES[op], ref_words[r] if r >= 0 else "", hyp_words[h] if h >= 0 else "")
-            for op, r, h in zip(result.ops.tolist(), result.ref_index.tolist(), result.hyp_index.tolist())]
+    text = " ".join(reference.split())
+    utterances = [Utterance(0.0, math.inf, text)] if text else []
+    words = [Word(w.text) for w in hypothesis]  # the span's words are already chosen by time
+    score = score_recording(Reference("", utterances, names=list(names)), Hypothesis("", words), options)
+    return aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(list(names), options)))
 
 
 @dataclass(frozen=True)
