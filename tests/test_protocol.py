@@ -253,3 +253,22 @@ def test_a_gates_file_with_a_typo_stops_the_freeze_and_writes_nothing(experiment
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"ablate: error: {typo}: unknown key 'seam_omission'") and "\n" not in error
     assert not (experiment.folder / "protocol").exists()
+
+
+def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_it_began_with(tmp_path: Path, capsys) -> None:
+    from toolkit.cli.demo import EXPERIMENT_STAMP, _protocol_for_this_version
+
+    folder = make_experiment(tmp_path / "exp", make_corpus(tmp_path / "corpus", {"a": "tuning"}))
+    experiment = load_experiment(folder)
+    _protocol_for_this_version(experiment)  # first demo: nothing to keep aside, the stamp is written
+    log = folder / "protocol" / "audit.jsonl"
+    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
+    _protocol_for_this_version(experiment)  # same experiment file: the record stays
+    assert log.is_file() and not list(tmp_path.glob("exp/protocol-before-*"))
+    with (folder / "experiment.toml").open("a", encoding="utf-8") as handle:
+        handle.write("extra = []\n")  # one more arm: a new version of the demo
+    _protocol_for_this_version(load_experiment(folder))
+    [kept] = tmp_path.glob("exp/protocol-before-*")
+    assert (kept / "audit.jsonl").read_text(encoding="utf-8") == '{"event": "holdout opened"}\n'
+    assert sorted(p.name for p in (folder / "protocol").iterdir()) == [EXPERIMENT_STAMP]
+    assert "kept in" in capsys.readouterr().out

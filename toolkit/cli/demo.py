@@ -3,15 +3,23 @@
 Goes through the whole protocol: every arm runs on the tuning split, the arm with the lowest
 tuning WER is frozen as the challenger with the template gates (``protocol/gates.toml``),
 the holdout is opened once for the baseline and that challenger only, and the gate verdict
-is printed last. A second demo reuses everything and prints the same verdict.
+is printed last. A second demo reuses everything and prints the same verdict. When the demo
+experiment file itself changed since the demo's protocol record began (a new version of the
+project), the old record is kept aside and a new one starts: the demo corpus is rebuilt
+identically, so its holdout stands in for fresh test data; a real experiment is refused instead.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkit.experiment import Experiment
 
 DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo"
+EXPERIMENT_STAMP = "demo_experiment.sha256"  # in the protocol folder: the experiment file its record began with
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     manifest.unlink(missing_ok=True)  # the corpus was just rebuilt: freeze what is there now
     freeze(corpus_dir / "audio", corpus_dir / "refs", manifest, splits_csv=corpus_dir / "splits.csv")
     experiment = load_experiment(args.experiment)
+    _protocol_for_this_version(experiment)
 
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
@@ -63,3 +72,22 @@ def run(args: argparse.Namespace) -> int:
     print(gate_verdict(experiment).text())
     print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
     return 0
+
+
+def _protocol_for_this_version(experiment: "Experiment") -> None:
+    """Keep the demo's protocol record only while the demo experiment file is the one it began with."""
+    from datetime import datetime, timezone
+
+    from toolkit.protocol.challenger import protocol_dir
+    from toolkit.store import atomic_write_text, sha256_file
+
+    folder = protocol_dir(experiment)
+    stamp = folder / EXPERIMENT_STAMP
+    current = sha256_file(experiment.path)
+    began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
+    if folder.is_dir() and any(folder.iterdir()) and began_with != current:
+        kept = folder.with_name(f"protocol-before-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}")
+        folder.rename(kept)
+        print(f"demo: the demo experiment file changed since its protocol record began; that record is kept in "
+              f"{kept} and a new one starts (a real experiment would need fresh test data)")
+    atomic_write_text(stamp, current + "\n")
