@@ -154,7 +154,8 @@ def test_json_flat_row_and_csv_come_from_one_definition(tmp_path_factory, scores
                     continue
                 column = part.prefix + figure.column_name
                 expected.append(column)
-                assert row[column] == obj[figure.key] or (row[column] != row[column] and obj[figure.key] != obj[figure.key])
+                value = obj[figure.key]
+                assert row[column] == value or (row[column] != row[column] and value != value)  # NaN alike
         assert list(row) == [*expected, "signature"]
     out = tmp_path_factory.mktemp("tables")
     per_recording, aggregate = score_tables(("arm", s.recording_id, ["x"], s) for s in scores)

@@ -77,12 +77,20 @@ class Part:
 # The one list of a score's parts, in JSON and column order: RecordingScore.to_json and .flat and
 # the pooled CorpusScore row are all read from it and from each record's FIGURES.
 PARTS = (
-    Part("counts"), Part("verbatim", ("verbatim",), "verbatim_"), Part("accent_folded", ("accent_folded",), "accent_folded_"),
-    Part("negation", ("audits", "negation"), "negation_"), Part("names", ("audits", "names"), "names_"),
-    Part("numbers", ("audits", "numbers"), "numbers_"), Part("short_words", ("audits", "short_words"), "short_"),
-    Part("nonspeech", ("nonspeech",), "nonspeech_"), Part("timing", ("timing",)), Part("excluded", ("excluded",)),
-    Part("vad", ("vad",), "vad_"), Part("seams", ("seams",)), Part("lost_turns", ("lost_turns",)),
-    Part("time_constrained", ("time_constrained",), columns=False),
+    Part("counts"),
+    Part("verbatim", ("verbatim",), "verbatim_"),
+    Part("accent_folded", ("accent_folded",), "accent_folded_"),
+    Part("negation", ("audits", "negation"), "negation_"),
+    Part("names", ("audits", "names"), "names_"),
+    Part("numbers", ("audits", "numbers"), "numbers_"),
+    Part("short_words", ("audits", "short_words"), "short_"),
+    Part("nonspeech", ("nonspeech",), "nonspeech_"),
+    Part("timing", ("timing",)),
+    Part("excluded", ("excluded",)),
+    Part("vad", ("vad",), "vad_"),
+    Part("seams", ("seams",)),
+    Part("lost_turns", ("lost_turns",)),
+    Part("time_constrained", ("time_constrained",), columns=False),  # JSON only
 )
 
 
