@@ -7,6 +7,7 @@ import io
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -191,6 +192,50 @@ def test_espeak_fallback_builds_and_records_its_voice(tmp_path: Path) -> None:
     assert json.loads(first.metadata.read_text(encoding="utf-8"))["voice"]["name"] == "pt-br"
     a, b = _files(first.out_dir), _files(second.out_dir)
     assert a == b, _where_builds_differ(a, b, tmp_path / "cache-a", tmp_path / "cache-b")
+
+
+def _fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    if not shutil.which("espeak-ng"):
+        pytest.skip("espeak-ng is not installed")
+    for name in ("XDG_RUNTIME_DIR", "PULSE_RUNTIME_PATH", "ESPEAK_DATA_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "fresh-home"
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def _two_espeak_builds(tmp_path: Path, between=lambda: None) -> None:
+    first = build_corpus(tmp_path / "a", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-a",
+                         engine="espeak-ng")
+    between()
+    second = build_corpus(tmp_path / "b", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-b",
+                          engine="espeak-ng")
+    a, b = _files(first.out_dir), _files(second.out_dir)
+    assert a == b, _where_builds_differ(a, b, tmp_path / "cache-a", tmp_path / "cache-b")
+
+
+def test_espeak_build_on_a_fresh_machine_equals_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cause of the once-failing determinism test: espeak-ng loads PulseAudio even to write a file,
+    and in a home without a PulseAudio runtime directory (a fresh machine) libpulse draws from the C
+    ``rand()`` that espeak-ng's breath noise uses, so the first build's audio differed from the second's."""
+    _fresh_home(tmp_path, monkeypatch)
+    _two_espeak_builds(tmp_path)
+
+
+def test_a_users_espeak_voice_data_does_not_change_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """espeak-ng prefers ``~/espeak-ng-data`` to its own data; the cache key would not notice."""
+    home = _fresh_home(tmp_path, monkeypatch)
+    data = re.search(r"Data at: (\S+)", subprocess.run(["espeak-ng", "--version"], capture_output=True,
+                                                         text=True, check=True).stdout)
+    assert data, "espeak-ng --version names its data folder"
+
+    def install_own_voice_data() -> None:  # a lower-pitched f2 variant
+        shutil.copytree(data.group(1), home / "espeak-ng-data")
+        variant = home / "espeak-ng-data" / "voices" / "!v" / "f2"
+        variant.write_text(re.sub(r"(?m)^pitch .*$", "pitch 90 130", variant.read_text(encoding="utf-8")),
+                           encoding="utf-8")
+
+    _two_espeak_builds(tmp_path, install_own_voice_data)
 
 
 def _where_builds_differ(a: dict[str, bytes], b: dict[str, bytes], cache_a: Path, cache_b: Path) -> str:

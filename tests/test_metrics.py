@@ -249,8 +249,8 @@ def test_unresolved_spans_are_excluded_and_reported():
                              Word("até", 10.1, 10.5), Word("logo", 10.6, 11)])
     score = score_recording(ref, hyp)
     assert score.counts.ref_words == 4 and score.counts.errors == 0
-    assert (score.excluded_ref_words, score.excluded_hyp_words) == (2, 1)
-    assert score.excluded_s == pytest.approx(3.0)
+    assert (score.excluded.ref_words, score.excluded.hyp_words) == (2, 1)
+    assert score.excluded.unresolved_s == pytest.approx(3.0)
     assert score.to_json()["excluded"]["unresolved_s"] == 3.0
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from toolkit.errors import InputError
 from toolkit.metrics.critical import Occurrence, critical_occurrences, newly_wrong
+from toolkit.metrics.timing import TimingScore
 from toolkit.store import sha256_file
 
 if TYPE_CHECKING:
@@ -327,9 +328,8 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     else:
         measured["vad_speech_recall"] = (1.0, None, "the challenger has no VAD stage: it decodes all audio", [])
 
-    onsets = [s.timing.onset_errors for s in chal_scores.values() if s.timing.available]
-    errors = np.concatenate(onsets) if onsets else np.zeros(0)
-    p95 = float(np.quantile(np.abs(errors), 0.95)) if len(errors) else None
+    pooled = sum((s.timing for s in chal_scores.values()), TimingScore(recordings=0))  # the corpus's onset errors
+    p95, errors = pooled.onset_abs_p95_s, pooled.onset_errors
     per_rec_p95 = [{"recording": rid, "detail": f"p95 |onset error| {s.timing.to_json()['onset_abs_p95_s']} s"}
                    for rid, s in sorted(chal_scores.items()) if s.timing.available]
     measured["onset_p95_s"] = (p95, len(errors), "" if p95 is not None else "no matched timed reference words",

@@ -28,8 +28,9 @@ from toolkit.errors import InputError
 from toolkit.metrics.aligned import AlignedTokens
 from toolkit.metrics.audits import (NegationAudit, OccurrenceAudit, ShortWordAudit, name_audit,
                                     negation_audit, negation_mask, number_audit, short_word_audit)
+from toolkit.metrics.figures import Figure, Figures
 from toolkit.metrics.intervals import contains, merge, overlap, subtract, total
-from toolkit.metrics.nonspeech import NonspeechScore, nonspeech_score
+from toolkit.metrics.nonspeech import NOTHING_PLACED, NonspeechScore, nonspeech_score
 from toolkit.metrics.seams import SeamScore, seam_score
 from toolkit.metrics.timing import TimingScore, timing_score
 from toolkit.metrics.turns import LostTurns
@@ -52,13 +53,85 @@ FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(Normalizat
                                                                       accent_fold=True)
 
 
+@dataclass(frozen=True)
+class Exclusions(Figures):
+    """What unresolved spans took out of scoring: their merged duration and the words inside them."""
+
+    FIGURES = (Figure("unresolved_s", "excluded_s", digits=3), Figure("ref_words", None), Figure("hyp_words", None))
+
+    unresolved_s: float = 0.0
+    ref_words: int = 0
+    hyp_words: int = 0
+
+
+@dataclass(frozen=True)
+class Part:
+    """A metric record of a score: its attribute, its JSON object's path and its table columns' prefix."""
+
+    attr: str
+    path: tuple[str, ...] = ()
+    prefix: str = ""
+    columns: bool = True
+
+
+# The one list of a score's parts, in JSON and column order: RecordingScore.to_json and .flat and
+# the pooled CorpusScore row are all read from it and from each record's FIGURES.
+PARTS = (
+    Part("counts"),
+    Part("verbatim", ("verbatim",), "verbatim_"),
+    Part("accent_folded", ("accent_folded",), "accent_folded_"),
+    Part("negation", ("audits", "negation"), "negation_"),
+    Part("names", ("audits", "names"), "names_"),
+    Part("numbers", ("audits", "numbers"), "numbers_"),
+    Part("short_words", ("audits", "short_words"), "short_"),
+    Part("nonspeech", ("nonspeech",), "nonspeech_"),
+    Part("timing", ("timing",)),
+    Part("excluded", ("excluded",)),
+    Part("vad", ("vad",), "vad_"),
+    Part("seams", ("seams",)),
+    Part("lost_turns", ("lost_turns",)),
+    Part("time_constrained", ("time_constrained",), columns=False),  # JSON only
+)
+
+
+class _Parts:
+    """What a recording's score and a corpus's sum share: JSON and table row read from ``PARTS``."""
+
+    signature: Signature | None
+    unplaced_word_times: int
+
+    def _parts_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for part in PARTS:
+            record = getattr(self, part.attr)
+            if record is None:
+                continue
+            target = data
+            for key in part.path:
+                target = target.setdefault(key, {})
+            target.update(record.to_json())
+        data["reference_word_times_unplaced"] = self.unplaced_word_times
+        if "time_constrained" in data and self.signature is not None:
+            data["time_constrained"] = {"collar_s": self.signature.fields["collar_s"], **data["time_constrained"]}
+        return data
+
+    def _parts_row(self, pooled: bool) -> dict[str, Any]:
+        row: dict[str, Any] = {}
+        for part in PARTS:
+            record = getattr(self, part.attr)
+            if record is not None and part.columns:
+                row.update(record.columns(part.prefix, pooled))
+        row["signature"] = self.signature.text if self.signature is not None else ""
+        return row
+
+
 @dataclass(frozen=True, eq=False)
-class RecordingScore:
+class RecordingScore(_Parts):
     """Every figure for one recording and arm; ``counts`` follow the primary policy.
 
     Frozen: a figure added later (lost turns need the baseline) makes a new record with
     ``dataclasses.replace``. ``aligned`` keeps the audit policy's tokens and alignment for
-    reports and the review app. Adding records gives their micro-averaged word counts.
+    reports and the review app. Adding records gives a :class:`CorpusScore`, their sum.
     """
 
     recording_id: str
@@ -77,9 +150,7 @@ class RecordingScore:
     vad: VadScore | None = None
     seams: SeamScore | None = None
     time_constrained: ErrorCounts | None = None
-    excluded_s: float = 0.0
-    excluded_ref_words: int = 0
-    excluded_hyp_words: int = 0
+    excluded: Exclusions = Exclusions()
     unplaced_word_times: int = 0
     lost_turns: LostTurns | None = None
     aligned: AlignedTokens | None = field(default=None, repr=False)
@@ -94,106 +165,54 @@ class RecordingScore:
         return self.counts.cer
 
     def __add__(self, other: "RecordingScore | CorpusScore") -> "CorpusScore":
-        return CorpusScore.of([self]) + other
+        return CorpusScore() + self + other
 
     def __radd__(self, other: "int | CorpusScore") -> "CorpusScore":
-        return CorpusScore.of([self]) if other == 0 else other + CorpusScore.of([self])
+        return CorpusScore() + self if other == 0 else other + self
 
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
-        c = self.counts
-        data: dict[str, Any] = {
-            "signature": self.signature.text,
-            "signature_fields": self.signature.to_json(),
-            "recording_id": self.recording_id,
-            "arm": self.arm,
-            "policy": self.policy,
-            "wer": c.wer, "cer": c.cer, "ref_words": c.ref_words, "hits": c.hits,
-            "substitutions": c.substitutions, "deletions": c.deletions, "insertions": c.insertions,
-            "errors": c.errors, "ref_chars": c.ref_chars, "char_errors": c.char_errors,
-            "verbatim": self.verbatim.to_json(),
-            "accent_folded": self.accent_folded.to_json(),
-            "audits": {"negation": self.negation.to_json(), "names": self.names.to_json(),
-                       "numbers": self.numbers.to_json(), "short_words": self.short_words.to_json()},
-            "nonspeech": self.nonspeech.to_json(),
-            "timing": self.timing.to_json(),
-            "excluded": {"unresolved_s": round(self.excluded_s, 3), "ref_words": self.excluded_ref_words,
-                         "hyp_words": self.excluded_hyp_words},
-            "reference_word_times_unplaced": self.unplaced_word_times,
-        }
-        if self.vad is not None:
-            data["vad"] = self.vad.to_json()
-        if self.seams is not None:
-            data["seams"] = self.seams.to_json()
-        if self.lost_turns is not None:
-            data["lost_turns"] = self.lost_turns.to_json()
-        if self.time_constrained is not None:
-            data["time_constrained"] = {"collar_s": self.signature.fields["collar_s"],
-                                        **self.time_constrained.to_json()}
-        return data
+        return {"signature": self.signature.text, "signature_fields": self.signature.to_json(),
+                "recording_id": self.recording_id, "arm": self.arm, "policy": self.policy, **self._parts_json()}
 
     def flat(self) -> dict[str, Any]:
-        """One table row: counts and rates (rates are recomputed from counts when pooled)."""
-        row: dict[str, Any] = {}
-        for prefix, counts in (("", self.counts), ("verbatim_", self.verbatim),
-                               ("accent_folded_", self.accent_folded)):
-            row.update({f"{prefix}{k}": v for k, v in counts.to_json().items()})
-        t = self.timing
-        tj, nj = t.to_json(), self.nonspeech.to_json()
-        row.update({
-            "negation_ref_count": self.negation.ref_count, "negation_flipped": self.negation.flipped,
-            "negation_inserted": self.negation.inserted,
-            "negation_repetition_dropped": self.negation.repetition_dropped,
-            "names_ref_count": self.names.ref_count, "names_errors": self.names.errors,
-            "names_repetition_dropped": self.names.repetition_dropped,
-            "numbers_ref_count": self.numbers.ref_count, "numbers_errors": self.numbers.errors,
-            "numbers_repetition_dropped": self.numbers.repetition_dropped,
-            "short_ref_count": self.short_words.ref_count,
-            "short_substituted": self.short_words.substituted, "short_deleted": self.short_words.deleted,
-            "nonspeech_available": nj["available"], "nonspeech_seconds": self.nonspeech.seconds,
-            "nonspeech_invented_words": nj["invented_words"], "nonspeech_per_minute": nj["per_minute"],
-            "nonspeech_intervals": self.nonspeech.intervals, "nonspeech_intervals_with_text": nj["intervals_with_text"],
-            "timing_available": t.available, "timing_ref_timed_words": t.ref_timed_words,
-            "timing_matched_timed_words": t.matched_timed_words, "timing_coverage": t.coverage,
-            "onset_abs_median_s": tj["onset_abs_median_s"], "onset_abs_p95_s": tj["onset_abs_p95_s"],
-            "drift_s_per_min": tj["drift_s_per_min"],
-            "hyp_words": t.hyp_words, "untimed_hyp_words": t.untimed_hyp_words,
-            "excluded_s": self.excluded_s,
-        })
-        if self.vad is not None:
-            row.update({"vad_speech_s": self.vad.speech_s, "vad_retained_s": self.vad.retained_s,
-                        "vad_recall": self.vad.recall, "vad_ref_timed_words": self.vad.ref_timed_words,
-                        "vad_clipped_words": self.vad.clipped_words,
-                        "vad_ref_timed_negations": self.vad.ref_timed_negations,
-                        "vad_clipped_negations": self.vad.clipped_negations})
-        if self.seams is not None:
-            row.update({"seams": self.seams.seams, "seam_omissions": self.seams.omissions,
-                        "seam_duplications": self.seams.duplications})
-        if self.lost_turns is not None:
-            row.update({"lost_turns": self.lost_turns.lost, "lost_turns_denominator": self.lost_turns.recognized})
-        row["signature"] = self.signature.text
-        return row
+        """One table row: the figures of every part (rates are recomputed from counts when pooled)."""
+        return self._parts_row(pooled=False)
 
 
-@dataclass(frozen=True)
-class CorpusScore:
-    """Recordings scored alike, summed: word and character counts of each policy added (micro-averaging).
+@dataclass(frozen=True, eq=False)
+class CorpusScore(_Parts):
+    """Recordings scored alike, summed part by part (micro-averaging): ``sum(scores)`` or ``a + b``.
 
-    ``a + b`` adds two recordings or corpora (``sum(scores)`` works too); results made with
-    different scorer signatures are refused, since their counts do not mean the same thing.
+    Every figure is the sum of the recordings' records (see each record's ``+``); rates are
+    recomputed from the sums. Results made with different scorer signatures are refused, since
+    their counts do not mean the same thing. Optional parts (VAD, seams, lost turns) sum over the
+    recordings that have them.
     """
 
     recordings: tuple[RecordingScore, ...] = ()
     counts: ErrorCounts = ErrorCounts()
     verbatim: ErrorCounts = ErrorCounts()
     accent_folded: ErrorCounts = ErrorCounts()
+    negation: NegationAudit = NegationAudit()
+    names: OccurrenceAudit = OccurrenceAudit()
+    numbers: OccurrenceAudit = OccurrenceAudit()
+    short_words: ShortWordAudit = ShortWordAudit()
+    nonspeech: NonspeechScore = NOTHING_PLACED
+    timing: TimingScore = TimingScore(recordings=0)
+    excluded: Exclusions = Exclusions()
+    unplaced_word_times: int = 0
+    vad: VadScore | None = None
+    seams: SeamScore | None = None
+    lost_turns: LostTurns | None = None
+    time_constrained: ErrorCounts | None = None
 
     @classmethod
     def of(cls, scores: Iterable[RecordingScore]) -> "CorpusScore":
         return sum(scores, cls())  # type: ignore[return-value]
 
     @property
-    def signature(self) -> Signature | None:
+    def signature(self) -> Signature | None:  # type: ignore[override]
         return self.recordings[0].signature if self.recordings else None
 
     @property
@@ -205,18 +224,32 @@ class CorpusScore:
         return self.counts.cer
 
     def __add__(self, other: "CorpusScore | RecordingScore") -> "CorpusScore":
-        if isinstance(other, RecordingScore):
-            other = CorpusScore((other,), other.counts, other.verbatim, other.accent_folded)
-        if not isinstance(other, CorpusScore):
+        if not isinstance(other, (CorpusScore, RecordingScore)):
             return NotImplemented
         if self.signature is not None and other.signature is not None and self.signature.hash != other.signature.hash:
             raise ValueError(f"cannot add scores of different scorer signatures ({self.signature.hash} and "
                              f"{other.signature.hash})")
-        return CorpusScore(self.recordings + other.recordings, self.counts + other.counts,
-                           self.verbatim + other.verbatim, self.accent_folded + other.accent_folded)
+        added = {part.attr: _add(getattr(self, part.attr), getattr(other, part.attr)) for part in PARTS}
+        theirs = other.recordings if isinstance(other, CorpusScore) else (other,)
+        return CorpusScore(self.recordings + theirs, unplaced_word_times=self.unplaced_word_times
+                           + other.unplaced_word_times, **added)
 
     def __radd__(self, other: int) -> "CorpusScore":
         return self if other == 0 else NotImplemented
+
+    def to_json(self) -> dict[str, Any]:
+        """The pooled figures, in the JSON layout of one recording's."""
+        return {"signature": self.signature.text if self.signature is not None else None,
+                "recordings": len(self.recordings), **self._parts_json()}
+
+    def flat(self) -> dict[str, Any]:
+        """The aggregate table row: the recording row's columns, pooled (per-recording-only figures left out)."""
+        return {"recordings": len(self.recordings), **self._parts_row(pooled=True)}
+
+
+def _add(a: Any, b: Any) -> Any:
+    """Sum of two optional records (a part a recording lacks adds nothing)."""
+    return b if a is None else a if b is None else a + b
 
 
 def _nan(value: float | None) -> float:
@@ -384,9 +417,7 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
         timing=timing_score(at, _span(reference, ref_words)),
         signature=scorer_signature(options),
-        excluded_s=total(unresolved),
-        excluded_ref_words=int((~keep_ref).sum()),
-        excluded_hyp_words=int((~keep_hyp).sum()),
+        excluded=Exclusions(total(unresolved), int((~keep_ref).sum()), int((~keep_hyp).sum())),
         unplaced_word_times=unplaced,
         aligned=at,
         utterance_of_word=utt,
@@ -425,56 +456,6 @@ def _labels(strata: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
     return sorted(str(s) for s in strata)
 
 
-_SUMMED = ("ref_words", "hits", "substitutions", "deletions", "insertions", "errors", "ref_chars", "char_errors")
-_AUDITS = ("negation_ref_count", "negation_flipped", "negation_inserted", "names_ref_count", "names_errors",
-           "numbers_ref_count", "numbers_errors", "short_ref_count", "short_substituted", "short_deleted",
-           "hyp_words", "untimed_hyp_words", "excluded_s",
-           "negation_repetition_dropped", "names_repetition_dropped", "numbers_repetition_dropped")
-_VAD = ("vad_speech_s", "vad_retained_s", "vad_ref_timed_words", "vad_clipped_words",
-        "vad_ref_timed_negations", "vad_clipped_negations")
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
-
-
-def _pool(rows: pd.DataFrame, scores: list[RecordingScore]) -> dict[str, Any]:
-    """Micro-average: sum counts over recordings, then divide."""
-    out: dict[str, Any] = {"recordings": len(rows)}
-    corpus = CorpusScore.of(scores)
-    for prefix, counts in (("", corpus.counts), ("verbatim_", corpus.verbatim), ("accent_folded_", corpus.accent_folded)):
-        summed = counts.to_json()
-        out.update({prefix + k: summed[k] for k in (*_SUMMED, "wer", "cer")})
-    out.update({k: rows[k].sum() for k in _AUDITS})
-    placed = [s.nonspeech for s in scores if s.nonspeech.available]
-    seconds = sum(n.seconds for n in placed)
-    out["nonspeech_seconds"] = seconds
-    out["nonspeech_invented_words"] = sum(n.invented_words for n in placed) if placed else None
-    out["nonspeech_intervals"] = sum(n.intervals for n in placed)
-    out["nonspeech_intervals_with_text"] = sum(n.intervals_with_text for n in placed) if placed else None
-    out["nonspeech_per_minute"] = _ratio(out["nonspeech_invented_words"] or 0, seconds / 60) if placed else None
-    timed = [s.timing for s in scores if s.timing.available]
-    errors = np.concatenate([t.onset_errors for t in timed]) if timed else np.zeros(0)
-    ref_timed = sum(t.ref_timed_words for t in timed)
-    out["timing_ref_timed_words"] = ref_timed if timed else None
-    out["timing_matched_timed_words"] = len(errors) if timed else None
-    out["timing_coverage"] = _ratio(len(errors), ref_timed) if timed else None
-    out["onset_abs_median_s"] = float(np.median(np.abs(errors))) if len(errors) else None
-    out["onset_abs_p95_s"] = float(np.quantile(np.abs(errors), 0.95)) if len(errors) else None
-    with_seams = [s.seams for s in scores if s.seams is not None]
-    if with_seams:
-        out.update({k: int(rows[k].sum()) for k in ("seams", "seam_omissions", "seam_duplications")})
-    if any(s.lost_turns is not None for s in scores):
-        out.update({k: int(rows[k].sum()) for k in ("lost_turns", "lost_turns_denominator")})
-    with_vad = [s.vad for s in scores if s.vad is not None]
-    if with_vad:
-        out["vad_recordings"] = len(with_vad)
-        out.update({k: rows[k].sum() for k in _VAD})
-        out["vad_recall"] = _ratio(out["vad_retained_s"], out["vad_speech_s"])
-    out["signature"] = "; ".join(sorted(set(rows["signature"])))
-    return out
-
-
 def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-recording and aggregate tables from ``(arm, recording_id, strata, score)`` rows.
 
@@ -496,8 +477,7 @@ def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[
         strata = sorted({tag for k in members for tag in labels[k]})
         for stratum in ["all", *strata]:
             chosen = [k for k in members if stratum == "all" or stratum in labels[k]]
-            aggregate.append({"arm": arm, "stratum": stratum,
-                              **_pool(per_recording.iloc[chosen], [scores[k] for k in chosen])})
+            aggregate.append({"arm": arm, "stratum": stratum, **CorpusScore.of(scores[k] for k in chosen).flat()})
     return per_recording, pd.DataFrame.from_records(aggregate)
 
 

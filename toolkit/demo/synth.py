@@ -3,6 +3,13 @@
 RHVoice's Brazilian voice Leticia-F123 is used when installed, espeak-ng ``pt-br`` otherwise; the
 choice is made at run time and recorded. Cached WAVs are keyed by voice, speaker style and text,
 so a rebuild synthesizes nothing it has synthesized before.
+
+The engine runs in a fixed environment (:func:`engine_environment`), never the caller's: espeak-ng
+loads PulseAudio even when it writes a file, and the first run in a home without a PulseAudio
+runtime directory makes libpulse draw ~180 numbers from the C library's ``rand()`` to name one,
+the same generator espeak-ng's breath noise uses (voice variant ``f2``), so that run's audio
+differed from every later one. A user's ``~/espeak-ng-data``, ``$ESPEAK_DATA_PATH`` or RHVoice
+configuration would also change the voice without changing the cache key.
 """
 
 from __future__ import annotations
@@ -96,6 +103,15 @@ def detect_voice(engine: str | None = None) -> Voice:
                        "(Debian non-free) or espeak-ng")
 
 
+def engine_environment(cache_dir: Path) -> dict[str, str]:
+    """The synthesizer's whole environment: PATH, a UTF-8 locale, a home of its own (no user voice data
+    or configuration) and a PulseAudio runtime directory that exists, so libpulse never has to invent one."""
+    runtime = cache_dir / ".pulse-runtime"
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return {"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C.UTF-8", "HOME": str(cache_dir / ".home"),
+            "PULSE_RUNTIME_PATH": str(runtime)}
+
+
 def _command(voice: Voice, style: SpeakerStyle, out: Path) -> list[str]:
     if voice.engine == "rhvoice":
         return ["RHVoice-test", "-p", voice.name, "-t", str(style.pitch), "-r", str(style.rate),
@@ -120,7 +136,7 @@ def synthesize(text: str, voice: Voice, style: SpeakerStyle, cache_dir: Path) ->
         scratch = Path(name)
         try:
             result = subprocess.run(_command(voice, style, scratch), input=text.encode("utf-8"),
-                                    capture_output=True, check=False)
+                                    capture_output=True, check=False, env=engine_environment(cache_dir))
             if result.returncode != 0 or scratch.stat().st_size <= 44:
                 raise ToolkitError(f"{voice.engine} failed on {text!r}: "
                                    f"{result.stderr.decode('utf-8', 'replace').strip()}")

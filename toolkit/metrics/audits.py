@@ -28,6 +28,7 @@ import numpy as np
 
 from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE
 from toolkit.metrics.aligned import AlignedTokens, Instance
+from toolkit.metrics.figures import SETTING, Figure, Figures
 from toolkit.metrics.tokens import TokenTable
 from toolkit.normalize.chars import fold_accents
 from toolkit.normalize.same_word import word_key
@@ -54,40 +55,46 @@ def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
     return mask
 
 
-def _instances(items: list[Instance]) -> list[dict[str, Any]]:
+def _instances(items: Sequence[Instance]) -> list[dict[str, Any]]:
     return [i.to_json() for i in items]
 
 
 REPETITION_DROPPED = "repetition dropped"
 
 
-@dataclass
-class NegationAudit:
+def _counts(*keys: str) -> tuple[Figure, ...]:
+    return tuple(Figure(key) for key in keys)
+
+
+@dataclass(frozen=True)
+class NegationAudit(Figures):
     """Reference negations flipped (deleted/substituted), repetitions dropped, and negations inserted."""
+
+    FIGURES = _counts("ref_count", "flipped", "inserted", "repetition_dropped")
 
     ref_count: int = 0
     flipped: int = 0
     inserted: int = 0
     repetition_dropped: int = 0
-    instances: list[Instance] = field(default_factory=list)
+    instances: tuple[Instance, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ref_count": self.ref_count, "flipped": self.flipped, "inserted": self.inserted,
-                "repetition_dropped": self.repetition_dropped, "instances": _instances(self.instances)}
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
 
 
-@dataclass
-class OccurrenceAudit:
+@dataclass(frozen=True)
+class OccurrenceAudit(Figures):
     """Reference occurrences (names or numbers), how many were wrong, and repetitions dropped."""
+
+    FIGURES = _counts("ref_count", "errors", "repetition_dropped")
 
     ref_count: int = 0
     errors: int = 0
     repetition_dropped: int = 0
-    instances: list[Instance] = field(default_factory=list)
+    instances: tuple[Instance, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ref_count": self.ref_count, "errors": self.errors, "repetition_dropped": self.repetition_dropped,
-                "instances": _instances(self.instances)}
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
 
 
 def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray,
@@ -115,20 +122,20 @@ def _wholly_deleted(at: AlignedTokens, first: int, last: int) -> bool:
     return bool((at.ref_op[first:last + 1] == DELETE).all()) and not at.insertions_inside(first, last)
 
 
-@dataclass
-class ShortWordAudit:
+@dataclass(frozen=True)
+class ShortWordAudit(Figures):
     """Short reference words substituted or deleted."""
 
-    max_letters: int
+    FIGURES = (Figure("max_letters", column=None), *_counts("ref_count", "substituted", "deleted"))
+
+    max_letters: int | None = field(default=None, metadata=SETTING)
     ref_count: int = 0
     substituted: int = 0
     deleted: int = 0
-    instances: list[Instance] = field(default_factory=list)
+    instances: tuple[Instance, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"max_letters": self.max_letters, "ref_count": self.ref_count,
-                "substituted": self.substituted, "deleted": self.deleted,
-                "instances": _instances(self.instances)}
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
 
 
 Span = tuple[int, int]
@@ -164,19 +171,14 @@ def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarr
 
     ``turns`` gives each reference token's turn (utterance index).
     """
-    audit = NegationAudit(ref_count=int(negation_mask(at.ref, negations).sum()))
-    for i, outcome in negation_outcomes(at, negations, turns):
-        if outcome == REPETITION_DROPPED:
-            audit.repetition_dropped += 1
-        elif outcome is not None:
-            audit.flipped += 1
-        if outcome is not None:
-            audit.instances.append(at.ref_instance(outcome, i, i))
-    for j in inserted_negations(at, negations):
-        audit.inserted += 1
-        audit.instances.append(at.hyp_instance("inserted", j))
-    audit.instances.sort(key=lambda x: (x.time is None, x.time or 0.0))
-    return audit
+    outcomes = [(i, outcome) for i, outcome in negation_outcomes(at, negations, turns) if outcome is not None]
+    inserted = inserted_negations(at, negations)
+    instances = [at.ref_instance(outcome, i, i) for i, outcome in outcomes]
+    instances += [at.hyp_instance("inserted", j) for j in inserted]
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
+    return NegationAudit(ref_count=int(negation_mask(at.ref, negations).sum()), flipped=len(outcomes) - dropped,
+                         inserted=len(inserted), repetition_dropped=dropped,
+                         instances=tuple(sorted(instances, key=lambda x: (x.time is None, x.time or 0.0))))
 
 
 def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
@@ -208,15 +210,10 @@ def name_outcomes(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.n
 def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
     """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
     outcomes = name_outcomes(at, names, turns)
-    audit = OccurrenceAudit(ref_count=len(outcomes))
-    for (first, last), outcome in outcomes:
-        if outcome == REPETITION_DROPPED:
-            audit.repetition_dropped += 1
-        elif outcome is not None:
-            audit.errors += 1
-        if outcome is not None:
-            audit.instances.append(at.ref_instance(outcome, first, last))
-    return audit
+    wrong = [(span, outcome) for span, outcome in outcomes if outcome is not None]
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in wrong)
+    return OccurrenceAudit(ref_count=len(outcomes), errors=len(wrong) - dropped, repetition_dropped=dropped,
+                           instances=tuple(at.ref_instance(outcome, a, b) for (a, b), outcome in wrong))
 
 
 def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, str | None]]:
@@ -240,18 +237,17 @@ def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, st
 def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
     """Value errors per reference number (a number group of the reference tokens)."""
     outcomes = number_outcomes(at, turns)
-    audit = OccurrenceAudit(ref_count=len(outcomes))
     hyp_groups = at.hyp.number_group
+    instances = []
     for (first, last), outcome in outcomes:
         if outcome == REPETITION_DROPPED:
-            audit.repetition_dropped += 1
-            audit.instances.append(at.ref_instance(outcome, first, last))
-        elif outcome is not None:
-            audit.errors += 1
+            instances.append(at.ref_instance(outcome, first, last))
+        elif outcome is not None:  # a wrong value shows the whole hypothesis numbers it touched
             touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
-            whole_numbers = np.flatnonzero(np.isin(hyp_groups, touched))
-            audit.instances.append(at.ref_instance(outcome, first, last, whole_numbers))
-    return audit
+            instances.append(at.ref_instance(outcome, first, last, np.flatnonzero(np.isin(hyp_groups, touched))))
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
+    return OccurrenceAudit(ref_count=len(outcomes), errors=len(instances) - dropped, repetition_dropped=dropped,
+                           instances=tuple(instances))
 
 
 def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray) -> bool:
@@ -270,16 +266,10 @@ def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndar
 
 def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
     """Substitutions and deletions of reference tokens with at most ``max_letters`` letters."""
-    audit = ShortWordAudit(max_letters=max_letters)
     counts = {t: sum(ch.isalpha() for ch in t) for t in set(at.ref.texts)}
     letters = np.fromiter((counts[t] for t in at.ref.texts), dtype=np.int64, count=len(at.ref))
     short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number
-    audit.ref_count = int(short.sum())
-    for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist():
-        kind = _KIND[int(at.ref_op[i])]
-        if kind == "deleted":
-            audit.deleted += 1
-        else:
-            audit.substituted += 1
-        audit.instances.append(at.ref_instance(kind, i, i))
-    return audit
+    wrong = [(i, _KIND[int(at.ref_op[i])]) for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist()]
+    deleted = sum(kind == "deleted" for _, kind in wrong)
+    return ShortWordAudit(max_letters=max_letters, ref_count=int(short.sum()), substituted=len(wrong) - deleted,
+                          deleted=deleted, instances=tuple(at.ref_instance(kind, i, i) for i, kind in wrong))

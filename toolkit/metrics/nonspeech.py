@@ -8,28 +8,46 @@ are "not available". Words that normalize to nothing are not counted.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from toolkit.metrics.figures import Figure, Figures
 from toolkit.metrics.tokens import SourceWords
 
 
-@dataclass
-class NonspeechScore:
-    """Invented words per minute of confirmed non-speech, and intervals with any text."""
+@dataclass(frozen=True)
+class NonspeechScore(Figures):
+    """Invented words per minute of confirmed non-speech, and intervals with any text.
 
-    seconds: float
-    intervals: int
-    available: bool = True
+    Counts are None when the hypothesis has words but none of them timed (they cannot be placed).
+    Pooled (``+``), a record that is not available adds nothing: its non-speech cannot be compared.
+    """
+
+    FIGURES = (Figure("available", pooled=False), Figure("seconds", digits=3), Figure("minutes", None, digits=4),
+               Figure("invented_words", attr="invented"), Figure("per_minute"), Figure("intervals"),
+               Figure("intervals_with_text", attr="with_text"), Figure("fraction_with_text", None))
+
+    seconds: float = 0.0
+    intervals: int = 0
+    available: bool = field(default=True, metadata={"add": operator.and_})
     invented_words: int = 0
     intervals_with_text: int = 0
-    instances: list[dict[str, Any]] = field(default_factory=list)
+    instances: tuple[dict[str, Any], ...] = ()
 
     @property
     def minutes(self) -> float:
         return self.seconds / 60.0
+
+    @property
+    def invented(self) -> int | None:
+        return self.invented_words if self.available else None
+
+    @property
+    def with_text(self) -> int | None:
+        return self.intervals_with_text if self.available else None
 
     @property
     def per_minute(self) -> float | None:
@@ -39,14 +57,19 @@ class NonspeechScore:
     def fraction_with_text(self) -> float | None:
         return self.intervals_with_text / self.intervals if self.intervals and self.available else None
 
-    def to_json(self) -> dict[str, Any]:
-        """Counts are null when the hypothesis has words but none of them timed (cannot be placed)."""
-        shown = self.available
-        return {"available": shown, "minutes": round(self.minutes, 4),
-                "invented_words": self.invented_words if shown else None,
-                "per_minute": self.per_minute, "intervals": self.intervals,
-                "intervals_with_text": self.intervals_with_text if shown else None,
-                "fraction_with_text": self.fraction_with_text, "instances": self.instances}
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": list(self.instances)}
+
+    def __add__(self, other: "NonspeechScore") -> "NonspeechScore":
+        if type(other) is not NonspeechScore:
+            return NotImplemented
+        if not (self.available and other.available):
+            placed = [s for s in (self, other) if s.available]
+            return placed[0] if placed else NOTHING_PLACED
+        return super().__add__(other)
+
+
+NOTHING_PLACED = NonspeechScore(available=False)  # the sum of no available record
 
 
 def nonspeech_score(intervals: np.ndarray, hyp: SourceWords, counted: np.ndarray) -> NonspeechScore:
@@ -56,21 +79,19 @@ def nonspeech_score(intervals: np.ndarray, hyp: SourceWords, counted: np.ndarray
     """
     order = np.argsort(intervals[:, 0], kind="stable") if len(intervals) else np.zeros(0, int)
     spans = intervals[order]
-    score = NonspeechScore(seconds=float((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0.0,
-                           intervals=len(spans), available=not (counted.any() and not (counted & hyp.timed).any()))
+    available = not (counted.any() and not (counted & hyp.timed).any())
+    seconds = float((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0.0
     if not len(spans) or not len(hyp):
-        return score
+        return NonspeechScore(seconds, len(spans), available)
     mid = np.where(np.isnan(hyp.end), hyp.start, (hyp.start + hyp.end) / 2)
     k = np.searchsorted(spans[:, 0], mid, side="right") - 1
     kk = np.clip(k, 0, None)
     with np.errstate(invalid="ignore"):
         inside = (k >= 0) & (mid <= spans[kk, 1]) & counted
-    score.invented_words = int(inside.sum())
+    instances = []
     for interval in np.unique(kk[inside]).tolist():
         words = np.flatnonzero(inside & (kk == interval))
-        score.intervals_with_text += 1
-        score.instances.append({"start": round(float(spans[interval, 0]), 3),
-                                "end": round(float(spans[interval, 1]), 3),
-                                "text": " ".join(hyp.texts[w] for w in words.tolist()),
-                                "words": len(words)})
-    return score
+        instances.append({"start": round(float(spans[interval, 0]), 3), "end": round(float(spans[interval, 1]), 3),
+                          "text": " ".join(hyp.texts[w] for w in words.tolist()), "words": len(words)})
+    return NonspeechScore(seconds, len(spans), available, invented_words=int(inside.sum()),
+                          intervals_with_text=len(instances), instances=tuple(instances))

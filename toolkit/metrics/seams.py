@@ -20,21 +20,26 @@ import numpy as np
 
 from toolkit.align import DELETE, INSERT
 from toolkit.metrics.aligned import AlignedTokens, Instance
+from toolkit.metrics.figures import SETTING, Figure, Figures
 
 DUPLICATE_REACH = 3
 
 
-@dataclass
-class SeamScore:
+@dataclass(frozen=True)
+class SeamScore(Figures):
+    """Seams scored, with the omissions and duplications found near them (pooled: all add)."""
+
+    FIGURES = (Figure("seams"), Figure("margin_s", None), Figure("omissions", "seam_omissions"),
+               Figure("duplications", "seam_duplications"))
+
     seams: int
-    margin_s: float
+    margin_s: float = field(metadata=SETTING)
     omissions: int = 0
     duplications: int = 0
-    instances: list[Instance] = field(default_factory=list)
+    instances: tuple[Instance, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"seams": self.seams, "margin_s": self.margin_s, "omissions": self.omissions,
-                "duplications": self.duplications, "instances": [i.to_json() for i in self.instances]}
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": [i.to_json() for i in self.instances]}
 
 
 def _hyp_times(at: AlignedTokens) -> tuple[np.ndarray, np.ndarray]:
@@ -48,13 +53,14 @@ def _meets(regions: np.ndarray, lo: float, hi: float) -> bool:
 
 def seam_score(at: AlignedTokens, seams: list[tuple[float, float]], margin: float = 1.0) -> SeamScore:
     """Count omissions and duplications within ``margin`` seconds of each seam interval."""
-    score = SeamScore(seams=len(seams), margin_s=margin)
     if not seams:
-        return score
+        return SeamScore(seams=0, margin_s=margin)
     regions = np.array([(a - margin, b + margin) for a, b in seams], dtype=float)
     h_start, h_end = _hyp_times(at)
     partner = at.ref_partner
     ref_start = at.ref.words.start[at.ref.source]
+    omissions: list[Instance] = []
+    duplications: list[Instance] = []
     for i in np.flatnonzero(at.ref_op == DELETE).tolist():
         if not np.isnan(ref_start[i]):
             lo = hi = float(ref_start[i])
@@ -66,14 +72,13 @@ def seam_score(at: AlignedTokens, seams: list[tuple[float, float]], margin: floa
             if np.isnan(lo) or np.isnan(hi):
                 continue  # untimed neighbours cannot place the omission
         if _meets(regions, lo, hi):
-            score.omissions += 1
-            score.instances.append(at.ref_instance("seam omission", i, i))
+            omissions.append(at.ref_instance("seam omission", i, i))
     texts = at.hyp.texts
     for j in np.flatnonzero(at.hyp_op == INSERT).tolist():
         if np.isnan(h_start[j]) or not _meets(regions, float(h_start[j]), float(h_start[j])):
             continue
         nearby = texts[max(0, j - DUPLICATE_REACH):j] + texts[j + 1:j + 1 + DUPLICATE_REACH]
         if texts[j] in nearby:
-            score.duplications += 1
-            score.instances.append(at.hyp_instance("seam duplication", j))
-    return score
+            duplications.append(at.hyp_instance("seam duplication", j))
+    return SeamScore(seams=len(seams), margin_s=margin, omissions=len(omissions), duplications=len(duplications),
+                     instances=(*omissions, *duplications))

@@ -18,6 +18,7 @@ import numpy as np
 
 from toolkit.align import EQUAL
 from toolkit.metrics.aligned import AlignedTokens
+from toolkit.metrics.figures import Figure, Figures
 
 THIRDS = ("early", "middle", "late")
 WORST_ONSETS = 10
@@ -27,17 +28,30 @@ def _r(value: float | None) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
-@dataclass
-class TimingScore:
-    """Onset errors of matched timed words, with coverage and the untimed hypothesis word count."""
+@dataclass(frozen=True, eq=False)
+class TimingScore(Figures):
+    """Onset errors of matched timed words, with coverage and the untimed hypothesis word count.
 
-    ref_timed_words: int
-    hyp_words: int
-    untimed_hyp_words: int
+    Pooled (``+``), hypothesis word counts add over every record and onset errors and timed
+    reference words over the available ones. Drift and thirds are per recording only: a pool of
+    several recordings has neither, since a slope over time does not pool across recordings.
+    """
+
+    FIGURES = (Figure("available", "timing_available", pooled=False),
+               Figure("ref_timed_words", "timing_ref_timed_words"),
+               Figure("matched_timed_words", "timing_matched_timed_words"), Figure("coverage", "timing_coverage"),
+               Figure("onset_abs_median_s", digits=4), Figure("onset_abs_p95_s", digits=4),
+               Figure("drift_s_per_min", digits=4, pooled=False),
+               Figure("hyp_words"), Figure("untimed_hyp_words"))
+
+    ref_timed_words: int = 0
+    hyp_words: int = 0
+    untimed_hyp_words: int = 0
     ref_onsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
     onset_errors: np.ndarray = field(default_factory=lambda: np.zeros(0))
     span: tuple[float, float] | None = None
-    ref_texts: list[str] = field(default_factory=list)
+    ref_texts: tuple[str, ...] = ()
+    recordings: int = 1
 
     @property
     def available(self) -> bool:
@@ -57,9 +71,17 @@ class TimingScore:
         return float(np.quantile(np.abs(self.onset_errors), q))
 
     @property
+    def onset_abs_median_s(self) -> float | None:
+        return self._abs_quantile(0.5)
+
+    @property
+    def onset_abs_p95_s(self) -> float | None:
+        return self._abs_quantile(0.95)
+
+    @property
     def drift_s_per_min(self) -> float | None:
         """Slope of onset error over reference time (s of error per minute); needs 3+ distinct onsets."""
-        if not self.available or len(np.unique(self.ref_onsets)) < 3:
+        if self.recordings != 1 or not self.available or len(np.unique(self.ref_onsets)) < 3:
             return None
         from scipy.stats import linregress  # imported here: scipy takes half a second to import
 
@@ -67,7 +89,7 @@ class TimingScore:
 
     def thirds(self) -> dict[str, dict[str, Any]] | None:
         """Signed and absolute median onset error in each third of the reference span."""
-        if not self.available or self.span is None:
+        if self.recordings != 1 or not self.available or self.span is None:
             return None
         t0, t1 = self.span
         edges = np.linspace(t0, t1, 4)
@@ -89,14 +111,20 @@ class TimingScore:
                  "ref_onset_s": _r(self.ref_onsets[k]), "hyp_onset_s": _r(self.ref_onsets[k] + self.onset_errors[k]),
                  "onset_error_s": _r(self.onset_errors[k])} for k in order.tolist()]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"available": self.available, "ref_timed_words": self.ref_timed_words,
-                "matched_timed_words": self.matched_timed_words, "coverage": self.coverage,
-                "onset_abs_median_s": _r(self._abs_quantile(0.5)),
-                "onset_abs_p95_s": _r(self._abs_quantile(0.95)),
-                "drift_s_per_min": _r(self.drift_s_per_min), "thirds": self.thirds(),
-                "hyp_words": self.hyp_words, "untimed_hyp_words": self.untimed_hyp_words,
-                "worst_onsets": self.worst_onsets()}
+    def json_extras(self) -> dict[str, Any]:
+        return {"thirds": self.thirds(), "worst_onsets": self.worst_onsets()}
+
+    def __add__(self, other: "TimingScore") -> "TimingScore":
+        if type(other) is not TimingScore:
+            return NotImplemented
+        timed = [s for s in (self, other) if s.available]
+        return TimingScore(ref_timed_words=sum(s.ref_timed_words for s in timed),
+                           hyp_words=self.hyp_words + other.hyp_words,
+                           untimed_hyp_words=self.untimed_hyp_words + other.untimed_hyp_words,
+                           ref_onsets=np.concatenate([np.zeros(0), *(s.ref_onsets for s in timed)]),
+                           onset_errors=np.concatenate([np.zeros(0), *(s.onset_errors for s in timed)]),
+                           ref_texts=tuple(t for s in timed for t in s.ref_texts),
+                           recordings=self.recordings + other.recordings)
 
 
 def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = WORST_ONSETS) -> list[dict[str, Any]]:
@@ -124,4 +152,4 @@ def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingS
     onsets = ref_on[picked][good]
     texts = [ref_words.texts[int(k)] for k in at.ref.source[picked][good].tolist()]
     return TimingScore(ref_timed_words=ref_timed, hyp_words=len(hyp_produced), untimed_hyp_words=untimed,
-                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span, ref_texts=texts)
+                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span, ref_texts=tuple(texts))

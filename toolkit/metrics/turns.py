@@ -9,29 +9,35 @@ by counting. The denominator is the number of turns the baseline recognized.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from toolkit.align import EQUAL
 from toolkit.metrics.aligned import AlignedTokens, Instance
+from toolkit.metrics.figures import Figure, Figures
 
 RECOGNIZED_FRACTION = 0.5
 
 
-@dataclass
-class LostTurns:
+@dataclass(frozen=True)
+class LostTurns(Figures):
     """Turns the baseline recognized (``recognized``, the denominator) and those this arm lost."""
+
+    FIGURES = (Figure("count", "lost_turns", attr="lost"),
+               Figure("denominator", "lost_turns_denominator", attr="recognized"), Figure("rule", None))
 
     recognized: int = 0
     lost: int = 0
-    instances: list[Instance] = field(default_factory=list)
+    instances: tuple[Instance, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"count": self.lost, "denominator": self.recognized,
-                "rule": f"baseline hit >= {RECOGNIZED_FRACTION:g} of the turn's words, arm hit none",
-                "instances": [i.to_json() for i in self.instances]}
+    @property
+    def rule(self) -> str:
+        return f"baseline hit >= {RECOGNIZED_FRACTION:g} of the turn's words, arm hit none"
+
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": [i.to_json() for i in self.instances]}
 
 
 def turn_hits(at: AlignedTokens, utterance_of_word: np.ndarray) -> dict[int, tuple[int, int]]:
@@ -50,14 +56,8 @@ def lost_turns(baseline: AlignedTokens, arm: AlignedTokens, utterance_of_word: n
     if baseline.ref.texts != arm.ref.texts:
         raise ValueError("baseline and arm were scored against different reference tokens")
     base, mine = turn_hits(baseline, utterance_of_word), turn_hits(arm, utterance_of_word)
-    result = LostTurns()
     turn = utterance_of_word[arm.ref.source] if len(arm.ref) else np.zeros(0, dtype=np.int64)
-    for u, (hit, total) in sorted(base.items()):
-        if total == 0 or hit < RECOGNIZED_FRACTION * total:
-            continue
-        result.recognized += 1
-        if mine[u][0] == 0:
-            result.lost += 1
-            tokens = np.flatnonzero(turn == u)
-            result.instances.append(arm.ref_instance("lost turn", int(tokens[0]), int(tokens[-1])))
-    return result
+    recognized = [u for u, (hit, total) in sorted(base.items()) if total and hit >= RECOGNIZED_FRACTION * total]
+    lost = [np.flatnonzero(turn == u) for u in recognized if mine[u][0] == 0]
+    return LostTurns(recognized=len(recognized), lost=len(lost),
+                     instances=tuple(arm.ref_instance("lost turn", int(t[0]), int(t[-1])) for t in lost))

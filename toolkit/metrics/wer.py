@@ -7,17 +7,21 @@ characters, as in jiwer.cer).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
 from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE, Alignment
+from toolkit.metrics.figures import Figure, Figures
 
 
 @dataclass(frozen=True)
-class ErrorCounts:
+class ErrorCounts(Figures):
     """S/D/I/N and hits for words plus character errors and length; add two to pool recordings."""
+
+    FIGURES = tuple(Figure(key) for key in ("wer", "cer", "errors", "ref_words", "hits", "substitutions",
+                                            "deletions", "insertions", "ref_chars", "char_errors"))
 
     ref_words: int = 0
     hits: int = 0
@@ -39,12 +43,6 @@ class ErrorCounts:
     @property
     def cer(self) -> float | None:
         return self.char_errors / self.ref_chars if self.ref_chars else None
-
-    def __add__(self, other: "ErrorCounts") -> "ErrorCounts":
-        return ErrorCounts(*(a + b for a, b in zip(asdict(self).values(), asdict(other).values())))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"wer": self.wer, "cer": self.cer, "errors": self.errors, **asdict(self)}
 
 
 def error_counts(ref: Sequence[str], hyp: Sequence[str], alignment: Alignment) -> ErrorCounts:
