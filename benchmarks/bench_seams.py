@@ -3,14 +3,14 @@
 Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common Voice, LapsBM,
 UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
 drawn from 0.8 to 5 s, so every turn onset is known exactly. Runs the baseline, the windows arm
-(times from the interior copy), the same windows with the kept copy's times (``windows_plain``) and
-without the edge zone either (``windows_before``, the rule before issue 13),
-all with the demo experiment's parameters (decodes are cached by content under ``--work``, so a
-second run decodes nothing), scores them and prints: p95 absolute onset error and drift per arm,
-seam omissions/duplications, seams flagged and the precision of each flag kind (how many flagged
-seams really have an omission, a duplication or a word off by more than the timing tolerance),
-and how onset error grows near a window's edge (from the two copies of each turn onset inside
-a shared interval). Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
+with the demo experiment's parameters (edges in VAD pauses, times from the interior copy) and the
+same windows on the fixed grid (``windows_grid``: the plain arm), all with the demo's recognizer
+(decodes are cached by content under ``--work``, so a second run decodes nothing), scores them
+and prints: p95 absolute onset error and drift per arm, seam omissions/duplications, seams
+flagged and the precision of each flag kind (how many flagged seams really have an omission, a
+duplication or a word off by more than the timing tolerance), where each arm's window edges fell
+(pause, grid, recording edge), and how onset error grows near a window's edge (from the turn
+onsets each window timed). Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
 """
 
 from __future__ import annotations
@@ -41,8 +41,7 @@ from toolkit.evaluation import Evaluation  # noqa: E402
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_plain = ["windows_plain"]\n'
-        'windows_before = ["windows_before"]\n')
+ARMS = '[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_grid = ["windows_grid"]\n'
 
 
 def _clips() -> list[tuple[Path, str]]:
@@ -95,25 +94,16 @@ def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
 
 
 def write_experiment(root: Path) -> None:
-    """The demo experiment's recognizer and windows, two variants of the windows (see the docstring), four arms."""
+    """The demo experiment's recognizer and windows, the same windows on the fixed grid, three arms."""
     text = DEMO.read_text(encoding="utf-8")
-    head = text[:text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"',
-                                                        'manifest = "corpus/manifest.json"')
+    head = text[:text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
-
-    def variant(name: str, *changes: tuple[str, str]) -> str:
-        text = windows.replace("[components.windows]", f"[components.{name}]").replace(
-            "[components.windows.seam]", f"[components.{name}.seam]")
-        for old, new in changes:
-            if old not in text:
-                raise SystemExit(f"{DEMO}: expected {old!r} in the windows component")
-            text = text.replace(old, new)
-        return text
-
-    plain = variant("windows_plain", ("interior_times = true", "interior_times = false"))
-    before = variant("windows_before", ("interior_times = true", "interior_times = false"),
-                     ("edge_zone = 2.5", "edge_zone = 0.0"))
-    (root / "experiment.toml").write_text(head + "\n" + plain + "\n" + before + "\n" + ARMS, encoding="utf-8")
+    grid = windows[:windows.index("[components.windows.pauses]")].replace(
+        "[components.windows", "[components.windows_grid")
+    if 'placement = "vad_pauses"' not in grid:
+        raise SystemExit(f"{DEMO}: expected placement = \"vad_pauses\" in the windows component")
+    grid = grid.replace('placement = "vad_pauses"', 'placement = "grid"')
+    (root / "experiment.toml").write_text(head + "\n" + grid + "\n" + ARMS, encoding="utf-8")
 
 
 def main() -> None:
@@ -158,7 +148,19 @@ def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
             "flag_precision": precision.to_dict(orient="records"),
-            "onset_error_by_edge_distance": _edge_profile(folder, evaluation, "windows_plain")}
+            "window_edges": {arm: _edge_places(folder, arm) for arm in arms if arm != "baseline"},
+            "onset_error_by_edge_distance": {arm: _edge_profile(folder, evaluation, arm)
+                                             for arm in arms if arm != "baseline"}}
+
+
+def _edge_places(folder: RunFolder, arm: str) -> dict[str, int]:
+    """How many inner window edges fell in a pause, on the grid (inside speech) or at the recording's edge."""
+    counts: dict[str, int] = {}
+    for unit in folder.read_arm_output(arm, RECORDING)["units"]:
+        placement = unit.get("placement", {"start_at": "grid", "end_at": "grid"})
+        for edge in (placement["start_at"], placement["end_at"]):
+            counts[edge] = counts.get(edge, 0) + 1
+    return counts
 
 
 def _edge_profile(folder: RunFolder, evaluation: Evaluation, arm: str) -> list[dict[str, Any]]:
