@@ -7,9 +7,10 @@ seconds early), and a window that ends mid-sentence squeezes its last words. So 
 ``placement = "vad_pauses"`` every window edge is moved into a pause found by Silero:
 
 * A *pause* is a gap of at least ``min_pause_s`` between two speech regions of the VAD (or
-  before the first / after the last). A window *start* may fall in the last
-  ``edge_silence_s`` of a pause (little silence before the speech it opens), a window *end* in
-  its first ``edge_silence_s`` (little silence after the speech it closes).
+  before the first / after the last). A window *start* goes preferably in the last
+  ``edge_silence_s`` of a pause (little silence before the speech it opens, where Whisper
+  would pull the first word early), a window *end* in its first ``edge_silence_s`` (little
+  silence after the speech it closes); only where no such point is in range, anywhere in a pause.
 * Windows are laid out one after another. The first starts at 0. A window starting at ``s``
   ends at the allowed point nearest ``s + length_s`` within ``[s + length_s - search_s,
   s + length_s]`` (so no window is longer than ``length_s``; with ``origin_s > 0`` the first
@@ -17,9 +18,9 @@ seconds early), and a window that ends mid-sentence squeezes its last words. So 
   allowed point nearest ``end - overlap_s`` within ``end - overlap_s +- search_s``, never before
   the previous window's end (at most two windows cover any instant) and always after ``s``.
   The window that reaches the recording's end ends there.
-* Fallback: where no allowed point lies in a boundary's range, the boundary stays at its
-  target (``s + length_s`` or ``end - overlap_s``, inside the range), inside speech, and the
-  window says so (``start_at`` / ``end_at`` = ``"grid"``).
+* Fallback: where no pause lies in a boundary's range, the boundary stays at its target
+  (``s + length_s`` or ``end - overlap_s``), inside speech, and the window says so
+  (``start_at`` / ``end_at`` = ``"grid"``; ``"pause"`` and ``"recording edge"`` otherwise).
 
 Neighbours therefore still share an interval (at least ``overlap_s - search_s`` long), and the
 seams are reconciled only inside it, exactly as on the grid.
@@ -105,8 +106,8 @@ def plan_pause_windows(duration: float, length: float, overlap: float, origin: f
     if not 0 <= origin < length - overlap:
         raise ToolkitError(f"window origin {origin} s must lie in [0, {length - overlap})")
     gaps = pauses(speech, duration, config.min_pause_s)
-    starts = [(max(a, b - config.edge_silence_s), b) for a, b in gaps]
-    ends = [(a, min(b, a + config.edge_silence_s)) for a, b in gaps]
+    starts = ([(max(a, b - config.edge_silence_s), b) for a, b in gaps], gaps)
+    ends = ([(a, min(b, a + config.edge_silence_s)) for a, b in gaps], gaps)
     windows: list[PlacedWindow] = []
     start, start_at, previous_end = 0.0, EDGE, 0.0
     while True:
@@ -122,16 +123,19 @@ def plan_pause_windows(duration: float, length: float, overlap: float, origin: f
         start, start_at = _nearest(starts, aim, low, max(low, aim + config.search_s))
 
 
-def _nearest(zones: list[tuple[float, float]], aim: float, low: float, high: float) -> tuple[float, str]:
-    """The point of ``zones`` within [low, high] nearest ``aim`` (rounded to microseconds), else ``aim`` clipped there."""
-    best: float | None = None
-    for a, b in zones:
-        a, b = max(a, low), min(b, high)
-        if a > b:
-            continue
-        point = min(max(aim, a), b)
-        if best is None or abs(point - aim) < abs(best - aim):
-            best = point
-    if best is None:
-        return round(min(max(aim, low), high), 6), GRID
-    return round(best, 6), PAUSE
+def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: float,
+             high: float) -> tuple[float, str]:
+    """The point within [low, high] nearest ``aim`` of the first of ``zones`` that has one (rounded to
+    microseconds), else ``aim`` clipped there."""
+    for candidates in zones:
+        best: float | None = None
+        for a, b in candidates:
+            a, b = max(a, low), min(b, high)
+            if a > b:
+                continue
+            point = min(max(aim, a), b)
+            if best is None or abs(point - aim) < abs(best - aim):
+                best = point
+        if best is not None:
+            return round(best, 6), PAUSE
+    return round(min(max(aim, low), high), 6), GRID

@@ -97,7 +97,7 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
 def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
     """``[where.pauses]`` (with its ``vad`` table) is required by ``placement = "vad_pauses"`` and refused otherwise."""
     if placement != "vad_pauses":
-        if table is not None and placement is not None:
+        if table is not None and placement == "grid":
             raise InputError(path, f"[{where}.pauses] applies only to placement = \"vad_pauses\", "
                                    f"not placement = {placement!r}")
         return None
