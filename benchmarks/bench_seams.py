@@ -145,12 +145,45 @@ def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
                      "seams": seams.seams if seams else None,
                      "seam_omissions": seams.omissions if seams else None,
                      "seam_duplications": seams.duplications if seams else None}
+    for arm in arms:
+        if arms[arm]["seams"] is not None:
+            arms[arm].update(_introduced(folder, evaluation, arm))
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
             "flag_precision": precision.to_dict(orient="records"),
             "window_edges": {arm: _edge_places(folder, arm) for arm in arms if arm != "baseline"},
             "onset_error_by_edge_distance": {arm: _edge_profile(folder, evaluation, arm)
                                              for arm in arms if arm != "baseline"}}
+
+
+def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str, Any]:
+    """Seam omissions/duplications the baseline does not share: the baseline scored on ``arm``'s seams.
+
+    A whole sentence often lies inside a shared interval, so a word Whisper misses wherever the
+    windows are counts as a seam omission there; the windows only *introduced* the instances
+    the baseline, scored on the same intervals, does not have (same kind, reference word and time).
+    """
+    from dataclasses import replace
+
+    from toolkit.manifest import load_manifest
+    from toolkit.scoring import ScoreOptions, score_recording
+
+    record = folder.read_record()
+    entry = next(e for e in load_manifest(record["manifest"]["path"]).recordings if e.id == RECORDING)
+    reference = entry.load_reference()
+    output = folder.read_arm_output(arm, RECORDING)
+    intervals = sorted({(s["start"], s["end"]) for s in output["seams"]})
+    base = score_recording(reference, folder.read_hypothesis("baseline", RECORDING),
+                           replace(ScoreOptions(), names=tuple(reference.names)), None, intervals).seams
+    shared = {(i.kind, i.reference, i.time) for i in base.instances}
+    mine = evaluation.scores[arm][RECORDING].seams.instances
+    new = [i for i in mine if (i.kind, i.reference, i.time) not in shared]
+    flagged = {(s["start"], s["end"]) for s in output["seams"] if s["review"]}
+    margin = base.margin_s
+    unflagged = [i for i in new if i.time is None or not any(a - margin <= i.time <= b + margin for a, b in flagged)]
+    return {"seam_losses_baseline_shares": len(mine) - len(new), "seam_losses_introduced": len(new),
+            "introduced": [{"kind": i.kind, "reference": i.reference, "time": i.time} for i in new],
+            "introduced_unflagged": len(unflagged)}
 
 
 def _edge_places(folder: RunFolder, arm: str) -> dict[str, int]:
