@@ -8,9 +8,10 @@ same windows on the fixed grid (``windows_grid``: the plain arm), all with the d
 (decodes are cached by content under ``--work``, so a second run decodes nothing), scores them
 and prints: p95 absolute onset error and drift per arm, seam omissions/duplications, seams
 flagged and the precision of each flag kind (how many flagged seams really have an omission, a
-duplication or a word off by more than the timing tolerance), where each arm's window edges fell
-(pause, grid, recording edge), and how onset error grows near a window's edge (from the turn
-onsets each window timed). Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
+duplication or a word off by more than the timing tolerance), the seam losses the windows
+introduced (not shared by the baseline scored on the same seams), and where each arm's window
+edges fell (pause, grid, recording edge); ``bench_edges.py`` measures onset error by distance
+from a window's edge. Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
 """
 
 from __future__ import annotations
@@ -130,9 +131,6 @@ def main() -> None:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
-EDGE_BINS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
-
-
 def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     """The Done-when figures per arm, flag precision per kind, and onset error by distance from a window edge."""
     arms: dict[str, Any] = {}
@@ -151,9 +149,7 @@ def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
             "flag_precision": precision.to_dict(orient="records"),
-            "window_edges": {arm: _edge_places(folder, arm) for arm in arms if arm != "baseline"},
-            "onset_error_by_edge_distance": {arm: _edge_profile(folder, evaluation, arm)
-                                             for arm in arms if arm != "baseline"}}
+            "window_edges": {arm: _edge_places(folder, arm) for arm in arms if arm != "baseline"}}
 
 
 def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str, Any]:
@@ -188,39 +184,15 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
 
 def _edge_places(folder: RunFolder, arm: str) -> dict[str, int]:
     """How many inner window edges fell in a pause, on the grid (inside speech) or at the recording's edge."""
+    output = folder.read_arm_output(arm, RECORDING)
     counts: dict[str, int] = {}
-    for unit in folder.read_arm_output(arm, RECORDING)["units"]:
-        placement = unit.get("placement", {"start_at": "grid", "end_at": "grid"})
+    for unit in output["units"]:
+        on_grid = {"start_at": "recording edge" if unit["original_start"] == 0 else "grid",
+                   "end_at": "recording edge" if unit["original_end"] >= output["duration"] else "grid"}
+        placement = unit.get("placement", on_grid)
         for edge in (placement["start_at"], placement["end_at"]):
             counts[edge] = counts.get(edge, 0) + 1
     return counts
-
-
-def _edge_profile(folder: RunFolder, evaluation: Evaluation, arm: str) -> list[dict[str, Any]]:
-    """|onset error| of matched turn onsets by their distance from the nearest inner edge of the window that timed them."""
-    output = folder.read_arm_output(arm, RECORDING)
-    spans = {u["unit"]: (u["original_start"], u["original_end"]) for u in output["units"]}
-    duration = output["duration"]
-    words = folder.read_hypothesis(arm, RECORDING).words
-    starts = np.array([w.start if w.start is not None else np.nan for w in words])
-    timing = evaluation.scores[arm][RECORDING].timing
-    distances, errors = [], []
-    for ref_onset, error in zip(timing.ref_onsets, timing.onset_errors):
-        k = int(np.nanargmin(np.abs(starts - (ref_onset + error))))
-        start, end = spans[words[k].segment_id.split("/")[0]]
-        inner = [d for d, edge in ((ref_onset - start, start > 0), (end - ref_onset, end < duration)) if edge]
-        distances.append(min(inner) if inner else np.inf)
-        errors.append(abs(error))
-    distances, errors = np.array(distances), np.array(errors)
-    rows = []
-    for lo, hi in zip(EDGE_BINS, EDGE_BINS[1:]):
-        inside = (distances >= lo) & (distances < hi)
-        part = errors[inside]
-        rows.append({"from_edge_s": f"{lo:g}-{hi:g}", "onsets": int(inside.sum()),
-                     "abs_median_s": round(float(np.median(part)), 3) if len(part) else None,
-                     "abs_p95_s": round(float(np.quantile(part, 0.95)), 3) if len(part) else None,
-                     "over_0.5_s": int((part > 0.5).sum())})
-    return rows
 
 
 if __name__ == "__main__":
