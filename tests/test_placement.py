@@ -113,7 +113,7 @@ def _experiment(tmp_path: Path, old: str, new: str) -> Path:
     ("search_s = 4.0", "search_s = 5.0", r"\[components.windows\] search_s \(5.0\) must be smaller than overlap_s"),
     ("min_pause_s = 0.3\n", "", r"\[components.windows.pauses\] must write out every parameter; missing min_pause_s"),
     ("min_pause_s = 0.3", "min_pause_s = 0.3\nmargin_s = 1.0", r"\[components.windows.pauses\] has unknown"),
-    ("edge_silence_s = 0.5", 'edge_silence_s = "short"', r"components.windows.pauses.edge_silence_s must be a number"),
+    ("edge_silence_s = 1.0", 'edge_silence_s = "short"', r"components.windows.pauses.edge_silence_s must be a number"),
     ("[components.windows.pauses.vad]\nthreshold = 0.5", "[components.windows.pauses.vad]\nthreshold = 1.5",
      r"\[components.windows.pauses.vad\] threshold 1.5 must lie in \(0, 1\)"),
     ('placement = "vad_pauses"', 'placement = "silence"', r"components.windows.placement must be one of"),
