@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.errors import InputError, ToolkitError
 from toolkit.experiment import load_experiment
@@ -139,3 +141,26 @@ def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_pat
     path.write_text(text.replace('placement = "vad_pauses"', 'placement = "grid"'), encoding="utf-8")
     config = load_experiment(path).arms["windows"].stage("windows").config
     assert (config.placement, config.pauses) == ("grid", None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.1, 12.0), st.floats(0.0, 4.0)), min_size=0, max_size=40),
+       st.floats(10.0, 400.0), st.floats(0.0, 0.99))
+def test_any_speech_layout_is_covered_with_edges_in_pauses_or_said_to_be_on_the_grid(
+        turns: list[tuple[float, float]], duration: float, origin_share: float) -> None:
+    speech, t = [], 0.0
+    for talk, pause in turns:  # alternating speech and silence from the start
+        if t >= duration:
+            break
+        speech.append((round(t, 6), round(min(t + talk, duration), 6)))
+        t += talk + pause
+    origin = round(origin_share * 25.0, 3)
+    windows = plan_pause_windows(duration, 30.0, 5.0, origin, speech, CONFIG)
+    _check_layout(windows, duration, 30.0, 5.0, 4.0)
+    for w in windows:
+        for edge, where in ((w.start, w.start_at), (w.end, w.end_at)):
+            if where == PAUSE:
+                assert not _inside_speech(edge, speech)
+                assert any(a <= edge <= b for a, b in pauses(speech, duration, 0.3))
+            elif where == EDGE:
+                assert edge in (0.0, duration)
