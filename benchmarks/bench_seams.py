@@ -3,14 +3,15 @@
 Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common Voice, LapsBM,
 UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
 drawn from 0.8 to 5 s, so every turn onset is known exactly. Runs the baseline, the windows arm
-(times from the interior copy), the same windows with the kept copy's times (``windows_plain``) and
-without the edge zone either (``windows_before``, the rule before issue 13),
-all with the demo experiment's parameters (decodes are cached by content under ``--work``, so a
-second run decodes nothing), scores them and prints: p95 absolute onset error and drift per arm,
-seam omissions/duplications, seams flagged and the precision of each flag kind (how many flagged
-seams really have an omission, a duplication or a word off by more than the timing tolerance),
-and how onset error grows near a window's edge (from the two copies of each turn onset inside
-a shared interval). Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
+with the demo experiment's parameters (edges in VAD pauses, times from the interior copy) and the
+same windows on the fixed grid (``windows_grid``: the plain arm), all with the demo's recognizer
+(decodes are cached by content under ``--work``, so a second run decodes nothing), scores them
+and prints: p95 absolute onset error and drift per arm, seam omissions/duplications, seams
+flagged and the precision of each flag kind (how many flagged seams really have an omission, a
+duplication or a word off by more than the timing tolerance), the seam losses the windows
+introduced (not shared by the baseline scored on the same seams), and where each arm's window
+edges fell (pause, grid, recording edge); ``bench_edges.py`` measures onset error by distance
+from a window's edge. Run: ``.venv/bin/python benchmarks/bench_seams.py [--minutes 9] [--work DIR]``.
 """
 
 from __future__ import annotations
@@ -41,8 +42,7 @@ from toolkit.evaluation import Evaluation  # noqa: E402
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_plain = ["windows_plain"]\n'
-        'windows_before = ["windows_before"]\n')
+ARMS = '[arms]\nbaseline = []\nwindows = ["windows"]\nwindows_grid = ["windows_grid"]\n'
 
 
 def _clips() -> list[tuple[Path, str]]:
@@ -95,25 +95,16 @@ def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
 
 
 def write_experiment(root: Path) -> None:
-    """The demo experiment's recognizer and windows, two variants of the windows (see the docstring), four arms."""
+    """The demo experiment's recognizer and windows, the same windows on the fixed grid, three arms."""
     text = DEMO.read_text(encoding="utf-8")
-    head = text[:text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"',
-                                                        'manifest = "corpus/manifest.json"')
+    head = text[:text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
-
-    def variant(name: str, *changes: tuple[str, str]) -> str:
-        text = windows.replace("[components.windows]", f"[components.{name}]").replace(
-            "[components.windows.seam]", f"[components.{name}.seam]")
-        for old, new in changes:
-            if old not in text:
-                raise SystemExit(f"{DEMO}: expected {old!r} in the windows component")
-            text = text.replace(old, new)
-        return text
-
-    plain = variant("windows_plain", ("interior_times = true", "interior_times = false"))
-    before = variant("windows_before", ("interior_times = true", "interior_times = false"),
-                     ("edge_zone = 2.5", "edge_zone = 0.0"))
-    (root / "experiment.toml").write_text(head + "\n" + plain + "\n" + before + "\n" + ARMS, encoding="utf-8")
+    grid = windows[:windows.index("[components.windows.pauses]")].replace(
+        "[components.windows", "[components.windows_grid")
+    if 'placement = "vad_pauses"' not in grid:
+        raise SystemExit(f"{DEMO}: expected placement = \"vad_pauses\" in the windows component")
+    grid = grid.replace('placement = "vad_pauses"', 'placement = "grid"')
+    (root / "experiment.toml").write_text(head + "\n" + grid + "\n" + ARMS, encoding="utf-8")
 
 
 def main() -> None:
@@ -140,9 +131,6 @@ def main() -> None:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
-EDGE_BINS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
-
-
 def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     """The Done-when figures per arm, flag precision per kind, and onset error by distance from a window edge."""
     arms: dict[str, Any] = {}
@@ -155,37 +143,56 @@ def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
                      "seams": seams.seams if seams else None,
                      "seam_omissions": seams.omissions if seams else None,
                      "seam_duplications": seams.duplications if seams else None}
+    for arm in arms:
+        if arms[arm]["seams"] is not None:
+            arms[arm].update(_introduced(folder, evaluation, arm))
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
             "flag_precision": precision.to_dict(orient="records"),
-            "onset_error_by_edge_distance": _edge_profile(folder, evaluation, "windows_plain")}
+            "window_edges": {arm: _edge_places(folder, arm) for arm in arms if arm != "baseline"}}
 
 
-def _edge_profile(folder: RunFolder, evaluation: Evaluation, arm: str) -> list[dict[str, Any]]:
-    """|onset error| of matched turn onsets by their distance from the nearest inner edge of the window that timed them."""
+def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str, Any]:
+    """Seam omissions/duplications the baseline does not share: the baseline scored on ``arm``'s seams.
+
+    A whole sentence often lies inside a shared interval, so a word Whisper misses wherever the
+    windows are counts as a seam omission there; the windows only *introduced* the instances
+    the baseline, scored on the same intervals, does not have (same kind, reference word and time).
+    """
+    from dataclasses import replace
+
+    from toolkit.manifest import load_manifest
+    from toolkit.scoring import ScoreOptions, score_recording
+
+    record = folder.read_record()
+    entry = next(e for e in load_manifest(record["manifest"]["path"]).recordings if e.id == RECORDING)
+    reference = entry.load_reference()
     output = folder.read_arm_output(arm, RECORDING)
-    spans = {u["unit"]: (u["original_start"], u["original_end"]) for u in output["units"]}
-    duration = output["duration"]
-    words = folder.read_hypothesis(arm, RECORDING).words
-    starts = np.array([w.start if w.start is not None else np.nan for w in words])
-    timing = evaluation.scores[arm][RECORDING].timing
-    distances, errors = [], []
-    for ref_onset, error in zip(timing.ref_onsets, timing.onset_errors):
-        k = int(np.nanargmin(np.abs(starts - (ref_onset + error))))
-        start, end = spans[words[k].segment_id.split("/")[0]]
-        inner = [d for d, edge in ((ref_onset - start, start > 0), (end - ref_onset, end < duration)) if edge]
-        distances.append(min(inner) if inner else np.inf)
-        errors.append(abs(error))
-    distances, errors = np.array(distances), np.array(errors)
-    rows = []
-    for lo, hi in zip(EDGE_BINS, EDGE_BINS[1:]):
-        inside = (distances >= lo) & (distances < hi)
-        part = errors[inside]
-        rows.append({"from_edge_s": f"{lo:g}-{hi:g}", "onsets": int(inside.sum()),
-                     "abs_median_s": round(float(np.median(part)), 3) if len(part) else None,
-                     "abs_p95_s": round(float(np.quantile(part, 0.95)), 3) if len(part) else None,
-                     "over_0.5_s": int((part > 0.5).sum())})
-    return rows
+    intervals = sorted({(s["start"], s["end"]) for s in output["seams"]})
+    base = score_recording(reference, folder.read_hypothesis("baseline", RECORDING),
+                           replace(ScoreOptions(), names=tuple(reference.names)), None, intervals).seams
+    shared = {(i.kind, i.reference, i.time) for i in base.instances}
+    mine = evaluation.scores[arm][RECORDING].seams.instances
+    new = [i for i in mine if (i.kind, i.reference, i.time) not in shared]
+    flagged = {(s["start"], s["end"]) for s in output["seams"] if s["review"]}
+    margin = base.margin_s
+    unflagged = [i for i in new if i.time is None or not any(a - margin <= i.time <= b + margin for a, b in flagged)]
+    return {"seam_losses_baseline_shares": len(mine) - len(new), "seam_losses_introduced": len(new),
+            "introduced": [{"kind": i.kind, "reference": i.reference, "time": i.time} for i in new],
+            "introduced_unflagged": len(unflagged)}
+
+
+def _edge_places(folder: RunFolder, arm: str) -> dict[str, int]:
+    """How many inner window edges fell in a pause, on the grid (inside speech) or at the recording's edge."""
+    output = folder.read_arm_output(arm, RECORDING)
+    counts: dict[str, int] = {}
+    for unit in output["units"]:
+        on_grid = {"start_at": "recording edge" if unit["original_start"] == 0 else "grid",
+                   "end_at": "recording edge" if unit["original_end"] >= output["duration"] else "grid"}
+        placement = unit.get("placement", on_grid)
+        for edge in (placement["start_at"], placement["end_at"]):
+            counts[edge] = counts.get(edge, 0) + 1
+    return counts
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
 # before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
 # window origin, region offset or padding) are whole seconds to tens of seconds.
-EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "enhance": 1.3, "second": 1.3,
+EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "enhance": 1.3, "second": 1.3,
                      "combined": 1.3, "vad": 0.35, "everything": 0.35, "everything@9s": 0.35}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -95,10 +95,16 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
            splits_csv=root / "corpus" / "splits.csv")
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
-    text = text.replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
+    text = text.replace("search_s = 4.0", "search_s = 3.0")
+    # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses.
+    windows = text[text.index("[components.windows]"):text.index("[components.gtcrn]")]
+    grid = windows[:windows.index("[components.windows.pauses]")].replace(
+        'placement = "vad_pauses"', 'placement = "grid"').replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
+    text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
     text = text[:text.rindex("\n[arms]") + 1] + (
-        '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'
-        'everything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\ncombined = ["second_combine"]\n')
+        '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\npauses = ["windows_pauses"]\n'
+        'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\n'
+        'combined = ["second_combine"]\n')
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     loaded = load_experiment(root)
     summary = run_experiment(loaded, "tuning", progress=False)
@@ -117,8 +123,8 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
     return found
 
 
-# Declared arms, and the two windowed arms rerun with the window grid shifted to 9 s.
-ARMS = ["baseline", "vad", "windows", "windows@9s", "enhance", "everything", "everything@9s", "second", "combined"]
+# Declared arms, and the two grid-windowed arms rerun with the window grid shifted to 9 s.
+ARMS = ["baseline", "vad", "windows", "windows@9s", "pauses", "enhance", "everything", "everything@9s", "second", "combined"]
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -153,6 +159,25 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     assert record["status"] == "complete"
     assert {row["arm"] for row in record["measurements"]} == set(ARMS)
     assert all(row["wall_s"] > 0 and row["real_time_factor"] > 0 for row in record["measurements"])
+
+
+def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experiment) -> None:
+    _, summary, utterances = experiment
+    output = summary.folder.read_arm_output("pauses", "plain")
+    units = output["units"]
+    spans = [(u["original_start"], u["original_end"]) for u in units]
+    assert spans[0][0] == 0.0 and spans[-1][1] == pytest.approx(DURATION, abs=0.01)
+    assert all(prev[0] < nxt[0] < prev[1] < nxt[1] for prev, nxt in zip(spans, spans[1:]))
+    assert len(output["seams"]) == len(units) - 1 >= 2
+    # Sentences are 9 to 11 s apart in 52 s of faint noise: every inner edge finds a pause,
+    # and none falls inside a sentence.
+    for unit in units:
+        assert set(unit["placement"].values()) <= {"pause", "recording edge"}, unit
+    for edge in [s for s, _ in spans[1:]] + [e for _, e in spans[:-1]]:
+        assert not any(u.start < edge < u.end for u in utterances), (edge, spans)
+    # The seams are the shared intervals, nothing wider.
+    assert [(s["start"], s["end"]) for s in output["seams"]] == [(nxt[0], prev[1]) for prev, nxt in
+                                                                zip(spans, spans[1:])]
 
 
 def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:

@@ -384,3 +384,23 @@ def test_timing_and_edge_word_flags_are_notes_that_do_not_ask_for_review():
     _, lost = seam([w("não", 27.4), w("não", 27.8)], [w("não", 27.0), w("não", 27.4), w("não", 27.8)],
                    SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3))
     assert lost.ambiguous and lost.flags[0].priority == "review"
+
+
+def test_a_retime_that_would_jump_a_one_sided_word_is_not_applied():
+    # Seen on real speech: the right window hears "mafe e responsável" where the left hears
+    # "mafe responsável". The right copy of "responsável" is kept (after the cut) and its left copy
+    # lies farther from its window's edge, but taking its onset (26.87 s) would put it before the
+    # kept one-sided "e" (26.88 s): the words would leave the seam out of time order.
+    left = [w("ontem", 20.0), Word("Policiais", 25.1, 25.8), Word("consideram", 25.8, 26.4), Word("a", 26.4, 26.6),
+            Word("mafe", 26.6, 26.87), Word("responsável", 26.87, 27.6), Word("pelo", 27.6, 27.9),
+            Word("massacre.", 27.9, 28.7)]
+    right = [Word("Policiais", 25.0, 25.82), Word("consideram", 25.82, 26.42), Word("a", 26.42, 26.56),
+             Word("mafe", 26.56, 26.88), Word("e", 26.88, 27.0), Word("responsável", 27.0, 27.6),
+             Word("pelo", 27.6, 27.88), Word("massacre.", 27.88, 28.6), w("hoje", 33.0)]
+    merged, report = seam(left, right)
+    starts = [x.start for x in merged]
+    assert starts == sorted(starts)
+    assert "e" in texts(merged)
+    responsavel = next(x for x in merged if x.text == "responsável")
+    assert responsavel.start >= next(x for x in merged if x.text == "e").start
+    assert all(r.word.text != "responsável" or r.start >= 26.88 for r in report.retimed)

@@ -44,6 +44,9 @@ Rules, in the order they apply to one seam:
   copies' clamped spans; a tie keeps the kept copy's own times; a kept *fixed* word crosses
   out of the shared interval and is never retimed). The text, confidence and
   window of the kept word stay; every retimed word is listed in the report (``retimed``).
+  A retime that would put a word's onset before the kept word preceding it, or after the one
+  following it (a word only one window heard can sit between the two copies), is not applied:
+  the word keeps its own times, so the merged words stay in time order.
   Within ``edge_zone`` of a window's seam-side edge two copies may pair with onsets up to
   ``edge_zone`` apart (instead of ``max_onset_shift``), since that is where times slip.
 * A kept word only one window heard (no pair) that lies within ``edge_zone`` of its
@@ -244,9 +247,28 @@ def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()
         times[k].update(seam.retimed_left)
         times[k + 1].update(seam.retimed_right)
         reports.append(report)
-    words = [times[k].get(p, w) for k, window in enumerate(windows) for p, w in enumerate(window.words)
-             if p not in drops[k]]
-    return Reconciled(words, reports)
+    kept = [(w, times[k].get(p, w)) for k, window in enumerate(windows) for p, w in enumerate(window.words)
+            if p not in drops[k]]
+    return Reconciled(_in_order(kept, reports), reports)
+
+
+def _in_order(kept: list[tuple[Word, Word]], reports: list[SeamReport]) -> list[Word]:
+    """The merged words, undoing each retime that would put a word's onset before the kept timed word
+    preceding it or after the own onset of the one following it (a word only one window heard can
+    sit between two copies); an undone retime leaves its seam's ``retimed`` list."""
+    words: list[Word] = []
+    last = -math.inf
+    for n, (own, word) in enumerate(kept):
+        if word is not own:
+            following = next((o.start for o, _ in kept[n + 1:] if o.start is not None), math.inf)
+            if not last <= word.start <= following:  # type: ignore[operator]
+                word = own
+                for report in reports:
+                    report.retimed = [r for r in report.retimed if r.word is not own]
+        if word.start is not None:
+            last = max(last, word.start)
+        words.append(word)
+    return words
 
 
 def _check_windows(windows: Sequence[WindowResult]) -> None:

@@ -18,7 +18,7 @@ from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
-from toolkit.experiment import Arm, Experiment
+from toolkit.experiment import Arm, Component, Experiment
 from toolkit.measure import Measurement
 from toolkit.records import Word
 
@@ -38,6 +38,7 @@ class DecodeUnit:
     unit_id: str
     signal: Signal
     region: tuple[float, float]
+    placement: dict[str, str] | None = None  # a window's edges: in a pause, on the grid, at the recording's edge
 
     @property
     def original_span(self) -> tuple[float, float]:
@@ -192,15 +193,31 @@ class ArmRunner:
             if windows is None:
                 groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
                 continue
-            from toolkit.seams import plan_windows
-
-            config: WindowsConfig = windows.config
-            spans = plan_windows(end - start, config.length_s, config.overlap_s, config.origin_s)
             groups.append([
-                DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b))
-                for i, (a, b) in enumerate(spans)
+                DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b),
+                           placement)
+                for i, (a, b, placement) in enumerate(self._windows(windows, prepared, (start, end), lineage, output))
             ])
         return groups
+
+    def _windows(self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any],
+                 output: ArmOutput) -> list[tuple[float, float, dict[str, str] | None]]:
+        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
+        config: WindowsConfig = component.config
+        start, end = region
+        if config.placement == "grid":
+            from toolkit.seams import plan_windows
+
+            return [(a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s,
+                                                          config.origin_s)]
+        from toolkit.placement import plan_pause_windows
+
+        vad = Component(f"{component.name.split('@')[0]}.pauses", "vad", config.pauses.vad)
+        speech = [(max(a, start) - start, min(b, end) - start)
+                  for a, b in self._vad_regions(vad, prepared, lineage, output) if b > start and a < end]
+        placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
+                                    config.pauses)
+        return [(w.start, w.end, w.to_json()) for w in placed]
 
     def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
@@ -252,7 +269,8 @@ class ArmRunner:
         output.recognizer_notes[name] = cached.get("notes", {})
         start, end = unit.original_span
         output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
-                             "original_end": end, "cached": not computed, **spent.to_json()})
+                             "original_end": end, "cached": not computed, **spent.to_json(),
+                             **({"placement": unit.placement} if unit.placement else {})})
         output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
 

@@ -21,7 +21,8 @@ BACKENDS = ("faster-whisper", "whisperx")
 
 @dataclass(frozen=True)
 class WindowsConfig:
-    """Fixed-length windows with fixed overlap; ``origin_s`` places the grid.
+    """Overlapping windows: ``placement = "grid"`` (fixed length and overlap, ``origin_s`` places
+    the grid) or ``"vad_pauses"`` (each edge moved into a VAD pause, ``pauses``; toolkit/placement.py).
 
     Each of ``shifted_origins_s`` reruns every arm that uses these windows with the grid moved
     there (arm ``NAME@<origin>s``), so the report can show how much results move with the seams.
@@ -31,7 +32,9 @@ class WindowsConfig:
     overlap_s: float
     origin_s: float
     shifted_origins_s: tuple[float, ...]
+    placement: Literal["grid", "vad_pauses"]
     seam: Any
+    pauses: Any
 
     def __post_init__(self) -> None:
         if self.length_s <= 0 or self.overlap_s < 0:
@@ -46,6 +49,10 @@ class WindowsConfig:
                 raise ValueError(f"origin {origin} s must lie in [0, length_s - overlap_s)")
         if len({self.origin_s, *self.shifted_origins_s}) != 1 + len(self.shifted_origins_s):
             raise ValueError("shifted_origins_s must differ from origin_s and from each other")
+        if self.placement == "vad_pauses":
+            from toolkit.placement import check_pause_layout
+
+            check_pause_layout(self.length_s, self.overlap_s, self.pauses.search_s)
 
 
 @dataclass(frozen=True)
@@ -78,12 +85,31 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         if not isinstance(seam, dict):
             raise InputError(path, f"[{where}.seam] must be a table of seam reconciliation parameters")
         seam_config = build_config(SeamConfig, seam, path=path, where=f"{where}.seam")
-        return build_config(WindowsConfig, {**table, "seam": seam_config}, path=path, where=where)
+        pauses = _parse_pauses(table.pop("pauses", None), table.get("placement"), path=path, where=where)
+        return build_config(WindowsConfig, {**table, "seam": seam_config, "pauses": pauses}, path=path, where=where)
     if stage == "second_model":
         return build_config(SecondModelConfig, params, path=path, where=where)
     if stage == "enhance":
         return _parse_enhance(params, path=path, where=where)
     raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+
+
+def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
+    """``[where.pauses]`` (with its ``vad`` table) is required by ``placement = "vad_pauses"`` and refused otherwise."""
+    if placement != "vad_pauses":
+        if table is not None and placement == "grid":
+            raise InputError(path, f"[{where}.pauses] applies only to placement = \"vad_pauses\", "
+                                   f"not placement = {placement!r}")
+        return None
+    if not isinstance(table, dict) or not isinstance(table.get("vad"), dict):
+        raise InputError(path, f"placement = \"vad_pauses\" needs a [{where}.pauses] table with its "
+                               f"[{where}.pauses.vad] Silero parameters")
+    from toolkit.placement import PauseConfig
+    from toolkit.vad import SileroVadConfig
+
+    rest = dict(table)
+    vad = build_config(SileroVadConfig, rest.pop("vad"), path=path, where=f"{where}.pauses.vad")
+    return build_config(PauseConfig, {**rest, "vad": vad}, path=path, where=f"{where}.pauses")
 
 
 def stage_identity(config: Any) -> dict[str, Any]:
