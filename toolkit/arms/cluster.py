@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.arms.engine import RecordingResult, run_recording
+from toolkit.arms.recording import RecordingResult, run_recording
 from toolkit.errors import ToolkitError
 
 # Worker processes must be able to start the model services (child processes): Dask's nanny
