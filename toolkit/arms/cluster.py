@@ -199,7 +199,7 @@ class Cluster:
             try:
                 with dask.config.set({"distributed.worker.daemon": False}):
                     self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.ERROR)
+                                               dashboard_address=None, silence_logs=logging.CRITICAL)
             finally:
                 self._restore_environ()
             self.client = Client(self._local)
