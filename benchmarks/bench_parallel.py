@@ -84,6 +84,9 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
                   for p in sorted((summary.folder.root / "hypotheses").rglob("*.ctm"))}
     return {"wall_s": round(wall, 2), "audio_s": round(audio, 1), "rtf": round(wall / audio, 4),
             "load_wall_s": round(summary.load_wall_s, 2),
+            # Summed over the measured units: contention shows as unit wall time, spinning threads as CPU time.
+            "unit_wall_s": round(sum(r["wall_s"] for r in record["measurements"]), 2),
+            "unit_cpu_s": round(sum(r["cpu_s"] for r in record["measurements"]), 2),
             "wer": {arm: round(float(overall.loc[arm, "wer"]), 4) for arm in arms},
             "memory_per_worker": memory, "_hypotheses": hypotheses}
 
@@ -132,12 +135,13 @@ def main() -> None:
     figures["speedup_vs_w1-t2"] = {name: round(runs["w1-t2"]["wall_s"] / run["wall_s"], 3) for name, run in runs.items()}
     print(f"{args.recordings} recordings x {args.minutes} min, arms {', '.join(arms)}, {cores} cores "
           f"(load average before: {figures['load_average_before']:.2f}; other work on the machine is not controlled)")
-    print(f"{'run':10} {'wall s':>8} {'RTF':>7} {'speedup':>8} {'load s':>7}  WER / peak MB per worker")
+    print(f"{'run':10} {'wall s':>8} {'RTF':>7} {'speedup':>8} {'load s':>7} {'unit wall':>9} {'unit CPU':>9}  "
+          "WER / peak MB per worker (Dask worker process + its recognizer service)")
     for name, run in runs.items():
         memory = "; ".join(f"{m['dask_worker_mb'] or '-'}+{m['recognizer_service_mb']}" for m in
                            run["memory_per_worker"].values())
         print(f"{name:10} {run['wall_s']:8.1f} {run['rtf']:7.3f} {figures['speedup_vs_w1-t2'][name]:8.2f} "
-              f"{run['load_wall_s']:7.1f}  {run['wer']} / {memory}")
+              f"{run['load_wall_s']:7.1f} {run['unit_wall_s']:9.1f} {run['unit_cpu_s']:9.1f}  {run['wer']} / {memory}")
     print(f"identical hypotheses to w1-t1: {figures['identical_hypotheses_to_w1-t1']}")
     print(json.dumps(figures, indent=2))
     if args.json:

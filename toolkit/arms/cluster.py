@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import resource
 import socket
 import uuid
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 from toolkit.arms.recording import RecordingResult, run_recording
 from toolkit.errors import ToolkitError
+from toolkit.measure import lifetime_peak_rss_mb
 
 # Worker processes must be able to start the model services (child processes): Dask's nanny
 # makes its workers daemonic unless told otherwise, and daemonic processes cannot have children.
@@ -162,7 +162,7 @@ def _release(key: str) -> dict[str, Any]:
     """Stop this worker's services of one run; their loads (with lifetime peaks) and this process's peak."""
     loaded = _LOADED.pop(key, None)
     report: dict[str, Any] = {"host": socket.gethostname(),
-                              "process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+                              "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1)}
     if loaded is not None:
         loaded.close()
         report["recognizer_loads"] = {name: load.to_json() for name, load in loaded.pool.loads().items()}
