@@ -31,15 +31,16 @@ from toolkit.measure import lifetime_peak_rss_mb
 # Worker processes must be able to start the model services (child processes): Dask's nanny
 # makes its workers daemonic unless told otherwise, and daemonic processes cannot have children.
 DAEMON_FIX = "DASK_DISTRIBUTED__WORKER__DAEMON=False"
-# Thread-count variables Dask's nanny sets to 1 in its workers. They change Whisper's word
-# confidences in the last digits (OMP_NUM_THREADS=1 against unset, measured on LapsBM clips), so
-# the services a worker starts get the coordinator's values: byte-identical results on one machine.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+# Variables Dask's nanny sets in its workers (``distributed.nanny.pre-spawn-environ``). The
+# thread counts change Whisper's word confidences in the last digits (OMP_NUM_THREADS=1 against
+# unset, measured on LapsBM clips) and the malloc trim threshold costs decoding CPU time, so the
+# services a worker starts get the coordinator's values instead: the same results and costs.
+NANNY_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")
 
 
-def thread_environ() -> dict[str, str | None]:
-    """This process's values of THREAD_VARIABLES (None: unset)."""
-    return {name: os.environ.get(name) for name in THREAD_VARIABLES}
+def service_environ() -> dict[str, str | None]:
+    """This process's values of NANNY_VARIABLES (None: unset)."""
+    return {name: os.environ.get(name) for name in NANNY_VARIABLES}
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class WorkPlan:
     identities: dict[str, Any]
     arms_json: list[dict[str, Any]]
     recognizers: tuple[str, ...]  # those with work left, loaded once per worker
-    environ: dict[str, str | None]  # the coordinator's thread variables, for the services
+    environ: dict[str, str | None]  # the coordinator's NANNY_VARIABLES, for the services
 
     @property
     def key(self) -> str:
@@ -188,10 +189,10 @@ class Cluster:
         from distributed import Client, LocalCluster
 
         self.mode = "scheduler" if scheduler else "local"
-        self.environ = thread_environ()
+        self.environ = service_environ()
         self._local = None
         # A local cluster's nannies live in this process and write their workers' variables
-        # (OMP_NUM_THREADS=1 ...) into its environment: put it back once they are started and closed.
+        # (NANNY_VARIABLES) into its environment: put it back once they are started and closed.
         self._saved_environ = dict(os.environ)
         if scheduler is None:
             cores = len(_cpus())
