@@ -1,6 +1,6 @@
 """Recordings in parallel on a Dask cluster: a local one (``--workers N``) or an existing one (``--scheduler``).
 
-One task per recording with work left runs every arm on it (toolkit.arms.engine.run_recording)
+One task per recording with work left runs every arm on it (toolkit.arms.recording.run_recording)
 and writes its results into the shared run folder. Each Dask worker process loads the
 experiment's recognizers once, in their own service processes as in a one-worker run (so
 per-unit time and memory are measured the same way), and keeps them across tasks until the
@@ -19,13 +19,14 @@ import logging
 import multiprocessing
 import os
 import socket
+import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolkit.arms.recording import RecordingResult, run_recording
-from toolkit.errors import ToolkitError
+from toolkit.errors import InputError, ToolkitError
 from toolkit.measure import lifetime_peak_rss_mb
 
 # Worker processes must be able to start the model services (child processes): Dask's nanny
@@ -95,7 +96,13 @@ class _Loaded:
         self.runner.stages.kill()
 
 
-_LOADED: dict[str, _Loaded] = {}  # this worker process's loaded runs, kept across tasks
+# This worker process's loaded runs, kept across tasks: one per run and task thread, since a
+# service answers one request at a time (a worker with --nthreads 2 holds two of each model).
+_LOADED: dict[tuple[str, int], _Loaded] = {}
+
+
+def _slot(plan: WorkPlan) -> tuple[str, int]:
+    return plan.key, threading.get_ident()
 
 
 def _where() -> str:
@@ -105,9 +112,9 @@ def _where() -> str:
 
 
 def _load(plan: WorkPlan) -> _Loaded:
-    """This process's runner for ``plan``, built and its recognizers loaded on first use."""
-    if plan.key in _LOADED:
-        return _LOADED[plan.key]
+    """This thread's runner for ``plan``, built and its recognizers loaded on first use."""
+    if _slot(plan) in _LOADED:
+        return _LOADED[_slot(plan)]
     if multiprocessing.current_process().daemon:
         raise ToolkitError(f"tasks run in a daemonic process, which cannot start the model services; "
                            f"start the Dask workers with {DAEMON_FIX} in their environment")
@@ -137,8 +144,8 @@ def _load(plan: WorkPlan) -> _Loaded:
         else:
             os.environ[name] = value
     pool.start(plan.recognizers)
-    _LOADED[plan.key] = _Loaded(pool, runner, arms)
-    return _LOADED[plan.key]
+    _LOADED[_slot(plan)] = _Loaded(pool, runner, arms)
+    return _LOADED[_slot(plan)]
 
 
 def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> RecordingResult:
@@ -150,9 +157,10 @@ def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordi
         loaded = _load(plan)
         result = run_recording(loaded.runner, RunFolder(plan.folder), loaded.arms, entry, keys)
     except Exception as error:  # reported per recording, so the run finishes the others
-        broken = _LOADED.pop(plan.key, None)
-        if broken is not None:  # a service may have died with it: the next task starts afresh
-            broken.kill()
+        if not isinstance(error, InputError):  # a service may have died with it: the next task starts afresh
+            broken = _LOADED.pop(_slot(plan), None)
+            if broken is not None:
+                broken.kill()
         detail = str(error) if isinstance(error, ToolkitError) else f"{type(error).__name__}: {error}"
         return RecordingResult(entry.id, worker=where, failure=f"worker {where}: {' '.join(detail.split())}")
     result.worker = where
@@ -161,13 +169,15 @@ def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordi
 
 def _release(key: str) -> dict[str, Any]:
     """Stop this worker's services of one run; their loads (with lifetime peaks) and this process's peak."""
-    loaded = _LOADED.pop(key, None)
-    report: dict[str, Any] = {"host": socket.gethostname(),
-                              "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1)}
-    if loaded is not None:
+    report: dict[str, Any] = {"host": socket.gethostname(), "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1),
+                              "recognizer_loads": {}, "stage_loads": {}}
+    slots = [slot for slot in _LOADED if slot[0] == key]
+    for index, slot in enumerate(slots):
+        loaded = _LOADED.pop(slot)
         loaded.close()
-        report["recognizer_loads"] = {name: load.to_json() for name, load in loaded.pool.loads().items()}
-        report["stage_loads"] = {name: load.to_json() for name, load in loaded.runner.stages.loads().items()}
+        suffix = f" #{index + 1}" if len(slots) > 1 else ""  # one set of services per task thread
+        report["recognizer_loads"].update({name + suffix: load.to_json() for name, load in loaded.pool.loads().items()})
+        report["stage_loads"].update({name + suffix: load.to_json() for name, load in loaded.runner.stages.loads().items()})
     return report
 
 
