@@ -39,6 +39,10 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     if manifest.sha256 != record["manifest"]["sha256"]:
         raise InputError(manifest.path, f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
                                         f"was made on {record['manifest']['sha256']}")
+    failed = [f["recording"] for f in record.get("failures", [])]
+    if failed:  # scoring the others alone would drop the failed recordings from every denominator
+        raise InputError(folder.record, f"{len(failed)} of {len(record['recordings'])} recordings failed in this run "
+                                        f"({', '.join(failed)}); rerun the experiment to finish them before scoring")
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
     windowed = {arm["name"] for arm in record["config"]["arms"]

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterator
 
 _STATM = "/proc/self/statm"
+_STATUS = "/proc/self/status"
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -41,6 +42,22 @@ def _rss_mb() -> float:
             return int(handle.read().split()[1]) * _PAGE / 2**20
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def lifetime_peak_rss_mb() -> float:
+    """This process's peak resident memory so far: ``VmHWM`` from /proc/self/status.
+
+    Not ``ru_maxrss``: Linux carries the parent's resident size at fork into a spawned child's
+    ``ru_maxrss``, so a small worker started by a large process would report the large one's.
+    """
+    try:
+        with open(_STATUS) as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 @contextmanager

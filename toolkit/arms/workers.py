@@ -9,7 +9,6 @@ never includes another service's model, whatever ran before it.
 from __future__ import annotations
 
 import multiprocessing
-import resource
 import signal
 import time
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from toolkit.errors import ToolkitError
-from toolkit.measure import Measurement, measure
+from toolkit.measure import Measurement, lifetime_peak_rss_mb, measure
 
 Build = Callable[..., Callable[[Any], Any]]  # module-level, so a spawned process can import it
 
@@ -64,7 +63,7 @@ def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
             connection.send(("error", f"{type(error).__name__}: {error}"))
             continue
         connection.send(("done", response, spent.to_json()))
-    connection.send(("closed", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    connection.send(("closed", lifetime_peak_rss_mb()))
 
 
 class Worker:
