@@ -14,7 +14,8 @@ from toolkit.placement import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause
 from toolkit.vad import SileroVadConfig
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
+CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, clamp_onsets=False, clamp_word_s=1.0,
+                     vad=SileroVadConfig())
 
 
 def _speech(duration: float, sentence: float = 5.0, pause: float = 2.1) -> list[tuple[float, float]]:
@@ -96,11 +97,11 @@ def test_a_shifted_origin_aims_the_first_window_at_origin_plus_overlap() -> None
 
 def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
     with pytest.raises(ToolkitError, match="search_s .* must be smaller than overlap_s"):
-        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, SileroVadConfig()))
+        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, False, 1.0, SileroVadConfig()))
     with pytest.raises(ToolkitError, match="at least 2 \\* overlap_s \\+ search_s"):
         plan_pause_windows(100.0, 12.0, 5.0, 0.0, [], CONFIG)
     with pytest.raises(ValueError, match="edge_silence_s must be positive"):
-        PauseConfig(4.0, 0.3, 0.0, SileroVadConfig())
+        PauseConfig(4.0, 0.3, 0.0, False, 1.0, SileroVadConfig())
 
 
 def _experiment(tmp_path: Path, old: str, new: str) -> Path:
