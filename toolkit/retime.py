@@ -50,7 +50,7 @@ def clamp_onsets(words: Sequence[Word], speech: Sequence[tuple[float, float]], m
             if through:
                 start = min(through[-1], word.end - max_word, following)
                 if start > word.start:
-                    out[i] = word = replace(word, start=round(start, 6))
+                    out[i] = word = replace(word, start=start)
                     moved += 1
         following = word.start
     return out, moved
