@@ -49,7 +49,8 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
 # window origin, region offset or padding) are whole seconds to tens of seconds.
 EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "pauses_raw": 1.3,
-                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 0.35, "everything": 0.35, "everything@9s": 0.35}
+                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 0.35, "everything": 0.35,
+                     "everything@9s": 0.35}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 

@@ -75,7 +75,8 @@ def test_only_starts_move_later_in_order_and_within_their_word(case, min_pause: 
     words, speech = case
     repaired, moved = clamp_onsets(words, speech, min_pause, max_word)
     assert [w.text for w in repaired] == [w.text for w in words]
-    assert [(w.end, w.confidence, w.segment_id) for w in repaired] == [(w.end, w.confidence, w.segment_id) for w in words]
+    unchanged = [(w.end, w.confidence, w.segment_id) for w in words]
+    assert [(w.end, w.confidence, w.segment_id) for w in repaired] == unchanged
     assert moved == sum(a.start != b.start for a, b in zip(words, repaired))
     for before, after in zip(words, repaired):
         if before.start is None:
