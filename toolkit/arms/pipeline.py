@@ -66,7 +66,7 @@ class ArmOutput:
     reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
-    retimed_onsets: int = 0  # words whose start the onset repair moved out of a pause (toolkit/retime.py)
+    retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/retime.py)
     notes: list[str] = field(default_factory=list)
 
     def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
@@ -207,7 +207,7 @@ class ArmRunner:
                  output: ArmOutput) -> tuple[list[tuple[float, float, dict[str, str] | None]],
                                              list[tuple[float, float]] | None]:
         """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass;
-        with ``clamp_onsets`` also that pass's speech within ``region`` in original time."""
+        with ``clamp_onsets`` also that pass's speech regions in original time (for the onset repair)."""
         config: WindowsConfig = component.config
         start, end = region
         if config.placement == "grid":
@@ -218,12 +218,12 @@ class ArmRunner:
         from toolkit.placement import plan_pause_windows
 
         vad = Component(f"{component.name.split('@')[0]}.pauses", "vad", config.pauses.vad)
-        inside = [(max(a, start), min(b, end)) for a, b in self._vad_regions(vad, prepared, lineage, output)
-                  if b > start and a < end]
-        placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s,
-                                    [(a - start, b - start) for a, b in inside], config.pauses)
+        regions = self._vad_regions(vad, prepared, lineage, output)
+        speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
+        placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
+                                    config.pauses)
         tm, tol = prepared.timemap, self.experiment.time_tolerance_s
-        mapped = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in inside]
+        mapped = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
         speech = [(a, b) for a, b in mapped if a is not None and b is not None and b > a]
         return [(w.start, w.end, w.to_json()) for w in placed], speech if config.pauses.clamp_onsets else None
 
