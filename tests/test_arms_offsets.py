@@ -48,8 +48,9 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
 # before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
 # window origin, region offset or padding) are whole seconds to tens of seconds.
-EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "enhance": 1.3, "second": 1.3,
-                     "combined": 1.3, "vad": 0.35, "everything": 0.35, "everything@9s": 0.35}
+EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "pauses_raw": 1.3,
+                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 0.35, "everything": 0.35,
+                     "everything@9s": 0.35}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -96,13 +97,19 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
     text = text.replace("search_s = 4.0", "search_s = 3.0")
-    # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses.
+    # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses
+    # and the demo's onset repair, "windows_raw" the same without the repair.
     windows = text[text.index("[components.windows]"):text.index("[components.gtcrn]")]
     grid = windows[:windows.index("[components.windows.pauses]")].replace(
         'placement = "vad_pauses"', 'placement = "grid"').replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
-    text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
+    assert "clamp_onsets = true" in windows
+    raw = windows.replace("[components.windows", "[components.windows_raw").replace(
+        "clamp_onsets = true", "clamp_onsets = false")
+    text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses")
+                        + "\n" + raw)
     text = text[:text.rindex("\n[arms]") + 1] + (
         '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\npauses = ["windows_pauses"]\n'
+        'pauses_raw = ["windows_raw"]\n'
         'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\n'
         'combined = ["second_combine"]\n')
     (root / "experiment.toml").write_text(text, encoding="utf-8")
@@ -124,7 +131,8 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
 
 
 # Declared arms, and the two grid-windowed arms rerun with the window grid shifted to 9 s.
-ARMS = ["baseline", "vad", "windows", "windows@9s", "pauses", "enhance", "everything", "everything@9s", "second", "combined"]
+ARMS = ["baseline", "vad", "windows", "windows@9s", "pauses", "pauses_raw", "enhance", "everything", "everything@9s",
+        "second", "combined"]
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -178,6 +186,21 @@ def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experim
     # The seams are the shared intervals, nothing wider.
     assert [(s["start"], s["end"]) for s in output["seams"]] == [(nxt[0], prev[1]) for prev, nxt in
                                                                 zip(spans, spans[1:])]
+
+
+def test_onset_repair_moves_only_starts_later_and_counts_them(experiment) -> None:
+    _, summary, utterances = experiment
+    repaired = summary.folder.read_hypothesis("pauses", "plain").words
+    raw = summary.folder.read_hypothesis("pauses_raw", "plain").words
+    assert [(w.text, w.end) for w in repaired] == [(w.text, w.end) for w in raw]
+    moved = [(a, b) for a, b in zip(raw, repaired) if a.start != b.start]
+    assert summary.folder.read_arm_output("pauses", "plain")["retimed_onsets"] == len(moved)
+    assert summary.folder.read_arm_output("pauses_raw", "plain")["retimed_onsets"] == 0
+    assert all(a.start < b.start <= b.end for a, b in moved)
+    # A moved start lies in a pause between sentences (the speech onset the VAD heard, at most
+    # speech_pad_ms before a sentence), never inside another sentence.
+    for _, word in moved:
+        assert not any(u.start + 0.3 < word.start < u.end for u in utterances), word
 
 
 def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:

@@ -39,6 +39,7 @@ class DecodeUnit:
     signal: Signal
     region: tuple[float, float]
     placement: dict[str, str] | None = None  # a window's edges: in a pause, on the grid, at the recording's edge
+    onset_speech: list[tuple[float, float]] | None = None  # speech in original time, for the onset repair
 
     @property
     def original_span(self) -> tuple[float, float]:
@@ -65,6 +66,7 @@ class ArmOutput:
     reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0
+    retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/retime.py)
     notes: list[str] = field(default_factory=list)
 
     def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
@@ -193,31 +195,37 @@ class ArmRunner:
             if windows is None:
                 groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
                 continue
+            placed, speech = self._windows(windows, prepared, (start, end), lineage, output)
             groups.append([
                 DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b),
-                           placement)
-                for i, (a, b, placement) in enumerate(self._windows(windows, prepared, (start, end), lineage, output))
+                           placement, speech)
+                for i, (a, b, placement) in enumerate(placed)
             ])
         return groups
 
     def _windows(self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any],
-                 output: ArmOutput) -> list[tuple[float, float, dict[str, str] | None]]:
-        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
+                 output: ArmOutput) -> tuple[list[tuple[float, float, dict[str, str] | None]],
+                                             list[tuple[float, float]] | None]:
+        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass;
+        with ``clamp_onsets`` also that pass's speech regions in original time (for the onset repair)."""
         config: WindowsConfig = component.config
         start, end = region
         if config.placement == "grid":
             from toolkit.seams import plan_windows
 
             return [(a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s,
-                                                          config.origin_s)]
+                                                          config.origin_s)], None
         from toolkit.placement import plan_pause_windows
 
         vad = Component(f"{component.name.split('@')[0]}.pauses", "vad", config.pauses.vad)
-        speech = [(max(a, start) - start, min(b, end) - start)
-                  for a, b in self._vad_regions(vad, prepared, lineage, output) if b > start and a < end]
+        regions = self._vad_regions(vad, prepared, lineage, output)
+        speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
         placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
                                     config.pauses)
-        return [(w.start, w.end, w.to_json()) for w in placed]
+        tm, tol = prepared.timemap, self.experiment.time_tolerance_s
+        mapped = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
+        speech = [(a, b) for a, b in mapped if a is not None and b is not None and b > a]
+        return [(w.start, w.end, w.to_json()) for w in placed], speech if config.pauses.clamp_onsets else None
 
     def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
@@ -237,18 +245,22 @@ class ArmRunner:
         words: list[Word] = []
         for group in groups:
             decoded = [self._decode(name, unit, lineage, output) for unit in group]
-            if len(group) == 1:
-                words.extend(decoded[0])
-                continue
-            from toolkit.seams import WindowResult, reconcile
+            merged = decoded[0]
+            if len(group) > 1:
+                from toolkit.seams import WindowResult, reconcile
 
-            windows = arm.stage("windows")
-            results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
-                       for unit, unit_words in zip(group, decoded)
-                       for span in [unit.original_span]]
-            merged, reports = reconcile(results, windows.config.seam)
+                results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
+                           for unit, unit_words in zip(group, decoded)
+                           for span in [unit.original_span]]
+                merged, reports = reconcile(results, arm.stage("windows").config.seam)
+                output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
+            if group[0].onset_speech is not None:
+                from toolkit.retime import clamp_onsets
+
+                pauses = arm.stage("windows").config.pauses
+                merged, moved = clamp_onsets(merged, group[0].onset_speech, pauses.min_pause_s, pauses.clamp_word_s)
+                output.retimed_onsets += moved
             words.extend(merged)
-            output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
         return words
 
     def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
