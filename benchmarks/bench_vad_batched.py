@@ -1,7 +1,10 @@
 """+VAD cut & merge and batched decoding against the baseline on a long recording of real pt-BR speech.
 
 Builds one recording (default 12 minutes) from the shared clips as ``bench_seams.py`` does
-(each clip trimmed to its speech, joined by pauses of 0.8 to 5 s), then runs, side by side in
+(each clip trimmed to its speech, joined by pauses of 0.8 to 5 s) and lays it on a quiet pink
+noise floor (40 dB under the speech: Whisper reads digital silence as the padding after the end
+of audio, and batched decoding, which has no timestamps, stops at such a pause; rooms are
+never silent), then runs, side by side in
 one run from an empty cache, the demo experiment's baseline (sequential long-form), +VAD
 decoding each Silero region on its own (``merge_max_s = 0``), +VAD with the demo's cut &
 merge (units of up to 30 s, no pause over 2 s inside a unit), +VAD merged as WhisperX does
@@ -41,6 +44,18 @@ ARMS = ('[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nva
 LABELS = {"baseline": "baseline (sequential long-form)", "vad_regions": "+VAD per region (merge_max_s 0)",
           "vad": "+VAD merged (30 s, pauses <= 2 s)", "vad_whisperx": "+VAD merged (30 s, any pause)",
           "batched": "batched (whisperx, batch 8)"}
+
+
+def add_noise_floor(wav: Path) -> None:
+    """Pink noise 40 dB under the speech (RMS 0.1) added to the whole recording, in place."""
+    import numpy as np
+    import soundfile
+
+    from toolkit.demo.sounds import pink_noise
+
+    samples, rate = soundfile.read(wav, dtype="float32")
+    noise = 0.001 * pink_noise(len(samples), rate, np.random.default_rng(5))  # unit RMS
+    soundfile.write(wav, np.clip(samples + noise, -1, 1), rate, subtype="PCM_16")
 
 
 def write_experiment(root: Path, manifest: Path) -> None:
@@ -131,6 +146,7 @@ def main() -> None:
     corpus = args.work / f"corpus-{args.minutes:g}min"
     if not (corpus / "manifest.json").exists():
         build_recording(corpus, args.minutes)
+        add_noise_floor(next((corpus / "audio").glob("*.wav")))
         freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
     runs = []
     for repeat in range(args.repeats):
