@@ -100,12 +100,12 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
     text = text.replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
-    # vad merges regions into units of up to 30 s across the 8 s pauses between sentences (the demo
-    # stops at 2 s pauses); vad_regions decodes each region on its own.
-    text = text.replace("merge_max_gap_s = 2.0", "merge_max_gap_s = 10.0")
+    # The demo's vad merges regions into units of up to 30 s across the 8 s pauses between
+    # sentences; vad_regions decodes each region on its own.
     vad = text[text.index("[components.vad]"):text.index("[components.windows]")]
     regions = vad.replace("[components.vad]", "[components.vad_regions]").replace(
-        "merge_max_s = 30.0", "merge_max_s = 0.0").replace("merge_max_gap_s = 10.0", "merge_max_gap_s = 0.0")
+        "merge_max_s = 30.0", "merge_max_s = 0.0").replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    assert "merge_max_s = 0.0" in regions and "merge_max_gap_s = 0.0" in regions
     text = text[:text.rindex("\n[arms]") + 1] + regions + (
         '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
         'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
