@@ -2,7 +2,8 @@
 
 One 22.05 kHz recording holds two shared LapsBM sentences at known onsets in a quiet pink-noise
 floor (a real room is never digitally silent; Whisper reads exact zeros as the padding after
-the end of audio, and batched decoding, which has no timestamps, then stops at the pause). The demo experiment's ``batched`` and ``vad`` arms run through the real engine with every
+the end of audio, and batched decoding, which has no timestamps, then stops at the pause).
+The demo experiment's ``batched`` and ``vad`` arms run through the real engine with every
 HTTP(S) request pointed at a closed port, so a model download anywhere would fail the run.
 Each sentence's words must come back inside that sentence's span of the original recording.
 """

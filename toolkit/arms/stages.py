@@ -1,7 +1,7 @@
 """The stage types an arm can combine, in pipeline order, and how each is configured.
 
-enhance (waveform) -> vad (speech regions, merged into decode units) -> windows (overlapping windows, inside VAD
-regions when both are on) -> second_model (replace or combine the recognizer). Each
+enhance (waveform) -> vad (speech regions, merged into decode units) -> windows (overlapping
+windows, inside VAD units when both are on) -> second_model (replace or combine the recognizer). Each
 stage's parameters are parsed strictly (``toolkit.config.build_config``) into a dataclass
 whose fields are all written out in the experiment file.
 """
