@@ -257,8 +257,13 @@ def test_leading_silence_shifts_every_output_time_by_the_padding(experiment, arm
     # Whisper may hallucinate differently in trailing noise, so count against the shorter output.
     assert len(pairs) >= 0.8 * min(len(plain), len(padded))
     shifts = np.array([b.start - a.start for a, b in pairs] + [b.end - a.end for a, b in pairs])
-    if arm != "baseline":  # the same speech crops decode the same: the shift is exact to one Whisper time step
+    if arm == "vad_regions":  # the same speech crops decode the same: the shift is exact to one Whisper time step
         assert np.all(np.abs(shifts - PAD_S) <= 0.02 + 1e-9), shifts
+    elif arm != "baseline":
+        # The same units, but resampling the padded file leaves its samples ~1e-7 off the plain
+        # one's, and over a 28 s unit Whisper's word alignment may then move a boundary by two steps.
+        assert np.all(np.abs(shifts - PAD_S) <= 0.04 + 1e-9), shifts
+        assert np.mean(np.abs(shifts - PAD_S) <= 0.02 + 1e-9) >= 0.9, shifts
     else:  # the 30 s decoding windows see different audio, so Whisper may retime a little
         assert abs(np.median(shifts) - PAD_S) < 0.05
         assert np.mean(np.abs(shifts - PAD_S) < 0.3) >= 0.8, shifts
