@@ -1,8 +1,9 @@
 """Every arm reports words in original recording time, and unchanged work is never redone.
 
 A 44.1 kHz recording is built from synthesized pt-BR sentences placed at known times, then
-run through the real engine with the bundled Whisper base model: baseline, +VAD, +windows
-(with seams), +GTCRN enhancement and all three stages together. The first word of every
+run through the real engine with the bundled Whisper base model: baseline, +VAD (regions
+merged into units of up to 30 s, and one unit per region), +windows (with seams), +GTCRN
+enhancement, all three stages together and batched decoding (the whisperx backend). The first word of every
 sentence must land near its true onset in original time; padding the recording with
 leading silence must shift every output time by exactly that padding.
 """
@@ -45,12 +46,14 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # How far a first-word onset may sit from the truth: Whisper base's own word-timing
 # precision. Its DTW timing pulls the first word of a segment back toward the segment start,
 # so after a long silence the onset comes up to about a second early (measured here: 0.56 to
-# 1.08 s early for the whole-file arms) and never late. VAD crops start 0.2 s (speech_pad_ms)
-# before the speech, so arms with VAD are held to a tight window. Mapping mistakes (a missing
-# window origin, region offset or padding) are whole seconds to tens of seconds.
+# 1.08 s early for the whole-file arms) and never late. Per-region VAD crops start 0.2 s
+# (speech_pad_ms) before the speech, so arms decoding one region at a time are held to a tight
+# window; merged units hold several sentences with pauses between them, so later sentences in
+# a unit are timed like the whole-file arms. Mapping mistakes (a missing window origin, unit
+# offset or padding) are whole seconds to tens of seconds.
 EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "pauses_raw": 1.3,
-                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 0.35, "everything": 0.35,
-                     "everything@9s": 0.35}
+                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 1.3, "vad_regions": 0.35,
+                     "everything": 0.35, "everything@9s": 0.35, "batched": 1.3}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -107,11 +110,17 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
         "clamp_onsets = true", "clamp_onsets = false")
     text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses")
                         + "\n" + raw)
-    text = text[:text.rindex("\n[arms]") + 1] + (
-        '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\npauses = ["windows_pauses"]\n'
-        'pauses_raw = ["windows_raw"]\n'
-        'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad", "windows"]\nsecond = ["second_replace"]\n'
-        'combined = ["second_combine"]\n')
+    # The demo's vad merges regions into units of up to 30 s across the 8 s pauses between
+    # sentences; vad_regions decodes each region on its own.
+    vad = text[text.index("[components.vad]"):text.index("[components.windows]")]
+    regions = vad.replace("[components.vad]", "[components.vad_regions]").replace(
+        "merge_max_s = 30.0", "merge_max_s = 0.0").replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    assert "merge_max_s = 0.0" in regions and "merge_max_gap_s = 0.0" in regions
+    text = text[:text.rindex("\n[arms]") + 1] + regions + (
+        '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
+        'pauses = ["windows_pauses"]\npauses_raw = ["windows_raw"]\n'
+        'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
+        'combined = ["second_combine"]\nbatched = ["batched"]\n')
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     loaded = load_experiment(root)
     summary = run_experiment(loaded, "tuning", progress=False)
@@ -131,8 +140,8 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
 
 
 # Declared arms, and the two grid-windowed arms rerun with the window grid shifted to 9 s.
-ARMS = ["baseline", "vad", "windows", "windows@9s", "pauses", "pauses_raw", "enhance", "everything", "everything@9s",
-        "second", "combined"]
+ARMS = ["baseline", "vad", "vad_regions", "windows", "windows@9s", "pauses", "pauses_raw", "enhance", "everything",
+        "everything@9s", "second", "combined", "batched"]
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -152,6 +161,19 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     _, summary, _ = experiment
     vad = summary.folder.read_arm_output("vad", "plain")
     assert vad["vad_segments"] and all(a < b for a, b in vad["vad_segments"])
+    # Merged: fewer units than regions, each within 30 s, made of whole regions; unmerged: one unit per region.
+    units = [(u["original_start"], u["original_end"]) for u in vad["units"]]
+    regions = [tuple(r) for r in vad["vad_segments"]]
+    assert 1 < len(units) < len(regions)
+    assert all(b - a <= 30.0 + 1e-6 for a, b in units)
+    assert all(sum(a - 1e-6 <= r0 and r1 <= b + 1e-6 for a, b in units) == 1 for r0, r1 in regions)
+    per_region = summary.folder.read_arm_output("vad_regions", "plain")
+    edges = [t for u in per_region["units"] for t in (u["original_start"], u["original_end"])]
+    assert edges == pytest.approx([t for r in regions for t in r], abs=1e-3)
+    assert per_region["vad_segments"] == vad["vad_segments"]
+    batched = summary.folder.read_arm_output("batched", "plain")
+    assert {u["recognizer"] for u in batched["units"]} == {"whisper_base_batched"}
+    assert batched["recognizer_notes"]["whisper_base_batched"]["aligner"] == "not configured"
     windows = summary.folder.read_arm_output("windows", "plain")
     assert len(windows["seams"]) == 2  # 52 s in 20 s windows with 4 s overlap: three windows
     assert all(s["start"] < s["end"] for s in windows["seams"])
@@ -267,7 +289,7 @@ def test_ctm_is_written_in_original_time(experiment) -> None:
         assert fields[0] == "plain" and abs(float(fields[2]) - word.start) < 1e-3
 
 
-@pytest.mark.parametrize("arm", ["vad", "baseline"])
+@pytest.mark.parametrize("arm", ["vad", "vad_regions", "batched", "baseline"])
 def test_leading_silence_shifts_every_output_time_by_the_padding(experiment, arm: str) -> None:
     loaded, summary, _ = experiment
     padded_run = run_experiment(loaded, "challenge", [arm], progress=False)
@@ -280,8 +302,13 @@ def test_leading_silence_shifts_every_output_time_by_the_padding(experiment, arm
     # Whisper may hallucinate differently in trailing noise, so count against the shorter output.
     assert len(pairs) >= 0.8 * min(len(plain), len(padded))
     shifts = np.array([b.start - a.start for a, b in pairs] + [b.end - a.end for a, b in pairs])
-    if arm == "vad":  # the same speech crops decode the same: the shift is exact to one Whisper time step
+    if arm == "vad_regions":  # the same speech crops decode the same: the shift is exact to one Whisper time step
         assert np.all(np.abs(shifts - PAD_S) <= 0.02 + 1e-9), shifts
+    elif arm != "baseline":
+        # The same units, but resampling the padded file leaves its samples ~1e-7 off the plain
+        # one's, and over a 28 s unit Whisper's word alignment may then move a boundary by two steps.
+        assert np.all(np.abs(shifts - PAD_S) <= 0.04 + 1e-9), shifts
+        assert np.mean(np.abs(shifts - PAD_S) <= 0.02 + 1e-9) >= 0.9, shifts
     else:  # the 30 s decoding windows see different audio, so Whisper may retime a little
         assert abs(np.median(shifts) - PAD_S) < 0.05
         assert np.mean(np.abs(shifts - PAD_S) < 0.3) >= 0.8, shifts

@@ -2,6 +2,7 @@
 
 The model is the ONNX file shipped inside the ``silero-vad`` wheel (no network). Regions come
 back in the seconds of the signal passed in; the caller maps them through its time map.
+``merge_regions`` is WhisperX's "cut & merge": adjacent regions joined into decode units.
 """
 
 from __future__ import annotations
@@ -87,3 +88,24 @@ def silero_speech_regions(signal: Signal, config: SileroVadConfig) -> list[tuple
         return_seconds=False,
     )
     return [(s["start"] / SAMPLE_RATE, s["end"] / SAMPLE_RATE) for s in stamps]
+
+
+def merge_regions(regions: list[tuple[float, float]], max_s: float,
+                  max_gap_s: float) -> list[tuple[float, float]]:
+    """Adjacent speech regions joined into units of at most ``max_s`` seconds (WhisperX's merge).
+
+    Regions are taken in order; the next one joins the current unit while the unit would
+    still span at most ``max_s`` (its first start to the new region's end) and the pause
+    before it is at most ``max_gap_s``; otherwise it starts a new unit. A unit spans its
+    first region's start to its last region's end, pauses included. A region is never split
+    or dropped: one longer than ``max_s`` is a unit on its own, and ``max_s = 0`` gives one
+    unit per region. With ``max_gap_s >= max_s`` the pause rule never binds and the units
+    are exactly those of ``whisperx.vads.Vad.merge_chunks`` with ``chunk_size = max_s``.
+    """
+    units: list[tuple[float, float]] = []
+    for start, end in regions:
+        if units and end - units[-1][0] <= max_s and start - units[-1][1] <= max_gap_s:
+            units[-1] = (units[-1][0], end)
+        else:
+            units.append((start, end))
+    return units

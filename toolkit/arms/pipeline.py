@@ -21,6 +21,7 @@ from toolkit.cache import ResultCache
 from toolkit.experiment import Arm, Component, Experiment
 from toolkit.measure import Measurement
 from toolkit.records import Word
+from toolkit.vad import merge_regions
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
@@ -33,7 +34,7 @@ def reuse_counts() -> dict[str, dict[str, int]]:
 
 @dataclass
 class DecodeUnit:
-    """A piece of the prepared signal decoded on its own (the whole file, a VAD region, a window)."""
+    """A piece of the prepared signal decoded on its own (the whole file, a VAD unit, a window)."""
 
     unit_id: str
     signal: Signal
@@ -185,11 +186,14 @@ class ArmRunner:
             regions = [(0.0, prepared.duration)]
             prefixes = ["full"]
         else:
-            regions = self._vad_regions(vad, prepared, lineage, output)
-            prefixes = [f"vad{i:03d}" for i in range(len(regions))]
+            speech = self._vad_regions(vad, prepared, lineage, output)
             tm = prepared.timemap
             tol = self.experiment.time_tolerance_s
-            output.vad_segments = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
+            output.vad_segments = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in speech]
+            # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its
+            # time map is the prepared signal's, offset by the unit's start.
+            regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
+            prefixes = [f"vad{i:03d}" for i in range(len(regions))]
         groups = []
         for prefix, (start, end) in zip(prefixes, regions):
             if windows is None:
@@ -229,11 +233,12 @@ class ArmRunner:
 
     def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
-        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(component.config)})
+        silero = component.config.silero()  # the merge is applied afterwards: it shares these regions
+        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(silero)})
         cached = self.cache.get(key)
         computed = cached is None
         if computed:
-            worker = self.stages.get(f"vad {component.name}", _vad_service, (component.config,))
+            worker = self.stages.get(f"vad {component.name}", _vad_service, (silero,))
             regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)

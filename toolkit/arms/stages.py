@@ -1,22 +1,52 @@
 """The stage types an arm can combine, in pipeline order, and how each is configured.
 
-enhance (waveform) -> vad (speech regions) -> windows (overlapping windows, inside VAD
-regions when both are on) -> second_model (replace or combine the recognizer). Each
+enhance (waveform) -> vad (speech regions, merged into decode units) -> windows (overlapping
+windows, inside VAD units when both are on) -> second_model (replace or combine the recognizer). Each
 stage's parameters are parsed strictly (``toolkit.config.build_config``) into a dataclass
 whose fields are all written out in the experiment file.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.config import build_config
 from toolkit.errors import InputError
+from toolkit.vad import SileroVadConfig
 
 STAGES = ("enhance", "vad", "windows", "second_model")
 BACKENDS = ("faster-whisper", "whisperx")
+
+
+@dataclass(frozen=True)
+class VadStageConfig(SileroVadConfig):
+    """Silero's parameters plus the cut & merge of its regions into decode units.
+
+    ``merge_max_s``: adjacent regions are joined into units spanning at most this many
+    seconds, each decoded once with the audio between its regions kept (0: one unit per
+    region). ``merge_max_gap_s``: a pause longer than this always starts a new unit (at least
+    ``merge_max_s`` reproduces WhisperX, which has no pause limit). The merge never splits a
+    region, so with merging on Silero's ``max_speech_duration_s`` may not exceed ``merge_max_s``:
+    then no unit is longer than ``merge_max_s``.
+    """
+
+    merge_max_s: float = 0.0
+    merge_max_gap_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.merge_max_s < 0 or self.merge_max_gap_s < 0:
+            raise ValueError(f"merge_max_s ({self.merge_max_s}) and merge_max_gap_s ({self.merge_max_gap_s}) "
+                             "must not be negative")
+        if self.merge_max_s > 0 and self.max_speech_duration_s > self.merge_max_s:
+            raise ValueError(f"max_speech_duration_s {self.max_speech_duration_s} must not exceed merge_max_s "
+                             f"{self.merge_max_s} (the merge never splits a region, so units would be longer)")
+
+    def silero(self) -> SileroVadConfig:
+        """The Silero part alone: what the speech regions (and their cache entry) depend on."""
+        return SileroVadConfig(**{f.name: getattr(self, f.name) for f in fields(SileroVadConfig)})
 
 
 @dataclass(frozen=True)
@@ -74,9 +104,7 @@ class EnhanceConfig:
 def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -> Any:
     """Build a stage's configuration, refusing unknown, missing or ill-typed parameters."""
     if stage == "vad":
-        from toolkit.vad import SileroVadConfig
-
-        return build_config(SileroVadConfig, params, path=path, where=where)
+        return build_config(VadStageConfig, params, path=path, where=where)
     if stage == "windows":
         from toolkit.seams import SeamConfig
 
