@@ -18,10 +18,10 @@ from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
-from toolkit.experiment import Arm, Component, Experiment
+from toolkit.experiment import Arm, Experiment
 from toolkit.measure import Measurement
 from toolkit.records import Word
-from toolkit.vad import merge_regions
+from toolkit.vad import SileroVadConfig, merge_regions
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
@@ -186,7 +186,7 @@ class ArmRunner:
             regions = [(0.0, prepared.duration)]
             prefixes = ["full"]
         else:
-            speech = self._vad_regions(vad, prepared, lineage, output)
+            speech = self._vad_regions(vad.name, vad.config.silero(), prepared, lineage, output)
             tm = prepared.timemap
             tol = self.experiment.time_tolerance_s
             output.vad_segments = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in speech]
@@ -221,8 +221,8 @@ class ArmRunner:
                                                           config.origin_s)], None
         from toolkit.placement import plan_pause_windows
 
-        vad = Component(f"{component.name.split('@')[0]}.pauses", "vad", config.pauses.vad)
-        regions = self._vad_regions(vad, prepared, lineage, output)
+        regions = self._vad_regions(f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared,
+                                    lineage, output)
         speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
         placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
                                     config.pauses)
@@ -231,14 +231,15 @@ class ArmRunner:
         speech = [(a, b) for a, b in mapped if a is not None and b is not None and b > a]
         return [(w.start, w.end, w.to_json()) for w in placed], speech if config.pauses.clamp_onsets else None
 
-    def _vad_regions(self, component: Any, prepared: Signal, lineage: dict[str, Any],
+    def _vad_regions(self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
-        silero = component.config.silero()  # the merge is applied afterwards: it shares these regions
+        """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
+        setting or the windows' pause pass with the same parameters shares them)."""
         key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(silero)})
         cached = self.cache.get(key)
         computed = cached is None
         if computed:
-            worker = self.stages.get(f"vad {component.name}", _vad_service, (silero,))
+            worker = self.stages.get(f"vad {name}", _vad_service, (silero,))
             regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)
