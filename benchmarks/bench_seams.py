@@ -4,12 +4,11 @@ Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common 
 UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
 drawn from 0.8 to 5 s, so every turn onset is known exactly (``--seed`` picks clip order and pauses: 13 is the
 recording the demo's window parameters were chosen on, 31 the held-out one). Runs the baseline,
-the windows arm with the demo experiment's parameters (edges in VAD pauses, times from the
-interior copy, onset repair), the same windows with the onset repair toggled
-(``windows_clamp_off``) and on the fixed grid (``windows_grid``: the plain arm), all with the
-demo's recognizer (decodes are cached by content under ``--work``, so a second run decodes
-nothing), applies the same onset repair to the baseline's words (``baseline + onset repair``,
-scored here only), scores them and prints: p95 absolute onset error, drift, words retimed and
+the baseline with the demo's onset repair stage (``baseline_repaired``), the windows arm as the
+demo declares it (edges in VAD pauses, times from the interior copy, then the onset repair), the
+same windows without the repair (``windows_raw``) and on the fixed grid without it
+(``windows_grid``: the plain arm), all with the demo's recognizer (decodes are cached by content
+under ``--work``, so a second run decodes nothing), scores them and prints: p95 absolute onset error, drift, words retimed and
 the worst onsets per arm, seam omissions/duplications, seams
 flagged and the precision of each flag kind (how many flagged seams really have an omission, a
 duplication or a word off by more than the timing tolerance), the seam losses the windows
@@ -42,13 +41,12 @@ from toolkit.formats.textgrid import write_textgrid  # noqa: E402
 from toolkit.metrics.seam_flags import flag_precision  # noqa: E402
 from toolkit.runs import RunFolder  # noqa: E402
 from toolkit.evaluation import Evaluation  # noqa: E402
-from toolkit.placement import PauseConfig  # noqa: E402
 
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-ARMS = ('[arms]\nbaseline = []\nwindows = ["windows"]\n{toggled} = ["{toggled}"]\n'
-        'windows_grid = ["windows_grid"]\n')
+ARMS = ('[arms]\nbaseline = []\nbaseline_repaired = ["onset_repair"]\nwindows = ["windows", "onset_repair"]\n'
+        'windows_raw = ["windows"]\nwindows_grid = ["windows_grid"]\n')
 
 
 def _clips() -> list[tuple[Path, str]]:
@@ -101,8 +99,8 @@ def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
 
 
 def write_experiment(root: Path) -> None:
-    """The demo experiment's recognizer and windows, the same windows with the onset repair toggled
-    (``windows_clamp_off`` or ``_on``) and on the fixed grid, four arms."""
+    """The demo experiment's recognizer, windows and onset repair, the windows also on the fixed grid;
+    five arms (``ARMS``)."""
     text = DEMO.read_text(encoding="utf-8")
     head = text[:text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
@@ -111,14 +109,9 @@ def write_experiment(root: Path) -> None:
     if 'placement = "vad_pauses"' not in grid:
         raise SystemExit(f"{DEMO}: expected placement = \"vad_pauses\" in the windows component")
     grid = grid.replace('placement = "vad_pauses"', 'placement = "grid"')
-    clamp = next((v for v in ("true", "false") if f"clamp_onsets = {v}" in windows), None)
-    if clamp is None:
-        raise SystemExit(f"{DEMO}: expected clamp_onsets = true or false in the windows component")
-    toggled = "windows_clamp_off" if clamp == "true" else "windows_clamp_on"
-    other = windows.replace("[components.windows", f"[components.{toggled}").replace(
-        f"clamp_onsets = {clamp}", f"clamp_onsets = {'false' if clamp == 'true' else 'true'}")
-    (root / "experiment.toml").write_text(head + "\n" + other + "\n" + grid + "\n" + ARMS.format(toggled=toggled),
-                                          encoding="utf-8")
+    if "[components.onset_repair]" not in head:
+        raise SystemExit(f"{DEMO}: expected an [components.onset_repair] component")
+    (root / "experiment.toml").write_text(head + "\n" + grid + "\n" + ARMS, encoding="utf-8")
 
 
 def main() -> None:
@@ -144,13 +137,13 @@ def main() -> None:
     experiment = load_experiment(root)
     summary = run_experiment(experiment, "tuning", progress=False)
     evaluation = evaluate_run(summary.folder)
-    figures = analyse(summary.folder, evaluation, experiment.components["windows"].config.pauses)
+    figures = analyse(summary.folder, evaluation)
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
-def analyse(folder: RunFolder, evaluation: Evaluation, pauses: PauseConfig) -> dict[str, Any]:
+def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     """The Done-when figures per arm, flag precision per kind, and onset error by distance from a window edge."""
     arms: dict[str, Any] = {}
     for arm, by_recording in evaluation.scores.items():
@@ -167,35 +160,10 @@ def analyse(folder: RunFolder, evaluation: Evaluation, pauses: PauseConfig) -> d
             arms[arm].update(_introduced(folder, evaluation, arm))
         arms[arm]["retimed_onsets"] = folder.read_arm_output(arm, RECORDING)["retimed_onsets"]
         arms[arm]["worst_onsets"] = evaluation.scores[arm][RECORDING].timing.worst_onsets(5)
-    arms["baseline + onset repair"] = _baseline_repaired(folder, pauses)
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {"recording_s": folder.read_arm_output("baseline", RECORDING)["duration"], "arms": arms,
             "flag_precision": precision.to_dict(orient="records"),
             "window_edges": {arm: _edge_places(folder, arm) for arm in evaluation.scores if arm != "baseline"}}
-
-
-def _baseline_repaired(folder: RunFolder, pauses: PauseConfig) -> dict[str, Any]:
-    """The baseline's words given the windows arm's onset repair (toolkit/retime.py) with the same
-    Silero pass and ``min_pause_s``: does the repair fix a windows problem or time any decode better?"""
-    from dataclasses import replace
-
-    from toolkit.audio.signal import resample
-    from toolkit.manifest import load_manifest
-    from toolkit.retime import clamp_onsets
-    from toolkit.scoring import ScoreOptions, score_recording
-    from toolkit.vad import silero_speech_regions
-
-    record = folder.read_record()
-    entry = next(e for e in load_manifest(record["manifest"]["path"]).recordings if e.id == RECORDING)
-    reference = entry.load_reference()
-    speech = silero_speech_regions(resample(entry.load_audio(), SAMPLE_RATE), pauses.vad)
-    hypothesis = folder.read_hypothesis("baseline", RECORDING)
-    words, moved = clamp_onsets(hypothesis.words, speech, pauses.min_pause_s, pauses.clamp_word_s)
-    timing = score_recording(reference, replace(hypothesis, words=words),
-                             replace(ScoreOptions(), names=tuple(reference.names))).timing
-    return {"onset_abs_p95_s": timing.to_json()["onset_abs_p95_s"],
-            "drift_s_per_min": timing.to_json()["drift_s_per_min"], "retimed_onsets": moved,
-            "worst_onsets": timing.worst_onsets(5)}
 
 
 def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str, Any]:

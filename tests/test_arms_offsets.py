@@ -52,6 +52,7 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # a unit are timed like the whole-file arms. Mapping mistakes (a missing window origin, unit
 # offset or padding) are whole seconds to tens of seconds.
 EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "pauses_raw": 1.3,
+                     "baseline_repaired": 1.3,
                      "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 1.3, "vad_regions": 0.35,
                      "everything": 0.35, "everything@9s": 0.35, "batched": 1.3}
 LATE_TOLERANCE_S = 0.3
@@ -100,16 +101,13 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
     text = text.replace("search_s = 4.0", "search_s = 3.0")
-    # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses
-    # and the demo's onset repair, "windows_raw" the same without the repair.
-    windows = text[text.index("[components.windows]"):text.index("[components.gtcrn]")]
+    # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses;
+    # the arm "pauses" ends with the demo's onset repair stage, "pauses_raw" does not.
+    windows = text[text.index("[components.windows]"):text.index("# Onset repair (toolkit/retime.py)")]
     grid = windows[:windows.index("[components.windows.pauses]")].replace(
         'placement = "vad_pauses"', 'placement = "grid"').replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
-    assert "clamp_onsets = true" in windows
-    raw = windows.replace("[components.windows", "[components.windows_raw").replace(
-        "clamp_onsets = true", "clamp_onsets = false")
-    text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses")
-                        + "\n" + raw)
+    text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
+    assert "[components.onset_repair]" in text
     # The demo's vad merges regions into units of up to 30 s across the 8 s pauses between
     # sentences; vad_regions decodes each region on its own.
     vad = text[text.index("[components.vad]"):text.index("[components.windows]")]
@@ -118,7 +116,8 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     assert "merge_max_s = 0.0" in regions and "merge_max_gap_s = 0.0" in regions
     text = text[:text.rindex("\n[arms]") + 1] + regions + (
         '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
-        'pauses = ["windows_pauses"]\npauses_raw = ["windows_raw"]\n'
+        'pauses = ["windows_pauses", "onset_repair"]\npauses_raw = ["windows_pauses"]\n'
+        'baseline_repaired = ["onset_repair"]\n'
         'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
         'combined = ["second_combine"]\nbatched = ["batched"]\n')
     (root / "experiment.toml").write_text(text, encoding="utf-8")
@@ -140,7 +139,8 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
 
 
 # Declared arms, and the two grid-windowed arms rerun with the window grid shifted to 9 s.
-ARMS = ["baseline", "vad", "vad_regions", "windows", "windows@9s", "pauses", "pauses_raw", "enhance", "everything",
+ARMS = ["baseline", "vad", "vad_regions", "windows", "windows@9s", "pauses", "pauses_raw", "baseline_repaired",
+        "enhance", "everything",
         "everything@9s", "second", "combined", "batched"]
 
 
@@ -210,19 +210,30 @@ def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experim
                                                                 zip(spans, spans[1:])]
 
 
-def test_onset_repair_moves_only_starts_later_and_counts_them(experiment) -> None:
+@pytest.mark.parametrize(("arm", "without"), [("pauses", "pauses_raw"), ("baseline_repaired", "baseline")])
+def test_onset_repair_stage_moves_only_starts_later_in_order_and_counts_them(experiment, arm: str,
+                                                                              without: str) -> None:
     _, summary, utterances = experiment
-    repaired = summary.folder.read_hypothesis("pauses", "plain").words
-    raw = summary.folder.read_hypothesis("pauses_raw", "plain").words
-    assert [(w.text, w.end) for w in repaired] == [(w.text, w.end) for w in raw]
+    repaired = summary.folder.read_hypothesis(arm, "plain").words
+    raw = summary.folder.read_hypothesis(without, "plain").words
+    assert [(w.text, w.end, w.confidence) for w in repaired] == [(w.text, w.end, w.confidence) for w in raw]
     moved = [(a, b) for a, b in zip(raw, repaired) if a.start != b.start]
-    assert summary.folder.read_arm_output("pauses", "plain")["retimed_onsets"] == len(moved)
-    assert summary.folder.read_arm_output("pauses_raw", "plain")["retimed_onsets"] == 0
+    assert summary.folder.read_arm_output(arm, "plain")["retimed_onsets"] == len(moved)
+    assert summary.folder.read_arm_output(without, "plain")["retimed_onsets"] == 0
     assert all(a.start < b.start <= b.end for a, b in moved)
+    starts = [w.start for w in repaired if w.start is not None]
+    assert starts == sorted(starts)
     # A moved start lies in a pause between sentences (the speech onset the VAD heard, at most
     # speech_pad_ms before a sentence), never inside another sentence.
     for _, word in moved:
         assert not any(u.start + 0.3 < word.start < u.end for u in utterances), word
+
+
+def test_the_repair_shares_the_windows_pause_pass_with_the_same_silero_parameters(experiment) -> None:
+    _, summary, _ = experiment
+    vad = summary.folder.read_arm_output("pauses", "plain")["reuse"]["vad"]
+    # Two passes asked for (window placement, onset repair), one computed at most: same cache entry.
+    assert vad["computed"] + vad["reused"] == 2 and vad["computed"] <= 1
 
 
 def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:

@@ -25,11 +25,12 @@ def _variant(tmp_path: Path, old: str, new: str) -> Path:
 
 
 def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> None:
-    path = _variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["second_combine", "windows", "gtcrn", "vad"]')
+    path = _variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["onset_repair", "second_combine", "windows", "gtcrn", "vad"]')
     experiment = load_experiment(path)
     assert list(experiment.arms)[:2] == ["baseline", "vad"]
     assert experiment.arms["baseline"].components == ()
-    assert [c.stage for c in experiment.arms["all"].components] == ["enhance", "vad", "windows", "second_model"]
+    assert [c.stage for c in experiment.arms["all"].components] == ["enhance", "vad", "windows", "second_model",
+                                                                       "onset_repair"]
     assert experiment.arms["windows"].stage("windows").config.seam.onset_tolerance == 0.25
     assert experiment.manifest_path == tmp_path / "corpus" / "manifest.json"
 
@@ -50,6 +51,19 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
     ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
     ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),
+    ("clamp_word_s = 1.0", "clamp_word_s = 0.0", "[components.onset_repair] clamp_word_s must be a finite positive"),
+    ("clamp_word_s = 1.0", 'clamp_word_s = "1 s"', "components.onset_repair.clamp_word_s must be a number"),
+    ("clamp_word_s = 1.0\n", "", "[components.onset_repair] must write out every parameter; missing clamp_word_s"),
+    ("clamp_word_s = 1.0", "clamp_word_s = 1.0\nclamp_onsets = true", "[components.onset_repair] has unknown"),
+    ("[components.onset_repair]\nstage = \"onset_repair\"\nmin_pause_s = 0.3",
+     "[components.onset_repair]\nstage = \"onset_repair\"\nmin_pause_s = -0.3",
+     "[components.onset_repair] min_pause_s must be a finite number >= 0"),
+    ("[components.onset_repair.vad]\nthreshold = 0.5", "[components.onset_repair.vad]\nthreshold = 1.5",
+     "[components.onset_repair.vad] threshold 1.5 must lie in (0, 1)"),
+    ("[components.onset_repair.vad]", "[components.onset_repair.silero]",
+     "[components.onset_repair.vad] must be a table of the Silero parameters"),
+    ('baseline_repaired = ["onset_repair"]', 'baseline_repaired = ["onset_repair", "onset_repair"]',
+     "more than one onset_repair component"),
     ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
 ])
 def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:
@@ -85,11 +99,18 @@ def _ablate(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_arms_write_appends_valid_arms_to_the_experiment_file(tmp_path: Path) -> None:
     path = _variant(tmp_path, "# The demo experiment", "# A copy of the demo experiment")
-    result = _ablate("arms", str(path), "--combine", "vad,windows", "--leave-one-out", "--write")
+    result = _ablate("arms", str(path), "--combine", "vad,windows,onset_repair", "--leave-one-out", "--write")
     assert result.returncode == 0, result.stderr
     arms = load_experiment(path).arms
+    # The onset repair is a stage like any other: it runs last, and leaving it out is an arm too.
+    assert [c.name for c in arms["vad+windows+onset_repair"].components] == ["vad", "windows", "onset_repair"]
     assert [c.name for c in arms["vad+windows"].components] == ["vad", "windows"]
-    assert "vad" in arms and "windows" in arms  # leave-one-out arms that already existed are not repeated
+    assert [c.name for c in arms["vad+onset_repair"].components] == ["vad", "onset_repair"]
+    assert "windows+onset_repair" in arms
+    assert path.read_text(encoding="utf-8").count('"vad+windows"') == 1
+    again = _ablate("arms", str(path), "--combine", "vad,windows", "--leave-one-out", "--write")
+    assert again.returncode == 2  # the demo's "windows" arm is windows + onset_repair, not the windows alone
+    assert "windows (declared as windows + onset_repair)" in again.stderr and "Traceback" not in again.stderr
     assert path.read_text(encoding="utf-8").count('"vad+windows"') == 1
 
 

@@ -14,8 +14,7 @@ from toolkit.placement import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause
 from toolkit.vad import SileroVadConfig
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, clamp_onsets=False, clamp_word_s=1.0,
-                     vad=SileroVadConfig())
+CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
 
 
 def _speech(duration: float, sentence: float = 5.0, pause: float = 2.1) -> list[tuple[float, float]]:
@@ -97,11 +96,11 @@ def test_a_shifted_origin_aims_the_first_window_at_origin_plus_overlap() -> None
 
 def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
     with pytest.raises(ToolkitError, match="search_s .* must be smaller than overlap_s"):
-        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, False, 1.0, SileroVadConfig()))
+        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, SileroVadConfig()))
     with pytest.raises(ToolkitError, match="at least 2 \\* overlap_s \\+ search_s"):
         plan_pause_windows(100.0, 12.0, 5.0, 0.0, [], CONFIG)
     with pytest.raises(ValueError, match="edge_silence_s must be positive"):
-        PauseConfig(4.0, 0.3, 0.0, False, 1.0, SileroVadConfig())
+        PauseConfig(4.0, 0.3, 0.0, SileroVadConfig())
 
 
 def _experiment(tmp_path: Path, old: str, new: str) -> Path:
@@ -117,10 +116,6 @@ def _experiment(tmp_path: Path, old: str, new: str) -> Path:
     ("min_pause_s = 0.3\n", "", r"\[components.windows.pauses\] must write out every parameter; missing min_pause_s"),
     ("min_pause_s = 0.3", "min_pause_s = 0.3\nmargin_s = 1.0", r"\[components.windows.pauses\] has unknown"),
     ("edge_silence_s = 1.0", 'edge_silence_s = "short"', r"components.windows.pauses.edge_silence_s must be a number"),
-    ("clamp_word_s = 1.0\n", "", r"\[components.windows.pauses\] must write out every parameter; missing clamp_word_s"),
-    ("clamp_onsets = true", 'clamp_onsets = "yes"', r"components.windows.pauses.clamp_onsets must be true or false"),
-    ("clamp_word_s = 1.0", "clamp_word_s = 0.0",
-     r"\[components.windows.pauses\] clamp_word_s must be a finite positive number, not 0.0"),
     ("[components.windows.pauses.vad]\nthreshold = 0.5", "[components.windows.pauses.vad]\nthreshold = 1.5",
      r"\[components.windows.pauses.vad\] threshold 1.5 must lie in \(0, 1\)"),
     ('placement = "vad_pauses"', 'placement = "silence"', r"components.windows.placement must be one of"),
@@ -138,7 +133,7 @@ def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, ol
 
 def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_path: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
-    text = text[:text.index("[components.windows.pauses]")] + text[text.index("[components.gtcrn]"):]
+    text = text[:text.index("[components.windows.pauses]")] + text[text.index("# Onset repair (toolkit/retime.py)"):]
     path = tmp_path / "experiment.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=r"needs a \[components.windows.pauses\] table"):

@@ -43,18 +43,11 @@ _MIN_STEP_S = 0.01  # a window starts at least this far after its left neighbour
 
 @dataclass(frozen=True)
 class PauseConfig:
-    """How window edges move into VAD pauses (seconds); ``vad`` is the Silero pass that finds them.
-
-    ``clamp_onsets``: the arm's merged words get the onset repair of toolkit/retime.py with the
-    same pass and ``min_pause_s``: a word longer than ``clamp_word_s`` that runs through a pause
-    starts at the speech onset after it, but keeps at least ``clamp_word_s``.
-    """
+    """How window edges move into VAD pauses (seconds); ``vad`` is the Silero pass that finds them."""
 
     search_s: float
     min_pause_s: float
     edge_silence_s: float
-    clamp_onsets: bool
-    clamp_word_s: float
     vad: SileroVadConfig
 
     def __post_init__(self) -> None:
@@ -64,8 +57,6 @@ class PauseConfig:
                 raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
         if self.edge_silence_s <= 0:
             raise ValueError(f"edge_silence_s must be positive, not {self.edge_silence_s!r}")
-        if not math.isfinite(self.clamp_word_s) or self.clamp_word_s <= 0:
-            raise ValueError(f"clamp_word_s must be a finite positive number, not {self.clamp_word_s!r}")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine.
+"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine, repair onsets.
 
 Every word leaves this module in original recording time: each decoded unit is a Signal
 whose composed time map leads back to the original, and a recognizer time that cannot be
@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from toolkit.arms.recognizers import RecognizerPool
-from toolkit.arms.stages import SecondModelConfig, WindowsConfig
+from toolkit.arms.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
 from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
@@ -40,7 +40,6 @@ class DecodeUnit:
     signal: Signal
     region: tuple[float, float]
     placement: dict[str, str] | None = None  # a window's edges: in a pause, on the grid, at the recording's edge
-    onset_speech: list[tuple[float, float]] | None = None  # speech in original time, for the onset repair
 
     @property
     def original_span(self) -> tuple[float, float]:
@@ -141,6 +140,7 @@ class ArmRunner:
                 "higher mean word confidence is kept (ties keep the first)")
         else:
             output.words = streams[0]
+        self._repair_onsets(arm, prepared, lineage, output)
         return output
 
     def recognizers_for(self, arm: Arm) -> list[str]:
@@ -199,26 +199,24 @@ class ArmRunner:
             if windows is None:
                 groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
                 continue
-            placed, speech = self._windows(windows, prepared, (start, end), lineage, output)
+            placed = self._windows(windows, prepared, (start, end), lineage, output)
             groups.append([
                 DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b),
-                           placement, speech)
+                           placement)
                 for i, (a, b, placement) in enumerate(placed)
             ])
         return groups
 
     def _windows(self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any],
-                 output: ArmOutput) -> tuple[list[tuple[float, float, dict[str, str] | None]],
-                                             list[tuple[float, float]] | None]:
-        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass;
-        with ``clamp_onsets`` also that pass's speech regions in original time (for the onset repair)."""
+                 output: ArmOutput) -> list[tuple[float, float, dict[str, str] | None]]:
+        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
         config: WindowsConfig = component.config
         start, end = region
         if config.placement == "grid":
             from toolkit.seams import plan_windows
 
             return [(a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s,
-                                                          config.origin_s)], None
+                                                          config.origin_s)]
         from toolkit.placement import plan_pause_windows
 
         regions = self._vad_regions(f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared,
@@ -226,10 +224,23 @@ class ArmRunner:
         speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
         placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
                                     config.pauses)
+        return [(w.start, w.end, w.to_json()) for w in placed]
+
+    def _repair_onsets(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> None:
+        """With an onset_repair stage, the arm's final words (after seams and combine) get the repair of
+        toolkit/retime.py against the speech of its own Silero pass on ``prepared``, mapped to original time."""
+        component = arm.stage("onset_repair")
+        if component is None:
+            return
+        from toolkit.retime import clamp_onsets
+
+        config: OnsetRepairConfig = component.config
+        regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
         tm, tol = prepared.timemap, self.experiment.time_tolerance_s
         mapped = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
         speech = [(a, b) for a, b in mapped if a is not None and b is not None and b > a]
-        return [(w.start, w.end, w.to_json()) for w in placed], speech if config.pauses.clamp_onsets else None
+        output.words, output.retimed_onsets = clamp_onsets(output.words, speech, config.min_pause_s,
+                                                           config.clamp_word_s)
 
     def _vad_regions(self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
@@ -260,12 +271,6 @@ class ArmRunner:
                            for span in [unit.original_span]]
                 merged, reports = reconcile(results, arm.stage("windows").config.seam)
                 output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
-            if group[0].onset_speech is not None:
-                from toolkit.retime import clamp_onsets
-
-                pauses = arm.stage("windows").config.pauses
-                merged, moved = clamp_onsets(merged, group[0].onset_speech, pauses.min_pause_s, pauses.clamp_word_s)
-                output.retimed_onsets += moved
             words.extend(merged)
         return words
 

@@ -1,13 +1,16 @@
 """The stage types an arm can combine, in pipeline order, and how each is configured.
 
 enhance (waveform) -> vad (speech regions, merged into decode units) -> windows (overlapping
-windows, inside VAD units when both are on) -> second_model (replace or combine the recognizer). Each
+windows, inside VAD units when both are on) -> second_model (replace or combine the recognizer)
+-> onset_repair (long words that run through a VAD pause cut back to the speech onset, on the
+arm's final words, whatever stages made them). Each
 stage's parameters are parsed strictly (``toolkit.config.build_config``) into a dataclass
 whose fields are all written out in the experiment file.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +19,7 @@ from toolkit.config import build_config
 from toolkit.errors import InputError
 from toolkit.vad import SileroVadConfig
 
-STAGES = ("enhance", "vad", "windows", "second_model")
+STAGES = ("enhance", "vad", "windows", "second_model", "onset_repair")
 BACKENDS = ("faster-whisper", "whisperx")
 
 
@@ -94,6 +97,24 @@ class SecondModelConfig:
 
 
 @dataclass(frozen=True)
+class OnsetRepairConfig:
+    """The onset repair of toolkit/retime.py on an arm's final words: a word longer than
+    ``clamp_word_s`` that runs through a pause (a gap of at least ``min_pause_s`` between speech
+    regions of the Silero pass ``vad`` on the prepared audio) starts at the speech onset after it,
+    but keeps at least ``clamp_word_s``."""
+
+    min_pause_s: float
+    clamp_word_s: float
+    vad: SileroVadConfig
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.min_pause_s) or self.min_pause_s < 0:
+            raise ValueError(f"min_pause_s must be a finite number >= 0, not {self.min_pause_s!r}")
+        if not math.isfinite(self.clamp_word_s) or self.clamp_word_s <= 0:
+            raise ValueError(f"clamp_word_s must be a finite positive number, not {self.clamp_word_s!r}")
+
+
+@dataclass(frozen=True)
 class EnhanceConfig:
     """An enhancement method by name and its full, checked parameter table."""
 
@@ -119,6 +140,13 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         return build_config(SecondModelConfig, params, path=path, where=where)
     if stage == "enhance":
         return _parse_enhance(params, path=path, where=where)
+    if stage == "onset_repair":
+        table = dict(params)
+        vad = table.pop("vad", None)
+        if not isinstance(vad, dict):
+            raise InputError(path, f"[{where}.vad] must be a table of the Silero parameters of the pause pass")
+        vad_config = build_config(SileroVadConfig, vad, path=path, where=f"{where}.vad")
+        return build_config(OnsetRepairConfig, {**table, "vad": vad_config}, path=path, where=where)
     raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
 
 
