@@ -62,7 +62,7 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
      "[components.onset_repair.vad] threshold 1.5 must lie in (0, 1)"),
     ("[components.onset_repair.vad]", "[components.onset_repair.silero]",
      "[components.onset_repair.vad] must be a table of the Silero parameters"),
-    ('baseline_repaired = ["onset_repair"]', 'baseline_repaired = ["onset_repair", "onset_repair"]',
+    ('onset_repair = ["onset_repair"]', 'onset_repair = ["onset_repair", "onset_repair"]',
      "more than one onset_repair component"),
     ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
 ])
