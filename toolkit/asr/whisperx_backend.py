@@ -9,7 +9,9 @@ chunks of at most ``chunk_size_s`` by ``whisperx``'s own merge) and decodes thos
 faster-whisper's ``BatchedInferencePipeline`` (``clip_timestamps``), whose cross-attention word
 timestamps are the recognizer's own. A wav2vec2 aligner is tried only when configured; if it
 cannot be loaded or run, ``notes`` says so and the recognizer's times are kept. Times are never
-interpolated: a word the aligner cannot time keeps its recognizer time.
+interpolated: a word the aligner cannot time keeps its recognizer time. Batched decoding has
+no timestamps and can end a chunk's text at a long pause; ``tail_redecode_gap_s`` decodes such
+a chunk's remaining speech regions again in a second batched pass.
 """
 
 from __future__ import annotations
