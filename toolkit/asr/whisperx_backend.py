@@ -37,7 +37,8 @@ class WhisperXConfig(DecodingConfig):
 
     Batched decoding has no temperature fallback and no conditioning on previous text (the
     library fixes both), so those fields must say so. ``silero`` is used when ``vad_method``
-    is ``silero``; ``aligner`` of ``""`` means none, ``"default"`` whisperx's pt model.
+    is ``silero``; ``aligner`` of ``""`` means none, ``"default"`` whisperx's pt model;
+    ``tail_redecode_gap_s`` of 0 turns the tail re-decode off (``unfinished_tails``).
     """
 
     temperature: tuple[float, ...] = (0.0,)
