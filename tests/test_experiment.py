@@ -48,6 +48,7 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     ('backend = "faster-whisper"', 'backend = "kaldi"', "backend must be one of"),
     ('language = "pt"', 'language = "en"', "language"),
     ("wet = 1.0", "wet = 2.0", "wet"),
+    ("tail_redecode_gap_s = 1.0", "tail_redecode_gap_s = -1.0", "tail_redecode_gap_s must be at least 0"),
     ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
     ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
     ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),

@@ -9,7 +9,9 @@ chunks of at most ``chunk_size_s`` by ``whisperx``'s own merge) and decodes thos
 faster-whisper's ``BatchedInferencePipeline`` (``clip_timestamps``), whose cross-attention word
 timestamps are the recognizer's own. A wav2vec2 aligner is tried only when configured; if it
 cannot be loaded or run, ``notes`` says so and the recognizer's times are kept. Times are never
-interpolated: a word the aligner cannot time keeps its recognizer time.
+interpolated: a word the aligner cannot time keeps its recognizer time. Batched decoding has
+no timestamps and can end a chunk's text at a long pause; ``tail_redecode_gap_s`` decodes such
+a chunk's remaining speech regions again in a second batched pass.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ class WhisperXConfig(DecodingConfig):
 
     Batched decoding has no temperature fallback and no conditioning on previous text (the
     library fixes both), so those fields must say so. ``silero`` is used when ``vad_method``
-    is ``silero``; ``aligner`` of ``""`` means none, ``"default"`` whisperx's pt model.
+    is ``silero``; ``aligner`` of ``""`` means none, ``"default"`` whisperx's pt model;
+    ``tail_redecode_gap_s`` of 0 turns the tail re-decode off (``unfinished_tails``).
     """
 
     temperature: tuple[float, ...] = (0.0,)
@@ -49,6 +52,7 @@ class WhisperXConfig(DecodingConfig):
     pyannote_offset: float = 0.363
     silero: SileroVadConfig = field(default_factory=SileroVadConfig)
     aligner: str = ""
+    tail_redecode_gap_s: float = 0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -72,8 +76,40 @@ class WhisperXConfig(DecodingConfig):
             raise ValueError("chunk_size_s must lie in (0, 30] seconds (Whisper's window)")
         if not 0.0 < self.pyannote_offset <= self.pyannote_onset < 1.0:
             raise ValueError("pyannote thresholds need 0 < pyannote_offset <= pyannote_onset < 1")
+        if self.tail_redecode_gap_s < 0.0:
+            raise ValueError("tail_redecode_gap_s must be at least 0 (0 turns the re-decode off)")
         if self.silero.max_speech_duration_s > self.chunk_size_s:
             raise ValueError("silero.max_speech_duration_s must not exceed chunk_size_s")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One decoded span and the VAD speech regions it was merged from (seconds)."""
+
+    start: float
+    end: float
+    regions: tuple[tuple[float, float], ...]
+
+
+def unfinished_tails(chunks: list[Chunk], words: list[Word], gap_s: float) -> list[tuple[float, float]]:
+    """Spans to decode again: in a chunk with words, its regions starting over ``gap_s`` after its last word.
+
+    Batched decoding has no timestamps to carry it over a long pause, so a chunk's text can
+    end at the first one (an early end-of-text); the speech after it then has no words. A
+    chunk whose words stop more than ``gap_s`` before one of its regions starts gets a new
+    span from that region's start to the chunk's end. A chunk with no words is not redone:
+    its span would be the same audio again.
+    """
+    tails = []
+    for chunk in chunks:
+        inside = [word.end for word in words if chunk.start <= word.start < chunk.end]
+        if not inside:
+            continue
+        last = max(inside)
+        later = [start for start, _ in chunk.regions if start > last + gap_s]
+        if later:
+            tails.append((min(later), chunk.end))
+    return tails
 
 
 class WhisperXRecognizer:
@@ -94,6 +130,10 @@ class WhisperXRecognizer:
 
     def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
         """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
+        return [(chunk.start, chunk.end) for chunk in self._chunks(signal)]
+
+    def _chunks(self, signal: Signal) -> list[Chunk]:
+        """The merged chunks with the VAD regions each one holds."""
         from whisperx.diarize import Segment
         from whisperx.vads import Pyannote, Vad
 
@@ -113,8 +153,9 @@ class WhisperXRecognizer:
                                 "sample_rate": audio.sample_rate})
             chunks = Pyannote.merge_chunks(scores, config.chunk_size_s, onset=config.pyannote_onset,
                                            offset=config.pyannote_offset)
-        return [(float(c["start"]), min(float(c["end"]), audio.duration)) for c in chunks
-                if c["end"] > c["start"]]
+        return [Chunk(float(c["start"]), min(float(c["end"]), audio.duration),
+                      tuple((float(a), float(b)) for a, b in c["segments"]))
+                for c in chunks if c["end"] > c["start"]]
 
     def load(self) -> None:
         """Load the weights and the VAD model now (decoding would otherwise load them on first use)."""
@@ -141,17 +182,27 @@ class WhisperXRecognizer:
         Segments carry the decoder's figures; their outcome is always "no fallback (batched)".
         """
         audio = to_16k(signal)
-        chunks = self.speech_chunks(audio)
+        chunks = self._chunks(audio)
         if not chunks:
             return Transcript([], [])
-        self.load()
-        segments, _ = self._pipeline.transcribe(
-            audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
-            clip_timestamps=[{"start": a, "end": b} for a, b in chunks])
-        segments = list(segments)
+        segments = self._decode(audio, [(c.start, c.end) for c in chunks])
+        if self.config.tail_redecode_gap_s > 0.0:
+            words = segment_words(segments, audio.duration)
+            tails = unfinished_tails(chunks, words, self.config.tail_redecode_gap_s)
+            self.notes["tails_redecoded"] = len(tails)
+            if tails:
+                segments = sorted(segments + self._decode(audio, tails), key=lambda s: (s.start, s.end))
         words = segment_words(segments, audio.duration)
         words = self._align(words, segments, audio) if self.config.aligner else words
         return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK))
+
+    def _decode(self, audio: Signal, spans: list[tuple[float, float]]) -> list[Any]:
+        """Segments of one batched pass over ``spans`` (seconds of ``audio``)."""
+        self.load()
+        segments, _ = self._pipeline.transcribe(
+            audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
+            clip_timestamps=[{"start": a, "end": b} for a, b in spans])
+        return list(segments)
 
     def _load_aligner(self) -> tuple[Any, Any] | None:
         if self._aligner is None and self.notes["aligner"] == "not loaded yet":

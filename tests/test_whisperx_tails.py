@@ -1,0 +1,86 @@
+"""The batched recognizer's tail re-decode: the rule on constructed chunks, and real speech it recovers offline."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared_data import PTBR_DEV
+from toolkit.asr import make_recognizer
+from toolkit.asr.whisperx_backend import Chunk, unfinished_tails
+from toolkit.audio.io import load_audio
+from toolkit.audio.signal import Signal, resample
+from toolkit.normalize import NormalizationPolicy, Normalizer
+from toolkit.records import Word
+
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+CLIPS = ("LapsBM_0385", "LapsBM_0415")
+ONSETS = (4.0, 12.0)
+_plain = Normalizer(NormalizationPolicy.normalized()).words
+
+# Two chunks of 30 s; the first holds three speech regions with pauses of 1.5 s and 4 s.
+FIRST = Chunk(0.5, 28.0, ((0.5, 8.0), (9.5, 18.0), (22.0, 28.0)))
+SECOND = Chunk(29.0, 50.0, ((29.0, 40.0), (41.0, 50.0)))
+
+
+def _words(*spans: tuple[float, float]) -> list[Word]:
+    return [Word(f"w{i}", start, end, 0.9, "seg0000") for i, (start, end) in enumerate(spans)]
+
+
+def test_a_chunk_whose_words_stop_at_its_first_pause_has_the_rest_redecoded() -> None:
+    words = _words((0.6, 1.0), (7.2, 7.9), (29.1, 29.5), (49.0, 49.8))
+    # The first chunk's words stop at 7.9 s: its regions from 9.5 s on are decoded again, to its end.
+    assert unfinished_tails([FIRST, SECOND], words, 1.0) == [(9.5, 28.0)]
+
+
+def test_the_tail_starts_at_the_first_region_beyond_the_gap() -> None:
+    words = _words((0.6, 1.0), (16.0, 17.9), (29.1, 29.5), (49.0, 49.8))
+    assert unfinished_tails([FIRST, SECOND], words, 1.0) == [(22.0, 28.0)]
+    # With a gap longer than the 4.1 s between the last word and the next region, nothing is redone.
+    assert unfinished_tails([FIRST, SECOND], words, 4.5) == []
+
+
+def test_finished_and_empty_chunks_are_not_redecoded() -> None:
+    # Words to the last region of each chunk: nothing to redo.
+    assert unfinished_tails([FIRST, SECOND], _words((0.6, 1.0), (27.0, 27.9), (45.0, 49.9)), 1.0) == []
+    # The first chunk has no words at all: decoding the same audio again would give the same text.
+    assert unfinished_tails([FIRST, SECOND], _words((45.0, 49.9)), 1.0) == []
+
+
+def test_a_word_of_the_next_chunk_never_finishes_the_previous_one() -> None:
+    # Words are assigned to a chunk by their start; the second chunk's first word starts after the first ends.
+    words = _words((0.6, 1.0), (7.2, 7.9), (28.5, 29.4))
+    assert unfinished_tails([FIRST, Chunk(28.5, 50.0, ((28.5, 50.0),))], words, 1.0) == [(9.5, 28.0)]
+
+
+@pytest.mark.slow
+def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> None:
+    """Two shared LapsBM sentences 8 s apart in one chunk, digital silence between: the demo's batched recognizer."""
+    if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
+        pytest.skip(f"development data not present ({PTBR_DEV}); it lives outside the repository")
+    clips = [resample(load_audio(PTBR_DEV / "lapsbm" / f"{c}.wav"), 16_000).samples for c in CLIPS]
+    samples = np.zeros(round(16_000 * (ONSETS[1] + 1.0)) + len(clips[1]), dtype=np.float32)
+    for clip, onset in zip(clips, ONSETS):
+        samples[round(onset * 16_000):round(onset * 16_000) + len(clip)] += clip
+    signal = Signal.original(samples, 16_000)
+    spec = tomllib.loads(DEMO.read_text(encoding="utf-8"))["recognizers"]["whisper_base_batched"]
+    assert spec["decoding"]["tail_redecode_gap_s"] == 1.0
+    second = _plain((PTBR_DEV / "lapsbm" / f"{CLIPS[1]}.txt").read_text(encoding="utf-8"))
+
+    def heard_after(gap_s: float) -> tuple[list[Word], dict]:
+        recognizer = make_recognizer({**spec, "decoding": {**spec["decoding"], "tail_redecode_gap_s": gap_s}})
+        assert len(recognizer.speech_chunks(signal)) == 1  # both sentences in one chunk
+        words = [w for w in recognizer.transcribe(signal).words if w.start >= ONSETS[1] - 1.0]
+        return words, recognizer.notes
+
+    # Without the re-decode the decoder ends the chunk at the silence: the second sentence is lost.
+    without, notes = heard_after(0.0)
+    assert without == [] and "tails_redecoded" not in notes
+    words, notes = heard_after(1.0)
+    found = _plain(" ".join(w.text for w in words))
+    assert notes["tails_redecoded"] == 1
+    assert sum(w in found for w in second) >= 0.7 * len(second)
+    assert all(ONSETS[1] - 1.0 <= w.start and w.end <= ONSETS[1] + len(clips[1]) / 16_000 + 0.5 for w in words)
