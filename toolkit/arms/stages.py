@@ -122,6 +122,14 @@ class EnhanceConfig:
     params: dict[str, Any]
 
 
+def _subtable(table: dict[str, Any], key: str, config_class: type, what: str, *, path: Path, where: str) -> Any:
+    """Take the required nested table ``[where.key]`` out of ``table`` and build its configuration."""
+    sub = table.pop(key, None)
+    if not isinstance(sub, dict):
+        raise InputError(path, f"[{where}.{key}] must be a table of {what}")
+    return build_config(config_class, sub, path=path, where=f"{where}.{key}")
+
+
 def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -> Any:
     """Build a stage's configuration, refusing unknown, missing or ill-typed parameters."""
     if stage == "vad":
@@ -130,10 +138,7 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         from toolkit.seams import SeamConfig
 
         table = dict(params)
-        seam = table.pop("seam", None)
-        if not isinstance(seam, dict):
-            raise InputError(path, f"[{where}.seam] must be a table of seam reconciliation parameters")
-        seam_config = build_config(SeamConfig, seam, path=path, where=f"{where}.seam")
+        seam_config = _subtable(table, "seam", SeamConfig, "seam reconciliation parameters", path=path, where=where)
         pauses = _parse_pauses(table.pop("pauses", None), table.get("placement"), path=path, where=where)
         return build_config(WindowsConfig, {**table, "seam": seam_config, "pauses": pauses}, path=path, where=where)
     if stage == "second_model":
@@ -142,10 +147,8 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         return _parse_enhance(params, path=path, where=where)
     if stage == "onset_repair":
         table = dict(params)
-        vad = table.pop("vad", None)
-        if not isinstance(vad, dict):
-            raise InputError(path, f"[{where}.vad] must be a table of the Silero parameters of the pause pass")
-        vad_config = build_config(SileroVadConfig, vad, path=path, where=f"{where}.vad")
+        vad_config = _subtable(table, "vad", SileroVadConfig, "the Silero parameters of the pause pass",
+                               path=path, where=where)
         return build_config(OnsetRepairConfig, {**table, "vad": vad_config}, path=path, where=where)
     raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
 
