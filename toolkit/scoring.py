@@ -99,6 +99,15 @@ class _Parts:
 
     signature: Signature | None
     unplaced_word_times: int
+    counts: ErrorCounts
+
+    @property
+    def wer(self) -> float | None:
+        return self.counts.wer
+
+    @property
+    def cer(self) -> float | None:
+        return self.counts.cer
 
     def _parts_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -156,14 +165,6 @@ class RecordingScore(_Parts):
     aligned: AlignedTokens | None = field(default=None, repr=False)
     utterance_of_word: np.ndarray | None = field(default=None, repr=False)
 
-    @property
-    def wer(self) -> float | None:
-        return self.counts.wer
-
-    @property
-    def cer(self) -> float | None:
-        return self.counts.cer
-
     def __add__(self, other: "RecordingScore | CorpusScore") -> "CorpusScore":
         return CorpusScore() + self + other
 
@@ -214,14 +215,6 @@ class CorpusScore(_Parts):
     @property
     def signature(self) -> Signature | None:  # type: ignore[override]
         return self.recordings[0].signature if self.recordings else None
-
-    @property
-    def wer(self) -> float | None:
-        return self.counts.wer
-
-    @property
-    def cer(self) -> float | None:
-        return self.counts.cer
 
     def __add__(self, other: "CorpusScore | RecordingScore") -> "CorpusScore":
         if not isinstance(other, (CorpusScore, RecordingScore)):

@@ -187,9 +187,7 @@ class ArmRunner:
             prefixes = ["full"]
         else:
             speech = self._vad_regions(vad.name, vad.config.silero(), prepared, lineage, output)
-            tm = prepared.timemap
-            tol = self.experiment.time_tolerance_s
-            output.vad_segments = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in speech]
+            output.vad_segments = self._original_spans(prepared, speech)
             # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its
             # time map is the prepared signal's, offset by the unit's start.
             regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
@@ -236,11 +234,16 @@ class ArmRunner:
 
         config: OnsetRepairConfig = component.config
         regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
-        tm, tol = prepared.timemap, self.experiment.time_tolerance_s
-        mapped = [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in regions]
-        speech = [(a, b) for a, b in mapped if a is not None and b is not None and b > a]
+        speech = [(a, b) for a, b in self._original_spans(prepared, regions)
+                  if a is not None and b is not None and b > a]
         output.words, output.retimed_onsets = clamp_onsets(output.words, speech, config.min_pause_s,
                                                            config.clamp_word_s)
+
+    def _original_spans(self, prepared: Signal,
+                        spans: list[tuple[float, float]]) -> list[tuple[float | None, float | None]]:
+        """``spans`` of ``prepared`` in original recording time (None where a time maps nowhere)."""
+        tm, tol = prepared.timemap, self.experiment.time_tolerance_s
+        return [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in spans]
 
     def _vad_regions(self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any],
                      output: ArmOutput) -> list[tuple[float, float]]:
