@@ -145,6 +145,8 @@ def test_queue_opens_the_next_open_span_in_review(monkeypatch, exp):
     assert span.options[span.value] == "1. [open] critical · negation · entrevista 1.00–4.00 s"
     # the vad arm drops "não": coloured by the scorer's alignment, marked as a critical word
     assert re.search(r"title=\\?'delete \(negation\)\\?'>não<", _everything(at))
+    # a name every arm got right is still marked (the style is well formed, not ";font-weight…")
+    assert re.search(r"style=\\?'font-weight:bold;[^']*\\?' title=\\?'equal \(name\)\\?'>joão<", _everything(at))
     next(b for b in at.button if b.label == "Next open span").click()
     at.run()
     span = next(box for box in at.selectbox if box.label == "Span")

@@ -22,11 +22,11 @@ ACTION_LABELS = {KEEP: "Keep the reference", CORRECT: "Correct it", UNRESOLVED: 
 STYLE = {"equal": "", "substitute": "background:#ffe0a3;border-bottom:2px solid #e65100",
          "insert": "background:#c8f0c8;border-bottom:2px solid #1b5e20",
          "delete": "color:#b71c1c;text-decoration:line-through"}
-CRITICAL = ";font-weight:bold;outline:1px dashed #6a1b9a"
+CRITICAL = "font-weight:bold;outline:1px dashed #6a1b9a"
 LEGEND = ("<span style='{substitute}'>substitution</span> · <span style='{insert}'>insertion</span> · "
           "<span style='{delete}'>deletion (a reference word the arm misses)</span> · "
           "<span style='{critical}'>negation, name or number</span> · words as the scorer compares them "
-          "(normalized: numbers and abbreviations spelt out)").format(**STYLE, critical=CRITICAL.lstrip(";"))
+          "(normalized: numbers and abbreviations spelt out)").format(**STYLE, critical=CRITICAL)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -49,7 +49,7 @@ def _coloured(adj: Adjudication, reference: Reference, text: str, words: list[Wo
         title = f"reference: {step.reference}" if step.op == "substitute" else step.op
         if step.critical:
             title += f" ({', '.join(step.critical)})"
-        style = STYLE[step.op] + (CRITICAL if step.critical else "")
+        style = ";".join(part for part in (STYLE[step.op], CRITICAL if step.critical else "") if part)
         parts.append(f"<span style='{style}' title='{html.escape(title)}'>{html.escape(shown or '')}</span>")
     return " ".join(parts) or "<i>(nothing)</i>"
 
