@@ -186,12 +186,13 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     base = score_recording(reference, folder.read_hypothesis("baseline", RECORDING),
                            replace(ScoreOptions(), names=tuple(reference.names)), None, intervals).seams
     shared = {(i.kind, i.reference, i.time) for i in base.instances}
-    mine = evaluation.scores[arm][RECORDING].seams.instances
-    new = [i for i in mine if (i.kind, i.reference, i.time) not in shared]
+    mine = evaluation.scores[arm][RECORDING].seams
+    new = [i for i in mine.instances if (i.kind, i.reference, i.time) not in shared]
     flagged = {(s["start"], s["end"]) for s in output["seams"] if s["review"]}
     margin = base.margin_s
-    unflagged = [i for i in new if i.time is None or not any(a - margin <= i.time <= b + margin for a, b in flagged)]
-    return {"seam_losses_baseline_shares": len(mine) - len(new), "seam_losses_introduced": len(new),
+    at_flagged = [i for a, b in flagged for i in mine.at(a - margin, b + margin)]
+    unflagged = [i for i in new if i not in at_flagged]
+    return {"seam_losses_baseline_shares": len(mine.instances) - len(new), "seam_losses_introduced": len(new),
             "introduced": [{"kind": i.kind, "reference": i.reference, "time": i.time} for i in new],
             "introduced_unflagged": len(unflagged)}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 
 import numpy as np
@@ -382,3 +384,22 @@ def test_seam_omission_with_a_timed_reference_word_uses_its_own_time():
     far = score_recording(ref, hyp, seams=[(4.0, 4.5)], options=ScoreOptions(seam_margin_s=0.5)).seams
     near = score_recording(ref, hyp, seams=[(2.5, 3.0)], options=ScoreOptions(seam_margin_s=0.5)).seams
     assert (far.omissions, near.omissions) == (0, 1)
+
+
+def test_untimed_seam_omission_is_located_inside_its_own_utterance():
+    # "favoritos" ends the first sentence (its utterance ends at 12.5 s); a 5 s pause follows. Its matched
+    # neighbours bracket 11.6-18.0 s, but the reference says the word lies before 12.5 s.
+    ref = ref_of((10.0, 12.5, "minha lista de favoritos"), (18.0, 20.0, "outra frase aqui"))
+    hyp = Hypothesis("rec", [Word(t, s, s + 0.4) for t, s in (("minha", 10.1), ("lista", 10.6), ("de", 11.2),
+                                                              ("outra", 18.0), ("frase", 18.6), ("aqui", 19.2))])
+    options = ScoreOptions(seam_margin_s=1.0)
+    after_pause = score_recording(ref, hyp, seams=[(17.5, 19.0)], options=options).seams
+    in_sentence = score_recording(ref, hyp, seams=[(12.4, 14.0)], options=options).seams
+    assert (after_pause.omissions, in_sentence.omissions) == (0, 1)
+    assert in_sentence.to_json()["instances"][0]["located"] == [11.6, 12.5]
+    assert [i.reference for i in in_sentence.at(11.0, 11.7)] == ["favoritos"]
+    assert in_sentence.at(12.6, 14.0) == []
+    # Neighbours that miss the utterance (a hypothesis timed elsewhere) give way to the utterance itself.
+    shifted = Hypothesis("rec", [replace(w, start=w.start + 30, end=w.end + 30) for w in hyp.words])
+    lost = score_recording(ref, shifted, seams=[(12.4, 14.0)], options=options).seams
+    assert lost.omissions == 1 and lost.located == ((10.0, 12.5),)

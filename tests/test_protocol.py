@@ -255,7 +255,7 @@ def test_a_gates_file_with_a_typo_stops_the_freeze_and_writes_nothing(experiment
     assert not (experiment.folder / "protocol").exists()
 
 
-def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_it_began_with(tmp_path: Path, capsys) -> None:
+def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_and_scorer_it_began_with(tmp_path: Path, capsys) -> None:
     from toolkit.cli.demo import EXPERIMENT_STAMP, _protocol_for_this_version
 
     folder = make_experiment(tmp_path / "exp", make_corpus(tmp_path / "corpus", {"a": "tuning"}))
@@ -272,3 +272,9 @@ def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_it_began_wi
     assert (kept / "audit.jsonl").read_text(encoding="utf-8") == '{"event": "holdout opened"}\n'
     assert sorted(p.name for p in (folder / "protocol").iterdir()) == [EXPERIMENT_STAMP]
     assert "kept in" in capsys.readouterr().out
+    # The same experiment file scored by another scorer (a changed rule changes the signature): kept aside too.
+    stamp = folder / "protocol" / EXPERIMENT_STAMP
+    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
+    stamp.write_text(stamp.read_text(encoding="utf-8").replace(" scorer ", " scorer 0ld"), encoding="utf-8")
+    _protocol_for_this_version(load_experiment(folder))
+    assert len(list(tmp_path.glob("exp/protocol-before-*"))) == 2 and not log.exists()

@@ -32,6 +32,19 @@ def test_problems_are_the_scorers_seam_losses_and_words_off_in_time():
     assert seam_problems(SEAMS, score, tolerance=1.5).off_time == [False, False, False]
 
 
+def test_a_loss_counts_at_the_seam_the_scorer_located_it_in_not_at_its_utterance_start():
+    # One 10 s sentence; "veio" (untimed) is lost between "não" (2.0-2.25 s) and "e" (4.0 s), at the
+    # first seam; the sentence starts 2.3 s before that seam's margin, so its start locates nothing.
+    ref = Reference("rec", [Utterance(0.0, 10.0, "ontem o João não veio e hoje a Maria chegou cedo")])
+    words = [("ontem", 0.0), ("o", 0.8), ("João", 1.2), ("não", 2.0), ("e", 4.0), ("hoje", 4.6), ("a", 6.0),
+             ("Maria", 6.8), ("chegou", 7.5), ("cedo", 9.0)]
+    hyp = Hypothesis("rec", [Word(t, s, s + 0.25) for t, s in words])
+    seams = [(3.3, 3.5), (7.0, 7.2)]
+    score = score_recording(ref, hyp, seams=seams)
+    assert score.seams.omissions == 1 and score.seams.instances[0].time == 0.0
+    assert seam_problems(seams, score).loss == [True, False]
+
+
 def test_precision_per_flag_kind_and_for_review():
     scores = {"windows": {"rec": score_recording(REF, HYP, seams=SEAMS)}}
     # Seam 0 (the omission) is flagged disagreement (review); seams 1 and 2 carry timing notes only.

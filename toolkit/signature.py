@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from toolkit import __version__
 from toolkit.align import COSTS
+from toolkit.metrics.seams import LOCATION_RULE as SEAM_LOCATION_RULE
 from toolkit.normalize.registry import POLICIES, normalizer
 from toolkit.store import config_hash
 
@@ -95,6 +96,7 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         "time_constrained": options.time_constrained,
         "short_word_max_letters": options.short_word_max_letters,
         "seam_margin_s": options.seam_margin_s,
+        "seam_omission_location": SEAM_LOCATION_RULE,
         "bootstrap": {"samples": options.bootstrap_samples, "seed": options.bootstrap_seed},
         "libraries": libraries,
     }

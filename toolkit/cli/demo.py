@@ -4,8 +4,8 @@ Goes through the whole protocol: every arm runs on the tuning split, the arm wit
 tuning WER is frozen as the challenger with the template gates (``protocol/gates.toml``),
 the holdout is opened once for the baseline and that challenger only, and the gate verdict
 is printed last. A second demo reuses everything and prints the same verdict. When the demo
-experiment file itself changed since the demo's protocol record began (a new version of the
-project), the old record is kept aside and a new one starts: the demo corpus is rebuilt
+experiment file or the scorer (its signature) changed since the demo's protocol record began
+(a new version of the project), the old record is kept aside and a new one starts: the demo corpus is rebuilt
 identically, so its holdout stands in for fresh test data; a real experiment is refused instead.
 """
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from toolkit.experiment import Experiment
 
 DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo"
-EXPERIMENT_STAMP = "demo_experiment.sha256"  # in the protocol folder: the experiment file its record began with
+EXPERIMENT_STAMP = "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,15 +79,16 @@ def _protocol_for_this_version(experiment: "Experiment") -> None:
     from datetime import datetime, timezone
 
     from toolkit.protocol.challenger import protocol_dir
+    from toolkit.signature import scorer_signature
     from toolkit.store import atomic_write_text, sha256_file
 
     folder = protocol_dir(experiment)
     stamp = folder / EXPERIMENT_STAMP
-    current = sha256_file(experiment.path)
+    current = f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash}"
     began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
         kept = folder.with_name(f"protocol-before-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}")
         folder.rename(kept)
-        print(f"demo: the demo experiment file changed since its protocol record began; that record is kept in "
-              f"{kept} and a new one starts (a real experiment would need fresh test data)")
+        print(f"demo: the demo experiment file or the scorer changed since its protocol record began; that record "
+              f"is kept in {kept} and a new one starts (a real experiment would need fresh test data)")
     atomic_write_text(stamp, current + "\n")

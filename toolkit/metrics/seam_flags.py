@@ -1,7 +1,8 @@
 """Whether a windowed arm's seam flags point at real problems, measured against the reference.
 
 A seam (shared interval ``[a, b]`` widened by the scorer's seam margin) has a **real problem**
-when the scorer places a seam omission or duplication in it, or a reference word whose onset
+when the scorer locates a seam omission or duplication in it (the span it located the instance
+in meets the seam, the scorer's own rule), or a reference word whose onset
 lies in it is matched with an onset error larger than ``TIMING_TOLERANCE_S``. The scorer's
 omissions and duplications stay the ground truth; this module only counts, per arm and flag
 kind, how many flagged seams had a real problem (precision) and how many seams with an
@@ -46,13 +47,12 @@ def seam_problems(intervals: list[tuple[float, float]], score: _Scored,
                   tolerance: float = TIMING_TOLERANCE_S) -> SeamProblems:
     """Real problems per seam interval, from the scorer's seam instances and onset errors."""
     margin = score.seams.margin_s if score.seams is not None else 0.0
-    instances = score.seams.instances if score.seams is not None else []
     onsets, errors = score.timing.ref_onsets, score.timing.onset_errors
     late = onsets[np.abs(errors) > tolerance] if score.timing.available else np.zeros(0)
     loss, off = [], []
     for a, b in intervals:
         lo, hi = a - margin, b + margin
-        loss.append(any(i.time is not None and lo <= i.time <= hi for i in instances))
+        loss.append(score.seams is not None and bool(score.seams.at(lo, hi)))
         off.append(bool(np.any((late >= lo) & (late <= hi))))
     return SeamProblems(loss, off)
 

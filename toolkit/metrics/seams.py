@@ -4,9 +4,12 @@ A seam is the shared interval ``[a, b]`` of two overlapping windows (given as pl
 so the scorer never imports the arms). With ``margin`` seconds either side:
 
 - an **omission** is a deleted reference word located inside a seam region. A deleted word
-  has no hypothesis time, so it is located by its own reference time when it has one, else
-  between the nearest matched neighbours' hypothesis times (the span they bracket must meet
-  the region); the rule is stated so no time is guessed silently;
+  has no hypothesis time, so it is located by its own reference onset when it has one, else
+  between the nearest matched neighbours' hypothesis times, cut to its own utterance's interval
+  (the reference says the word lies there; when the neighbours' span misses that interval, the
+  interval alone); the span must meet the region. The rule is stated so no time is guessed
+  silently: without it a word lost at a sentence's end, before a long pause, reached across the
+  pause into a seam region the sentence never touches;
 - a **duplication** is an inserted hypothesis word inside a seam region whose text repeats
   one of the hypothesis words up to ``DUPLICATE_REACH`` positions before or after it.
 """
@@ -23,6 +26,8 @@ from toolkit.metrics.aligned import AlignedTokens, Instance
 from toolkit.metrics.figures import SETTING, Figure, Figures
 
 DUPLICATE_REACH = 3
+# How an omission is located (part of the scorer signature: a change here changes the numbers).
+LOCATION_RULE = "own onset, else matched neighbours' span cut to its utterance"
 
 
 @dataclass(frozen=True)
@@ -37,9 +42,19 @@ class SeamScore(Figures):
     omissions: int = 0
     duplications: int = 0
     instances: tuple[Instance, ...] = ()
+    located: tuple[tuple[float, float], ...] = ()  # per instance: the span it was located in (seconds)
 
     def json_extras(self) -> dict[str, Any]:
-        return {"instances": [i.to_json() for i in self.instances]}
+        return {"instances": [i.to_json() | {"located": [_finite(lo), _finite(hi)]}
+                              for i, (lo, hi) in zip(self.instances, self.located)]}
+
+    def at(self, lo: float, hi: float) -> list[Instance]:
+        """The instances located in ``[lo, hi]`` (a seam interval widened by ``margin_s``)."""
+        return [i for i, (a, b) in zip(self.instances, self.located) if a <= hi and b >= lo]
+
+
+def _finite(value: float) -> float | None:
+    return round(value, 3) if np.isfinite(value) else None
 
 
 def _hyp_times(at: AlignedTokens) -> tuple[np.ndarray, np.ndarray]:
@@ -51,34 +66,51 @@ def _meets(regions: np.ndarray, lo: float, hi: float) -> bool:
     return bool(np.any((regions[:, 0] <= hi) & (regions[:, 1] >= lo)))
 
 
+def _omission_span(at: AlignedTokens, i: int, ref: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   hyp: tuple[np.ndarray, np.ndarray]) -> tuple[float, float] | None:
+    """Where deleted reference token ``i`` lies: its own onset, else its neighbours' span cut to its utterance.
+
+    ``ref`` holds the reference tokens' onsets and spans, ``hyp`` the hypothesis tokens' starts and ends.
+    """
+    own = float(ref[0][i])
+    if not np.isnan(own):
+        return own, own
+    utterance = float(ref[1][i]), float(ref[2][i])
+    h_start, h_end = hyp
+    partner = at.ref_partner
+    before = partner[:i][partner[:i] >= 0]
+    after = partner[i + 1:][partner[i + 1:] >= 0]
+    lo = float(h_end[before[-1]]) if len(before) else -np.inf
+    hi = float(h_start[after[0]]) if len(after) else np.inf
+    if np.isnan(utterance[0]) or np.isnan(utterance[1]):
+        return None if np.isnan(lo) or np.isnan(hi) else (lo, hi)  # untimed neighbours cannot place it
+    if np.isnan(lo) or np.isnan(hi):
+        return utterance
+    lo, hi = max(lo, utterance[0]), min(hi, utterance[1])
+    return (lo, hi) if lo <= hi else utterance
+
+
 def seam_score(at: AlignedTokens, seams: list[tuple[float, float]], margin: float = 1.0) -> SeamScore:
     """Count omissions and duplications within ``margin`` seconds of each seam interval."""
     if not seams:
         return SeamScore(seams=0, margin_s=margin)
     regions = np.array([(a - margin, b + margin) for a, b in seams], dtype=float)
     h_start, h_end = _hyp_times(at)
-    partner = at.ref_partner
-    ref_start = at.ref.words.start[at.ref.source]
-    omissions: list[Instance] = []
-    duplications: list[Instance] = []
+    ref = at.ref.start, at.ref.span_start, at.ref.span_end
+    omissions: list[tuple[Instance, tuple[float, float]]] = []
+    duplications: list[tuple[Instance, tuple[float, float]]] = []
     for i in np.flatnonzero(at.ref_op == DELETE).tolist():
-        if not np.isnan(ref_start[i]):
-            lo = hi = float(ref_start[i])
-        else:
-            before = partner[:i][partner[:i] >= 0]
-            after = partner[i + 1:][partner[i + 1:] >= 0]
-            lo = float(h_end[before[-1]]) if len(before) else -np.inf
-            hi = float(h_start[after[0]]) if len(after) else np.inf
-            if np.isnan(lo) or np.isnan(hi):
-                continue  # untimed neighbours cannot place the omission
-        if _meets(regions, lo, hi):
-            omissions.append(at.ref_instance("seam omission", i, i))
+        span = _omission_span(at, i, ref, (h_start, h_end))
+        if span is not None and _meets(regions, *span):
+            omissions.append((at.ref_instance("seam omission", i, i), span))
     texts = at.hyp.texts
     for j in np.flatnonzero(at.hyp_op == INSERT).tolist():
-        if np.isnan(h_start[j]) or not _meets(regions, float(h_start[j]), float(h_start[j])):
+        onset = float(h_start[j])
+        if np.isnan(onset) or not _meets(regions, onset, onset):
             continue
         nearby = texts[max(0, j - DUPLICATE_REACH):j] + texts[j + 1:j + 1 + DUPLICATE_REACH]
         if texts[j] in nearby:
-            duplications.append(at.hyp_instance("seam duplication", j))
+            duplications.append((at.hyp_instance("seam duplication", j), (onset, onset)))
+    found = omissions + duplications
     return SeamScore(seams=len(seams), margin_s=margin, omissions=len(omissions), duplications=len(duplications),
-                     instances=(*omissions, *duplications))
+                     instances=tuple(i for i, _ in found), located=tuple(span for _, span in found))
