@@ -5,7 +5,7 @@ worker in this process, by two local workers, on a LocalCluster this test starts
 real ``dask scheduler`` with two ``dask worker`` processes gives byte-identical hypotheses,
 review lists and score tables; a worker killed mid-run has its recording rescheduled and
 nothing it finished is redone; a rerun recomputes nothing; a worker that cannot see one audio
-file fails that recording by name and the run says so.
+file, or the model, fails those recordings by name and the run says so.
 """
 
 from __future__ import annotations
@@ -250,6 +250,35 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
         from toolkit.runs import RunFolder
 
         evaluate_run(RunFolder(run))
+
+
+def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_says_so(
+        corpus: Path, dask_cluster, tmp_path: Path) -> None:
+    from toolkit.asr.models import resolve_model
+
+    prefix = _namespace_prefix()
+    if prefix is None:
+        pytest.skip("no mount namespaces here (unshare): cannot give one worker its own view of the files")
+    address, _, add_worker = dask_cluster
+    model = tmp_path / "whisper-base-ct2"  # a model folder the coordinator sees and the worker does not
+    shutil.copytree(resolve_model("whisper-base").path, model)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    add_worker("no-model", (*prefix, "sh", "-c", f'mount --bind "{empty}" "{model}" && exec "$0" "$@"'))
+    _wait_for_workers(address, 1).close()
+    folder = _experiment(corpus, "no-model")
+    toml = folder / "experiment.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('model = "whisper-base"', f'model = "{model}"'),
+                    encoding="utf-8")
+    result = subprocess.run(_ablate(folder, "--scheduler", address, arms=["baseline"]), env=_env(),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1
+    failed = [line for line in result.stderr.splitlines() if line.startswith("ablate: ") and " failed: " in line]
+    assert [line.split()[1] for line in failed] == list(CLIPS)
+    assert all("worker tcp://127.0.0.1:" in line and str(model) in line and "model.bin" in line for line in failed)
+    assert "3 of 3 recordings failed" in result.stderr
+    record = json.loads((next((folder / "runs").iterdir()) / "run.json").read_text())
+    assert record["status"] == "failed" and [f["recording"] for f in record["failures"]] == list(CLIPS)
 
 
 def test_more_decoding_threads_than_cores_is_refused_before_anything_is_written(corpus: Path) -> None:
