@@ -158,7 +158,14 @@ class WhisperXRecognizer:
                 for c in chunks if c["end"] > c["start"]]
 
     def load(self) -> None:
-        """Load the weights and the VAD model now (decoding would otherwise load them on first use)."""
+        """Load the weights, the VAD model and whisperx now (decoding would otherwise load them on first use).
+
+        Importing whisperx's VAD helpers takes about 5 s (pyannote); done here, it is counted with
+        the model load, not in the first recording's decode time.
+        """
+        import whisperx.diarize  # noqa: F401
+        import whisperx.vads  # noqa: F401
+
         self._load_vad()
         if self._pipeline is None:
             from faster_whisper import BatchedInferencePipeline
