@@ -84,3 +84,40 @@ def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> No
     assert notes["tails_redecoded"] == 1
     assert sum(w in found for w in second) >= 0.7 * len(second)
     assert all(ONSETS[1] - 1.0 <= w.start and w.end <= ONSETS[1] + len(clips[1]) / 16_000 + 0.5 for w in words)
+
+
+@pytest.mark.slow
+def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
+    """The batched recognizer inside +VAD: two cut & merge units, each with a sentence after a silence."""
+    import csv
+
+    import soundfile
+
+    from toolkit.arms.engine import run_experiment
+    from toolkit.experiment import load_experiment
+    from toolkit.manifest import freeze
+
+    if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
+        pytest.skip(f"development data not present ({PTBR_DEV}); it lives outside the repository")
+    clips = [resample(load_audio(PTBR_DEV / "lapsbm" / f"{c}.wav"), 16_000).samples for c in CLIPS]
+    onsets = (*ONSETS, *(onset + 36.0 for onset in ONSETS))  # the second pair more than 30 s after the first
+    samples = np.zeros(round(16_000 * (onsets[-1] + 1.0)) + len(clips[1]), dtype=np.float32)
+    for clip, onset in zip(clips * 2, onsets):
+        samples[round(onset * 16_000):round(onset * 16_000) + len(clip)] += clip
+    corpus = tmp_path / "corpus"
+    (corpus / "audio").mkdir(parents=True)
+    (corpus / "refs").mkdir()
+    soundfile.write(corpus / "audio" / "pairs.wav", samples, 16_000, subtype="PCM_16")
+    (corpus / "refs" / "pairs.txt").write_text(" ".join(
+        (PTBR_DEV / "lapsbm" / f"{c}.txt").read_text(encoding="utf-8").strip() for c in CLIPS * 2), encoding="utf-8")
+    with open(corpus / "splits.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "split"], ["pairs", "tuning"]])
+    freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    (tmp_path / "experiment.toml").write_text(DEMO.read_text(encoding="utf-8") + 'vad_batched = ["vad", "batched"]\n',
+                                              encoding="utf-8")
+    summary = run_experiment(load_experiment(tmp_path), "tuning", ["vad_batched"], progress=False)
+    output = summary.folder.read_arm_output("vad_batched", "pairs")
+    units = [u for u in output["units"] if u["recognizer"] == "whisper_base_batched"]
+    assert len(units) == 2 and [u.get("tails_redecoded") for u in units] == [1, 1]
+    notes = summary.folder.read_hypothesis("vad_batched", "pairs").meta["recognizers"]["whisper_base_batched"]
+    assert notes["tails_redecoded"] == 2 and notes["decoder"].startswith("faster-whisper BatchedInferencePipeline")

@@ -292,11 +292,14 @@ class ArmRunner:
                       "measurement": decoded.measurement.to_json(), "notes": decoded.notes}
             self.cache.put(key, cached)
         spent = output.count("decode", cached["measurement"], computed)
-        output.recognizer_notes[name] = cached.get("notes", {})
+        notes = cached.get("notes", {})
+        counts = {k: v for k, v in notes.items() if isinstance(v, int) and not isinstance(v, bool)}
+        so_far = output.recognizer_notes.get(name, {})
+        output.recognizer_notes[name] = {**notes, **{k: so_far.get(k, 0) + v for k, v in counts.items()}}
         start, end = unit.original_span
         output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
                              "original_end": end, "cached": not computed, **spent.to_json(),
-                             **({"placement": unit.placement} if unit.placement else {})})
+                             **({"placement": unit.placement} if unit.placement else {}), **counts})
         output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
 

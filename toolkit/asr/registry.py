@@ -5,7 +5,8 @@ seconds, and each decoded segment's temperature and quality figures), ``.load()`
 weights now, so their cost is measured apart from any recording), ``.identity()`` (backend,
 model name, weight hash, full decoding configuration: the run record and cache key) and
 ``.notes`` (how word times were obtained and whether temperature fallback exists, for
-hypothesis meta).
+hypothesis meta; an integer note counts something in the last decode, e.g. chunk tails decoded
+again, and an arm sums it over its decoded units).
 """
 
 from __future__ import annotations
