@@ -211,19 +211,20 @@ def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recom
     assert again["recognizer_loads"] == {} and "parallel" not in again  # nothing sent, nothing loaded
 
 
-def _namespace_prefix() -> tuple[str, ...] | None:
-    """``unshare`` arguments giving a process its own mounts (None where this system does not allow it)."""
+def _add_worker_seeing(add_worker, name: str, folder: Path, view: Path) -> None:
+    """Start a ``dask worker`` that sees ``view``'s files at ``folder``'s path (its own mounts, ``unshare``).
+
+    Skips the test where this system gives a process no mount namespace of its own.
+    """
     for prefix in (("unshare", "-m"), ("unshare", "-rm")):
         if shutil.which("unshare") and subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
-            return prefix
-    return None
+            add_worker(name, (*prefix, "sh", "-c", f'mount --bind "{view}" "{folder}" && exec "$0" "$@"'))
+            return
+    pytest.skip("no mount namespaces here (unshare): cannot give one worker its own view of the files")
 
 
 def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_run_says_so(
         corpus: Path, dask_cluster, tmp_path: Path) -> None:
-    prefix = _namespace_prefix()
-    if prefix is None:
-        pytest.skip("no mount namespaces here (unshare): cannot give one worker its own view of the files")
     address, _, add_worker = dask_cluster
     audio = corpus / "corpus" / "audio"
     hidden = CLIPS[1]
@@ -232,7 +233,7 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
     for clip in CLIPS:
         if clip != hidden:
             os.link(audio / f"{clip}.wav", view / f"{clip}.wav")
-    add_worker("blind", (*prefix, "sh", "-c", f'mount --bind "{view}" "{audio}" && exec "$0" "$@"'))
+    _add_worker_seeing(add_worker, "blind", audio, view)
     _wait_for_workers(address, 1).close()
     folder = _experiment(corpus, "blind")
     result = subprocess.run(_ablate(folder, "--scheduler", address, arms=["baseline"]), env=_env(),
@@ -256,15 +257,12 @@ def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_say
         corpus: Path, dask_cluster, tmp_path: Path) -> None:
     from toolkit.asr.models import resolve_model
 
-    prefix = _namespace_prefix()
-    if prefix is None:
-        pytest.skip("no mount namespaces here (unshare): cannot give one worker its own view of the files")
     address, _, add_worker = dask_cluster
     model = tmp_path / "whisper-base-ct2"  # a model folder the coordinator sees and the worker does not
     shutil.copytree(resolve_model("whisper-base").path, model)
     empty = tmp_path / "empty"
     empty.mkdir()
-    add_worker("no-model", (*prefix, "sh", "-c", f'mount --bind "{empty}" "{model}" && exec "$0" "$@"'))
+    _add_worker_seeing(add_worker, "no-model", model, empty)
     _wait_for_workers(address, 1).close()
     folder = _experiment(corpus, "no-model")
     toml = folder / "experiment.toml"
