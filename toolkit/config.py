@@ -8,6 +8,7 @@ names the file, the table and the key before any decoding starts.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from pathlib import Path
@@ -16,6 +17,14 @@ from typing import Any, Mapping, TypeVar
 from toolkit.errors import InputError
 
 T = TypeVar("T")
+
+
+def require_non_negative(record: Any, *names: str) -> None:
+    """ValueError naming the first of ``record``'s fields ``names`` that is not a finite number >= 0."""
+    for name in names:
+        value = getattr(record, name)
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
 
 
 def build_config(cls: type[T], table: Mapping[str, Any], *, path: Path | str, where: str,

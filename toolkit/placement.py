@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from toolkit.config import require_non_negative
 from toolkit.errors import ToolkitError
 from toolkit.vad import SileroVadConfig
 
@@ -51,10 +52,7 @@ class PauseConfig:
     vad: SileroVadConfig
 
     def __post_init__(self) -> None:
-        for name in ("search_s", "min_pause_s", "edge_silence_s"):
-            value = getattr(self, name)
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+        require_non_negative(self, "search_s", "min_pause_s", "edge_silence_s")
         if self.edge_silence_s <= 0:
             raise ValueError(f"edge_silence_s must be positive, not {self.edge_silence_s!r}")
 

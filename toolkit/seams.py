@@ -62,6 +62,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
+from toolkit.config import require_non_negative
 from toolkit.errors import ToolkitError
 from toolkit.normalize.same_word import word_key
 from toolkit.records import Word
@@ -89,10 +90,7 @@ class SeamConfig:
     interior_times: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("onset_tolerance", "max_onset_shift", "context", "fragment_overlap", "edge_zone"):
-            value = getattr(self, name)
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+        require_non_negative(self, "onset_tolerance", "max_onset_shift", "context", "fragment_overlap", "edge_zone")
         if self.max_onset_shift < self.onset_tolerance:
             raise ValueError(f"max_onset_shift ({self.max_onset_shift}) must be >= onset_tolerance "
                              f"({self.onset_tolerance})")

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from toolkit.config import build_config
+from toolkit.config import build_config, require_non_negative
 from toolkit.errors import InputError
 from toolkit.vad import SileroVadConfig
 
@@ -108,8 +108,7 @@ class OnsetRepairConfig:
     vad: SileroVadConfig
 
     def __post_init__(self) -> None:
-        if not math.isfinite(self.min_pause_s) or self.min_pause_s < 0:
-            raise ValueError(f"min_pause_s must be a finite number >= 0, not {self.min_pause_s!r}")
+        require_non_negative(self, "min_pause_s")
         if not math.isfinite(self.clamp_word_s) or self.clamp_word_s <= 0:
             raise ValueError(f"clamp_word_s must be a finite positive number, not {self.clamp_word_s!r}")
 
