@@ -9,23 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from demo_variant import DEMO, demo_variant
 from toolkit.arms.expand import expand_arms
 from toolkit.errors import InputError
 from toolkit.experiment import load_experiment
 
-DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-
-
-def _variant(tmp_path: Path, old: str, new: str) -> Path:
-    text = DEMO.read_text(encoding="utf-8")
-    assert old in text, old
-    path = tmp_path / "experiment.toml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return path
 
 
 def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> None:
-    path = _variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["onset_repair", "second_combine", "windows", "gtcrn", "vad"]')
+    path = demo_variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["onset_repair", "second_combine", "windows", "gtcrn", "vad"]')
     experiment = load_experiment(path)
     assert list(experiment.arms)[:2] == ["baseline", "vad"]
     assert experiment.arms["baseline"].components == ()
@@ -68,7 +60,7 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
 ])
 def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:
-    path = _variant(tmp_path, old, new)
+    path = demo_variant(tmp_path, old, new)
     with pytest.raises(InputError) as raised:
         load_experiment(path)
     assert str(path) in str(raised.value)
@@ -99,7 +91,7 @@ def _ablate(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_arms_write_appends_valid_arms_to_the_experiment_file(tmp_path: Path) -> None:
-    path = _variant(tmp_path, "# The demo experiment", "# A copy of the demo experiment")
+    path = demo_variant(tmp_path, "# The demo experiment", "# A copy of the demo experiment")
     result = _ablate("arms", str(path), "--combine", "vad,windows,onset_repair", "--leave-one-out", "--write")
     assert result.returncode == 0, result.stderr
     arms = load_experiment(path).arms
@@ -116,7 +108,7 @@ def test_arms_write_appends_valid_arms_to_the_experiment_file(tmp_path: Path) ->
 
 
 def test_cli_reports_a_bad_experiment_in_one_line_without_traceback(tmp_path: Path) -> None:
-    path = _variant(tmp_path, "overlap_s = 5.0", "overlap_s = 40.0")
+    path = demo_variant(tmp_path, "overlap_s = 5.0", "overlap_s = 40.0")
     result = _ablate("run", str(path), "--split", "tuning")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
@@ -175,7 +167,7 @@ def test_an_unknown_split_is_refused_naming_the_manifest(tmp_path: Path) -> None
 
 
 def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_path: Path) -> None:
-    path = _variant(tmp_path, "shifted_origins_s = []", "shifted_origins_s = [12.5, 5.0]")
+    path = demo_variant(tmp_path, "shifted_origins_s = []", "shifted_origins_s = [12.5, 5.0]")
     arms = load_experiment(path).arms
     assert list(arms)[:5] == ["baseline", "vad", "windows", "windows@12.5s", "windows@5s"]
     shifted = arms["windows@12.5s"]

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from demo_variant import DEMO, demo_variant
 from toolkit.errors import InputError, ToolkitError
 from toolkit.experiment import load_experiment
 from toolkit.placement import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause_windows
 from toolkit.vad import SileroVadConfig
 
-DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
 
 
@@ -103,14 +103,6 @@ def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
         PauseConfig(4.0, 0.3, 0.0, SileroVadConfig())
 
 
-def _experiment(tmp_path: Path, old: str, new: str) -> Path:
-    text = DEMO.read_text(encoding="utf-8")
-    assert old in text, old
-    path = tmp_path / "experiment.toml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(("old", "new", "message"), [
     ("search_s = 4.0", "search_s = 5.0", r"\[components.windows\] search_s \(5.0\) must be smaller than overlap_s"),
     ("min_pause_s = 0.3\n", "", r"\[components.windows.pauses\] must write out every parameter; missing min_pause_s"),
@@ -125,7 +117,7 @@ def _experiment(tmp_path: Path, old: str, new: str) -> Path:
 ])
 def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, old: str, new: str,
                                                                message: str) -> None:
-    path = _experiment(tmp_path, old, new)
+    path = demo_variant(tmp_path, old, new)
     with pytest.raises(InputError, match=message) as error:
         load_experiment(path)
     assert str(error.value).startswith(str(path)) and "\n" not in str(error.value)
