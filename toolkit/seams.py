@@ -66,6 +66,7 @@ from toolkit.config import require_non_negative
 from toolkit.errors import ToolkitError
 from toolkit.normalize.same_word import word_key
 from toolkit.records import Word
+from toolkit.wordstream import overlap_too_much
 
 LEFT = "left"
 RIGHT = "right"
@@ -220,6 +221,8 @@ def plan_windows(duration: float, length: float, overlap: float, origin: float =
     if not 0 <= origin < step:
         raise ToolkitError(f"window origin {origin} s must lie in [0, {step}) (window length minus overlap)")
     spans = []
+    # A first window shorter than a microsecond would be empty: such an origin is the grid at 0.
+    origin = origin if origin + overlap > 1e-6 else 0.0
     k = -1 if origin > 0 else 0
     while True:
         start = round(float(max(0.0, origin + k * step)), 9)
@@ -245,28 +248,94 @@ def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()
         times[k].update(seam.retimed_left)
         times[k + 1].update(seam.retimed_right)
         reports.append(report)
-    kept = [(w, times[k].get(p, w)) for k, window in enumerate(windows) for p, w in enumerate(window.words)
+    kept = [(k, w, times[k].get(p, w)) for k, window in enumerate(windows) for p, w in enumerate(window.words)
             if p not in drops[k]]
-    return Reconciled(_in_order(kept, reports), reports)
+    return Reconciled(_settle(_in_order(kept, reports), windows, reports), reports)
 
 
-def _in_order(kept: list[tuple[Word, Word]], reports: list[SeamReport]) -> list[Word]:
-    """The merged words, undoing each retime that would put a word's onset before the kept timed word
-    preceding it or after the own onset of the one following it (a word only one window heard can
-    sit between two copies); an undone retime leaves its seam's ``retimed`` list."""
-    words: list[Word] = []
-    last = -math.inf
-    for n, (own, word) in enumerate(kept):
+def _in_order(kept: list[tuple[int, Word, Word]], reports: list[SeamReport]) -> list[tuple[int, Word]]:
+    """The merged words with their windows, undoing each retime that would put a word's onset before
+    the kept timed word preceding it or after the own onset of the one following it (a word only one
+    window heard can sit between two copies), or over either of them by more than half the shorter;
+    an undone retime leaves its seam's ``retimed`` list."""
+    words: list[tuple[int, Word]] = []
+    previous: Word | None = None
+    for n, (k, own, word) in enumerate(kept):
         if word is not own:
-            following = next((o.start for o, _ in kept[n + 1:] if o.start is not None), math.inf)
-            if not last <= word.start <= following:  # type: ignore[operator]
+            following = next((o for _, o, _ in kept[n + 1:] if o.timed), None)
+            early = previous is not None and (word.start < previous.start  # type: ignore[operator]
+                                              or overlap_too_much(previous, word))
+            late = following is not None and (word.start > following.start  # type: ignore[operator]
+                                              or overlap_too_much(word, following))
+            if early or late:
                 word = own
                 for report in reports:
                     report.retimed = [r for r in report.retimed if r.word is not own]
-        if word.start is not None:
-            last = max(last, word.start)
-        words.append(word)
+        if word.timed and (previous is None or word.start >= previous.start):  # type: ignore[operator]
+            previous = word
+        words.append((k, word))
     return words
+
+
+def _settle(kept: list[tuple[int, Word]], windows: Sequence[WindowResult], reports: list[SeamReport]) -> list[Word]:
+    """The last rule of every seam, so the merged words are a valid stream (toolkit.wordstream) whatever
+    was decided: of two kept words where the later starts before the earlier or covers more than half
+    of the shorter one (two copies, or two readings, of one stretch: a word longer than the shared
+    interval heard by both windows, say), one is dropped: a free word before a fixed one, then the
+    shorter, then the right window's. Both lie in the shared interval of their windows (a window hears
+    nothing outside itself). The drop is reported with its seam, and flagged when the texts differ."""
+    final: list[tuple[int, Word]] = []
+    for k, word in kept:
+        keep = True
+        while keep and word.timed and (clash := _clash(final, k, word)) is not None:
+            other_k, other = final[clash]
+            keep = not _keeps_first(windows, other_k, other, k, word)
+            if keep:
+                del final[clash]
+            _record_settled(reports, (other_k, other) if not keep else (k, word),
+                            (k, word) if not keep else (other_k, other))
+        if keep:
+            final.append((k, word))
+    return [word for _, word in final]
+
+
+def _clash(final: list[tuple[int, Word]], k: int, word: Word) -> int | None:
+    """Index in ``final`` of a kept word of window ``k`` or ``k - 1`` that ``word`` contradicts, or None
+    (words of earlier windows end before window ``k`` starts)."""
+    for index in range(len(final) - 1, -1, -1):
+        other_k, other = final[index]
+        if other_k < k - 1:
+            return None
+        if other.timed and (word.start < other.start or overlap_too_much(other, word)):  # type: ignore[operator]
+            return index
+    return None
+
+
+def _keeps_first(windows: Sequence[WindowResult], first_k: int, first: Word, second_k: int, second: Word) -> bool:
+    """Of two contradicting words, whether the first (earlier in the merge) is the one kept."""
+    def fixed(k: int, word: Word, other_k: int) -> bool:  # reaches outside the shared interval of the two windows
+        if k == other_k:
+            return False
+        return word.start < windows[other_k].start if k < other_k else word.end > windows[other_k].end  # type: ignore[operator]
+
+    rank = [(fixed(k, w, o), w.end - w.start)  # type: ignore[operator]
+            for k, w, o in ((first_k, first, second_k), (second_k, second, first_k))]
+    return rank[0] >= rank[1]
+
+
+def _record_settled(reports: list[SeamReport], kept: tuple[int, Word], dropped: tuple[int, Word]) -> None:
+    """Report a word the last rule dropped, in the seam of its window and the kept word's."""
+    (kept_k, kept_word), (drop_k, word) = kept, dropped
+    report = reports[min(kept_k, drop_k, len(reports) - 1)]
+    side = LEFT if drop_k == report.index else RIGHT
+    same = word_key(word.text) == word_key(kept_word.text)
+    report.dropped.append(DroppedWord(side, word, "duplicate" if same else "overlapped"))
+    report.kept_left = [w for w in report.kept_left if w is not word]
+    report.kept_right = [w for w in report.kept_right if w is not word]
+    if not same:
+        report.flags.append(SeamFlag("disagreement", f"'{word.text}' dropped: its times contradict the kept "
+                                                     f"'{kept_word.text}' of the other window",
+                                     **{side: (word,)}))
 
 
 def _check_windows(windows: Sequence[WindowResult]) -> None:

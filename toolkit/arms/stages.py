@@ -90,10 +90,24 @@ class WindowsConfig:
 
 @dataclass(frozen=True)
 class SecondModelConfig:
-    """Use another recognizer instead of the first (``replace``) or beside it (``combine``)."""
+    """Use another recognizer instead of the first (``replace``) or beside it (``combine``).
+
+    ``pair_collar_s`` (``combine`` only, where it must be written out): a second-recognizer word
+    may pair with a first-recognizer word only when its onset lies this close to that word's span
+    (toolkit/arms/combine.py).
+    """
 
     recognizer: str
     mode: Literal["replace", "combine"]
+    pair_collar_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode == "replace" and self.pair_collar_s is not None:
+            raise ValueError("pair_collar_s applies only to mode = \"combine\"")
+        if self.mode == "combine":
+            if self.pair_collar_s is None:
+                raise ValueError("mode = \"combine\" must write out pair_collar_s (seconds)")
+            require_non_negative(self, "pair_collar_s")
 
 
 @dataclass(frozen=True)
@@ -141,7 +155,7 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         pauses = _parse_pauses(table.pop("pauses", None), table.get("placement"), path=path, where=where)
         return build_config(WindowsConfig, {**table, "seam": seam_config, "pauses": pauses}, path=path, where=where)
     if stage == "second_model":
-        return build_config(SecondModelConfig, params, path=path, where=where)
+        return build_config(SecondModelConfig, params, path=path, where=where, require_all=False)
     if stage == "enhance":
         return _parse_enhance(params, path=path, where=where)
     if stage == "onset_repair":
