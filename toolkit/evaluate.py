@@ -17,6 +17,7 @@ from toolkit.errors import InputError
 from toolkit.evaluation import Evaluation
 from toolkit.metrics.seam_flags import flag_precision
 from toolkit.metrics.turns import lost_turns
+from toolkit.records import Hypothesis
 from toolkit.report import render_text_table, write_reports
 from toolkit.report_alignment import write_alignment_page
 from toolkit.runs import RunFolder
@@ -43,6 +44,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
     if failed:  # scoring the others alone would drop the failed recordings from every denominator
         raise InputError(folder.record, f"{len(failed)} of {len(record['recordings'])} recordings failed in this run "
                                         f"({', '.join(failed)}); rerun the experiment to finish them before scoring")
+    failed_arms = {(f["arm"], f["recording"]): f["error"] for f in record.get("arm_failures", [])}
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
     windowed = {arm["name"] for arm in record["config"]["arms"]
@@ -55,11 +57,14 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
         reference = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
-            output = folder.read_arm_output(arm, entry.id)
-            seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in output["seams"])
+            if (arm, entry.id) in failed_arms:  # scored as a failure: no words, still in every denominator
+                hypothesis, output = Hypothesis(entry.id, [], arm, {"failed": failed_arms[arm, entry.id]}), {}
+            else:
+                hypothesis, output = folder.read_hypothesis(arm, entry.id), folder.read_arm_output(arm, entry.id)
+            seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in output.get("seams", []))
             vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
-            seams = sorted({(s["start"], s["end"]) for s in output["seams"]}) if arm in windowed else None
-            score = score_recording(reference, folder.read_hypothesis(arm, entry.id), recording_options, vad, seams)
+            seams = sorted({(s["start"], s["end"]) for s in output.get("seams", [])}) if arm in windowed else None
+            score = score_recording(reference, hypothesis, recording_options, vad, seams)
             scores[arm][entry.id] = score
         base = scores[reference_arm][entry.id]
         vocabulary = audit_vocabulary(reference.names, recording_options)

@@ -37,3 +37,11 @@ class Evaluation:
     table_text: str = ""
     report_markdown: Path | None = None
     report_html: Path | None = None
+
+    @property
+    def arm_failures(self) -> list[dict[str, str]]:
+        """The (arm, recording) pairs a stage failed on, each scored as no words: arm, recording, stage, error."""
+        return list(self.record.get("arm_failures", []))
+
+    def failed_recordings(self, arm: str) -> list[str]:
+        return [f["recording"] for f in self.arm_failures if f["arm"] == arm]

@@ -265,6 +265,15 @@ def _compare(spec: GateSpec, value: float, threshold: float) -> bool:
     return abs(value) <= threshold + 1e-12
 
 
+def refuse_failed_arms(record: dict[str, Any], path: Path, *, challenger: str, baseline: str) -> None:
+    """No verdict when a stage failed for the challenger or the baseline on any recording of the run."""
+    for role, arm in (("challenger", challenger), ("baseline", baseline)):
+        failed = [f for f in record.get("arm_failures", []) if f["arm"] == arm]
+        if failed:
+            raise InputError(path, f"no verdict: the {role} failed on {len(failed)} of {len(record['recordings'])} "
+                                   f"recordings ({failed[0]['error']})")
+
+
 def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, *,
                    baseline: str = "baseline") -> GateReport:
     """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
@@ -274,6 +283,7 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
             raise InputError(evaluation.folder.root, f"the run has no arm {arm!r}; it has {', '.join(evaluation.scores)}")
+    refuse_failed_arms(evaluation.record, evaluation.folder.record, challenger=challenger, baseline=baseline)
     base_scores, chal_scores = evaluation.scores[baseline], evaluation.scores[challenger]
     manifest = load_manifest(evaluation.record["manifest"]["path"])
     entries = {e.id: e for e in manifest.recordings if e.id in chal_scores}

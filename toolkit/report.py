@@ -143,7 +143,13 @@ def render_text_table(evaluation: "Evaluation") -> str:
     text = table[columns].to_string(index=False)
     warnings = {c.warning for c in evaluation.comparisons.values() if c.warning}
     notes = "".join(f"\nnote: {w}" for w in sorted(warnings))
-    return f"{text}{notes}\nsignature: {evaluation.signature}"
+    failed = "".join(f"\nFAILED: {line}" for line in failure_lines(evaluation))
+    return f"{text}{notes}{failed}\nsignature: {evaluation.signature}"
+
+
+def failure_lines(evaluation: "Evaluation") -> list[str]:
+    """One line per (arm, recording) a stage failed on, saying how it was scored."""
+    return [f"{f['error']} (scored as no words: every reference word a deletion)" for f in evaluation.arm_failures]
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -336,6 +342,15 @@ def _reuse(record: dict[str, Any]) -> str:
             "starting workers and loading models" if reuse else "not recorded")
 
 
+def _cpu_code(runtime: dict[str, Any] | None) -> str:
+    """What CTranslate2 ran on this machine's CPU (its words depend on it), for the run section."""
+    if not runtime:
+        return ""
+    forced = " (forced by CT2_FORCE_CPU_ISA)" if runtime.get("forced_isa") else ""
+    return (f"; CPU code: {runtime.get('isa')}{forced}, int8 GEMM {runtime.get('gemm_s8')}, compute type "
+            f"{runtime.get('compute_type')} on {runtime.get('cpu')}")
+
+
 def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
     record = evaluation.record
     recognizers = record["config"]["recognizers"]
@@ -349,12 +364,14 @@ def _sections(evaluation: "Evaluation") -> list[tuple[str, pd.DataFrame | str]]:
         *[f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
           f"`{str(r.get('weights_sha256', ''))[:16]}…`"
           + (f" ({relations[name]['relation']} relative to `{record['config']['primary']}`)" if name in relations else "")
+          + _cpu_code(record["config"].get("recognizer_runtime", {}).get(name))
           for name, r in recognizers.items()],
         f"- scorer signature: `{evaluation.signature}`",
         "- all times are seconds in the original recordings; WER and CER are micro-averaged (counts summed, then divided)",
     ])
     small = [c.warning for c in evaluation.comparisons.values() if c.warning]
     caution = f"\n\n**Caution:** {small[0]}" if small else ""
+    caution += "".join(f"\n\n**Failed:** {line}" for line in failure_lines(evaluation))
     return [
         ("Run", about + caution),
         ("Arms", arms_table(evaluation)),

@@ -53,6 +53,7 @@ class WorkPlan:
     arms: tuple[str, ...]
     folder: Path
     identities: dict[str, Any]
+    runtimes: dict[str, Any]  # what CTranslate2 runs on the coordinator's CPU (toolkit.asr.cpu)
     arms_json: list[dict[str, Any]]
     recognizers: tuple[str, ...]  # those with work left, loaded once per worker
     environ: dict[str, str | None]  # the coordinator's NANNY_VARIABLES, for the services
@@ -61,7 +62,8 @@ class WorkPlan:
     def key(self) -> str:
         from toolkit.store import config_hash
 
-        return config_hash([str(self.experiment_path), self.arms, str(self.folder), self.identities, self.arms_json])
+        return config_hash([str(self.experiment_path), self.arms, str(self.folder), self.identities, self.runtimes,
+                            self.arms_json])
 
 
 @dataclass
@@ -134,6 +136,12 @@ def _load(plan: WorkPlan) -> _Loaded:
             raise ToolkitError(f"{plan.experiment_path}: recognizer {name} resolves differently here than on the "
                                f"coordinator ({', '.join(differ)} differ); every worker must see the same "
                                "experiment and model files")
+    for name in plan.recognizers:
+        mine = pool.runtime(name)
+        if mine != plan.runtimes[name]:
+            raise ToolkitError(f"recognizer {name}: CTranslate2 here selects {_cpu_code(mine)}, on the coordinator "
+                               f"{_cpu_code(plan.runtimes[name])}; the words would depend on the machine: run on "
+                               f"like machines, or set the same CT2_FORCE_CPU_ISA on every worker and the coordinator")
     if [arm.to_json() for arm in arms] != plan.arms_json:
         raise ToolkitError(f"{plan.experiment_path}: the arms differ here from the coordinator's; every worker "
                            "must see the same experiment file")
@@ -146,6 +154,11 @@ def _load(plan: WorkPlan) -> _Loaded:
     pool.start(plan.recognizers)
     _LOADED[_slot(plan)] = _Loaded(pool, runner, arms)
     return _LOADED[_slot(plan)]
+
+
+def _cpu_code(runtime: dict[str, Any]) -> str:
+    return (f"ISA {runtime.get('isa')}, int8 GEMM {runtime.get('gemm_s8')}, compute type {runtime.get('compute_type')} "
+            f"({runtime.get('cpu')})")
 
 
 def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> RecordingResult:

@@ -37,6 +37,8 @@ class RunSummary:
 
     ``computed``/``reused`` count (arm, recording) results; ``units`` counts, inside the results
     computed in this run, the decodes, VAD passes and enhancements computed or taken from the cache.
+    ``failures`` are recordings that could not be finished at all; ``arm_failures`` the arms a stage
+    failed for on a recording (the other arms of that recording finished).
     """
 
     folder: RunFolder
@@ -51,12 +53,20 @@ class RunSummary:
     load_wall_s: float = 0.0
     rows: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
+    arm_failures: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def failed_arms(self) -> list[str]:
+        """Arms that failed on at least one recording, in arm order."""
+        failed = {f["arm"] for f in self.arm_failures}
+        return [arm for arm in self.arms if arm in failed]
 
     def add(self, result: "RecordingResult") -> None:
         """Count one recording's results (call in manifest order: rows keep that order)."""
         if result.failure is not None:
             self.failures.append({"recording": result.recording, "error": result.failure})
             return
+        self.arm_failures.extend(result.arm_failures)
         self.computed += result.computed
         self.reused += result.reused
         for kind, counts in result.units.items():
@@ -74,6 +84,9 @@ class RunSummary:
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         failed = (f"{len(self.failures)} of {len(self.recordings)} recordings FAILED "
                   f"({', '.join(f['recording'] for f in self.failures)}); " if self.failures else "")
+        for arm in self.failed_arms:
+            count = sum(f["arm"] == arm for f in self.arm_failures)
+            failed += f"arm {arm} FAILED on {count} of {len(self.recordings)} recordings; "
         return (failed + f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
                 f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
                 f"starting workers and loading models); measured when made, the results cost "
@@ -106,6 +119,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
     identities = pool.identities()
+    runtimes = pool.runtimes()
     runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
     config = {
         "experiment": experiment.name,
@@ -114,13 +128,14 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         "time_tolerance_s": experiment.time_tolerance_s,
         "seed": experiment.seed,
         "recognizers": identities,
+        "recognizer_runtime": runtimes,
         "recognizer_relations": {name: relation(identities[experiment.primary], identity)
                                  for name, identity in identities.items() if name != experiment.primary},
         "arms": [arm.to_json() for arm in arms],
     }
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
     keys = {entry.id: {arm.name: config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
-                                              "time_tolerance_s": experiment.time_tolerance_s})
+                                              "runtime": runtimes, "time_tolerance_s": experiment.time_tolerance_s})
                        for arm in arms}
             for entry in entries}
     # (recording, arm) results still to make; recordings without any are read back here, loading nothing.
@@ -138,6 +153,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
         cluster = Cluster(workers, scheduler, threads, oversubscribe)
         plan = WorkPlan(experiment.path.resolve(), tuple(a.name for a in arms), folder.root.resolve(), identities,
+                        runtimes,
                         config["arms"], tuple(needed), cluster.environ)
     else:
         # Models load before any recording (their cost is reported apart) and before the run folder
@@ -178,7 +194,7 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     record.update(status="failed" if summary.failures else "complete",
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   measurements=summary.rows, computed=summary.computed, reused=summary.reused,
-                  failures=summary.failures, reuse=summary.reuse_json(), this_run=times(summary.this_run),
+                  failures=summary.failures, arm_failures=summary.arm_failures, reuse=summary.reuse_json(), this_run=times(summary.this_run),
                   recognizer_loads=recognizer_loads, stage_loads=stage_loads)
     atomic_write_json(folder.record, record)
     lock.release()

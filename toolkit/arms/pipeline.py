@@ -2,15 +2,19 @@
 
 Every word leaves this module in original recording time: each decoded unit is a Signal
 whose composed time map leads back to the original, and a recognizer time that cannot be
-mapped (beyond the experiment's ``time_tolerance_s``) is left untimed and counted.
+mapped (beyond the experiment's ``time_tolerance_s``), or that contradicts the words before it
+once mapped, is left untimed and counted. After every stage the words must be a valid stream
+(``toolkit.wordstream``); a stage that breaks that, or fails in any other way, raises
+:class:`StageError` naming itself, so the run can fail that arm alone.
 Decoding, VAD and enhancement results are cached by content, so arms that share work
 (baseline and +second-model combine, say) decode it once.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from toolkit.arms.recognizers import RecognizerPool
 from toolkit.arms.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
@@ -18,13 +22,38 @@ from toolkit.arms.workers import Workers
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.cache import ResultCache
+from toolkit.errors import InputError, ToolkitError
 from toolkit.experiment import Arm, Experiment
 from toolkit.measure import Measurement
 from toolkit.records import Word
 from toolkit.vad import SileroVadConfig, merge_regions
+from toolkit.wordstream import StreamError, check_stream, drop_contradicting_times
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
+
+
+class StageError(ToolkitError):
+    """A stage of an arm failed on one recording: its invalid word stream or its error, as one line."""
+
+    def __init__(self, stage: str, problem: str) -> None:
+        self.stage = stage
+        self.problem = problem
+        super().__init__(f"stage {stage}: {problem}")
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Turn any failure inside stage ``name`` into a :class:`StageError` (bad input and Ctrl-C pass through)."""
+    try:
+        yield
+    except (StageError, InputError):
+        raise
+    except StreamError as error:
+        raise StageError(name, error.problem) from error
+    except Exception as error:
+        detail = " ".join(str(error).split()) or "no message"
+        raise StageError(name, f"{type(error).__name__}: {detail}") from error
 
 
 def reuse_counts() -> dict[str, dict[str, int]]:
@@ -65,7 +94,7 @@ class ArmOutput:
     worker_cpu_s: float = 0.0
     reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    unmapped_times: int = 0
+    unmapped_times: int = 0  # recognizer times that map nowhere, or contradict the words before them
     retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/retime.py)
     notes: list[str] = field(default_factory=list)
 
@@ -121,26 +150,37 @@ class ArmRunner:
 
     # --- the arm ------------------------------------------------------------------------
     def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
+        """Every stage of ``arm`` on one recording; the words are checked after each stage (StageError)."""
         output = ArmOutput(words=[])
-        prepared, lineage = self._enhance(arm, audio_sha256, original, output)
-        prepared = resample(prepared, SAMPLE_RATE)
+        duration = original.duration
+        with stage("enhance"):
+            prepared, lineage = self._enhance(arm, audio_sha256, original, output)
+            prepared = resample(prepared, SAMPLE_RATE)
         lineage = {**lineage, "sample_rate": SAMPLE_RATE}
-        groups = self._segment(arm, prepared, lineage, output)
+        with stage("vad" if arm.stage("vad") else "segment"):
+            groups = self._segment(arm, prepared, lineage, output)
 
         names = self.recognizers_for(arm)
-        streams = [self._recognize(arm, name, groups, lineage, output) for name in names]
+        streams = [self._recognize(arm, name, groups, lineage, output, duration) for name in names]
 
         if len(streams) == 2:
             from toolkit.arms.combine import combine_streams
 
-            output.words, output.disagreements = combine_streams(
-                streams[0], streams[1], labels=(names[0], names[1]))
+            config: SecondModelConfig = arm.stage("second_model").config  # type: ignore[union-attr]
+            with stage("second_model combine"):
+                output.words, output.disagreements = combine_streams(
+                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=config.pair_collar_s)
+                check_stream(output.words, duration, "combined words")
             output.notes.append(
-                f"combined {names[0]} with {names[1]}: in each disagreement span the side with the "
-                "higher mean word confidence is kept (ties keep the first)")
+                f"combined {names[0]} with {names[1]}: words paired within {config.pair_collar_s} s; each "
+                "disagreement run goes to the side with the higher mean word confidence (ties keep the first), "
+                "grown where needed so the words stay in time order")
         else:
             output.words = streams[0]
-        self._repair_onsets(arm, prepared, lineage, output)
+        if arm.stage("onset_repair") is not None:
+            with stage("onset_repair"):
+                self._repair_onsets(arm, prepared, lineage, output)
+                check_stream(output.words, duration, "repaired words")
         return output
 
     def recognizers_for(self, arm: Arm) -> list[str]:
@@ -261,27 +301,40 @@ class ArmRunner:
         return [tuple(r) for r in cached["regions"]]
 
     def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
-                   lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
+                   lineage: dict[str, Any], output: ArmOutput, duration: float) -> list[Word]:
+        """Each group decoded, its windows reconciled, the groups joined in order: checked at each step."""
         words: list[Word] = []
         for group in groups:
-            decoded = [self._decode(name, unit, lineage, output) for unit in group]
+            decoded = []
+            for unit in group:
+                with stage(f"decode ({name}, unit {unit.unit_id})"):
+                    unit_words = self._decode(name, unit, lineage, output)
+                    check_stream(unit_words, duration, "decoded words")
+                decoded.append(unit_words)
             merged = decoded[0]
             if len(group) > 1:
                 from toolkit.seams import WindowResult, reconcile
 
-                results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
-                           for unit, unit_words in zip(group, decoded)
-                           for span in [unit.original_span]]
-                merged, reports = reconcile(results, arm.stage("windows").config.seam)
+                with stage(f"windows (seams of {name})"):
+                    results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
+                               for unit, unit_words in zip(group, decoded)
+                               for span in [unit.original_span]]
+                    merged, reports = reconcile(results, arm.stage("windows").config.seam)  # type: ignore[union-attr]
+                    check_stream(merged, duration, "reconciled words")
                 output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
             words.extend(merged)
+        if len(groups) > 1:
+            with stage(f"vad (cut & merge join of {name})"):
+                check_stream(words, duration, "joined words")
         return words
 
     def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
         identity = self.recognizers.identity(name)
         region = [round(unit.region[0], 6), round(unit.region[1], 6)]
+        # The CPU code CTranslate2 runs is part of the key: a cache shared by two machines must not
+        # hand one machine's words to the other.
         key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
-                                  "recognizer": identity})
+                                  "recognizer": identity, "runtime": self.recognizers.runtime(name)})
         cached = self.cache.get(key)
         # Entries from before segments were recorded are decoded again, so every result has them.
         computed = cached is None or "segments" not in cached
@@ -321,15 +374,22 @@ class ArmRunner:
         return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
-        """Map unit-local word times to original time; unmappable words lose both times."""
-        tm, tol = unit.signal.timemap, self.experiment.time_tolerance_s
-        mapped = []
-        for word in local:
-            start, end = tm(word.start, tolerance=tol), tm(word.end, tolerance=tol)
-            if start is None or end is None:
-                if word.start is not None:
-                    output.unmapped_times += 1
-                start = end = None
-            segment = f"{unit.unit_id}/{word.segment_id}" if word.segment_id else unit.unit_id
-            mapped.append(Word(word.text, start, end, word.confidence, segment))
+        mapped, unmapped = to_original(unit.unit_id, unit.signal.timemap, local, self.experiment.time_tolerance_s)
+        output.unmapped_times += unmapped
         return mapped
+
+
+def to_original(unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float) -> tuple[list[Word], int]:
+    """A decoded unit's words in original time, segment ids prefixed with ``unit_id``, and how many lost
+    their times: those that map nowhere (beyond ``tolerance``), and those whose mapped times contradict
+    the words before them (a map can squeeze times together at a piece's edge)."""
+    mapped, unmapped = [], 0
+    for word in local:
+        start, end = timemap(word.start, tolerance=tolerance), timemap(word.end, tolerance=tolerance)
+        if start is None or end is None:
+            unmapped += word.start is not None
+            start = end = None
+        segment = f"{unit_id}/{word.segment_id}" if word.segment_id else unit_id
+        mapped.append(Word(word.text, start, end, word.confidence, segment))
+    ordered, contradicting = drop_contradicting_times(mapped)
+    return ordered, unmapped + contradicting

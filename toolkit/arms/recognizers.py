@@ -76,3 +76,11 @@ class RecognizerPool(Workers):
 
     def identities(self) -> dict[str, dict[str, Any]]:
         return {name: self.identity(name) for name in self._recognizers}
+
+    def runtime(self, name: str) -> dict[str, Any]:
+        """The CPU code CTranslate2 selects on this machine for recognizer ``name`` (toolkit.asr.cpu): not
+        part of the identity a challenger is frozen with, but of every run, cache key and result made here."""
+        return self._recognizers[name].runtime()
+
+    def runtimes(self) -> dict[str, dict[str, Any]]:
+        return {name: self.runtime(name) for name in self._recognizers}

@@ -3,7 +3,8 @@
 The unit of work of a run, the same in ``ablate run``'s own process and in a Dask worker
 (toolkit.arms.cluster): each (arm, recording) result is written as soon as it is finished,
 its full output file last (the mark that it is complete), so whoever runs a recording next
-reuses what is there.
+reuses what is there. An arm whose stage fails on a recording (``StageError``) is recorded as
+failed for that recording; the other arms go on.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.arms.pipeline import ArmOutput, ArmRunner, reuse_counts
+from toolkit.arms.pipeline import ArmOutput, ArmRunner, StageError, reuse_counts
 from toolkit.experiment import Arm
 from toolkit.measure import Measurement, measure
 from toolkit.records import Hypothesis
@@ -26,6 +27,7 @@ class RecordingResult:
 
     ``failure`` (one line naming the worker and the file) replaces the rows of a recording that
     could not be finished; arms it did finish are on disk and are reused by the next run.
+    ``arm_failures`` lists the arms a stage failed for on this recording (no output written).
     """
 
     recording: str
@@ -37,6 +39,13 @@ class RecordingResult:
     measured: Measurement = field(default_factory=Measurement)
     worker: str | None = None
     failure: str | None = None
+    arm_failures: list[dict[str, str]] = field(default_factory=list)
+
+
+def arm_failure(arm: str, recording: str, error: StageError) -> dict[str, str]:
+    """The record of an arm that failed on one recording, with its one-line message."""
+    return {"arm": arm, "recording": recording, "stage": error.stage,
+            "error": f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}"}
 
 
 def run_recording(runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: Any, keys: dict[str, str],
@@ -52,9 +61,15 @@ def run_recording(runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: 
         stored = stored_output(folder, arm.name, entry.id, keys[arm.name])
         this_run = None
         if stored is None:
-            with measure() as spent:
-                signal = signal if signal is not None else entry.load_audio()
-                output = runner.run(arm, entry.sha256, signal)
+            try:
+                with measure() as spent:
+                    signal = signal if signal is not None else entry.load_audio()
+                    output = runner.run(arm, entry.sha256, signal)
+            except StageError as error:
+                result.arm_failures.append(arm_failure(arm.name, entry.id, error))
+                if bar is not None:
+                    bar.update()
+                continue
             # Memory is measured per unit in the workers; this process's peak says nothing.
             this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s)
             stored = _write_result(folder, arm, entry.id, entry.duration, output, keys[arm.name], times(this_run))
@@ -134,7 +149,8 @@ def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
 
 def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
                              outputs: dict[str, dict[str, Any]]) -> None:
-    """Review lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline.
+    """Review lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline
+    (none for an arm that failed, or for any when the baseline failed).
 
     Disagreements between two recognizers of one arm stay in that arm's output file.
     """
@@ -142,8 +158,10 @@ def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
     from toolkit.records import Word
 
     base = arms[0].name
+    if base not in outputs:
+        return
     base_words = [Word(**w) for w in outputs[base]["words"]]
-    for arm in arms[1:]:
+    for arm in (a for a in arms[1:] if a.name in outputs):
         spans = disagreement_spans(base_words, [Word(**w) for w in outputs[arm.name]["words"]])
         for path in (folder.review_list(arm.name, recording), folder.review_list(arm.name, recording, "csv")):
             write_review_list(spans, path, recording_id=recording, label_a=base, label_b=arm.name)

@@ -7,13 +7,15 @@ library default decides a result and the whole configuration goes into the run r
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Callable, Literal, Sequence
 
+from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import Transcript, classify, describe
 from toolkit.audio.signal import Signal, resample
 from toolkit.errors import InputError
 from toolkit.records import Word
+from toolkit.wordstream import REPLACEMENT_CHARACTER, drop_contradicting_times
 
 SAMPLE_RATE = 16000
 DECODER = "faster-whisper sequential long-form"
@@ -128,9 +130,23 @@ def load_whisper(model: ModelInfo, config: DecodingConfig) -> Any:
         return WhisperModel(model.path, device="cpu", compute_type=config.compute_type,
                             cpu_threads=config.cpu_threads, local_files_only=True)
     except (RuntimeError, ValueError, OSError) as error:  # CTranslate2 reports bad weights and types this way
-        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(model.path, f"model '{model.name}' cannot be loaded with compute_type "
-                                     f"{config.compute_type!r}: {detail}") from None
+        raise cannot_load(model, config, str(error).splitlines()[0] if str(error) else type(error).__name__) from None
+
+
+def cannot_load(model: ModelInfo, config: DecodingConfig, detail: str) -> InputError:
+    """The one-line refusal of a model or compute type CTranslate2 cannot load, naming the model folder."""
+    return InputError(model.path, f"model '{model.name}' cannot be loaded with compute_type "
+                                  f"{config.compute_type!r}: {detail}")
+
+
+def ctranslate2_runtime(model: ModelInfo, config: DecodingConfig) -> dict[str, Any]:
+    """What CTranslate2 selects on this CPU for this model (toolkit.asr.cpu): it changes the words."""
+    from toolkit.asr.cpu import CannotLoad, ctranslate2_cpu
+
+    try:
+        return ctranslate2_cpu(model.path, config.compute_type)
+    except CannotLoad as error:
+        raise cannot_load(model, config, error.detail) from None
 
 
 def to_16k(signal: Signal) -> Signal:
@@ -138,21 +154,39 @@ def to_16k(signal: Signal) -> Signal:
     return resample(signal, SAMPLE_RATE)
 
 
-def segment_words(segments: Iterable[Any], duration: float) -> list[Word]:
-    """Words of faster-whisper segments, ``seg0000``-numbered, clamped to ``[0, duration]``.
+def segment_words(segments: Sequence[Any], duration: float,
+                  true_text: Callable[[list[int]], str] | None = None) -> tuple[list[Word], dict[str, int]]:
+    """Words of faster-whisper segments as a valid word stream (``toolkit.wordstream``), and what it took.
 
-    Whisper's 20 ms frames can overrun the last sample; the clamp keeps times inside the signal.
+    Words are ``seg0000``-numbered and clamped to ``[0, duration]`` (Whisper's 20 ms frames can
+    overrun the last sample). A character split across words comes back whole, by
+    ``toolkit.asr.characters`` against ``true_text`` of the segments' tokens (when given); a word
+    whose times contradict the words before it keeps its text and loses its times. The counts say
+    how many words were joined, replacement characters removed, words dropped and times dropped.
     """
+    raw = [RawWord(word.word, float(word.start), float(word.end), float(word.probability), index)
+           for index, segment in enumerate(segments) for word in segment.words or []]
+    split = true_text is not None and any(REPLACEMENT_CHARACTER in w.text for w in raw)
+    repaired = join_split_characters(raw, true_text([t for s in segments for t in s.tokens]) if split else None)
     words: list[Word] = []
-    for index, segment in enumerate(segments):
-        for word in segment.words or []:
-            text = word.word.strip()
-            if not text:
-                continue
-            start = min(max(float(word.start), 0.0), duration)
-            end = min(max(float(word.end), start), duration)
-            words.append(Word(text, start, end, float(word.probability), f"seg{index:04d}"))
-    return words
+    for word in repaired.words:
+        text = word.text.strip()
+        if not text:
+            continue
+        start = min(max(word.start, 0.0), duration)
+        end = min(max(word.end, start), duration)
+        words.append(Word(text, start, end, word.confidence, f"seg{word.segment:04d}"))
+    ordered, untimed = drop_contradicting_times(words)
+    return ordered, {"split_characters_joined": repaired.joined, "replacement_characters_removed": repaired.removed,
+                     "words_dropped_without_text": repaired.dropped, "contradicting_times_dropped": untimed}
+
+
+def true_text_decoder(whisper: Any) -> Callable[[list[int]], str]:
+    """The text of a token sequence decoded whole by ``whisper``'s own tokenizer (timestamps left out)."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer(whisper.hf_tokenizer, whisper.model.is_multilingual, task="transcribe", language="pt")
+    return tokenizer.decode
 
 
 class FasterWhisperRecognizer:
@@ -187,7 +221,12 @@ class FasterWhisperRecognizer:
             return classify(segment, config.temperature, config.compression_ratio_threshold,
                             config.log_prob_threshold, config.no_speech_threshold)
 
-        return Transcript(segment_words(segments, audio.duration), describe(segments, outcome))
+        words, counts = segment_words(segments, audio.duration, true_text_decoder(self._whisper))
+        self.notes.update(counts)
+        return Transcript(words, describe(segments, outcome))
+
+    def runtime(self) -> dict[str, Any]:
+        return ctranslate2_runtime(self.model, self.config)
 
     def identity(self) -> dict[str, Any]:
         """Backend, model name and weight hash, and the full decoding configuration."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from toolkit.asr.faster_whisper_backend import DecodingConfig, load_whisper, segment_words, to_16k
+from toolkit.asr.faster_whisper_backend import (DecodingConfig, ctranslate2_runtime, load_whisper, segment_words,
+                                                to_16k, true_text_decoder)
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.audio.signal import Signal
@@ -27,6 +28,7 @@ from toolkit.config import build_config
 from toolkit.errors import InputError
 from toolkit.records import Word
 from toolkit.vad import SileroVadConfig, silero_speech_regions
+from toolkit.wordstream import drop_contradicting_times
 
 DECODER = "faster-whisper BatchedInferencePipeline on whisperx VAD chunks"
 
@@ -193,14 +195,18 @@ class WhisperXRecognizer:
         if not chunks:
             return Transcript([], [])
         segments = self._decode(audio, [(c.start, c.end) for c in chunks])
+        true_text = true_text_decoder(self._pipeline.model)
         if self.config.tail_redecode_gap_s > 0.0:
-            words = segment_words(segments, audio.duration)
+            words, _ = segment_words(segments, audio.duration, true_text)
             tails = unfinished_tails(chunks, words, self.config.tail_redecode_gap_s)
             self.notes["tails_redecoded"] = len(tails)
             if tails:
                 segments = sorted(segments + self._decode(audio, tails), key=lambda s: (s.start, s.end))
-        words = segment_words(segments, audio.duration)
-        words = self._align(words, segments, audio) if self.config.aligner else words
+        words, counts = segment_words(segments, audio.duration, true_text)
+        if self.config.aligner:
+            words, counts["contradicting_aligner_times_dropped"] = drop_contradicting_times(
+                self._align(words, segments, audio))
+        self.notes.update(counts)
         return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK))
 
     def _decode(self, audio: Signal, spans: list[tuple[float, float]]) -> list[Any]:
@@ -247,6 +253,9 @@ class WhisperXRecognizer:
         self.notes["word_times"] = f"aligner for {len(timed)} of {len(words)} words, recognizer for the rest"
         return [replace(w, start=float(a["start"]), end=float(a["end"])) if "start" in a and "end" in a else w
                 for w, a in zip(words, aligned)]
+
+    def runtime(self) -> dict[str, Any]:
+        return ctranslate2_runtime(self.model, self.config)
 
     def identity(self) -> dict[str, Any]:
         """Backend, decoder, model name and weight hash, and the full decoding and VAD configuration."""

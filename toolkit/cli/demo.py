@@ -3,7 +3,8 @@
 Goes through the whole protocol: every arm runs on the tuning split, the arm with the lowest
 tuning WER is frozen as the challenger with the template gates (``protocol/gates.toml``),
 the holdout is opened once for the baseline and that challenger only, and the gate verdict
-is printed last. A second demo reuses everything and prints the same verdict. When the demo
+is printed last. An arm that fails (a stage bug) is named and left out of the choice; the
+demo still goes through the protocol and exits 1. A second demo reuses everything and prints the same verdict. When the demo
 experiment file or the scorer (its signature) changed since the demo's protocol record began
 (a new version of the project), the old record is kept aside and a new one starts: the demo corpus is rebuilt
 identically, so its holdout stands in for fresh test data; a real experiment is refused instead.
@@ -12,6 +13,7 @@ identically, so its holdout stands in for fresh test data; a real experiment is 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.arms.engine import run_experiment
+    from toolkit.cli.run import report_arm_failures
     from toolkit.demo.corpus import build_corpus
     from toolkit.evaluate import Evaluation, evaluate_run
     from toolkit.experiment import load_experiment
@@ -50,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.experiment)
     _protocol_for_this_version(experiment)
 
+    failed: list[str] = []
+
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
         record_run(experiment, split, summary)
@@ -57,11 +62,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")
+        report_arm_failures(summary)
+        failed.extend(arm for arm in summary.failed_arms if arm not in failed)
         return evaluation
 
     tuning = show("tuning", open_test_split(experiment, "tuning", None))
-    declared = [a.name for a in experiment.arms.values() if a.variant_of is None and a.name != tuning.reference_arm]
+    declared = [a.name for a in experiment.arms.values()
+                if a.variant_of is None and a.name != tuning.reference_arm and a.name not in failed]
     overall = tuning.aggregate[(tuning.aggregate["stratum"] == "all") & tuning.aggregate["arm"].isin(declared)]
+    if overall.empty:
+        print(f"demo: every arm but the baseline failed ({', '.join(failed)}); no challenger to freeze", file=sys.stderr)
+        return 1
     challenger = str(overall.sort_values(["wer", "arm"]).iloc[0]["arm"])
     frozen, recorded = freeze_challenger(experiment, challenger, TEMPLATE)
     print(f"\ndemo: challenger = {challenger} (lowest tuning WER among the arms), "
@@ -71,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(gate_verdict(experiment).text())
     print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
+    if failed:
+        print(f"demo: arm(s) {', '.join(failed)} FAILED (lines above): a bug in a stage; please report it",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkit.arms.engine import RunSummary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,12 +46,24 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     record_run(experiment, args.split, summary)
+    report_arm_failures(summary)
+    status = 1 if summary.arm_failures else 0
     if args.no_score:
-        return 0
+        return status
     from toolkit.evaluate import evaluate_run
 
     evaluation = evaluate_run(summary.folder, experiment.score_options())
     print(evaluation.table_text)
     print(f"report: {evaluation.report_markdown}")
     print(f"        {evaluation.report_html}")
-    return 0
+    return status
+
+
+def report_arm_failures(summary: "RunSummary") -> None:
+    """One line per (arm, recording) a stage failed on, then what it means for the scores."""
+    for failure in summary.arm_failures:
+        print(f"ablate: {failure['error']}", file=sys.stderr)
+    if summary.arm_failures:
+        print(f"ablate: arm(s) {', '.join(summary.failed_arms)} failed (listed in {summary.folder.record}); the other "
+              f"arms finished; a failed arm's recordings are scored as failures (no words), so they stay in "
+              f"every denominator", file=sys.stderr)

@@ -12,7 +12,7 @@ import json
 
 from toolkit.errors import InputError
 from toolkit.experiment import Experiment
-from toolkit.gates import GateReport, evaluate_gates, load_gates
+from toolkit.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
 from toolkit.protocol.record import named, refuse, replay, verified_log
@@ -36,6 +36,7 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
         if ran.get(frozen[role]["name"]) != frozen[role]:
             raise InputError(folder.record, f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
                                             f"configuration ({challenger_file(experiment)})")
+    refuse_failed_arms(record, folder.record, challenger=frozen["challenger"]["name"], baseline=frozen["baseline"]["name"])
     expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
     if sorted(record.get("recordings", [])) != sorted(expected):
         raise InputError(folder.record, f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
