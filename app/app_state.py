@@ -17,8 +17,8 @@ from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.queue import ReviewQueue, build_queue
 from toolkit.adjudication.spans import CONTEXT_S, Clip, audio_clip
 from toolkit.adjudication.users import authenticate, read_users
-from toolkit.errors import ToolkitError
-from toolkit.runs import RunFolder
+from toolkit.core.errors import ToolkitError
+from toolkit.runs.folder import RunFolder
 
 CONVENTION = Path(__file__).resolve().parents[1] / "protocol" / "transcription-convention.md"
 _log = logging.getLogger("ablate.app")
@@ -124,7 +124,7 @@ def run_page(title: str) -> tuple[Adjudication, RunFolder]:
 
 def _stamp(folder: RunFolder) -> tuple[float, ...]:
     """Changes when the run is rerun or rescored (files are renamed into place, so folders' mtimes move)."""
-    paths = [folder.record, folder.scores, folder.root / "review", folder.root / "outputs"]
+    paths = [folder.record, folder.scores, folder.root / "disagreements", folder.root / "outputs"]
     return tuple(p.stat().st_mtime if p.exists() else 0.0 for p in paths)
 
 

@@ -15,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from toolkit.arms.engine import run_experiment
+from toolkit.pipeline.engine import run_experiment
 from toolkit.demo.corpus import build_corpus
 from toolkit.evaluate import evaluate_run
-from toolkit.experiment import load_experiment
-from toolkit.manifest import freeze
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.corpus.freeze import freeze
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 ARMS = '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'

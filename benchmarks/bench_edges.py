@@ -24,11 +24,12 @@ import numpy as np
 
 from bench_seams import DEMO, PTBR_DEV, RECORDING, build_recording
 
-from toolkit.arms.engine import run_experiment
-from toolkit.experiment import load_experiment
-from toolkit.manifest import freeze, load_manifest
-from toolkit.normalize.same_word import word_key
-from toolkit.runs import RunFolder
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.corpus.freeze import freeze
+from toolkit.corpus.manifest import load_manifest
+from toolkit.scorer.normalize.same_word import word_key
+from toolkit.runs.folder import RunFolder
 
 BINS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
 MATCH_S = 4.0

@@ -18,7 +18,7 @@ CASES = {
     "python (start-up only)": "pass",
     "import toolkit": "import toolkit",
     "import toolkit; toolkit.wer(...)": "import toolkit; toolkit.wer('o réu não assinou', 'o réu assinou')",
-    "import toolkit.scoring": "import toolkit.scoring",
+    "import toolkit.scorer.score": "import toolkit.scorer.score",
     "import pandas, scipy.stats (for scale)": "import pandas, scipy.stats",
 }
 

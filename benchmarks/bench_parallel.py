@@ -61,9 +61,9 @@ def experiment(root: Path, name: str, threads: int) -> Path:
 
 
 def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]:
-    from toolkit.arms.engine import run_experiment
+    from toolkit.pipeline.engine import run_experiment
     from toolkit.evaluate import evaluate_run
-    from toolkit.experiment import load_experiment
+    from toolkit.pipeline.experiment import load_experiment
 
     started = time.perf_counter()
     summary = run_experiment(load_experiment(folder), "tuning", arms, progress=False, **options)
@@ -104,7 +104,7 @@ def main() -> None:
     import dask
     from distributed import LocalCluster
 
-    from toolkit.manifest import freeze
+    from toolkit.corpus.freeze import freeze
 
     arms = args.arms.split(",")
     cores = len(os.sched_getaffinity(0))

@@ -23,12 +23,13 @@ from bench_scorer import build_pair
 from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.queue import build_queue
 from toolkit.adjudication.store import DecisionStore
-from toolkit.disagreement import disagreement_spans, write_review_list
-from toolkit.manifest import FileRecord, Manifest, RecordingEntry
-from toolkit.records import Hypothesis
-from toolkit.runs import RunFolder
-from toolkit.scoring import ScoreOptions, score_recording
-from toolkit.store import atomic_write_json
+from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
+from toolkit.corpus.manifest import FileRecord, Manifest, RecordingEntry
+from toolkit.core.transcripts import Hypothesis
+from toolkit.runs.folder import RunFolder
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
+from toolkit.core.files import atomic_write_json
 
 ARMS = ["baseline", "vad", "windows", "enhance", "second_model", "combined_models"]
 RECORDING = "bench"
@@ -52,7 +53,7 @@ def write_run(root: Path) -> RunFolder:
         atomic_write_json(folder.arm_output(arm, RECORDING), {
             "words": [asdict(w) for w in hypothesis.words], "seams": seams, "disagreements": []})
         if arm != ARMS[0]:
-            write_review_list(disagreement_spans(baseline.words, hypothesis.words), folder.review_list(arm, RECORDING),
+            write_disagreements(disagreement_spans(baseline.words, hypothesis.words), folder.disagreements(arm, RECORDING),
                               recording_id=RECORDING, label_a="baseline", label_b=arm)
     return folder
 

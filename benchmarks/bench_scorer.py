@@ -16,8 +16,9 @@ from typing import Callable
 
 import jiwer
 
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.scoring import ScoreOptions, score_recording
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
 
 COMMON = ("de a o que e do da em um para é com não uma os no se na por mais as dos como mas foi ao ele "
           "das tem à seu sua ou ser quando muito há nos já está eu também só pelo pela até isso ela entre "

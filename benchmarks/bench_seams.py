@@ -34,15 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from shared_data import PTBR_DEV  # noqa: E402
 
-from toolkit.arms.engine import run_experiment  # noqa: E402
+from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
-from toolkit.experiment import load_experiment  # noqa: E402
-from toolkit.manifest import freeze  # noqa: E402
-from toolkit.records import SPEECH, NONSPEECH, Interval, Reference, Utterance  # noqa: E402
+from toolkit.pipeline.experiment import load_experiment  # noqa: E402
+from toolkit.corpus.freeze import freeze# noqa: E402
+from toolkit.core.transcripts import SPEECH, NONSPEECH, Interval, Reference, Utterance  # noqa: E402
 from toolkit.formats.textgrid import write_textgrid  # noqa: E402
-from toolkit.metrics.seam_flags import flag_precision  # noqa: E402
-from toolkit.runs import RunFolder  # noqa: E402
-from toolkit.evaluation import Evaluation  # noqa: E402
+from toolkit.scorer.metrics.seam_flags import flag_precision  # noqa: E402
+from toolkit.runs.folder import RunFolder  # noqa: E402
+from toolkit.runs.scored import Evaluation  # noqa: E402
 
 SAMPLE_RATE = 16000
 RECORDING = "ptbr-long"
@@ -177,8 +177,9 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     """
     from dataclasses import replace
 
-    from toolkit.manifest import load_manifest
-    from toolkit.scoring import ScoreOptions, score_recording
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.scorer.options import ScoreOptions
+    from toolkit.scorer.score import score_recording
 
     record = folder.read_record()
     entry = next(e for e in load_manifest(record["manifest"]["path"]).recordings if e.id == RECORDING)
@@ -208,7 +209,7 @@ def _heard_at_seam(seams: list[dict[str, Any]], reference: str, span: tuple[floa
     When no copy is, both windows missed the word as the recognizer did: the reconciliation could
     not have kept it, and no seam flag, which compares the two copies, can see it.
     """
-    from toolkit.normalize.same_word import word_key
+    from toolkit.scorer.normalize.same_word import word_key
 
     lo, hi = span
     return any(word_key(word["text"]) == word_key(reference)

@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bench_seams import build_recording  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
-from toolkit.arms.engine import run_experiment  # noqa: E402
+from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
-from toolkit.experiment import load_experiment  # noqa: E402
-from toolkit.manifest import freeze  # noqa: E402
+from toolkit.pipeline.experiment import load_experiment  # noqa: E402
+from toolkit.corpus.freeze import freeze# noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 ARMS = ('[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nvad_gap2 = ["vad_gap2"]\n'

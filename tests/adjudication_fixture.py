@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from toolkit.disagreement import disagreement_spans, write_review_list
+from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 from toolkit.evaluate import evaluate_run
 from toolkit.formats import write_hypothesis_json, write_names, write_reference_textgrid
-from toolkit.manifest import freeze
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.runs import RunFolder
-from toolkit.store import atomic_write_json
+from toolkit.corpus.freeze import freeze
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.runs.folder import RunFolder
+from toolkit.core.files import atomic_write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATION = 20.0
@@ -95,7 +95,7 @@ def build_experiment(root: Path, score: bool = True) -> Path:
                 "seams": [SEAM] if arm == "windows" else [], "vad_segments": None})
         for arm in ("vad", "windows"):
             spans = disagreement_spans(words_by_arm["baseline"], words_by_arm[arm])
-            write_review_list(spans, folder.review_list(arm, rid), recording_id=rid, label_a="baseline", label_b=arm)
+            write_disagreements(spans, folder.disagreements(arm, rid), recording_id=rid, label_a="baseline", label_b=arm)
     if score:
         evaluate_run(folder)
     return exp

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from toolkit.experiment import Experiment
+from toolkit.pipeline.experiment import Experiment
 from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
-from toolkit.manifest import freeze
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.runs import RunFolder
-from toolkit.store import atomic_write_json
+from toolkit.corpus.freeze import freeze
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.runs.folder import RunFolder
+from toolkit.core.files import atomic_write_json
 
 RATE = 16_000
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -87,7 +87,7 @@ def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dic
 
     With ``experiment`` the run records its arms' real configurations (else just their stages).
     """
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     stages = stages or {}
     run = RunFolder(folder)

@@ -12,9 +12,9 @@ from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_ex
 from toolkit.adjudication.queue import build_queue
 from toolkit.adjudication.spans import correctable_speaker
 from toolkit.cli import main
-from toolkit.errors import InputError
-from toolkit.manifest import load_manifest
-from toolkit.records import Reference, Utterance
+from toolkit.core.errors import InputError
+from toolkit.corpus.manifest import load_manifest
+from toolkit.core.transcripts import Reference, Utterance
 
 
 def test_queue_ranks_negation_flip_above_plain_substitution(exp):
@@ -37,10 +37,10 @@ def test_queue_ranks_negation_flip_above_plain_substitution(exp):
 
 def test_missing_hypothesis_files_are_named_not_fatal(exp):
     (run_folder(exp).arm_output("vad", "reuniao")).unlink()
-    (run_folder(exp).review_list("vad", "reuniao")).unlink()
+    (run_folder(exp).disagreements("vad", "reuniao")).unlink()
     queue = build_queue(run_folder(exp))
     assert any("outputs/vad/reuniao.json: missing" in p for p in queue.problems)
-    assert any("review/vad/reuniao.json: missing" in p for p in queue.problems)
+    assert any("disagreements/vad/reuniao.json: missing" in p for p in queue.problems)
     assert queue.counts()["critical"] == 1
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from toolkit.adjudication.store import DecisionStore
 from toolkit.cli import main
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,16 +103,16 @@ def test_export_json_and_csv(tmp_path, capsys):
     store = DecisionStore(tmp_path / "adjudication.sqlite")
     _decide(store, "ana", "correct", "eu não sei não")
     _decide(store, "ana", "nonspeech")
-    assert main(["review", "export", str(tmp_path), "--format", "json"]) == 0
+    assert main(["decisions", "export", str(tmp_path), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["action"], r["status"]) for r in rows] == [("correct", "superseded"), ("nonspeech", "current")]
-    assert main(["review", "export", str(tmp_path), "--format", "csv"]) == 0
+    assert main(["decisions", "export", str(tmp_path), "--format", "csv"]) == 0
     table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["annotator"] for r in table] == ["ana", "ana"] and table[0]["new_text"] == "eu não sei não"
 
 
 def test_export_without_store_is_one_line_error(tmp_path, capsys):
-    assert main(["review", "export", str(tmp_path)]) == 2
+    assert main(["decisions", "export", str(tmp_path)]) == 2
     assert "no decision store here yet" in capsys.readouterr().err
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.adjudication.transcripts import TranscriptStore
-from toolkit.errors import InputError
+from toolkit.adjudication.blind import TranscriptStore
+from toolkit.core.errors import InputError
 from toolkit.formats import read_reference
 
 

@@ -8,7 +8,7 @@ import jiwer
 import numpy as np
 import pytest
 
-from toolkit.align import DELETE, EQUAL, INSERT, SUBSTITUTE, align, align_timed
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE, align, align_timed
 
 
 def _ops(alignment) -> str:

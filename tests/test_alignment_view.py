@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from toolkit.alignment_view import aligned_words, render_pra
+from toolkit.scorer.alignment_view import aligned_words, render_pra
 from toolkit.cli import main
 from toolkit.formats import write_ctm, write_reference_textgrid
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.scoring import score_recording
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.score import score_recording
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ import pytest
 
 import toolkit
 from toolkit.formats import write_ctm, write_reference_textgrid
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.scoring import ScoreOptions, score_recording
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = "O réu não assinou o contrato em 2020 com a Conceição."
@@ -85,7 +86,7 @@ def test_records_and_files_score_like_the_library_call(tmp_path):
 
 
 def test_files_of_different_recordings_are_refused(tmp_path):
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     write_reference_textgrid(Reference("r1", [Utterance(0.0, 1.0, "sim")]), tmp_path / "r1.TextGrid", 2.0)
     write_ctm(Hypothesis("r2", [Word("sim", 0.1, 0.3)]), tmp_path / "r2.ctm")

@@ -1,6 +1,6 @@
 """The app in a real browser: Debian's chromium driven by Playwright, against `ablate app` on a free port.
 
-Opens the app, plays a span, submits a decision and finds it in `ablate review export`; then two
+Opens the app, plays a span, submits a decision and finds it in `ablate decisions export`; then two
 browser contexts (two annotators) submit decisions at the same time and none is lost.
 """
 
@@ -74,7 +74,7 @@ def app(tmp_path):
 
 
 def _export(exp: Path) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "toolkit", "review", "export", str(exp), "--format", "json"],
+    out = subprocess.run([sys.executable, "-m", "toolkit", "decisions", "export", str(exp), "--format", "json"],
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

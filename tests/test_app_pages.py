@@ -132,7 +132,7 @@ def test_decision_round_trips_to_the_store_and_export(monkeypatch, exp, capsys):
     [decision] = DecisionStore(exp / "adjudication.sqlite").decisions()
     assert (decision.annotator, decision.start, decision.end, decision.old_text, decision.new_text) == (
         "ana", 14.5, 14.9, "a casa fica perto do mercado", "a casa fica perto do mercadão")
-    assert main(["review", "export", str(exp)]) == 0
+    assert main(["decisions", "export", str(exp)]) == 0
     assert json.loads(capsys.readouterr().out)[0]["new_text"] == "a casa fica perto do mercadão"
 
 
@@ -216,10 +216,10 @@ def test_bad_input_is_a_message_not_a_traceback(monkeypatch, exp):
     folder = run_folder(exp)
     folder.hypothesis_json("vad", "entrevista").unlink()
     folder.arm_output("vad", "reuniao").unlink()
-    listing = json.loads(folder.review_list("windows", "reuniao").read_text())
+    listing = json.loads(folder.disagreements("windows", "reuniao").read_text())
     listing["spans"].append({"start": 30.0, "end": 31.0, "kind": "only_b", "text_a": "", "text_b": "fantasma",
                              "time_source": "words", "words_a": [], "words_b": []})
-    folder.review_list("windows", "reuniao").write_text(json.dumps(listing))
+    folder.disagreements("windows", "reuniao").write_text(json.dumps(listing))
     at = _app(monkeypatch, exp)
     assert any("outputs/vad/reuniao.json: missing" in w.value for w in at.warning)
     at = _page(at, "review")

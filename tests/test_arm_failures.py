@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import toolkit.arms.combine
+import toolkit.pipeline.combine
 from protocol_corpus import make_corpus, make_experiment
 from toolkit.cli import main
-from toolkit.experiment import load_experiment
-from toolkit.gates import TEMPLATE
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.protocol.gates import TEMPLATE
 from toolkit.protocol.challenger import freeze_challenger
-from toolkit.records import Word
+from toolkit.core.transcripts import Word
 
 pytestmark = pytest.mark.slow
 ARMS = 'baseline = []\nvad = ["vad"]\ncombined_models = ["second_combine"]\n'
@@ -42,7 +42,7 @@ def _record(experiment: Path, split: str) -> dict:
 
 def test_a_failing_arm_is_named_recorded_and_scored_while_the_others_finish(experiment: Path, monkeypatch,
                                                                                capsys) -> None:
-    monkeypatch.setattr(toolkit.arms.combine, "combine_streams", _out_of_order)
+    monkeypatch.setattr(toolkit.pipeline.combine, "combine_streams", _out_of_order)
     assert main(["run", str(experiment), "--split", "tuning", "--quiet"]) == 1
     err = capsys.readouterr().err
     for rid in ("r1", "r2"):
@@ -69,7 +69,7 @@ def test_a_failing_arm_is_named_recorded_and_scored_while_the_others_finish(expe
 
 def test_the_gates_refuse_a_failed_challenger_in_one_line(experiment: Path, monkeypatch, capsys) -> None:
     freeze_challenger(load_experiment(experiment), "combined_models", TEMPLATE)
-    monkeypatch.setattr(toolkit.arms.combine, "combine_streams", _out_of_order)
+    monkeypatch.setattr(toolkit.pipeline.combine, "combine_streams", _out_of_order)
     assert main(["run", str(experiment), "--split", "holdout", "--quiet"]) == 1
     capsys.readouterr()
     assert main(["gate", str(experiment)]) == 2

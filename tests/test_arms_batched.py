@@ -19,14 +19,14 @@ import soundfile
 import soxr
 
 from shared_data import PTBR_DEV
-from toolkit.arms.engine import run_experiment
+from toolkit.pipeline.engine import run_experiment
 from toolkit.audio.io import load_audio
 from toolkit.demo.sounds import pink_noise
-from toolkit.experiment import load_experiment
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.formats import write_reference_textgrid
-from toolkit.manifest import freeze
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.records import Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.core.transcripts import Interval, Reference, Utterance, Word
 
 pytestmark = pytest.mark.slow
 

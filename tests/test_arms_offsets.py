@@ -22,14 +22,14 @@ import soundfile
 import soxr
 from rapidfuzz.distance import Levenshtein
 
-from toolkit.arms.engine import run_experiment
+from toolkit.pipeline.engine import run_experiment
 from toolkit.demo.sounds import pink_noise, trim_silence
 from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
-from toolkit.experiment import load_experiment
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.formats import write_reference_textgrid
-from toolkit.manifest import freeze
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.records import Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.core.transcripts import Interval, Reference, Utterance, Word
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +103,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     text = text.replace("search_s = 4.0", "search_s = 3.0")
     # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses;
     # the arm "pauses" ends with the demo's onset repair stage, "pauses_raw" does not.
-    windows = text[text.index("[components.windows]"):text.index("# Onset repair (toolkit/retime.py)")]
+    windows = text[text.index("[components.windows]"):text.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
     grid = windows[:windows.index("[components.windows.pauses]")].replace(
         'placement = "vad_pauses"', 'placement = "grid"').replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
     text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
@@ -249,12 +249,12 @@ def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(exp
     for span in combined["disagreements"]:
         assert span["kept"] in ("whisper_base", "whisper_base_greedy")
         assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
-    review = json.loads(summary.folder.review_list("second", "plain").read_text())
+    review = json.loads(summary.folder.disagreements("second", "plain").read_text())
     assert (review["label_a"], review["label_b"]) == ("baseline", "second")
-    assert summary.folder.review_list("second", "plain", "csv").is_file()
+    assert summary.folder.disagreements("second", "plain", "csv").is_file()
     for span in review["spans"]:
         assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
-    assert not summary.folder.review_list("baseline", "plain").exists()
+    assert not summary.folder.disagreements("baseline", "plain").exists()
     hypothesis = summary.folder.read_hypothesis("second", "plain")
     assert hypothesis.meta["recognizers"]["whisper_base_greedy"]["word_times"] == "recognizer"
 

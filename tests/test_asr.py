@@ -16,9 +16,9 @@ from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.asr.segments import NO_FALLBACK
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, pad, resample
-from toolkit.errors import InputError
-from toolkit.records import Word
-from toolkit.store import sha256_file
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
+from toolkit.core.files import sha256_file
 
 CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 FAST = {"beam_size": 1, "best_of": 1}

@@ -12,7 +12,7 @@ import soundfile as sf
 
 from shared_data import PTBR_DEV
 from toolkit.audio.io import load_audio, probe_audio
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 RATE = 16000
 CV_CLIPS = PTBR_DEV / "commonvoice-pt" / "clips"

@@ -14,7 +14,7 @@ import pytest
 import soundfile as sf
 
 from toolkit.formats import write_reference_textgrid
-from toolkit.records import Reference, Utterance
+from toolkit.core.transcripts import Reference, Utterance
 
 RATE = 16000
 ABLATE = Path(sys.executable).parent / "ablate"

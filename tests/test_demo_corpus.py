@@ -18,7 +18,7 @@ from toolkit.demo import build_corpus
 from toolkit.demo.corpus import CorpusInfo, RecordingInfo
 from toolkit.demo.sentences import SENTENCES
 from toolkit.formats import read_names, read_reference
-from toolkit.records import NONSPEECH, SPEECH
+from toolkit.core.transcripts import NONSPEECH, SPEECH
 
 pytestmark = pytest.mark.skipif(not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
                                 reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH")

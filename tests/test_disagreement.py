@@ -1,4 +1,4 @@
-"""Disagreement spans between two word sequences, and the review list written from them."""
+"""Disagreement spans between two word sequences, and the disagreement list written from them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from toolkit.disagreement import CSV_COLUMNS, disagreement_spans, write_review_list
-from toolkit.errors import InputError, ToolkitError
-from toolkit.records import Word
+from toolkit.pipeline.disagreement import CSV_COLUMNS, disagreement_spans, write_disagreements
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.transcripts import Word
 
 
 def seq(*items: tuple[str, float | None]) -> list[Word]:
@@ -102,7 +102,7 @@ def test_review_list_json(tmp_path):
     a = seq(("eu", 1.0), ("não", 1.4), ("vou", 1.8), ("ok", None))
     b = seq(("eu", 1.0), ("vou", 1.8))
     spans = disagreement_spans(a, b)
-    path = write_review_list(spans, tmp_path / "review" / "rec1.json", recording_id="rec1",
+    path = write_disagreements(spans, tmp_path / "review" / "rec1.json", recording_id="rec1",
                              label_a="baseline", label_b="vad")
     data = json.loads(path.read_text(encoding="utf-8"))
     assert (data["recording_id"], data["label_a"], data["label_b"]) == ("rec1", "baseline", "vad")
@@ -115,7 +115,7 @@ def test_review_list_json(tmp_path):
 def test_review_list_csv(tmp_path):
     a = seq(("eu", 1.0), ("não", 1.4), ("vou", 1.8), ("ok", None))
     b = seq(("eu", 1.0), ("nem", 1.4), ("vou", 1.8))
-    path = write_review_list(disagreement_spans(a, b), tmp_path / "rec1.csv", recording_id="rec1",
+    path = write_disagreements(disagreement_spans(a, b), tmp_path / "rec1.csv", recording_id="rec1",
                              label_a="whisper", label_b="second")
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
@@ -126,5 +126,5 @@ def test_review_list_csv(tmp_path):
 
 def test_review_list_refuses_other_formats_and_writes_nothing(tmp_path):
     with pytest.raises(InputError, match="rec1.txt"):
-        write_review_list([], tmp_path / "rec1.txt", recording_id="rec1", label_a="a", label_b="b")
+        write_disagreements([], tmp_path / "rec1.txt", recording_id="rec1", label_a="a", label_b="b")
     assert list(tmp_path.iterdir()) == []

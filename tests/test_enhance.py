@@ -13,8 +13,8 @@ from toolkit.audio.signal import Signal, pad, resample
 from toolkit.enhance import (ENHANCERS, GtcrnEnhancer, NoiseReduceEnhancer, build_enhancer,
                              measure_delay)
 from toolkit.enhance.gtcrn import model_path
-from toolkit.errors import InputError
-from toolkit.store import canonical_json, sha256_file
+from toolkit.core.errors import InputError
+from toolkit.core.files import canonical_json, sha256_file
 
 LAPSBM = PTBR_DEV / "lapsbm"
 SR = 16000

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from demo_variant import DEMO, demo_variant
-from toolkit.arms.expand import expand_arms
-from toolkit.errors import InputError
-from toolkit.experiment import load_experiment
+from toolkit.pipeline.expand import expand_arms
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import load_experiment
 
 
 
@@ -127,8 +127,8 @@ def _tiny_corpus(root: Path) -> Path:
     import soundfile
 
     from toolkit.formats import write_reference_textgrid
-    from toolkit.manifest import freeze
-    from toolkit.records import Reference, Utterance
+    from toolkit.corpus.freeze import freeze
+    from toolkit.core.transcripts import Reference, Utterance
 
     (root / "corpus" / "audio").mkdir(parents=True)
     (root / "corpus" / "refs").mkdir()

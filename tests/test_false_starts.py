@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.metrics.audits import REPETITION_DROPPED
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import score_recording
+from toolkit.scorer.metrics.audits import REPETITION_DROPPED
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.score import score_recording
 
 CLIP = PTBR_DEV / "commonvoice-pt" / "clips" / "common_voice_pt_19464875.mp3"
 NAMES = ["Lorena", "Cecília"]
@@ -109,8 +109,9 @@ def test_ne_is_a_tag_question_not_a_negation_as_the_policy_says() -> None:
 
 def test_the_gates_compare_occurrences_with_the_audits_rule() -> None:
     """A false start the challenger drops is no newly introduced negation error; a real flip is."""
-    from toolkit.metrics.critical import critical_occurrences, newly_wrong
-    from toolkit.scoring import ScoreOptions, audit_vocabulary
+    from toolkit.scorer.metrics.critical import critical_occurrences, newly_wrong
+    from toolkit.scorer.options import ScoreOptions
+    from toolkit.scorer.score import audit_vocabulary
 
     reference = ref_of("eu não não vou", "ele não veio")
     negations, names = audit_vocabulary(reference.names, ScoreOptions())

@@ -19,7 +19,7 @@ import pytest
 
 from shared_data import PTBR_DEV
 from toolkit.formats.ctm import read_ctm
-from toolkit.runlock import RunLock
+from toolkit.pipeline.runlock import RunLock
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,7 @@ def _env() -> dict[str, str]:
 
 def _experiment(root: Path) -> Path:
     """Two short real pt-BR recordings with their transcripts, frozen, and the demo experiment."""
-    from toolkit.manifest import freeze
+    from toolkit.corpus.freeze import freeze
 
     if not PTBR_DEV.is_dir():
         pytest.skip(f"shared pt-BR recordings not found at {PTBR_DEV}")

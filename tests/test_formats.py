@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from praatio import textgrid as praat
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import (
     read_hypothesis, read_names, read_reference, write_ctm, write_hypothesis_json,
     write_names, write_reference_textgrid, write_stm,
 )
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 
 REFERENCE = Reference(
     recording_id="entrevista",

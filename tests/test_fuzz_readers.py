@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.audio.io import load_audio, probe_audio
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import read_hypothesis, read_reference, write_ctm, write_hypothesis_json, write_stm
 from toolkit.formats import write_reference_textgrid
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 
 # Derandomized, so a run that passes today passes tomorrow; 150 examples keep each reader under a few seconds.
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,

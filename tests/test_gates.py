@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from protocol_corpus import TURN_S, correct, make_corpus, make_run, timed, turns
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.evaluate import evaluate_run
-from toolkit.gates import PROMOTE, RETAIN, TEMPLATE, evaluate_gates, load_gates
-from toolkit.records import Word
+from toolkit.protocol.gates import PROMOTE, RETAIN, TEMPLATE, evaluate_gates, load_gates
+from toolkit.core.transcripts import Word
 
 RECORDINGS = ("r1", "r2", "r3")
 

@@ -1,4 +1,8 @@
-"""Dependencies point one way: no module of the package imports, even for type hints or lazily, one that imports it back."""
+"""Dependencies point one way, between modules and between subsystem folders.
+
+Every import counts, at module level, inside a function or for type hints only. The allowed
+folder dependencies are written once here (``ALLOWED``) and drawn in docs/architecture.md.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,28 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "toolkit"
+
+# Who may import whom: each subsystem (a folder of toolkit/, or a top-level module) and the
+# subsystems below it. "toolkit" is the package's own __init__ (its version).
+ALLOWED: dict[str, set[str]] = {
+    "toolkit": set(),
+    "core": set(),
+    "audio": {"core"},
+    "formats": {"core"},
+    "corpus": {"core", "audio", "formats"},
+    "scorer": {"toolkit", "core"},
+    "asr": {"core", "audio"},
+    "enhance": {"core", "audio"},
+    "demo": {"core", "audio", "formats"},
+    "runs": {"core", "formats", "scorer"},
+    "pipeline": {"core", "audio", "formats", "corpus", "scorer", "asr", "enhance", "runs"},
+    "report": {"core", "runs", "scorer"},
+    "evaluate": {"core", "corpus", "runs", "scorer", "report"},
+    "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report"},
+    "adjudication": {"core", "corpus", "formats", "runs", "scorer", "pipeline"},
+    "api": {"core", "formats", "scorer"},
+}
+TOP = {"cli", "__main__"}  # the command sits on everything
 
 
 def _modules() -> dict[str, Path]:
@@ -31,36 +57,56 @@ def _graph() -> dict[str, set[str]]:
                 continue
             for target in candidates:
                 # A package re-exporting its own submodules is not a dependency between modules.
-                if target in modules and target not in (name, "toolkit") and not (is_package and target.startswith(name + ".")):
+                if target in modules and target != name and not (is_package and target.startswith(name + ".")):
                     targets.add(target)
         graph[name] = targets
     return graph
 
 
-def test_no_import_cycles_between_modules():
-    graph = _graph()
-    cycles = []
+def _subsystem(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "toolkit"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[str]:
+    cycles: list[str] = []
     state: dict[str, int] = {}
 
     def visit(node: str, path: list[str]) -> None:
         state[node] = 1
-        for target in sorted(graph[node]):
+        for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
                 cycles.append(" -> ".join([*path[path.index(target):], target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[node] = 2
 
-    for module in sorted(graph):
-        if module not in state:
-            visit(module, [module])
-    assert cycles == []
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return cycles
 
 
-def test_the_scorer_never_imports_arms_evaluate_or_report():
+def test_no_import_cycles_between_modules() -> None:
+    graph = {m: {t for t in targets if t != "toolkit"} for m, targets in _graph().items()}
+    assert _cycles(graph) == []
+
+
+def test_subsystems_import_only_the_subsystems_below_them() -> None:
     graph = _graph()
-    scorer = [m for m in graph if m in ("toolkit.scoring", "toolkit.signature", "toolkit.score_options", "toolkit.align",
-                                        "toolkit.api", "toolkit.alignment_view")
-              or m.startswith(("toolkit.metrics", "toolkit.normalize"))]
-    for module in scorer:
-        assert not {t for t in graph[module] if t.startswith(("toolkit.arms", "toolkit.evaluate", "toolkit.report"))}, module
+    subsystems = {_subsystem(m) for m in graph}
+    assert subsystems - TOP == set(ALLOWED), "a new subsystem needs its place in ALLOWED"
+    wrong = sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
+                   if _subsystem(module) not in TOP and _subsystem(target) != _subsystem(module)
+                   and _subsystem(target) not in ALLOWED[_subsystem(module)])
+    assert wrong == []
+
+
+def test_the_allowed_folder_graph_has_no_loop() -> None:
+    assert _cycles({name: set(below) for name, below in ALLOWED.items()}) == []
+
+
+def test_no_top_level_module_serves_one_subsystem_only() -> None:
+    """A module directly in toolkit/ is a public face (api, evaluate) or the package itself, used widely."""
+    top = {path.stem for path in PACKAGE.glob("*.py")}
+    assert top == {"__init__", "__main__", "api", "evaluate"}

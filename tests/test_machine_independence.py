@@ -27,8 +27,8 @@ from toolkit.asr.cpu import FORCE_VARIABLE, ctranslate2_cpu
 from toolkit.asr.models import resolve_model
 from toolkit.demo import build_corpus
 from toolkit.formats import read_hypothesis
-from toolkit.manifest import freeze
-from toolkit.wordstream import stream_problems
+from toolkit.corpus.freeze import freeze
+from toolkit.core.wordstream import stream_problems
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import write_names, write_reference_textgrid
-from toolkit.manifest import Manifest, freeze, load, require_verified, verify
-from toolkit.records import Interval, Reference, Utterance
-from toolkit.store import sha256_file
+from toolkit.corpus.freeze import freeze
+from toolkit.corpus.manifest import Manifest, load, require_verified, verify
+from toolkit.core.transcripts import Interval, Reference, Utterance
+from toolkit.core.files import sha256_file
 
 RATE = 16000
 

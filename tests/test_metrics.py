@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.scoring import ScoreOptions, score_recording, score_tables
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
+from toolkit.scorer.tables import score_tables
 
 
 def ref_of(*utterances: tuple[float, float, str], words=(), speech=(), unresolved=(), names=()) -> Reference:
@@ -189,7 +191,7 @@ def test_turn_edges_are_boundary_word_times():
 
 
 def test_worst_onsets_name_the_word_both_times_and_the_arm():
-    from toolkit.metrics.timing import worst_onsets
+    from toolkit.scorer.metrics.timing import worst_onsets
 
     ref = ref_of((2.0, 4.0, "Eu não sei"), (6.0, 7.0, "nunca"), (9.0, 10.0, "talvez"))
     hyp = Hypothesis("rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9),
@@ -225,7 +227,7 @@ def test_vad_recall_and_clipped_words_by_hand():
 
 
 def test_impossible_vad_segment_is_refused():
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     with pytest.raises(InputError, match="impossible VAD segment 3-2 s"):
         score_recording(ref_of((0, 4, "a b")), hyp_of("a b"), vad_segments=[(3, 2)])
@@ -296,7 +298,7 @@ def test_corpus_figures_are_micro_averaged_not_macro():
 def test_tables_are_written_as_csv(tmp_path):
     import pandas as pd
 
-    from toolkit.scoring import write_tables
+    from toolkit.scorer.tables import write_tables
 
     vad_score = score_recording(ref_of((0, 2, "a b")), hyp_of("a", start=0.0), vad_segments=[(0, 1)])
     plain = score_recording(ref_of((0, 2, "c d")), hyp_of("c d"))
@@ -323,9 +325,9 @@ def test_time_constrained_mode_reports_separately():
 def test_folded_tables_equal_direct_accent_folded_normalization():
     import csv
 
-    from toolkit.metrics.tokens import SourceWords, fold_table, tokenize
-    from toolkit.normalize import NormalizationPolicy, Normalizer
-    from toolkit.scoring import FOLD_FROM_NORMALIZED
+    from toolkit.scorer.metrics.tokens import SourceWords, fold_table, tokenize
+    from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+    from toolkit.scorer.score import FOLD_FROM_NORMALIZED
 
     assert FOLD_FROM_NORMALIZED
     texts = ["Ação, coração e pinguim: NÃO! Tá bom, né? Conceição pagou R$ 1.500,00 em 2020 às 10h30.",

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from num2words import num2words
 
 from shared_data import PTBR_DEV
-from toolkit.errors import InputError
-from toolkit.normalize import POLICY_VERSION, NormalizationPolicy, Normalizer, Token, load_negations
-from toolkit.normalize.lexicon import LEXICON_DIR
-from toolkit.store import sha256_file
+from toolkit.core.errors import InputError
+from toolkit.scorer.normalize import POLICY_VERSION, NormalizationPolicy, Normalizer, Token, load_negations
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR
+from toolkit.core.files import sha256_file
 
 DEV = PTBR_DEV
 

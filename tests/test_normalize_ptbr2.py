@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.errors import InputError
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.normalize.context import roman_value
-from toolkit.normalize.lexicon import LEXICON_DIR
+from toolkit.core.errors import InputError
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.scorer.normalize.context import roman_value
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR
 
 NORM = Normalizer(NormalizationPolicy.normalized())
 FOLD = Normalizer(NormalizationPolicy.accent_folded())
@@ -236,14 +236,14 @@ def test_the_signature_takes_its_policies_from_normalize_not_from_the_scorer() -
     import ast
     import inspect
 
-    import toolkit.signature
+    import toolkit.scorer.signature
 
-    tree = ast.parse(inspect.getsource(toolkit.signature))
+    tree = ast.parse(inspect.getsource(toolkit.scorer.signature))
     typing_only = {id(node) for block in tree.body if isinstance(block, ast.If)
                    and getattr(block.test, "id", "") == "TYPE_CHECKING" for node in ast.walk(block)}
     runtime = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               and node.module == "toolkit.scoring" and id(node) not in typing_only]
-    assert not runtime, "toolkit.signature imports toolkit.scoring at run time (an import circle)"
+               and node.module in ("toolkit.scorer.score", "toolkit.scorer.results") and id(node) not in typing_only]
+    assert not runtime, "toolkit.scorer.signature imports the scorer's score modules at run time (an import circle)"
 
 
 # A numeral the recognizer split into word pieces (Whisper writes "4,2%" as "4" ",2" "%").

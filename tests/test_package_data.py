@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.normalize.lexicon import LEXICON_DIR, LEXICON_FILES_2
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, LEXICON_FILES_2
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, sys
 import toolkit
-from toolkit.normalize.lexicon import LEXICON_DIR
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import score_recording
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.score import score_recording
 reference = Reference("r1", [Utterance(0.0, 5.0, "No século XXI, o art. 5º diz que não há Dom Pedro II")])
 hypothesis = Hypothesis("r1", [Word(w, None, None) for w in
                                "no século vinte e um o artigo quinto diz que há dom pedro segundo".split()])
@@ -46,7 +46,7 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
                    check=True, capture_output=True, cwd=tmp_path)
     (wheel,) = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert {f"toolkit/normalize/lexicons/{name}" for name in LEXICON_FILES_2} <= set(names)
+    assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in LEXICON_FILES_2} <= set(names)
     subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, cwd=tmp_path)
     outside = tmp_path / "elsewhere"

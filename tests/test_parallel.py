@@ -3,7 +3,7 @@
 The same experiment (baseline and +VAD, bundled Whisper base, one decoding thread) run by one
 worker in this process, by two local workers, on a LocalCluster this test starts, and on a
 real ``dask scheduler`` with two ``dask worker`` processes gives byte-identical hypotheses,
-review lists and score tables; a worker killed mid-run has its recording rescheduled and
+disagreement lists and score tables; a worker killed mid-run has its recording rescheduled and
 nothing it finished is redone; a rerun recomputes nothing; a worker that cannot see one audio
 file, or the model, fails those recordings by name and the run says so.
 """
@@ -24,11 +24,11 @@ from typing import Iterator
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.arms.engine import run_experiment
-from toolkit.errors import InputError, ToolkitError
+from toolkit.pipeline.engine import run_experiment
+from toolkit.core.errors import InputError, ToolkitError
 from toolkit.evaluate import evaluate_run
-from toolkit.experiment import load_experiment
-from toolkit.manifest import freeze
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.corpus.freeze import freeze
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}")]
@@ -40,7 +40,7 @@ ARMS = ["baseline", "vad"]
 ABLATE = Path(sys.executable).parent / "ablate"
 DASK = Path(sys.executable).parent / "dask"
 # Results that must not depend on how the recordings were spread (runtime.csv holds timings).
-PRODUCTS = ("hypotheses", "review", "scores")
+PRODUCTS = ("hypotheses", "disagreements", "scores")
 
 
 def _env() -> dict[str, str]:
@@ -195,8 +195,8 @@ def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recom
     assert run.returncode == 0, stderr
     run_folder = next(outputs.iterdir())
     assert _products(run_folder).keys() >= {k for k in _products(one_worker) if k.startswith("hypotheses")}
-    expected = {k: v for k, v in _products(one_worker).items() if k.startswith(("hypotheses", "review"))}
-    assert {k: v for k, v in _products(run_folder).items() if k.startswith(("hypotheses", "review"))} == expected
+    expected = {k: v for k, v in _products(one_worker).items() if k.startswith(("hypotheses", "disagreements"))}
+    assert {k: v for k, v in _products(run_folder).items() if k.startswith(("hypotheses", "disagreements"))} == expected
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in finished_before.items())  # nothing redone
     record = json.loads((run_folder / "run.json").read_text())
     assert record["status"] == "complete" and record["parallel"]["mode"] == "scheduler"
@@ -248,7 +248,7 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
     assert record["recordings"] == list(CLIPS)  # still in the denominator
     assert sorted(p.stem for p in (run / "outputs" / "baseline").glob("*.json")) == [c for c in CLIPS if c != hidden]
     with pytest.raises(InputError, match=f"1 of 3 recordings failed in this run \\({hidden}\\)"):
-        from toolkit.runs import RunFolder
+        from toolkit.runs.folder import RunFolder
 
         evaluate_run(RunFolder(run))
 

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from demo_variant import DEMO, demo_variant
-from toolkit.errors import InputError, ToolkitError
-from toolkit.experiment import load_experiment
-from toolkit.placement import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause_windows
-from toolkit.vad import SileroVadConfig
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.pipeline.windows import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause_windows
+from toolkit.audio.vad import SileroVadConfig
 
 CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
 
@@ -125,7 +125,7 @@ def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, ol
 
 def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_path: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
-    text = text[:text.index("[components.windows.pauses]")] + text[text.index("# Onset repair (toolkit/retime.py)"):]
+    text = text[:text.index("[components.windows.pauses]")] + text[text.index("# Onset repair (toolkit/pipeline/onset_repair.py)"):]
     path = tmp_path / "experiment.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=r"needs a \[components.windows.pauses\] table"):

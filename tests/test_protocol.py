@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 
 from protocol_corpus import correct, make_corpus, make_experiment, make_run, turns
-from toolkit.arms.engine import RunSummary
+from toolkit.pipeline.engine import RunSummary
 from toolkit.cli import main
-from toolkit.errors import InputError
-from toolkit.experiment import load_experiment
-from toolkit.gates import TEMPLATE
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.protocol.gates import TEMPLATE
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.challenger import freeze_challenger, gates_copy
-from toolkit.protocol.record import ProtocolError, current_hash
+from toolkit.protocol.state import ProtocolError, current_hash
 from toolkit.protocol.testsplit import open_test_split, record_run
-from toolkit.records import Word
-from toolkit.runs import RunFolder
+from toolkit.core.transcripts import Word
+from toolkit.runs.folder import RunFolder
 
 SPLITS = {"t1": "tuning", "h1": "holdout", "h2": "holdout", "c1": "challenge"}
 

@@ -26,10 +26,10 @@ from toolkit.cli import main
 from toolkit.demo.sounds import trim_silence
 from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
 from toolkit.formats import write_reference_textgrid
-from toolkit.gates import TEMPLATE
-from toolkit.manifest import freeze
+from toolkit.protocol.gates import TEMPLATE
+from toolkit.corpus.freeze import freeze
 from toolkit.protocol.audit import AuditLog
-from toolkit.records import Interval, Reference, Utterance
+from toolkit.core.transcripts import Interval, Reference, Utterance
 
 pytestmark = pytest.mark.slow
 

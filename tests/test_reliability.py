@@ -10,7 +10,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.formats import read_hypothesis, write_ctm, write_hypothesis_json, write_reference_textgrid
-from toolkit.records import Hypothesis, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 
 SENTENCE = "eu não vou lá amanhã de manhã com a Conceição"
 
@@ -71,7 +71,7 @@ def test_two_channels_of_one_recording_are_never_merged(pair: Path, capsys) -> N
 
 
 def test_an_stm_recording_on_two_channels_is_never_merged(tmp_path: Path) -> None:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
     from toolkit.formats import read_reference
 
     path = tmp_path / "rec.stm"
@@ -88,8 +88,8 @@ def test_a_reference_and_hypothesis_on_different_channels_are_refused(pair: Path
 
 
 def test_a_run_folder_hypothesis_for_another_recording_is_refused(pair: Path) -> None:
-    from toolkit.errors import InputError
-    from toolkit.runs import RunFolder
+    from toolkit.core.errors import InputError
+    from toolkit.runs.folder import RunFolder
 
     folder = RunFolder(pair / "run")
     write_hypothesis_json(Hypothesis("rec2", []), folder.hypothesis_json("baseline", "rec1"))
@@ -110,7 +110,7 @@ def _grid_with_utterances_last(path: Path) -> str:
 
 
 def test_a_textgrid_cut_inside_a_tier_header_is_refused(tmp_path: Path) -> None:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
     from toolkit.formats import read_reference
 
     text = _grid_with_utterances_last(tmp_path / "full.TextGrid")
@@ -164,7 +164,7 @@ def test_a_wav_cut_with_a_fixed_riff_size_but_a_stale_data_size_is_refused(tmp_p
     import soundfile
 
     from toolkit.audio.io import load_audio, probe_audio
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     path = tmp_path / "cut.wav"
     soundfile.write(path, np.random.default_rng(0).uniform(-0.2, 0.2, 32000), 16000, subtype="PCM_16")
@@ -190,7 +190,7 @@ def test_a_recording_id_with_whitespace_is_refused_at_freeze_with_a_suggestion(t
 
 @pytest.mark.parametrize("recording_id", ["rec 1", ";;rec", "tab\there", ""])
 def test_writers_refuse_ids_their_readers_could_not_read_back(tmp_path: Path, recording_id: str) -> None:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
     from toolkit.formats import write_stm
 
     with pytest.raises(InputError, match="cannot write CTM"):
@@ -226,7 +226,7 @@ def test_ctm_stm_and_json_written_by_the_toolkit_read_back_the_same(tmp_path: Pa
     ("a", "expected an object with 'text'"),
 ])
 def test_bad_json_words_are_refused_like_bad_ctm_lines(tmp_path: Path, word: object, problem: str) -> None:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     path = tmp_path / "rec.json"
     path.write_text(json.dumps({"recording_id": "rec", "words": [word]}), encoding="utf-8")
@@ -236,7 +236,7 @@ def test_bad_json_words_are_refused_like_bad_ctm_lines(tmp_path: Path, word: obj
 
 
 def test_a_nan_time_is_refused_by_both_readers(tmp_path: Path) -> None:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     (tmp_path / "rec.ctm").write_text("rec 1 nan 0.2 a\n", encoding="utf-8")
     (tmp_path / "rec.json").write_text('{"recording_id": "rec", "words": [{"text": "a", "start": NaN, "end": 1}]}',
@@ -320,7 +320,7 @@ def _experiment(root: Path, old: str = "", new: str = "") -> Path:
     import numpy as np
     import soundfile
 
-    from toolkit.manifest import freeze
+    from toolkit.corpus.freeze import freeze
 
     (root / "corpus" / "audio").mkdir(parents=True)
     (root / "corpus" / "refs").mkdir()
@@ -346,8 +346,8 @@ def _experiment(root: Path, old: str = "", new: str = "") -> Path:
     ('compute_type = "int8"', 'compute_type = "int3"', "compute_type must be one of default, auto, int8"),
 ])
 def test_every_experiment_key_is_type_checked(tmp_path: Path, old: str, new: str, problem: str) -> None:
-    from toolkit.errors import InputError
-    from toolkit.experiment import load_experiment
+    from toolkit.core.errors import InputError
+    from toolkit.pipeline.experiment import load_experiment
 
     path = tmp_path / "experiment.toml"
     path.write_text(DEMO.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.records import Word
-from toolkit.retime import clamp_onsets
+from toolkit.core.transcripts import Word
+from toolkit.pipeline.onset_repair import clamp_onsets
 
 # Speech 0-2 s and 5-8 s: one pause, 2-5 s.
 SPEECH = [(0.0, 2.0), (5.0, 8.0)]

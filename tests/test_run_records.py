@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.arms.engine import run_experiment
+from toolkit.pipeline.engine import run_experiment
 from toolkit.asr.segments import ALL_FAILED, FIRST
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.evaluate import evaluate_run
-from toolkit.experiment import load_experiment
-from toolkit.manifest import freeze
-from toolkit.runs import RunFolder
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.corpus.freeze import freeze
+from toolkit.runs.folder import RunFolder
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}")]
@@ -106,7 +106,7 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
 
 
 def test_one_manifest_identity_in_freeze_run_record_report_and_verify(corpus, forward) -> None:
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     _, summary, evaluation = forward
     identity = load_manifest(corpus / "manifest.json").sha256
@@ -182,7 +182,7 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
 
 
 def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(corpus, forward) -> None:
-    from toolkit.report import _pct, _signed
+    from toolkit.report.run_report import _pct, _signed
 
     _, summary, evaluation = forward
     ctm = summary.folder.hypothesis_ctm("forced", CLIPS[0])

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.arms.combine import combine_streams
-from toolkit.disagreement import disagreement_spans
-from toolkit.normalize.same_word import word_key
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import score_recording
+from toolkit.pipeline.combine import combine_streams
+from toolkit.pipeline.disagreement import disagreement_spans
+from toolkit.scorer.normalize.same_word import word_key
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.score import score_recording
 
 
 @pytest.mark.parametrize("a, b, same", [

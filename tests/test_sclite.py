@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 
 from shared_data import PTBR_DEV
-from toolkit.align import align
-from toolkit.metrics.wer import error_counts
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import ScoreOptions, score_recording
+from toolkit.scorer.align import align
+from toolkit.scorer.metrics.wer import error_counts
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
 
 SCLITE = Path("/usr/lib/sctk/bin/sclite")
 DATA = PTBR_DEV

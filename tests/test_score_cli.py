@@ -8,7 +8,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.formats import write_ctm, write_reference_textgrid
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 
 REQUIRED = {"signature", "wer", "cer", "ref_words", "hits", "substitutions", "deletions", "insertions",
             "audits", "nonspeech", "timing", "verbatim"}
@@ -107,7 +107,7 @@ def test_scorer_imports_no_recognizer():
     import subprocess
     import sys
 
-    code = ("import sys, toolkit.scoring, toolkit.stats, toolkit.cli.score; "
+    code = ("import sys, toolkit.scorer.score, toolkit.scorer.tables, toolkit.scorer.stats, toolkit.cli.score; "
             "bad = [m for m in sys.modules if m.split('.')[0] in "
             "('torch', 'faster_whisper', 'whisperx', 'ctranslate2', 'silero_vad', 'onnxruntime')]; "
             "print(bad); sys.exit(1 if bad else 0)")
@@ -117,7 +117,8 @@ def test_scorer_imports_no_recognizer():
 
 def test_cli_defaults_agree_with_the_scorer() -> None:
     from toolkit.cli import score as cli_score
-    from toolkit.scoring import POLICIES, ScoreOptions
+    from toolkit.scorer.normalize.registry import POLICIES
+    from toolkit.scorer.options import ScoreOptions
 
     assert cli_score.POLICY_NAMES == tuple(POLICIES)
     assert (cli_score.DEFAULT_COLLAR_S, cli_score.DEFAULT_SHORT_MAX) == (

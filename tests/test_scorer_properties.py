@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from toolkit.metrics.nonspeech import NOTHING_PLACED
-from toolkit.records import Hypothesis, Interval, Reference, Utterance, Word
-from toolkit.scoring import PARTS, CorpusScore, score_recording, score_tables, write_tables
+from toolkit.scorer.metrics.nonspeech import NOTHING_PLACED
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.results import PARTS, CorpusScore
+from toolkit.scorer.score import score_recording
+from toolkit.scorer.tables import score_tables, write_tables
 
 # Words the pt-BR normalizer leaves as they are (no number, abbreviation, equivalence or Roman numeral).
 VOCABULARY = ["casa", "rio", "mar", "sol", "lua", "pedra", "vento", "porta", "livro", "mesa"]

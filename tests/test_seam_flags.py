@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolkit.metrics.seam_flags import flag_precision, seam_problems
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import score_recording
+from toolkit.scorer.metrics.seam_flags import flag_precision, seam_problems
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.score import score_recording
 
 # Three seams: [25, 30] loses "dois" (omission), [50, 55] times "cinco" 1.2 s early, [75, 80] is clean.
 SEAMS = [(25.0, 30.0), (50.0, 55.0), (75.0, 80.0)]

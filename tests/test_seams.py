@@ -8,10 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.errors import InputError, ToolkitError
-from toolkit.records import Word
-from toolkit.seams import SeamConfig, WindowResult, plan_windows, reconcile
-from toolkit.wordstream import overlap_too_much
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.transcripts import Word
+from toolkit.pipeline.seam_records import SeamConfig, WindowResult
+from toolkit.pipeline.seams import reconcile
+from toolkit.pipeline.windows import plan_windows
+from toolkit.core.wordstream import overlap_too_much
 
 # Two windows [0, 30] and [25, 55] share [25, 30].
 A, B = 25.0, 30.0
@@ -203,7 +205,7 @@ def seam_case(draw):
 @given(seam_case())
 def test_words_outside_the_shared_interval_are_never_touched(case):
     """Words wholly outside [a, b] are never touched; a straddler only when the other window kept a word
-    over the same stretch (two words there would break the stream, toolkit.wordstream)."""
+    over the same stretch (two words there would break the stream, toolkit.core.wordstream)."""
     left_out, left_in, right_in, right_out = case
     left, right = left_out + left_in, right_in + right_out
     merged, reports = reconcile([WindowResult("w0", 0.0, B, left), WindowResult("w1", A, 55.0, right)])
@@ -313,7 +315,7 @@ def test_seam_config_rejects_bad_values():
 
 
 def test_seam_config_errors_name_the_experiment_file(tmp_path):
-    from toolkit.config import build_config
+    from toolkit.core.config import build_config
 
     path = tmp_path / "experiment.toml"
     table = {"onset_tolerance": -1.0, "max_onset_shift": 1.0, "context": 0.5, "fragment_overlap": 0.5,

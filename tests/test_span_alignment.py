@@ -1,8 +1,8 @@
 """The span review colours words by the scorer's own alignment, so what a reviewer sees is what was counted."""
 
 from toolkit.adjudication.spans import span_alignment
-from toolkit.records import Word
-from toolkit.score_options import ScoreOptions
+from toolkit.core.transcripts import Word
+from toolkit.scorer.options import ScoreOptions
 
 
 def _ops(reference: str, hypothesis: str, names: tuple[str, ...] = ()) -> list[tuple[str | None, str | None, str]]:

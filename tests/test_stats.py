@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.metrics.wer import ErrorCounts
-from toolkit.stats import paired_comparison
+from toolkit.scorer.metrics.wer import ErrorCounts
+from toolkit.scorer.stats import paired_comparison
 
 
 def counts(errors: int, n: int) -> ErrorCounts:

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.errors import InputError
-from toolkit.experiment import load_experiment
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.normalize.lexicon import load_user_lexicon
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import ScoreOptions, score_recording
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.scorer.normalize.lexicon import load_user_lexicon
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 LEXICON = "# corpus-lexicon-1\nequivalence\tbora\tvamos embora\nname\tTiradentes\nnegation\tnadinha\n"

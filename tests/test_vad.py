@@ -10,9 +10,9 @@ import pytest
 from shared_data import PTBR_DEV
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
-from toolkit.config import build_config
-from toolkit.errors import InputError
-from toolkit.vad import SileroVadConfig, silero_speech_regions
+from toolkit.core.config import build_config
+from toolkit.core.errors import InputError
+from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
 
 CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 LEAD, TRAIL = 3.0, 2.0

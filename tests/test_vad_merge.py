@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.arms.stages import VadStageConfig, parse_stage
-from toolkit.errors import InputError
-from toolkit.vad import SileroVadConfig, merge_regions
+from toolkit.pipeline.stages import VadStageConfig, parse_stage
+from toolkit.core.errors import InputError
+from toolkit.audio.vad import SileroVadConfig, merge_regions
 
 REGIONS = [(1.0, 4.0), (4.5, 9.0), (9.2, 20.0), (26.0, 28.0), (29.0, 40.0), (41.0, 80.0), (81.0, 82.0)]
 

@@ -13,8 +13,8 @@ from toolkit.asr import make_recognizer
 from toolkit.asr.whisperx_backend import Chunk, unfinished_tails
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
-from toolkit.normalize import NormalizationPolicy, Normalizer
-from toolkit.records import Word
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.core.transcripts import Word
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 CLIPS = ("LapsBM_0385", "LapsBM_0415")
@@ -93,9 +93,9 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
 
     import soundfile
 
-    from toolkit.arms.engine import run_experiment
-    from toolkit.experiment import load_experiment
-    from toolkit.manifest import freeze
+    from toolkit.pipeline.engine import run_experiment
+    from toolkit.pipeline.experiment import load_experiment
+    from toolkit.corpus.freeze import freeze
 
     if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
         pytest.skip(f"development data not present ({PTBR_DEV}); it lives outside the repository")

@@ -1,6 +1,6 @@
-"""Every stage that emits words keeps a valid word stream, for any valid input (toolkit.wordstream).
+"""Every stage that emits words keeps a valid word stream, for any valid input (toolkit.core.wordstream).
 
-The invariant is written once (``toolkit.wordstream.stream_problems``): non-decreasing starts, ends
+The invariant is written once (``toolkit.core.wordstream.stream_problems``): non-decreasing starts, ends
 not before starts, every time inside the recording, no two words over the same stretch (more than
 half the shorter one), text that is valid Unicode with no U+FFFD. Each stage gets random valid
 input here: recognizer output, cut points, window layouts, two recognizers' streams of one speech.
@@ -16,16 +16,18 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from toolkit.arms.combine import combine_streams
-from toolkit.arms.pipeline import to_original
+from toolkit.pipeline.combine import combine_streams
+from toolkit.pipeline.runner import to_original
 from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.faster_whisper_backend import segment_words
 from toolkit.audio.signal import Signal, crop
-from toolkit.records import Word
-from toolkit.retime import clamp_onsets
-from toolkit.seams import SeamConfig, WindowResult, plan_windows, reconcile
-from toolkit.vad import merge_regions
-from toolkit.wordstream import StreamError, check_stream, drop_contradicting_times, stream_problems
+from toolkit.core.transcripts import Word
+from toolkit.pipeline.onset_repair import clamp_onsets
+from toolkit.pipeline.seam_records import SeamConfig, WindowResult
+from toolkit.pipeline.seams import reconcile
+from toolkit.pipeline.windows import plan_windows
+from toolkit.audio.vad import merge_regions
+from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times, stream_problems
 
 PROPERTY = settings(max_examples=int(__import__("os").environ.get("STREAM_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 VOCABULARY = ["não", "sim", "Fernando", "Lima", "a", "de", "ação", "coração", "é", "você", "São", "Paulo",

@@ -2,7 +2,7 @@
 
 A reference or hypothesis may be a plain string (one recording, read as a ``.txt`` file is),
 a list of them (one recording per item, paired in order and micro-averaged), the toolkit's
-:class:`~toolkit.records.Reference` / :class:`~toolkit.records.Hypothesis` records, or a file
+:class:`~toolkit.core.transcripts.Reference` / :class:`~toolkit.core.transcripts.Hypothesis` records, or a file
 given as a :class:`pathlib.Path` (a reference ``.TextGrid``/``.stm``/``.txt``, a hypothesis
 ``.ctm``/``.json``/``.txt``; a plain ``str`` is always text, never a file name). Only scoring
 is imported here: pandas and scipy load when a table or a drift slope is asked for.
@@ -17,9 +17,11 @@ import typing
 from pathlib import Path
 from typing import Any, Iterable, Sequence, Union
 
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.scoring import CorpusScore, RecordingScore, ScoreOptions, score_recording
-from toolkit.signature import Signature, scorer_signature
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.results import CorpusScore, RecordingScore
+from toolkit.scorer.score import score_recording
+from toolkit.scorer.signature import Signature, scorer_signature
 
 Side = Union[str, os.PathLike, Reference, Hypothesis]
 Texts = Union[Side, Sequence[Side]]
@@ -174,7 +176,7 @@ class Scorer:
 def score(reference: Texts, hypothesis: Texts, **options: Any) -> RecordingScore | CorpusScore:
     """Score one pair (a :class:`RecordingScore`) or two equally long lists (a :class:`CorpusScore`).
 
-    ``options`` are :class:`~toolkit.scoring.ScoreOptions` fields (``policy``, ``names``, ``collar``, ...).
+    ``options`` are :class:`~toolkit.scorer.options.ScoreOptions` fields (``policy``, ``names``, ``collar``, ...).
     """
     scorer = Scorer(**options)
     pairs = _pairs(reference, hypothesis)

@@ -9,31 +9,35 @@ with the baseline, runtime and seam summaries, and the Markdown/HTML report.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
-from toolkit.errors import InputError
-from toolkit.evaluation import Evaluation
-from toolkit.metrics.seam_flags import flag_precision
-from toolkit.metrics.turns import lost_turns
-from toolkit.records import Hypothesis
-from toolkit.report import render_text_table, write_reports
-from toolkit.report_alignment import write_alignment_page
-from toolkit.runs import RunFolder
-from toolkit.scoring import (RecordingScore, ScoreOptions, audit_vocabulary, score_recording, score_tables,
-                             write_tables)
-from toolkit.stats import paired_comparison
-from toolkit.store import atomic_write_json, atomic_write_text
+from toolkit.core.errors import InputError
+from toolkit.runs.scored import Evaluation
+from toolkit.scorer.metrics.seam_flags import flag_precision
+from toolkit.scorer.metrics.turns import lost_turns
+from toolkit.core.transcripts import Hypothesis
+from toolkit.report.alignment_pages import write_alignment_page
+from toolkit.report.run_report import Section, write_reports
+from toolkit.runs.folder import RunFolder
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.results import RecordingScore
+from toolkit.scorer.score import audit_vocabulary, score_recording
+from toolkit.scorer.tables import score_tables, write_tables
+from toolkit.scorer.stats import paired_comparison
+from toolkit.core.files import atomic_write_json, atomic_write_text
 
 BASELINE = "baseline"
 SEAM_COLUMNS = ["arm", "recording_id", "recognizer", "seam", "start", "end", "cut_time", "kept_left",
                 "kept_right", "dropped", "flags", "review"]
 
 
-def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Evaluation:
-    """Score every (arm, recording) of ``folder`` and write tables and reports under it."""
-    from toolkit.manifest import load_manifest
+def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
+                 extra_sections: Sequence[Section] = ()) -> Evaluation:
+    """Score every (arm, recording) of ``folder`` and write tables and reports under it (``extra_sections``
+    last in the report: the protocol's, from ``toolkit.protocol.report_sections``)."""
+    from toolkit.corpus.manifest import load_manifest
 
     record = folder.read_record()
     manifest = load_manifest(record["manifest"]["path"])
@@ -97,8 +101,7 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> E
 
     evaluation = Evaluation(folder, record, per_recording, aggregate, comparisons, scores, runtime, seams,
                             origin_spread, signature, reference_arm, options)
-    evaluation.table_text = render_text_table(evaluation)
-    evaluation.report_markdown, evaluation.report_html = write_reports(evaluation)
+    write_reports(evaluation, extra_sections)
     return evaluation
 
 

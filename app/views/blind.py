@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from toolkit.adjudication.transcripts import TranscriptStore
-from toolkit.records import NONSPEECH, SPEECH
+from toolkit.adjudication.blind import TranscriptStore
+from toolkit.core.transcripts import NONSPEECH, SPEECH
 
 SPEECH_CHOICES = {"": "not annotated", SPEECH: "speech (confirmed)", NONSPEECH: "non-speech (confirmed: nobody speaks)"}
 

@@ -13,9 +13,9 @@ from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.queue import KIND_LABELS
 from toolkit.adjudication.spans import extent, overlapping_turns, reference_text, span_alignment, words_in
 from toolkit.adjudication.store import ACTIONS, CORRECT, KEEP, NONSPEECH, UNRESOLVED
-from toolkit.errors import InputError
-from toolkit.records import Reference, Word
-from toolkit.runs import RunFolder
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Reference, Word
+from toolkit.runs.folder import RunFolder
 
 ACTION_LABELS = {KEEP: "Keep the reference", CORRECT: "Correct it", UNRESOLVED: "Mark unresolved",
                  NONSPEECH: "Mark non-speech"}

@@ -30,13 +30,13 @@ from pathlib import Path
 from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
 from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision, SpanState
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import write_reference_textgrid
-from toolkit.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
-from toolkit.metrics.intervals import merge, subtract
-from toolkit.records import NONSPEECH as NONSPEECH_LABEL
-from toolkit.records import Interval, Reference, Utterance
-from toolkit.store import atomic_write_json, sha256_file
+from toolkit.corpus.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
+from toolkit.scorer.metrics.intervals import merge, subtract
+from toolkit.core.transcripts import NONSPEECH as NONSPEECH_LABEL
+from toolkit.core.transcripts import Interval, Reference, Utterance
+from toolkit.core.files import atomic_write_json, sha256_file
 
 RECORD_NAME = "adjudication.json"
 MANIFEST_NAME = "manifest.json"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from toolkit.adjudication.spans import correctable_speaker, reference_text
 from toolkit.adjudication.store import CORRECT, STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
-from toolkit.errors import InputError
-from toolkit.experiment import load_experiment
-from toolkit.manifest import Manifest, RecordingEntry, load_manifest
-from toolkit.records import Reference
-from toolkit.score_options import ScoreOptions
-from toolkit.runs import RunFolder
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.corpus.manifest import Manifest, RecordingEntry, load_manifest
+from toolkit.core.transcripts import Reference
+from toolkit.scorer.options import ScoreOptions
+from toolkit.runs.folder import RunFolder
 
 OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
 # How `ablate app` tells the Streamlit app what to open (environment variables).

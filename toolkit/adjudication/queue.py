@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from toolkit.records import Reference
-from toolkit.runs import RunFolder
+from toolkit.core.transcripts import Reference
+from toolkit.runs.folder import RunFolder
 
 CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
     "critical", "disagreement", "seam", "nonspeech_text", "unresolved")
@@ -102,7 +102,7 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
             raw.extend(_from_scores(folder, arm, recording, problems))
             raw.extend(_from_output(folder, arm, recording, problems))
             if arm != arms[0]:
-                raw.extend(_from_review_list(folder, arm, recording, problems))
+                raw.extend(_from_disagreements(folder, arm, recording, problems))
         reference = (references or {}).get(recording)
         if reference is not None:
             raw.extend(QueueItem(UNRESOLVED, "unresolved", recording, i.start, i.end, (), i.label)
@@ -168,9 +168,9 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
     return items
 
 
-def _from_review_list(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
+def _from_disagreements(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Where ``arm`` disagrees with the baseline."""
-    listing = _read_json(folder.review_list(arm, recording), problems)
+    listing = _read_json(folder.disagreements(arm, recording), problems)
     if listing is None:
         return []
     base = listing.get("label_a", "baseline")

@@ -17,11 +17,11 @@ from typing import Sequence
 import numpy as np
 import soundfile as sf
 
-from toolkit.alignment_view import AlignedWord
-from toolkit.errors import InputError
-from toolkit.manifest import RecordingEntry
-from toolkit.records import Hypothesis, Reference, Utterance, Word
-from toolkit.score_options import ScoreOptions
+from toolkit.scorer.alignment_view import AlignedWord
+from toolkit.core.errors import InputError
+from toolkit.corpus.manifest import RecordingEntry
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.options import ScoreOptions
 
 CONTEXT_S = 3.0
 
@@ -70,8 +70,8 @@ def span_alignment(reference: str, hypothesis: Sequence[Word], options: ScoreOpt
                    names: Sequence[str] = ()) -> list[AlignedWord]:
     """The scorer's own alignment of a span: same normalizer, same word pairing, same critical-word
     marks as ``ablate score``, so what the reviewer sees coloured is what was counted."""
-    from toolkit.alignment_view import aligned_words, critical_marks
-    from toolkit.scoring import audit_vocabulary, score_recording
+    from toolkit.scorer.alignment_view import aligned_words, critical_marks
+    from toolkit.scorer.score import audit_vocabulary, score_recording
 
     text = " ".join(reference.split())
     utterances = [Utterance(0.0, math.inf, text)] if text else []

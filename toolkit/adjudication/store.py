@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 STORE_NAME = "adjudication.sqlite"
 SCHEMA_VERSION = 1

@@ -13,9 +13,9 @@ import json
 import secrets
 from pathlib import Path
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats.text import read_text
-from toolkit.store import atomic_write_json
+from toolkit.core.files import atomic_write_json
 
 FORMAT_VERSION = 1
 _N, _R, _P = 2 ** 14, 8, 1

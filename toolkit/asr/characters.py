@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from toolkit.wordstream import REPLACEMENT_CHARACTER
+from toolkit.core.wordstream import REPLACEMENT_CHARACTER
 
 # Characters of agreement needed after a run of U+FFFD to say where the true text resumes.
 _RESYNC = 12

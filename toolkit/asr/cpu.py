@@ -18,7 +18,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from toolkit.errors import ToolkitError
+from toolkit.core.errors import ToolkitError
 
 
 class CannotLoad(ToolkitError):
@@ -62,7 +62,7 @@ def _machine_key() -> str:
 @lru_cache(maxsize=None)
 def _probe(model_path: str, compute_type: str, forced: str | None, machine: str) -> tuple[tuple[str, str | None], ...]:
     from toolkit.asr.models import cache_dir
-    from toolkit.store import atomic_write_json, config_hash
+    from toolkit.core.files import atomic_write_json, config_hash
 
     stored = cache_dir().parent / "cpu" / f"{config_hash([model_path, compute_type, forced, machine])}.json"
     try:

@@ -13,9 +13,9 @@ from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import Transcript, classify, describe
 from toolkit.audio.signal import Signal, resample
-from toolkit.errors import InputError
-from toolkit.records import Word
-from toolkit.wordstream import REPLACEMENT_CHARACTER, drop_contradicting_times
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
+from toolkit.core.wordstream import REPLACEMENT_CHARACTER, drop_contradicting_times
 
 SAMPLE_RATE = 16000
 DECODER = "faster-whisper sequential long-form"
@@ -86,7 +86,7 @@ class DecodingConfig:
         if not self.word_timestamps:
             raise ValueError("word_timestamps must be true: every hypothesis word needs its recognizer time")
         if self.vad_filter:
-            raise ValueError("vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.vad)")
+            raise ValueError("vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.audio.vad)")
         if self.cpu_threads < 1:
             raise ValueError("cpu_threads must be at least 1")
         if self.compute_type not in COMPUTE_TYPES:
@@ -156,7 +156,7 @@ def to_16k(signal: Signal) -> Signal:
 
 def segment_words(segments: Sequence[Any], duration: float,
                   true_text: Callable[[list[int]], str] | None = None) -> tuple[list[Word], dict[str, int]]:
-    """Words of faster-whisper segments as a valid word stream (``toolkit.wordstream``), and what it took.
+    """Words of faster-whisper segments as a valid word stream (``toolkit.core.wordstream``), and what it took.
 
     Words are ``seg0000``-numbered and clamped to ``[0, duration]`` (Whisper's 20 ms frames can
     overrun the last sample). A character split across words comes back whole, by

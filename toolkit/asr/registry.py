@@ -18,8 +18,8 @@ from toolkit.asr.models import resolve_model
 from toolkit.asr.segments import Transcript
 from toolkit.asr.whisperx_backend import WhisperXConfig, WhisperXRecognizer
 from toolkit.audio.signal import Signal
-from toolkit.config import build_config
-from toolkit.errors import InputError
+from toolkit.core.config import build_config
+from toolkit.core.errors import InputError
 
 _BACKENDS: dict[str, tuple[type[DecodingConfig], type]] = {
     "faster-whisper": (DecodingConfig, FasterWhisperRecognizer),

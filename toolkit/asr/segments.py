@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Sequence
 
-from toolkit.records import Word
+from toolkit.core.transcripts import Word
 
 FIRST = "first temperature"
 FALLBACK = "fallback"

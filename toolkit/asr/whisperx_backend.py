@@ -24,11 +24,11 @@ from toolkit.asr.faster_whisper_backend import (DecodingConfig, ctranslate2_runt
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.audio.signal import Signal
-from toolkit.config import build_config
-from toolkit.errors import InputError
-from toolkit.records import Word
-from toolkit.vad import SileroVadConfig, silero_speech_regions
-from toolkit.wordstream import drop_contradicting_times
+from toolkit.core.config import build_config
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
+from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
+from toolkit.core.wordstream import drop_contradicting_times
 
 DECODER = "faster-whisper BatchedInferencePipeline on whisperx VAD chunks"
 
@@ -176,7 +176,7 @@ class WhisperXRecognizer:
 
     def _load_vad(self) -> None:
         if self.config.vad_method == "silero":
-            from toolkit.vad import load_silero
+            from toolkit.audio.vad import load_silero
 
             load_silero()
         elif self._vad is None:

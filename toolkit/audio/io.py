@@ -1,6 +1,6 @@
 """Probe and load original recordings (WAV, FLAC, OGG, MP3 via libsndfile) as float32 mono signals.
 
-Bad audio is refused with an :class:`~toolkit.errors.InputError` naming the file: missing,
+Bad audio is refused with an :class:`~toolkit.core.errors.InputError` naming the file: missing,
 empty, not audio, zero-length, truncated (a WAV shorter than its RIFF header or data chunk, an Ogg
 stream without its end page, a FLAC/MP3 that decodes short), or multichannel without a
 channel choice. Nothing is padded, guessed or silently downmixed.
@@ -19,7 +19,7 @@ import numpy as np
 import soundfile as sf
 
 from toolkit.audio.signal import Signal
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 Channel = Union[int, Literal["mix"], None]
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".mp3")

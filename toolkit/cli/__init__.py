@@ -1,6 +1,6 @@
 """The ``ablate`` command: one module per subcommand, each exposing ``register(subparsers)``.
 
-Bad input surfaces as a :class:`~toolkit.errors.ToolkitError` and is printed as one line
+Bad input surfaces as a :class:`~toolkit.core.errors.ToolkitError` and is printed as one line
 naming the file and the problem, with a non-zero exit and no traceback.
 """
 
@@ -12,10 +12,10 @@ import sys
 from typing import Sequence
 
 from toolkit import __version__
-from toolkit.errors import ToolkitError
+from toolkit.core.errors import ToolkitError
 
 # Subcommand modules, in the order ``ablate --help`` lists them.
-COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "review",
+COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "decisions",
             "reference")
 
 

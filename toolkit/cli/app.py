@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     if args.experiment == ADD_USER:
         return _add_user(args)
@@ -89,7 +89,7 @@ def streamlit_command(host: str, port: int) -> list[str]:
 
 def _add_user(args: argparse.Namespace) -> int:
     from toolkit.adjudication.users import add_user
-    from toolkit.errors import InputError
+    from toolkit.core.errors import InputError
 
     if args.users is None or not args.name:
         raise InputError(None, f"usage: ablate app {ADD_USER} NAME --users FILE")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from toolkit.store import atomic_write_text
+from toolkit.core.files import atomic_write_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,9 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.arms.expand import arms_toml, expand_arms
-    from toolkit.errors import InputError
-    from toolkit.experiment import load_experiment
+    from toolkit.pipeline.expand import arms_toml, expand_arms
+    from toolkit.core.errors import InputError
+    from toolkit.pipeline.experiment import load_experiment
 
     experiment = load_experiment(args.experiment)
     if not args.combine:

@@ -20,7 +20,7 @@ def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from toolkit.protocol.audit import AuditLog, verify
-    from toolkit.protocol.record import current_hash
+    from toolkit.protocol.state import current_hash
 
     folder = Path(args.experiment)
     folder = folder.parent if folder.is_file() else folder

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _freeze(args: argparse.Namespace) -> int:
-    from toolkit.experiment import load_experiment
+    from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.challenger import challenger_file, freeze_challenger
 
     experiment = load_experiment(args.experiment)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolkit.experiment import Experiment
+    from toolkit.pipeline.experiment import Experiment
 
 DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo"
 EXPERIMENT_STAMP = "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
@@ -32,13 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.arms.engine import run_experiment
+    from toolkit.pipeline.engine import run_experiment
     from toolkit.cli.run import report_arm_failures
     from toolkit.demo.corpus import build_corpus
     from toolkit.evaluate import Evaluation, evaluate_run
-    from toolkit.experiment import load_experiment
-    from toolkit.gates import TEMPLATE
-    from toolkit.manifest import freeze
+    from toolkit.protocol.report_sections import report_sections
+    from toolkit.pipeline.experiment import load_experiment
+    from toolkit.protocol.gates import TEMPLATE
+    from toolkit.corpus.freeze import freeze
     from toolkit.protocol.challenger import freeze_challenger
     from toolkit.protocol.testsplit import open_test_split, record_run
     from toolkit.protocol.verdict import gate_verdict
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     def show(split: str, arms: list[str] | None) -> Evaluation:
         summary = run_experiment(experiment, split, arms, progress=not args.quiet)
         record_run(experiment, split, summary)
-        evaluation = evaluate_run(summary.folder, experiment.score_options())
+        evaluation = evaluate_run(summary.folder, experiment.score_options(), report_sections(summary.folder))
         print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
         print(f"report: {evaluation.report_markdown}\n        {evaluation.report_html}")
@@ -94,8 +95,8 @@ def _protocol_for_this_version(experiment: "Experiment") -> None:
     from datetime import datetime, timezone
 
     from toolkit.protocol.challenger import protocol_dir
-    from toolkit.signature import scorer_signature
-    from toolkit.store import atomic_write_text, sha256_file
+    from toolkit.scorer.signature import scorer_signature
+    from toolkit.core.files import atomic_write_text, sha256_file
 
     folder = protocol_dir(experiment)
     stamp = folder / EXPERIMENT_STAMP

@@ -16,8 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.experiment import load_experiment
-    from toolkit.gates import PROMOTE
+    from toolkit.pipeline.experiment import load_experiment
+    from toolkit.protocol.gates import PROMOTE
     from toolkit.protocol.verdict import gate_verdict
 
     report = gate_verdict(load_experiment(args.experiment))

@@ -38,10 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _freeze(args: argparse.Namespace) -> int:
-    from toolkit import manifest as frozen
+    from toolkit.corpus.freeze import freeze, parse_channel
 
-    manifest = frozen.freeze(args.audio_dir, args.refs, args.out, splits_csv=args.splits, split=args.split,
-                             channel=frozen.parse_channel(args.channel, "--channel"),
+    manifest = freeze(args.audio_dir, args.refs, args.out, splits_csv=args.splits, split=args.split,
+                             channel=parse_channel(args.channel, "--channel"),
                              allow_mixed_sample_rates=args.allow_mixed_sample_rates,
                              no_speech=[rid.strip() for rid in args.no_speech.split(",") if rid.strip()])
     minutes = sum(entry.duration for entry in manifest.recordings) / 60
@@ -53,10 +53,10 @@ def _freeze(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from toolkit import manifest as frozen
+    from toolkit.corpus.manifest import load, verify
 
-    manifest = frozen.load(args.manifest)
-    problems = frozen.verify(manifest)
+    manifest = load(args.manifest)
+    problems = verify(manifest)
     for problem in problems:
         print(f"ablate: error: {problem}", file=sys.stderr)
     if problems:

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolkit.arms.engine import RunSummary
+    from toolkit.pipeline.engine import RunSummary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.arms.engine import run_experiment
-    from toolkit.experiment import load_experiment
+    from toolkit.pipeline.engine import run_experiment
+    from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.testsplit import open_test_split, record_run
 
     experiment = load_experiment(args.experiment)
@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if args.no_score:
         return status
     from toolkit.evaluate import evaluate_run
+    from toolkit.protocol.report_sections import report_sections
 
-    evaluation = evaluate_run(summary.folder, experiment.score_options())
+    evaluation = evaluate_run(summary.folder, experiment.score_options(), report_sections(summary.folder))
     print(evaluation.table_text)
     print(f"report: {evaluation.report_markdown}")
     print(f"        {evaluation.report_html}")

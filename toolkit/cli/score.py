@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.options import non_negative_int, non_negative_seconds
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.pairing import pair_ids
 from toolkit.formats.text import read_text
-from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
+from toolkit.scorer.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 if TYPE_CHECKING:
-    from toolkit.alignment_view import AlignedWord
-    from toolkit.scoring import RecordingScore
+    from toolkit.scorer.alignment_view import AlignedWord
+    from toolkit.scorer.results import RecordingScore
 
 # Kept literal so `ablate --help` need not import pandas/scipy; test_score_cli checks they agree.
 POLICY_NAMES = ("normalized", "verbatim", "accent-folded")
@@ -79,8 +79,9 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.alignment_view import aligned_words, critical_marks
-    from toolkit.scoring import ScoreOptions, audit_vocabulary, score_recording
+    from toolkit.scorer.alignment_view import aligned_words, critical_marks
+    from toolkit.scorer.options import ScoreOptions
+    from toolkit.scorer.score import audit_vocabulary, score_recording
 
     recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
     reference = read_reference(args.ref, recording_id, channel=channel)
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     vad = read_vad_segments(args.vad) if args.vad else None
     options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,
                            collar=args.collar, time_constrained=args.time_constrained,
-                           norm_version=args.normalizer, lexicon=args.lexicon)
+                           normalizer=args.normalizer, lexicon=args.lexicon)
     score = score_recording(reference, hypothesis, options, vad)
     alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render_alignment(score: "RecordingScore", alignment: "list[AlignedWord]") -> str:
     """The alignment in sclite's pra layout, under a line naming its policy and its counts."""
-    from toolkit.alignment_view import render_pra
+    from toolkit.scorer.alignment_view import render_pra
 
     ops = [row.op for row in alignment]
     counts = " ".join(str(ops.count(op)) for op in ("equal", "substitute", "delete", "insert"))

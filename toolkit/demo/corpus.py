@@ -22,10 +22,10 @@ import soxr
 from toolkit.demo import sounds
 from toolkit.demo.sentences import SENTENCES, Sentence
 from toolkit.demo.synth import SPEAKERS, SpeakerStyle, Voice, detect_voice, synthesize_many
-from toolkit.errors import ToolkitError
+from toolkit.core.errors import ToolkitError
 from toolkit.formats import write_names, write_reference_textgrid
-from toolkit.records import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.store import atomic_write_bytes, atomic_write_json, atomic_write_text, sha256_file
+from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.core.files import atomic_write_bytes, atomic_write_json, atomic_write_text, sha256_file
 
 SAMPLE_RATE = 16000
 SPEECH_DBFS = -20.0  # RMS level of the speech track over its utterances

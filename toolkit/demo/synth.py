@@ -26,8 +26,8 @@ from typing import Sequence
 import numpy as np
 import soundfile
 
-from toolkit.errors import ToolkitError
-from toolkit.store import atomic_write_bytes, config_hash
+from toolkit.core.errors import ToolkitError
+from toolkit.core.files import atomic_write_bytes, config_hash
 
 ENGINES = ("rhvoice", "espeak-ng")
 RHVOICE_VOICE = "Leticia-F123"

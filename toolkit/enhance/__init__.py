@@ -14,7 +14,7 @@ from toolkit.enhance.delay import measure_delay
 from toolkit.enhance.gtcrn import GtcrnEnhancer, GtcrnParams
 from toolkit.enhance.params import EnhancerParams
 from toolkit.enhance.spectral_gate import NoiseReduceEnhancer, NoiseReduceParams
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 ENHANCERS: dict[str, tuple[type[Enhancer], type[EnhancerParams]]] = {
     "noisereduce": (NoiseReduceEnhancer, NoiseReduceParams),

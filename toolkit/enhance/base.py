@@ -18,7 +18,7 @@ import numpy as np
 from toolkit.audio.signal import Signal, delayed
 from toolkit.enhance.delay import measure_delay
 from toolkit.enhance.params import EnhancerParams
-from toolkit.errors import InputError, ToolkitError
+from toolkit.core.errors import InputError, ToolkitError
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.signal import correlate
 
-from toolkit.errors import InputError, ToolkitError
+from toolkit.core.errors import InputError, ToolkitError
 
 _BLOCK = 1 << 16
 

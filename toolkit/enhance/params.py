@@ -11,7 +11,7 @@ import math
 import typing
 from typing import Any, ClassVar, Mapping, TypeVar
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 P = TypeVar("P", bound="EnhancerParams")
 

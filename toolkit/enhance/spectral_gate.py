@@ -15,7 +15,7 @@ import numpy as np
 
 from toolkit.enhance.base import Enhancer
 from toolkit.enhance.params import EnhancerParams, bounded
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 
 @dataclass(frozen=True)

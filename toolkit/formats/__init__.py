@@ -1,7 +1,7 @@
 """Read and write references (TextGrid, STM, plain text), hypotheses (CTM, JSON, text) and names lists.
 
 Formats are chosen by file extension; the recording id defaults to the file stem. Every
-reader refuses bad input with an :class:`~toolkit.errors.InputError` naming the file.
+reader refuses bad input with an :class:`~toolkit.core.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from dataclasses import fields
 from pathlib import Path
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
 from toolkit.formats.ids import describe_difference
 from toolkit.formats.names import read_names, write_names
@@ -20,8 +20,8 @@ from toolkit.formats.stm import read_stm_reference, write_stm
 from toolkit.formats.text import read_text
 from toolkit.formats.textgrid import DURATION_TOLERANCE, read_textgrid, write_textgrid
 from toolkit.formats.words import checked_word
-from toolkit.records import Hypothesis, Reference, Word
-from toolkit.store import atomic_write_json
+from toolkit.core.transcripts import Hypothesis, Reference, Word
+from toolkit.core.files import atomic_write_json
 
 __all__ = [
     "REFERENCE_SUFFIXES", "NAMES_SUFFIX",

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
 from toolkit.formats.words import checked_word
-from toolkit.records import Hypothesis, Word
-from toolkit.store import atomic_write_text
+from toolkit.core.transcripts import Hypothesis, Word
+from toolkit.core.files import atomic_write_text
 
 CHANNEL = "1"
 UNTIMED = ";; untimed "

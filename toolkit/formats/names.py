@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable
 
 from toolkit.formats.text import read_text
-from toolkit.store import atomic_write_text
+from toolkit.core.files import atomic_write_text
 
 
 def read_names(path: str | Path) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats import read_hypothesis
 from toolkit.formats.ctm import ctm_channels, read_ctm
 from toolkit.formats.ids import describe_difference

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from toolkit.formats.text import read_text
-from toolkit.records import Hypothesis, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 
 
 def read_plaintext_reference(path: str | Path, recording_id: str | None = None) -> Reference:

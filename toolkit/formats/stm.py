@@ -12,11 +12,11 @@ import math
 from pathlib import Path
 from typing import Iterable
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
-from toolkit.records import Interval, Reference, Utterance
-from toolkit.store import atomic_write_text
+from toolkit.core.transcripts import Interval, Reference, Utterance
+from toolkit.core.files import atomic_write_text
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"

@@ -10,7 +10,7 @@ import codecs
 import math
 from pathlib import Path
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 
 
 def read_text(path: str | Path, allow_empty: bool = True) -> str:

@@ -17,10 +17,10 @@ from pathlib import Path
 from praatio import textgrid as praat
 from praatio.utilities import textgrid_io
 
-from toolkit.errors import InputError
+from toolkit.core.errors import InputError
 from toolkit.formats.text import read_text
-from toolkit.records import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.store import atomic_write_text
+from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.core.files import atomic_write_text
 
 UTTERANCES = "utterances"
 WORDS = "words"

@@ -6,8 +6,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import InputError
-from toolkit.records import Word
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
 
 
 def is_number(value: Any) -> bool:

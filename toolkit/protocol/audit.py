@@ -21,8 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from toolkit.errors import InputError
-from toolkit.store import atomic_write_json, canonical_json, sha256_bytes
+from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json, canonical_json, sha256_bytes
 
 GENESIS = "0" * 64
 

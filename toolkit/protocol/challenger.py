@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import InputError
-from toolkit.experiment import Arm, Experiment
-from toolkit.gates import load_gates
-from toolkit.protocol.record import TEST_SPLITS, named, refuse, replay, verified_log
-from toolkit.store import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import Arm, Experiment
+from toolkit.protocol.gates import load_gates
+from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
+from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 
 BASELINE = "baseline"
 # What a change of each fingerprint field means, in the refusal.
@@ -74,9 +74,9 @@ def _recognizers_used(experiment: Experiment, arms: list[Arm]) -> list[str]:
 
 def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fingerprint:
     """The fingerprint of ``arm_name`` against the baseline, as the experiment stands now."""
-    from toolkit.arms.recognizers import RecognizerPool
-    from toolkit.manifest import load_manifest
-    from toolkit.signature import scorer_signature
+    from toolkit.pipeline.recognizers import RecognizerPool
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.scorer.signature import scorer_signature
 
     if BASELINE not in experiment.arms:
         raise InputError(experiment.path, f"the protocol compares a challenger with the arm '{BASELINE}', "
@@ -97,7 +97,7 @@ def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fin
 
 def note_manifest(experiment: Experiment, log: Any, state: Any) -> None:
     """Log the manifest the first time the experiment meets it, and that it was verified now."""
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     manifest = load_manifest(experiment.manifest_path)
     entry = named("manifest", experiment.manifest_path, manifest.sha256, experiment.folder)
@@ -114,7 +114,7 @@ def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | P
     Refused (and logged) once a test split was opened in this protocol record, unless the
     manifest is new and none of its test recordings was ever opened: that starts a new record.
     """
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     gates = load_gates(gates_path)  # a typo stops here, nothing written
     log = verified_log(experiment.folder)

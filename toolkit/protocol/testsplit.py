@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkit.experiment import Experiment
+from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy, note_manifest
-from toolkit.protocol.record import TEST_SPLITS, hypotheses_digest, named, refuse, replay, verified_log
-from toolkit.store import sha256_file
+from toolkit.protocol.state import TEST_SPLITS, hypotheses_digest, named, refuse, replay, verified_log
+from toolkit.core.files import sha256_file
 
 if TYPE_CHECKING:
-    from toolkit.arms.engine import RunSummary
+    from toolkit.pipeline.engine import RunSummary
 
 
 def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | None) -> list[str]:
     """Check the protocol before a run of ``split``; returns the arms to run (baseline and challenger)."""
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     log = verified_log(experiment.folder)
     manifest = load_manifest(experiment.manifest_path)

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import json
 
-from toolkit.errors import InputError
-from toolkit.experiment import Experiment
-from toolkit.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
+from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import Experiment
+from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
-from toolkit.protocol.record import named, refuse, replay, verified_log
-from toolkit.runs import RunFolder
-from toolkit.store import atomic_write_json, sha256_file
+from toolkit.protocol.state import named, refuse, replay, verified_log
+from toolkit.runs.folder import RunFolder
+from toolkit.core.files import atomic_write_json, sha256_file
 
 GATES_JSON = "gates.json"
 
 
 def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
     """The finished run of a test split, checked against the frozen challenger and the manifest."""
-    from toolkit.manifest import load_manifest
+    from toolkit.corpus.manifest import load_manifest
 
     folder = RunFolder(experiment.folder / "runs" / run)
     if not folder.record.is_file():
@@ -54,7 +54,8 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
 def gate_verdict(experiment: Experiment) -> GateReport:
     """Evaluate every gate on the holdout run; the challenge split, if run, is reported apart."""
     from toolkit.evaluate import evaluate_run
-    from toolkit.report import write_reports
+    from toolkit.protocol.report_sections import report_sections
+    from toolkit.report.run_report import write_reports
 
     state = replay(verified_log(experiment.folder))
     frozen = state.challenger
@@ -76,7 +77,7 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     for split in ("holdout", "challenge"):
         if split in state.finished:
             folder = _run_folder(experiment, split, state.finished[split]["run"])
-            evaluation = evaluate_run(folder, experiment.score_options())
+            evaluation = evaluate_run(folder, experiment.score_options(), report_sections(folder))
             evaluated[split] = (evaluation, evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE))
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
@@ -85,5 +86,5 @@ def gate_verdict(experiment: Experiment) -> GateReport:
         log.append("gate evaluated", split=split, run=evaluation.folder.root.name, verdict=split_report.verdict,
                    challenger=frozen["arm"], failed=[g.name for g in split_report.gates if g.passed is False],
                    hashes=[named("file", path, sha256_file(path), experiment.folder)])
-        write_reports(evaluation)  # again, now with the gates section and this evaluation in the trail
+        write_reports(evaluation, report_sections(evaluation.folder))  # again, with the gates and this verdict
     return report

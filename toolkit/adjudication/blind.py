@@ -1,0 +1,185 @@
+"""Blind transcription: each annotator's own segments of a recording, saved one transaction each.
+
+A segment is what a listener says about one stretch ``[start, end]``: the turn's text (empty:
+nobody speaks there, or not transcribed) and speaker (optional; several speakers give one
+``utterances/SPEAKER`` tier each), whether the stretch is confirmed ``speech`` or
+``nonspeech`` (or not annotated), an optional unresolved sub-span with its note, and optional
+times for the turn's first and last word (the boundaries the scorer reads). Segments live in
+the experiment's decision store (table ``transcript_segments``); a later segment of the same
+annotator overlapping an earlier one supersedes it, and nothing is deleted. After each save the
+annotator's TextGrid ``transcriptions/<annotator>/<recording>.TextGrid`` is rewritten from the
+current segments with the tiers the toolkit reads (``utterances``, ``words``, ``speech``,
+``unresolved``), so it opens in Praat and freezes like any reference.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect
+from toolkit.core.errors import InputError
+from toolkit.formats import write_reference_textgrid
+from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+
+FOLDER = "transcriptions"
+SPEECH_LABELS = (SPEECH, NONSPEECH, "")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS transcript_segments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    recording_id TEXT NOT NULL,
+    annotator TEXT NOT NULL CHECK (length(trim(annotator)) > 0),
+    start REAL NOT NULL,
+    "end" REAL NOT NULL,
+    text TEXT NOT NULL,
+    speaker TEXT NOT NULL,
+    speech TEXT NOT NULL,
+    unresolved_start REAL,
+    unresolved_end REAL,
+    unresolved_note TEXT NOT NULL,
+    first_word_end REAL,
+    last_word_start REAL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One saved stretch of a blind transcription (seconds in the original recording)."""
+
+    id: int
+    recording_id: str
+    annotator: str
+    start: float
+    end: float
+    text: str
+    speaker: str
+    speech: str
+    unresolved_start: float | None
+    unresolved_end: float | None
+    unresolved_note: str
+    first_word_end: float | None
+    last_word_start: float | None
+    created_at: str
+
+
+class TranscriptStore:
+    """Blind transcription segments in the experiment's store file, and the TextGrids made from them."""
+
+    def __init__(self, store_path: str | Path, experiment_dir: str | Path) -> None:
+        self.path = Path(store_path)
+        self.folder = Path(experiment_dir) / FOLDER
+        with connect(self.path) as connection:
+            connection.executescript(_SCHEMA)
+
+    def save(self, *, recording_id: str, annotator: str, start: float, end: float, duration: float, text: str = "",
+             speaker: str = "", speech: str = "", unresolved: tuple[float, float, str] | None = None,
+             first_word_end: float | None = None, last_word_start: float | None = None) -> Segment:
+        """Store one segment (refusing bad times and empty names) and rewrite the annotator's TextGrid."""
+        annotator = " ".join((annotator or "").split())
+        text = " ".join(text.split())
+        if not annotator:
+            raise InputError(self.path, "a transcription needs an annotator name; it was not saved")
+        _check(self.path, recording_id, start, end, duration)
+        if speech not in SPEECH_LABELS:
+            raise InputError(self.path, f"speech must be '{SPEECH}', '{NONSPEECH}' or empty, not '{speech}'")
+        if text and speech == NONSPEECH:
+            raise InputError(self.path, "a stretch with text cannot be confirmed non-speech")
+        u_start = u_end = None
+        note = ""
+        if unresolved is not None:
+            u_start, u_end, note = unresolved
+            if not (start <= u_start < u_end <= end):
+                raise InputError(self.path, f"the unresolved stretch {u_start:g}-{u_end:g} s must lie inside "
+                                            f"the segment {start:g}-{end:g} s")
+            note = note.strip() or "inaudível"
+        words = text.split()
+        for label, value in (("first word's end", first_word_end), ("last word's start", last_word_start)):
+            if value is not None and not (words and start < value < end):
+                raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
+        created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        values = (recording_id, annotator, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS), text,
+                  " ".join(speaker.split()), speech,
+                  u_start, u_end, note, first_word_end, last_word_start, created)
+        with connect(self.path) as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = connection.execute(
+                    'INSERT INTO transcript_segments (recording_id, annotator, start, "end", text, speaker, speech, '
+                    "unresolved_start, unresolved_end, unresolved_note, first_word_end, last_word_start, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        segment = Segment(int(cursor.lastrowid), *values)
+        self.write_textgrid(recording_id, annotator, duration)
+        return segment
+
+    def segments(self, recording_id: str, annotator: str) -> list[Segment]:
+        """The annotator's current segments of a recording (superseded ones left out), in time order."""
+        with connect(self.path) as connection:
+            rows = [Segment(*row) for row in connection.execute(
+                "SELECT * FROM transcript_segments WHERE recording_id = ? AND annotator = ? ORDER BY id DESC",
+                (recording_id, annotator))]
+        current: list[Segment] = []
+        for segment in rows:  # newest first: a segment survives if no newer one overlaps it
+            if all(segment.end <= kept.start or segment.start >= kept.end for kept in current):
+                current.append(segment)
+        return sorted(current, key=lambda s: s.start)
+
+    def next_untranscribed(self, recording_id: str, annotator: str, duration: float,
+                           length: float) -> tuple[float, float]:
+        """The first ``length``-second stretch of the recording that none of the annotator's segments covers."""
+        covered = [(s.start, s.end) for s in self.segments(recording_id, annotator)]
+        start = 0.0
+        for lo, hi in covered:
+            if lo - start > 0.5:
+                break
+            start = max(start, hi)
+        end = min(duration, start + length)
+        following = [lo for lo, _ in covered if lo > start]
+        if following:
+            end = min(end, following[0])
+        return (round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)) if end > start else (0.0, min(length, duration))
+
+    def textgrid_path(self, recording_id: str, annotator: str) -> Path:
+        return self.folder / _slug(annotator) / f"{recording_id}.TextGrid"
+
+    def write_textgrid(self, recording_id: str, annotator: str, duration: float) -> Path:
+        return write_reference_textgrid(self.reference(recording_id, annotator), self.textgrid_path(recording_id, annotator),
+                                        duration)
+
+    def reference(self, recording_id: str, annotator: str) -> Reference:
+        """The annotator's current segments as a reference (turns, boundary words, speech, unresolved)."""
+        utterances, words, speech, unresolved = [], [], [], []
+        for s in self.segments(recording_id, annotator):
+            tokens = s.text.split()
+            if tokens:
+                utterances.append(Utterance(s.start, s.end, s.text, s.speaker))
+                if s.first_word_end is not None:
+                    words.append(Word(tokens[0], s.start, s.first_word_end))
+                if s.last_word_start is not None and (len(tokens) > 1 or s.first_word_end is None):
+                    words.append(Word(tokens[-1], max(s.last_word_start, s.first_word_end or s.start), s.end))
+            label = SPEECH if tokens and not s.speech else s.speech
+            if label:
+                speech.append(Interval(s.start, s.end, label))
+            if s.unresolved_start is not None:
+                unresolved.append(Interval(s.unresolved_start, s.unresolved_end, s.unresolved_note))  # type: ignore[arg-type]
+        return Reference(recording_id, utterances, words, speech, unresolved)
+
+
+def _check(path: Path, recording_id: str, start: float, end: float, duration: float) -> None:
+    if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end <= start:
+        raise InputError(path, f"{start}-{end} s of '{recording_id}' is not a stretch (0 <= start < end)")
+    if end > duration + DURATION_TOLERANCE:
+        raise InputError(path, f"{start:g}-{end:g} s lies outside recording '{recording_id}' ({duration:g} s long)")
+
+
+def _slug(name: str) -> str:
+    """A folder name for an annotator (letters, digits, dot, dash, underscore)."""
+    return re.sub(r"[^\w.-]+", "_", name.strip()).strip("._") or "annotator"

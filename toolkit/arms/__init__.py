@@ -1,1 +1,0 @@
-"""Arms: named combinations of pipeline stages run against a frozen manifest."""

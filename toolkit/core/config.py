@@ -1,0 +1,94 @@
+"""Strict construction of configuration dataclasses from experiment-file tables.
+
+Every stage parameter must be written out in the experiment file (no hidden library
+defaults), so a missing key, an unknown key or a value of the wrong type is an error that
+names the file, the table and the key before any decoding starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from pathlib import Path
+from typing import Any, Mapping, TypeVar
+
+from toolkit.core.errors import InputError
+
+T = TypeVar("T")
+
+
+def require_non_negative(record: Any, *names: str) -> None:
+    """ValueError naming the first of ``record``'s fields ``names`` that is not a finite number >= 0."""
+    for name in names:
+        value = getattr(record, name)
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+
+
+def build_config(cls: type[T], table: Mapping[str, Any], *, path: Path | str, where: str,
+                 require_all: bool = True) -> T:
+    """Build dataclass ``cls`` from ``table``, checking names and types; errors say ``path: where.key ...``."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    hints = typing.get_type_hints(cls)
+    unknown = sorted(set(table) - set(fields))
+    if unknown:
+        raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; "
+                               f"known: {', '.join(fields)}")
+    if require_all:
+        missing = [name for name in fields if name not in table]
+        if missing:
+            raise InputError(path, f"[{where}] must write out every parameter; missing "
+                                   f"{', '.join(missing)}")
+    values = {name: _coerce(hints[name], value, path=path, where=f"{where}.{name}")
+              for name, value in table.items()}
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as error:
+        raise InputError(path, f"[{where}] {error}") from None
+
+
+def _coerce(hint: Any, value: Any, *, path: Path | str, where: str) -> Any:
+    """Check ``value`` against a simple type hint (bool/int/float/str, Optional, tuple, list, Literal)."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for option in (a for a in args if a is not type(None)):
+            try:
+                return _coerce(option, value, path=path, where=where)
+            except InputError as error:
+                errors.append(error)
+        raise errors[0] if errors else InputError(path, f"{where} cannot be empty")
+    if origin is typing.Literal:
+        if value not in args:
+            raise InputError(path, f"{where} must be one of {', '.join(map(repr, args))}, not {value!r}")
+        return value
+    if origin in (tuple, list):
+        if not isinstance(value, (list, tuple)):
+            raise InputError(path, f"{where} must be a list, not {type(value).__name__} {value!r}")
+        item = args[0] if args else Any
+        items = [_coerce(item, v, path=path, where=f"{where}[{i}]") for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if hint is Any:
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise InputError(path, f"{where} must be true or false, not {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(path, f"{where} must be an integer, not {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(path, f"{where} must be a number, not {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise InputError(path, f"{where} must be a string, not {value!r}")
+        return value
+    return value

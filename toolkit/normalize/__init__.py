@@ -1,9 +1,0 @@
-"""pt-BR text normalization for scoring: one frozen, versioned policy for both sides.
-
-See protocol/normalization-policy.md for what each option does.
-"""
-
-from toolkit.normalize.normalizer import Normalizer, Token, load_negations
-from toolkit.normalize.policy import POLICY_VERSION, POLICY_VERSIONS, NormalizationPolicy
-
-__all__ = ["POLICY_VERSION", "POLICY_VERSIONS", "NormalizationPolicy", "Normalizer", "Token", "load_negations"]

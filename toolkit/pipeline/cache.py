@@ -1,0 +1,56 @@
+"""Content-addressed cache of finished work (one JSON file per key).
+
+Keys hash everything the result depends on (audio sha256, stage configuration, model
+identity), so an unchanged rerun reads results instead of decoding, and an interrupted run
+resumes: each result is written atomically the moment it is finished.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash
+
+
+class ResultCache:
+    """A folder of ``<key>.json`` results (and ``<key>.npy`` arrays); ``key_for`` derives the key."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @staticmethod
+    def key_for(description: dict[str, Any]) -> str:
+        return config_hash(description)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None  # unreadable entries are recomputed and overwritten
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        atomic_write_json(self._path(key), value)
+
+    def get_array(self, key: str) -> np.ndarray | None:
+        path = self._path(key).with_suffix(".npy")
+        try:
+            return np.load(path, allow_pickle=False) if path.is_file() else None
+        except (OSError, ValueError):
+            return None  # unreadable entries are recomputed and overwritten
+
+    def put_array(self, key: str, array: np.ndarray) -> None:
+        """Store an array; write its JSON entry after it, so the entry marks both complete."""
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        atomic_write_bytes(self._path(key).with_suffix(".npy"), buffer.getvalue())

@@ -1,0 +1,255 @@
+"""The experiment file (TOML): manifest, recognizers, named components and arms.
+
+An arm is a named list of components; a component is one configured pipeline stage with
+every parameter written out. Everything is validated when the file is loaded, so an
+unknown arm or stage, a wrong type or an out-of-range value stops the run before any
+decoding starts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.core.errors import InputError
+from toolkit.scorer.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
+
+if TYPE_CHECKING:
+    from toolkit.scorer.options import ScoreOptions
+
+
+@dataclass(frozen=True)
+class RecognizerSpec:
+    """A recognizer as the experiment names it: backend, model and decoding table."""
+
+    name: str
+    backend: str
+    model: str
+    label: str
+    decoding: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "backend": self.backend, "model": self.model,
+                "label": self.label, "decoding": self.decoding}
+
+
+@dataclass(frozen=True)
+class Component:
+    """A named, fully configured stage (``stage`` is one of toolkit.pipeline.stages.STAGES)."""
+
+    name: str
+    stage: str
+    config: Any
+
+    def to_json(self) -> dict[str, Any]:
+        from toolkit.pipeline.stages import stage_identity
+
+        return {"name": self.name, "stage": self.stage, "config": stage_identity(self.config)}
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A named pipeline; ``variant_of`` names the arm it reruns with a shifted window origin."""
+
+    name: str
+    components: tuple[Component, ...]
+    variant_of: str | None = None
+
+    def stage(self, stage: str) -> Component | None:
+        return next((c for c in self.components if c.stage == stage), None)
+
+    def origin_variants(self) -> list["Arm"]:
+        """This arm rerun at each of its windows' shifted origins, named ``NAME@<origin>s``."""
+        windows = self.stage("windows")
+        if windows is None:
+            return []
+        variants = []
+        for origin in windows.config.shifted_origins_s:
+            config = replace(windows.config, origin_s=origin, shifted_origins_s=())
+            moved = Component(f"{windows.name}@{origin:g}s", "windows", config)
+            components = tuple(moved if c is windows else c for c in self.components)
+            variants.append(Arm(f"{self.name}@{origin:g}s", components, variant_of=self.name))
+        return variants
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "components": [c.to_json() for c in self.components],
+                "variant_of": self.variant_of}
+
+
+@dataclass
+class Experiment:
+    path: Path
+    name: str
+    manifest_path: Path
+    primary: str
+    recognizers: dict[str, RecognizerSpec]
+    components: dict[str, Component]
+    arms: dict[str, Arm]
+    time_tolerance_s: float
+    seed: int
+    lexicon: Path | None = None  # the corpus's user lexicon for scoring (toolkit.scorer.normalize.lexicon)
+    normalizer: str = POLICY_VERSION  # the normalizer version scoring uses
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def score_options(self) -> ScoreOptions:
+        """How this experiment's runs are scored (normalizer version, user lexicon): one place for every caller."""
+        from toolkit.scorer.options import ScoreOptions
+
+        return ScoreOptions(normalizer=self.normalizer, lexicon=self.lexicon)
+
+    def select_arms(self, names: list[str] | None) -> list[Arm]:
+        """The arms to run (``None``: every arm, in file order); unknown, repeated or no names are an error."""
+        if names is None:
+            return list(self.arms.values())
+        if not names or any(not name for name in names):
+            raise InputError(self.path, f"empty arm name in the arm list {','.join(names)!r}; name arms from "
+                                        f"{', '.join(self.arms)}")
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise InputError(self.path, f"arm(s) {', '.join(repeated)} named more than once; each arm runs once")
+        unknown = [n for n in names if n not in self.arms]
+        if unknown:
+            raise InputError(self.path, f"unknown arm(s) {', '.join(unknown)}; "
+                                        f"this experiment has {', '.join(self.arms)}")
+        return [self.arms[n] for n in names]
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file (or a folder holding ``experiment.toml``)."""
+    from toolkit.pipeline.stages import STAGES, parse_stage
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "experiment.toml"
+    if not path.is_file():
+        raise InputError(path, "experiment file not found")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(path, f"not a valid TOML experiment file ({error})") from None
+
+    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "components", "arms",
+                 "lexicon", "normalizer"}
+    unknown = sorted(set(raw) - known_top)
+    if unknown:
+        raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
+    for key in ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms"):
+        if key not in raw:
+            raise InputError(path, f"missing required key '{key}'")
+    for key in ("name", "manifest", "recognizer"):
+        _require_text(path, key, raw[key])
+
+    recognizers = {name: _recognizer(path, name, table) for name, table in _tables(path, raw, "recognizers")}
+    primary = raw["recognizer"]
+    if primary not in recognizers:
+        raise InputError(path, f"recognizer = {primary!r} is not one of [recognizers]: {', '.join(recognizers)}")
+
+    components: dict[str, Component] = {}
+    for name, table in _tables(path, raw, "components", required=False):
+        stage = table.get("stage")
+        if stage not in STAGES:
+            raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; "
+                                   f"stages are {', '.join(STAGES)}")
+        params = {k: v for k, v in table.items() if k != "stage"}
+        config = parse_stage(stage, params, path=path, where=f"components.{name}")
+        if stage == "second_model" and (config.recognizer not in recognizers or config.recognizer == primary):
+            raise InputError(path, f"[components.{name}] recognizer {config.recognizer!r} must be one of "
+                                   f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}")
+        components[name] = Component(name, stage, config)
+
+    arms: dict[str, Arm] = {}
+    for name, members in _arm_items(path, raw):
+        for arm in (declared := _arm(path, name, members, components), *declared.origin_variants()):
+            arms[arm.name] = arm
+    tolerance = raw["time_tolerance_s"]
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
+        raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
+    seed = raw["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(path, f"seed must be a non-negative integer, not {seed!r}")
+    return Experiment(
+        path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
+        primary=primary, recognizers=recognizers, components=components, arms=arms,
+        time_tolerance_s=float(tolerance), seed=seed, **_scoring_keys(path, raw),
+    )
+
+
+def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+    """``lexicon`` (a file beside the experiment, read now so a bad line fails early) and ``normalizer``."""
+    from toolkit.scorer.normalize.lexicon import load_user_lexicon
+
+    keys: dict[str, Any] = {}
+    if "lexicon" in raw:
+        if not isinstance(raw["lexicon"], str) or not raw["lexicon"]:
+            raise InputError(path, f"lexicon must be a file name (a string), not {raw['lexicon']!r}")
+        keys["lexicon"] = (path.parent / raw["lexicon"]).resolve()
+        load_user_lexicon(keys["lexicon"])
+    if "normalizer" in raw:
+        if raw["normalizer"] not in POLICY_VERSIONS:
+            raise InputError(path, f"normalizer must be one of {', '.join(POLICY_VERSIONS)}, not {raw['normalizer']!r}")
+        keys["normalizer"] = raw["normalizer"]
+    return keys
+
+
+def _tables(path: Path, raw: dict[str, Any], key: str, required: bool = True):
+    section = raw.get(key, {})
+    if not isinstance(section, dict) or (required and not section):
+        raise InputError(path, f"[{key}] must be a table with at least one entry")
+    for name, table in section.items():
+        if not isinstance(table, dict):
+            raise InputError(path, f"[{key}.{name}] must be a table")
+        yield name, table
+
+
+def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
+    from toolkit.pipeline.stages import check_recognizer
+
+    expected = {"backend", "model", "label", "decoding"}
+    if set(table) != expected:
+        raise InputError(path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; "
+                               f"got {', '.join(sorted(table))}")
+    for key in ("backend", "model", "label"):
+        _require_text(path, f"recognizers.{name}.{key}", table[key])
+    if not isinstance(table["decoding"], dict):
+        raise InputError(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")
+    spec = RecognizerSpec(name=name, backend=table["backend"], model=table["model"],
+                          label=table["label"], decoding=dict(table["decoding"]))
+    check_recognizer(spec, path=path)
+    return spec
+
+
+def _require_text(path: Path, key: str, value: Any) -> None:
+    """A key that must be a non-empty string (a name, a path, a label)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(path, f"{key} must be a non-empty string, not {value!r}")
+
+
+def _arm_items(path: Path, raw: dict[str, Any]):
+    arms = raw["arms"]
+    if not isinstance(arms, dict) or not arms:
+        raise InputError(path, "[arms] must name at least one arm")
+    for name, members in arms.items():
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise InputError(path, f"arm {name!r} must be a list of component names")
+        yield name, members
+
+
+def _arm(path: Path, name: str, members: list[str], components: dict[str, Component]) -> Arm:
+    from toolkit.pipeline.stages import STAGES
+
+    unknown = [m for m in members if m not in components]
+    if unknown:
+        raise InputError(path, f"arm {name!r} uses unknown component(s) {', '.join(unknown)}; "
+                               f"components are {', '.join(components) or '(none)'}")
+    chosen = [components[m] for m in members]
+    stages = [c.stage for c in chosen]
+    repeated = sorted({s for s in stages if stages.count(s) > 1})
+    if repeated:
+        raise InputError(path, f"arm {name!r} has more than one {', '.join(repeated)} component")
+    chosen.sort(key=lambda c: list(STAGES).index(c.stage))
+    return Arm(name, tuple(chosen))

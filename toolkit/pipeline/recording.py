@@ -1,0 +1,167 @@
+"""One recording through every arm of a run: results read back or computed, written, then reviewed.
+
+The unit of work of a run, the same in ``ablate run``'s own process and in a Dask worker
+(toolkit.pipeline.cluster): each (arm, recording) result is written as soon as it is finished,
+its full output file last (the mark that it is complete), so whoever runs a recording next
+reuses what is there. An arm whose stage fails on a recording (``StageError``) is recorded as
+failed for that recording; the other arms go on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
+from toolkit.pipeline.experiment import Arm
+from toolkit.pipeline.measure import Measurement, measure
+from toolkit.core.transcripts import Hypothesis
+from toolkit.runs.folder import RunFolder
+from toolkit.core.files import atomic_write_json
+
+
+@dataclass
+class RecordingResult:
+    """What running every arm on one recording gave: its runtime rows (arm order) and reuse counts.
+
+    ``failure`` (one line naming the worker and the file) replaces the rows of a recording that
+    could not be finished; arms it did finish are on disk and are reused by the next run.
+    ``arm_failures`` lists the arms a stage failed for on this recording (no output written).
+    """
+
+    recording: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    computed: int = 0
+    reused: int = 0
+    units: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
+    this_run: Measurement = field(default_factory=Measurement)
+    measured: Measurement = field(default_factory=Measurement)
+    worker: str | None = None
+    failure: str | None = None
+    arm_failures: list[dict[str, str]] = field(default_factory=list)
+
+
+def arm_failure(arm: str, recording: str, error: StageError) -> dict[str, str]:
+    """The record of an arm that failed on one recording, with its one-line message."""
+    return {"arm": arm, "recording": recording, "stage": error.stage,
+            "error": f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}"}
+
+
+def run_recording(runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: Any, keys: dict[str, str],
+                  bar: Any = None) -> RecordingResult:
+    """Every arm on one recording: stored results are read back, the others computed and written
+    (full output last), then the disagreement lists against the baseline. ``bar`` (tqdm) advances per arm."""
+    result = RecordingResult(entry.id)
+    signal = None
+    outputs: dict[str, dict[str, Any]] = {}
+    for arm in arms:
+        if bar is not None:
+            bar.set_postfix_str(f"{entry.id} {arm.name}")
+        stored = stored_output(folder, arm.name, entry.id, keys[arm.name])
+        this_run = None
+        if stored is None:
+            try:
+                with measure() as spent:
+                    signal = signal if signal is not None else entry.load_audio()
+                    output = runner.run(arm, entry.sha256, signal)
+            except StageError as error:
+                result.arm_failures.append(arm_failure(arm.name, entry.id, error))
+                if bar is not None:
+                    bar.update()
+                continue
+            # Memory is measured per unit in the workers; this process's peak says nothing.
+            this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s)
+            stored = _write_result(folder, arm, entry.id, entry.duration, output, keys[arm.name], times(this_run))
+            result.computed += 1
+            for kind, counts in output.reuse.items():
+                for outcome, count in counts.items():
+                    result.units[kind][outcome] += count
+        else:
+            result.reused += 1
+        result.this_run.add(this_run or Measurement())
+        result.measured.add(Measurement(**stored["compute"]))
+        outputs[arm.name] = stored
+        result.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
+        if bar is not None:
+            bar.update()
+    _write_arm_disagreements(folder, entry.id, arms, outputs)
+    return result
+
+
+def times(spent: Measurement) -> dict[str, float]:
+    """Wall and CPU time of what this run spent (no memory figure: see RUNTIME_COLUMNS)."""
+    return {"wall_s": round(spent.wall_s, 4), "cpu_s": round(spent.cpu_s, 4)}
+
+
+def stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:
+    path = folder.arm_output(arm, recording)
+    if not path.is_file():
+        return None
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    # Outputs written before segments and reuse were recorded are made again (from the cache).
+    return stored if stored.get("unit_key") == unit_key and "segments" in stored and "reuse" in stored else None
+
+
+def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, output: ArmOutput,
+                  unit_key: str, this_run: dict[str, float]) -> dict[str, Any]:
+    """Write hypothesis (JSON + CTM), disagreement list, then the full output last (the completion mark)."""
+    from toolkit.formats import write_ctm, write_hypothesis_json
+
+    hypothesis = Hypothesis(recording, output.words, arm=arm.name,
+                            meta={"unmapped_times": output.unmapped_times, "notes": output.notes,
+                                  "recognizers": output.recognizer_notes})
+    write_hypothesis_json(hypothesis, folder.hypothesis_json(arm.name, recording))
+    write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
+    stored = {"unit_key": unit_key, "arm": arm.name, "recording": recording, "duration": duration,
+              "this_run": this_run, **output.to_json()}
+    stored["real_time_factor"] = round(output.compute.wall_s / duration, 4) if duration > 0 else None
+    atomic_write_json(folder.arm_output(arm.name, recording), stored)
+    return stored
+
+
+def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
+         this_run: Measurement | None) -> dict[str, Any]:
+    """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
+    toolkit.report.run_report says what each figure means."""
+    from toolkit.asr.segments import temperature_summary
+
+    compute = stored["compute"]
+    units = stored["reuse"].values() if this_run is not None else []
+    this_run = this_run or Measurement()
+    temperatures = temperature_summary(stored["segments"])
+    return {"arm": arm, "recording": recording, "duration_s": duration, "words": len(stored["words"]),
+            "wall_s": compute["wall_s"], "cpu_s": compute["cpu_s"], "peak_rss_mb": compute["peak_rss_mb"],
+            "real_time_factor": stored["real_time_factor"],
+            "this_run_wall_s": round(this_run.wall_s, 4), "this_run_cpu_s": round(this_run.cpu_s, 4),
+            "result": "computed" if units else "reused",
+            "units_computed": sum(u["computed"] for u in units), "units_reused": sum(u["reused"] for u in units),
+            "decoded_s": temperatures["decoded_s"], "fallback_share": temperatures["fallback_share"],
+            "fallback_dominated": temperatures["fallback_dominated"],
+            "temperatures": "; ".join(f"{t}: {100 * share:.0f}%"
+                                      for t, share in temperatures["share_by_temperature"].items()),
+            "unmapped_times": stored["unmapped_times"],
+            "seams": len(stored["seams"]), "disagreements": len(stored["disagreements"])}
+
+
+def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
+                             outputs: dict[str, dict[str, Any]]) -> None:
+    """Disagreement lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline
+    (none for an arm that failed, or for any when the baseline failed).
+
+    Disagreements between two recognizers of one arm stay in that arm's output file.
+    """
+    from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
+    from toolkit.core.transcripts import Word
+
+    base = arms[0].name
+    if base not in outputs:
+        return
+    base_words = [Word(**w) for w in outputs[base]["words"]]
+    for arm in (a for a in arms[1:] if a.name in outputs):
+        spans = disagreement_spans(base_words, [Word(**w) for w in outputs[arm.name]["words"]])
+        for path in (folder.disagreements(arm.name, recording), folder.disagreements(arm.name, recording, "csv")):
+            write_disagreements(spans, path, recording_id=recording, label_a=base, label_b=arm.name)

@@ -1,0 +1,396 @@
+"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine, repair onsets.
+
+Every word leaves this module in original recording time: each decoded unit is a Signal
+whose composed time map leads back to the original, and a recognizer time that cannot be
+mapped (beyond the experiment's ``time_tolerance_s``), or that contradicts the words before it
+once mapped, is left untimed and counted. After every stage the words must be a valid stream
+(``toolkit.core.wordstream``); a stage that breaks that, or fails in any other way, raises
+:class:`StageError` naming itself, so the run can fail that arm alone.
+Decoding, VAD and enhancement results are cached by content, so arms that share work
+(baseline and +second-model combine, say) decode it once.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator
+
+from toolkit.pipeline.recognizers import RecognizerPool
+from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
+from toolkit.pipeline.workers import Workers
+from toolkit.audio.signal import Signal, crop, resample
+from toolkit.audio.timemap import TimeMap
+from toolkit.pipeline.cache import ResultCache
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.pipeline.experiment import Arm, Experiment
+from toolkit.pipeline.measure import Measurement
+from toolkit.core.transcripts import Word
+from toolkit.audio.vad import SileroVadConfig, merge_regions
+from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
+
+SAMPLE_RATE = 16_000
+UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
+
+
+class StageError(ToolkitError):
+    """A stage of an arm failed on one recording: its invalid word stream or its error, as one line."""
+
+    def __init__(self, stage: str, problem: str) -> None:
+        self.stage = stage
+        self.problem = problem
+        super().__init__(f"stage {stage}: {problem}")
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Turn any failure inside stage ``name`` into a :class:`StageError` (bad input and Ctrl-C pass through)."""
+    try:
+        yield
+    except (StageError, InputError):
+        raise
+    except StreamError as error:
+        raise StageError(name, error.problem) from error
+    except Exception as error:
+        detail = " ".join(str(error).split()) or "no message"
+        raise StageError(name, f"{type(error).__name__}: {detail}") from error
+
+
+def reuse_counts() -> dict[str, dict[str, int]]:
+    """Zeroed computed/reused counts for each kind of unit of work."""
+    return {kind: {"computed": 0, "reused": 0} for kind in UNIT_KINDS}
+
+
+@dataclass
+class DecodeUnit:
+    """A piece of the prepared signal decoded on its own (the whole file, a VAD unit, a window)."""
+
+    unit_id: str
+    signal: Signal
+    region: tuple[float, float]
+    placement: dict[str, str] | None = None  # a window's edges: in a pause, on the grid, at the recording's edge
+
+    @property
+    def original_span(self) -> tuple[float, float]:
+        """The stretch of the original recording this unit's audio comes from."""
+        span = self.signal.timemap.origin_span
+        if span is None:
+            raise ValueError(f"decode unit {self.unit_id} is empty")
+        return span
+
+
+@dataclass
+class ArmOutput:
+    """Everything an arm produced for one recording, in original time."""
+
+    words: list[Word]
+    vad_segments: list[tuple[float, float]] | None = None
+    seams: list[dict[str, Any]] = field(default_factory=list)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    units: list[dict[str, Any]] = field(default_factory=list)
+    enhancement: dict[str, Any] | None = None
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    compute: Measurement = field(default_factory=Measurement)
+    worker_cpu_s: float = 0.0
+    reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
+    recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unmapped_times: int = 0  # recognizer times that map nowhere, or contradict the words before them
+    retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/pipeline/onset_repair.py)
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
+        """Charge one unit of work at its measured cost (now or when cached) and count it computed or reused.
+
+        ``worker_cpu_s`` adds up the CPU time of units computed now, spent in worker processes
+        and so not in this process's CPU time.
+        """
+        spent = Measurement(**measurement)
+        self.compute.add(spent)
+        if computed:
+            self.worker_cpu_s += spent.cpu_s
+        self.reuse[kind]["computed" if computed else "reused"] += 1
+        return spent
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["compute"] = self.compute.to_json()  # rounded
+        return data
+
+
+def _enhancer_service(config: Any) -> Any:
+    """In a worker: build the enhancer (loading its model); each request enhances one signal."""
+    from toolkit.pipeline.stages import make_enhancer
+
+    return make_enhancer(config).run
+
+
+def _vad_service(config: Any) -> Any:
+    """In a worker: load Silero now; each request is a signal, answered with its speech regions."""
+    from toolkit.audio.vad import load_silero, silero_speech_regions
+
+    load_silero()
+    return lambda signal: silero_speech_regions(signal, config)
+
+
+class ArmRunner:
+    """Runs arms of one experiment, sharing recognizers and the result cache."""
+
+    def __init__(self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool,
+                 arms: list[Arm]) -> None:
+        from toolkit.pipeline.stages import make_enhancer
+
+        self.experiment = experiment
+        self.cache = cache
+        self.recognizers = recognizers
+        # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
+        self.stages = Workers()
+        # Built once, before any decoding, so a model that cannot load stops the run up front.
+        self._enhancers = {c.name: make_enhancer(c.config) for arm in arms for c in arm.components
+                           if c.stage == "enhance"}
+
+    # --- the arm ------------------------------------------------------------------------
+    def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
+        """Every stage of ``arm`` on one recording; the words are checked after each stage (StageError)."""
+        output = ArmOutput(words=[])
+        duration = original.duration
+        with stage("enhance"):
+            prepared, lineage = self._enhance(arm, audio_sha256, original, output)
+            prepared = resample(prepared, SAMPLE_RATE)
+        lineage = {**lineage, "sample_rate": SAMPLE_RATE}
+        with stage("vad" if arm.stage("vad") else "segment"):
+            groups = self._segment(arm, prepared, lineage, output)
+
+        names = self.recognizers_for(arm)
+        streams = [self._recognize(arm, name, groups, lineage, output, duration) for name in names]
+
+        if len(streams) == 2:
+            from toolkit.pipeline.combine import combine_streams
+
+            config: SecondModelConfig = arm.stage("second_model").config  # type: ignore[union-attr]
+            with stage("second_model combine"):
+                output.words, output.disagreements = combine_streams(
+                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=config.pair_collar_s)
+                check_stream(output.words, duration, "combined words")
+            output.notes.append(
+                f"combined {names[0]} with {names[1]}: words paired within {config.pair_collar_s} s; each "
+                "disagreement run goes to the side with the higher mean word confidence (ties keep the first), "
+                "grown where needed so the words stay in time order")
+        else:
+            output.words = streams[0]
+        if arm.stage("onset_repair") is not None:
+            with stage("onset_repair"):
+                self._repair_onsets(arm, prepared, lineage, output)
+                check_stream(output.words, duration, "repaired words")
+        return output
+
+    def recognizers_for(self, arm: Arm) -> list[str]:
+        """The recognizers ``arm`` decodes with, in combine order."""
+        second = arm.stage("second_model")
+        if second is None:
+            return [self.experiment.primary]
+        config: SecondModelConfig = second.config
+        return [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
+
+    # --- stages -------------------------------------------------------------------------
+    def _enhance(self, arm: Arm, audio_sha256: str, original: Signal,
+                 output: ArmOutput) -> tuple[Signal, dict[str, Any]]:
+        component = arm.stage("enhance")
+        lineage: dict[str, Any] = {"audio_sha256": audio_sha256, "enhance": None}
+        if component is None:
+            return original, lineage
+        enhancer = self._enhancers[component.name]
+        identity = enhancer.identity()
+        key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
+        cached, samples = self.cache.get(key), self.cache.get_array(key)
+        computed = cached is None or samples is None
+        if computed:
+            worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
+            result, spent = worker.call(original)
+            samples = result.signal.samples
+            cached = {"sample_rate": result.signal.sample_rate, "timemap": result.signal.timemap.to_json(),
+                      "meta": result.meta(), "measurement": spent.to_json()}
+            self.cache.put_array(key, samples)
+            self.cache.put(key, cached)
+        output.count("enhance", cached["measurement"], computed)
+        output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
+        enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
+        lineage["enhance"] = identity
+        return enhanced, lineage
+
+    def _segment(self, arm: Arm, prepared: Signal, lineage: dict[str, Any],
+                 output: ArmOutput) -> list[list[DecodeUnit]]:
+        """Units to decode, grouped: units in one group are overlapping windows to reconcile."""
+        vad = arm.stage("vad")
+        windows = arm.stage("windows")
+        if vad is None:
+            regions = [(0.0, prepared.duration)]
+            prefixes = ["full"]
+        else:
+            speech = self._vad_regions(vad.name, vad.config.silero(), prepared, lineage, output)
+            output.vad_segments = self._original_spans(prepared, speech)
+            # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its
+            # time map is the prepared signal's, offset by the unit's start.
+            regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
+            prefixes = [f"vad{i:03d}" for i in range(len(regions))]
+        groups = []
+        for prefix, (start, end) in zip(prefixes, regions):
+            if windows is None:
+                groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
+                continue
+            placed = self._windows(windows, prepared, (start, end), lineage, output)
+            groups.append([
+                DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b),
+                           placement)
+                for i, (a, b, placement) in enumerate(placed)
+            ])
+        return groups
+
+    def _windows(self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any],
+                 output: ArmOutput) -> list[tuple[float, float, dict[str, str] | None]]:
+        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
+        config: WindowsConfig = component.config
+        start, end = region
+        if config.placement == "grid":
+            from toolkit.pipeline.windows import plan_windows
+
+            return [(a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s,
+                                                          config.origin_s)]
+        from toolkit.pipeline.windows import plan_pause_windows
+
+        regions = self._vad_regions(f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared,
+                                    lineage, output)
+        speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
+        placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
+                                    config.pauses)
+        return [(w.start, w.end, w.to_json()) for w in placed]
+
+    def _repair_onsets(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> None:
+        """With an onset_repair stage, the arm's final words (after seams and combine) get the repair of
+        toolkit/pipeline/onset_repair.py against the speech of its own Silero pass on ``prepared``, mapped to original time."""
+        component = arm.stage("onset_repair")
+        if component is None:
+            return
+        from toolkit.pipeline.onset_repair import clamp_onsets
+
+        config: OnsetRepairConfig = component.config
+        regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
+        speech = [(a, b) for a, b in self._original_spans(prepared, regions)
+                  if a is not None and b is not None and b > a]
+        output.words, output.retimed_onsets = clamp_onsets(output.words, speech, config.min_pause_s,
+                                                           config.clamp_word_s)
+
+    def _original_spans(self, prepared: Signal,
+                        spans: list[tuple[float, float]]) -> list[tuple[float | None, float | None]]:
+        """``spans`` of ``prepared`` in original recording time (None where a time maps nowhere)."""
+        tm, tol = prepared.timemap, self.experiment.time_tolerance_s
+        return [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in spans]
+
+    def _vad_regions(self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any],
+                     output: ArmOutput) -> list[tuple[float, float]]:
+        """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
+        setting or the windows' pause pass with the same parameters shares them)."""
+        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(silero)})
+        cached = self.cache.get(key)
+        computed = cached is None
+        if computed:
+            worker = self.stages.get(f"vad {name}", _vad_service, (silero,))
+            regions, spent = worker.call(prepared)
+            cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
+            self.cache.put(key, cached)
+        output.count("vad", cached["measurement"], computed)
+        return [tuple(r) for r in cached["regions"]]
+
+    def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
+                   lineage: dict[str, Any], output: ArmOutput, duration: float) -> list[Word]:
+        """Each group decoded, its windows reconciled, the groups joined in order: checked at each step."""
+        words: list[Word] = []
+        for group in groups:
+            decoded = []
+            for unit in group:
+                with stage(f"decode ({name}, unit {unit.unit_id})"):
+                    unit_words = self._decode(name, unit, lineage, output)
+                    check_stream(unit_words, duration, "decoded words")
+                decoded.append(unit_words)
+            merged = decoded[0]
+            if len(group) > 1:
+                from toolkit.pipeline.seam_records import WindowResult
+                from toolkit.pipeline.seams import reconcile
+
+                with stage(f"windows (seams of {name})"):
+                    results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
+                               for unit, unit_words in zip(group, decoded)
+                               for span in [unit.original_span]]
+                    merged, reports = reconcile(results, arm.stage("windows").config.seam)  # type: ignore[union-attr]
+                    check_stream(merged, duration, "reconciled words")
+                output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
+            words.extend(merged)
+        if len(groups) > 1:
+            with stage(f"vad (cut & merge join of {name})"):
+                check_stream(words, duration, "joined words")
+        return words
+
+    def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
+        identity = self.recognizers.identity(name)
+        region = [round(unit.region[0], 6), round(unit.region[1], 6)]
+        # The CPU code CTranslate2 runs is part of the key: a cache shared by two machines must not
+        # hand one machine's words to the other.
+        key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
+                                  "recognizer": identity, "runtime": self.recognizers.runtime(name)})
+        cached = self.cache.get(key)
+        # Entries from before segments were recorded are decoded again, so every result has them.
+        computed = cached is None or "segments" not in cached
+        if computed:
+            decoded = self.recognizers.transcribe(name, unit.signal)
+            cached = {"words": [asdict(w) for w in decoded.transcript.words],
+                      "segments": [s.to_json() for s in decoded.transcript.segments],
+                      "measurement": decoded.measurement.to_json(), "notes": decoded.notes}
+            self.cache.put(key, cached)
+        spent = output.count("decode", cached["measurement"], computed)
+        notes = cached.get("notes", {})
+        counts = {k: v for k, v in notes.items() if isinstance(v, int) and not isinstance(v, bool)}
+        so_far = output.recognizer_notes.get(name, {})
+        output.recognizer_notes[name] = {**notes, **{k: so_far.get(k, 0) + v for k, v in counts.items()}}
+        start, end = unit.original_span
+        output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
+                             "original_end": end, "cached": not computed, **spent.to_json(),
+                             **({"placement": unit.placement} if unit.placement else {}), **counts})
+        output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
+        return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
+
+    def _segments_to_original(self, name: str, unit: DecodeUnit,
+                              segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Segment records in original time (``None`` where unmappable), with their decoded seconds."""
+        tm, tol, length = unit.signal.timemap, self.experiment.time_tolerance_s, unit.signal.duration
+
+        def original(local: float) -> float | None:
+            mapped = tm(local, tolerance=tol)
+            return None if mapped is None else round(mapped, 4)
+
+        records = []
+        for segment in segments:
+            start = min(max(segment["start"], 0.0), length)
+            end = min(max(segment["end"], start), length)
+            records.append({**segment, "recognizer": name, "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
+                            "start": original(start), "end": original(end), "seconds": round(end - start, 3)})
+        return records
+
+    def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
+        mapped, unmapped = to_original(unit.unit_id, unit.signal.timemap, local, self.experiment.time_tolerance_s)
+        output.unmapped_times += unmapped
+        return mapped
+
+
+def to_original(unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float) -> tuple[list[Word], int]:
+    """A decoded unit's words in original time, segment ids prefixed with ``unit_id``, and how many lost
+    their times: those that map nowhere (beyond ``tolerance``), and those whose mapped times contradict
+    the words before them (a map can squeeze times together at a piece's edge)."""
+    mapped, unmapped = [], 0
+    for word in local:
+        start, end = timemap(word.start, tolerance=tolerance), timemap(word.end, tolerance=tolerance)
+        if start is None or end is None:
+            unmapped += word.start is not None
+            start = end = None
+        segment = f"{unit_id}/{word.segment_id}" if word.segment_id else unit_id
+        mapped.append(Word(word.text, start, end, word.confidence, segment))
+    ordered, contradicting = drop_contradicting_times(mapped)
+    return ordered, unmapped + contradicting

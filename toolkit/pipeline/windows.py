@@ -1,0 +1,180 @@
+"""Where windows go: a fixed grid (``plan_windows``), or each edge moved into a pause (``plan_pause_windows``).
+
+Grid: windows at ``origin + k * (length - overlap)``, cutting wherever that falls; with
+``origin > 0`` a first, shorter window covers the beginning.
+
+Window placement in pauses: overlapping windows whose edges fall where the VAD heard no speech.
+
+Whisper times a window's words worst where the window cuts into speech: a window that starts
+mid-sentence decodes without sentence punctuation, so faster-whisper's clamp of long words at
+sentence boundaries never fires and the first word after each pause swallows the pause (onsets
+seconds early), and a window that ends mid-sentence squeezes its last words. So with
+``placement = "vad_pauses"`` every window edge is moved into a pause found by Silero:
+
+* A *pause* is a gap of at least ``min_pause_s`` between two speech regions of the VAD (or
+  before the first / after the last). A window *start* goes preferably in the last
+  ``edge_silence_s`` of a pause (little silence before the speech it opens, where Whisper
+  would pull the first word early), a window *end* in its first ``edge_silence_s`` (little
+  silence after the speech it closes); only where no such point is in range, anywhere in a pause.
+* Windows are laid out one after another. The first starts at 0. A window starting at ``s``
+  ends at the allowed point nearest ``s + length_s`` within ``[s + length_s - search_s,
+  s + length_s]`` (so no window is longer than ``length_s``; with ``origin_s > 0`` the first
+  window aims at ``origin_s + overlap_s``, as on the grid). The next window starts at the
+  allowed point nearest ``end - overlap_s`` within ``end - overlap_s +- search_s``, never before
+  the previous window's end (at most two windows cover any instant) and always after ``s``.
+  The window that reaches the recording's end ends there.
+* Fallback: where no pause lies in a boundary's range, the boundary stays at its target
+  (``s + length_s`` or ``end - overlap_s``), inside speech, and the window says so
+  (``start_at`` / ``end_at`` = ``"grid"``; ``"pause"`` and ``"recording edge"`` otherwise).
+
+Neighbours therefore still share an interval (at least ``overlap_s - search_s`` long), and the
+seams are reconciled only inside it, exactly as on the grid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from toolkit.core.config import require_non_negative
+from toolkit.core.errors import ToolkitError
+from toolkit.audio.vad import SileroVadConfig
+
+PAUSE = "pause"
+GRID = "grid"
+EDGE = "recording edge"
+_MIN_STEP_S = 0.01  # a window starts at least this far after its left neighbour
+
+
+@dataclass(frozen=True)
+class PauseConfig:
+    """How window edges move into VAD pauses (seconds); ``vad`` is the Silero pass that finds them."""
+
+    search_s: float
+    min_pause_s: float
+    edge_silence_s: float
+    vad: SileroVadConfig
+
+    def __post_init__(self) -> None:
+        require_non_negative(self, "search_s", "min_pause_s", "edge_silence_s")
+        if self.edge_silence_s <= 0:
+            raise ValueError(f"edge_silence_s must be positive, not {self.edge_silence_s!r}")
+
+
+@dataclass(frozen=True)
+class PlacedWindow:
+    """One window's span and where each edge fell: ``pause``, ``grid`` (no pause in range) or ``recording edge``."""
+
+    start: float
+    end: float
+    start_at: str
+    end_at: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"start_at": self.start_at, "end_at": self.end_at}
+
+
+def check_pause_layout(length: float, overlap: float, search: float) -> None:
+    """Refuse a search range the sequential layout cannot honour (ValueError naming the rule)."""
+    if search >= overlap:
+        raise ValueError(f"search_s ({search}) must be smaller than overlap_s ({overlap}), "
+                         f"so neighbouring windows still overlap")
+    if length < 2 * overlap + search:
+        raise ValueError(f"length_s ({length}) must be at least 2 * overlap_s + search_s "
+                         f"({2 * overlap + search}), so at most two windows cover any instant")
+
+
+def pauses(speech: Sequence[tuple[float, float]], duration: float, min_pause: float) -> list[tuple[float, float]]:
+    """Gaps of at least ``min_pause`` seconds between speech regions within [0, duration]."""
+    gaps, cursor = [], 0.0
+    for start, end in sorted(speech):
+        if start - cursor >= min_pause and start > cursor:
+            gaps.append((cursor, min(start, duration)))
+        cursor = max(cursor, end)
+    if duration - cursor >= min_pause and duration > cursor:
+        gaps.append((cursor, duration))
+    return gaps
+
+
+def plan_pause_windows(duration: float, length: float, overlap: float, origin: float,
+                       speech: Sequence[tuple[float, float]], config: PauseConfig) -> list[PlacedWindow]:
+    """Windows covering [0, duration] with edges in pauses of ``speech`` (rules in the module docstring)."""
+    if not (math.isfinite(duration) and duration > 0):
+        raise ToolkitError(f"recording duration must be positive to lay out windows, not {duration!r}")
+    try:
+        check_pause_layout(length, overlap, config.search_s)
+    except ValueError as error:
+        raise ToolkitError(str(error)) from None
+    if not 0 <= origin < length - overlap:
+        raise ToolkitError(f"window origin {origin} s must lie in [0, {length - overlap})")
+    gaps = pauses(speech, duration, config.min_pause_s)
+    starts = ([(max(a, b - config.edge_silence_s), b) for a, b in gaps], gaps)
+    ends = ([(a, min(b, a + config.edge_silence_s)) for a, b in gaps], gaps)
+    windows: list[PlacedWindow] = []
+    start, start_at, previous_end = 0.0, EDGE, 0.0
+    while True:
+        aim = start + length if windows or origin == 0 else origin + overlap
+        if aim >= duration:
+            windows.append(PlacedWindow(start, float(duration), start_at, EDGE))
+            return windows
+        end, end_at = _nearest(ends, aim, max(start + _MIN_STEP_S, aim - config.search_s), aim)
+        windows.append(PlacedWindow(start, end, start_at, end_at))
+        aim = end - overlap
+        low = max(aim - config.search_s, previous_end, start + _MIN_STEP_S)
+        previous_end = end
+        start, start_at = _nearest(starts, aim, low, max(low, aim + config.search_s))
+
+
+def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: float,
+             high: float) -> tuple[float, str]:
+    """The point within [low, high] nearest ``aim`` of the first of ``zones`` that has one (rounded to
+    microseconds), else ``aim`` clipped there."""
+    for candidates in zones:
+        best: float | None = None
+        for a, b in candidates:
+            a, b = max(a, low), min(b, high)
+            if a > b:
+                continue
+            point = min(max(aim, a), b)
+            if best is None or abs(point - aim) < abs(best - aim):
+                best = point
+        if best is not None:
+            return round(best, 6), PAUSE
+    return round(min(max(aim, low), high), 6), GRID
+
+
+def plan_windows(duration: float, length: float, overlap: float, origin: float = 0.0) -> list[tuple[float, float]]:
+    """Window spans covering [0, duration] with a fixed length and overlap.
+
+    The grid starts at ``origin + k * (length - overlap)``; with ``origin > 0`` a first,
+    shorter window [0, origin + overlap] covers the beginning, so every pair of neighbours
+    shares exactly ``overlap`` seconds (the last window is clipped to ``duration``). At most
+    two windows cover any instant, so overlap may not exceed half the length.
+    """
+    if not (math.isfinite(duration) and duration > 0):
+        raise ToolkitError(f"recording duration must be positive to lay out windows, not {duration!r}")
+    if not (math.isfinite(length) and length > 0) or not (math.isfinite(overlap) and overlap >= 0):
+        raise ToolkitError(f"window length ({length!r}) must be positive and overlap ({overlap!r}) not negative")
+    if length <= overlap:
+        raise ToolkitError(f"window length {length} s must be longer than its overlap {overlap} s")
+    if 2 * overlap > length:
+        raise ToolkitError(f"window overlap {overlap} s exceeds half the window length {length} s; "
+                           f"seams are reconciled between two windows only")
+    step = length - overlap
+    if not 0 <= origin < step:
+        raise ToolkitError(f"window origin {origin} s must lie in [0, {step}) (window length minus overlap)")
+    spans = []
+    # A first window shorter than a microsecond would be empty: such an origin is the grid at 0.
+    origin = origin if origin + overlap > 1e-6 else 0.0
+    k = -1 if origin > 0 else 0
+    while True:
+        start = round(float(max(0.0, origin + k * step)), 9)
+        reaches_end = origin + k * step + length >= duration
+        end = float(duration) if reaches_end else round(float(origin + k * step + length), 9)
+        spans.append((start, end))
+        if reaches_end:
+            return spans
+        k += 1
+
+

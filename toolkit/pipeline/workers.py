@@ -1,0 +1,156 @@
+"""Work measured on its own: one spawned process per model-holding service.
+
+A service (a recognizer, an enhancer, a VAD) is built once in its own process, which loads its
+model (measured apart from any recording), then answers requests. Each answer comes back with
+the wall time, CPU time and peak resident memory of that process while it worked, so a figure
+never includes another service's model, whatever ran before it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+from toolkit.core.errors import ToolkitError
+from toolkit.pipeline.measure import Measurement, lifetime_peak_rss_mb, measure
+
+Build = Callable[..., Callable[[Any], Any]]  # module-level, so a spawned process can import it
+
+
+@dataclass
+class WorkerLoad:
+    """Building one service in its worker: time, memory once loaded, and the worker's lifetime peak.
+
+    ``ready_wall_s`` is what the run waited: starting the process, its imports and the load.
+    """
+
+    wall_s: float
+    cpu_s: float
+    rss_after_load_mb: float
+    ready_wall_s: float
+    worker_peak_rss_mb: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"wall_s": round(self.wall_s, 4), "cpu_s": round(self.cpu_s, 4),
+                "ready_wall_s": round(self.ready_wall_s, 4),
+                "rss_after_load_mb": round(self.rss_after_load_mb, 1),
+                "worker_peak_rss_mb": None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1)}
+
+
+def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
+    """Worker process: build the service, then answer requests until ``None``.
+
+    Errors are sent to the parent, which raises them as one line; a failed build ends the worker,
+    a failed request does not. Ctrl-C is left to the parent, which stops every worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with measure() as spent:
+            handle = build(*args)
+    except Exception as error:
+        connection.send(("error", f"{type(error).__name__}: {error}"))
+        return
+    connection.send(("loaded", spent.to_json()))
+    while (request := connection.recv()) is not None:
+        try:
+            with measure() as spent:
+                response = handle(request)
+        except Exception as error:
+            connection.send(("error", f"{type(error).__name__}: {error}"))
+            continue
+        connection.send(("done", response, spent.to_json()))
+    connection.send(("closed", lifetime_peak_rss_mb()))
+
+
+class Worker:
+    """One service in its own spawned process (no inherited threads or loaded models)."""
+
+    def __init__(self, label: str, build: Build, args: tuple[Any, ...]) -> None:
+        context = multiprocessing.get_context("spawn")
+        began = time.perf_counter()
+        self.label = label
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(build, args, child), daemon=True, name=label)
+        self.process.start()
+        child.close()
+        try:
+            loaded = Measurement(**self._receive("loaded")[0])
+        except ToolkitError:
+            self.kill()
+            raise
+        self.load = WorkerLoad(loaded.wall_s, loaded.cpu_s, loaded.peak_rss_mb, time.perf_counter() - began)
+
+    def _receive(self, expected: str) -> tuple[Any, ...]:
+        try:
+            kind, *payload = self.connection.recv()
+        except (EOFError, ConnectionResetError):
+            self.process.join(5)
+            raise ToolkitError(f"{self.label}: its worker process ended unexpectedly "
+                               f"(exit code {self.process.exitcode})") from None
+        if kind == "error":
+            raise ToolkitError(f"{self.label}: {payload[0]}")
+        if kind != expected:
+            raise RuntimeError(f"{self.label}: worker sent {kind!r}, expected {expected!r}")
+        return tuple(payload)
+
+    def call(self, request: Any) -> tuple[Any, Measurement]:
+        """The service's answer to ``request`` and what producing it cost in this worker."""
+        self.connection.send(request)
+        response, spent = self._receive("done")
+        return response, Measurement(**spent)
+
+    def close(self) -> None:
+        """Stop the worker, recording its lifetime peak memory."""
+        if self.process.is_alive():
+            self.connection.send(None)
+            self.load.worker_peak_rss_mb = self._receive("closed")[0]
+            self.process.join(10)
+        self.connection.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+
+class Workers:
+    """Named workers, started on first use (or by ``start``) and stopped together."""
+
+    def __init__(self) -> None:
+        self._workers: dict[str, Worker] = {}
+
+    def get(self, name: str, build: Build, args: tuple[Any, ...]) -> Worker:
+        """The worker called ``name``, started with ``build(*args)`` if it is not running; a service
+        that cannot be built raises here (and every worker is stopped)."""
+        if name not in self._workers:
+            try:
+                self._workers[name] = Worker(name, build, args)
+            except BaseException:
+                self.kill()
+                raise
+        return self._workers[name]
+
+    def loads(self) -> dict[str, WorkerLoad]:
+        return {name: worker.load for name, worker in self._workers.items()}
+
+    def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+
+    def kill(self) -> None:
+        for worker in self._workers.values():
+            worker.kill()
+        self._workers.clear()
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:
+            self.close()
+        else:  # an error is already on its way: do not wait on a worker
+            self.kill()

@@ -1,0 +1,105 @@
+"""The protocol state of an experiment, replayed from its audit log, and the hashes its entries name.
+
+A *protocol record* runs from a challenger freeze to its gate verdict on one set of test
+data. The state says which challenger is frozen (with which hashes), which test splits were
+opened and finished in the current record, and every test recording ever opened (a new
+record needs test recordings none of which was opened before).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.protocol.audit import AuditLog, verify
+from toolkit.core.files import config_hash, sha256_file
+
+TEST_SPLITS = ("holdout", "challenge")
+
+
+def hypotheses_digest(run_root: Path) -> str | None:
+    """One sha256 over every hypothesis file of a run folder (relative path and content hash)."""
+    folder = run_root / "hypotheses"
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return config_hash([[p.relative_to(folder).as_posix(), sha256_file(p)] for p in files])
+
+
+def current_hash(kind: str, path: Path) -> str | None:
+    """What a named thing hashes to on disk now: a file, a manifest (its content hash) or a run's hypotheses."""
+    if kind == "hypotheses":
+        return hypotheses_digest(path)
+    if not path.is_file():
+        return None
+    if kind == "manifest":
+        from toolkit.corpus.manifest import load_manifest
+
+        try:
+            return load_manifest(path).sha256
+        except ToolkitError:
+            return "unreadable or edited after freezing"
+    return sha256_file(path)
+
+
+def named(kind: str, path: Path, sha256: str, experiment_folder: Path) -> dict[str, str]:
+    """A hash entry for the audit log, its path relative to the experiment folder."""
+    relative = os.path.relpath(Path(path).resolve(), experiment_folder.resolve())
+    return {"kind": kind, "path": Path(relative).as_posix(), "sha256": sha256}
+
+
+@dataclass
+class ProtocolState:
+    challenger: dict[str, Any] | None = None
+    opened: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finished: dict[str, dict[str, Any]] = field(default_factory=dict)
+    opened_audio: set[str] = field(default_factory=set)
+    manifests: set[str] = field(default_factory=set)
+
+    @property
+    def test_opened(self) -> bool:
+        return bool(self.opened)
+
+
+def verified_log(experiment_folder: Path, *, hashes: bool = False) -> AuditLog:
+    """The experiment's audit log after checking its chain (an edited log stops everything).
+
+    With ``hashes`` every hash it names is checked against the disk too; protocol commands
+    that compare hashes themselves (freeze, test-split guard) skip that, so their refusal can
+    say what changed.
+    """
+    log = AuditLog(experiment_folder)
+    verify(log, current_hash if hashes else None)
+    return log
+
+
+def replay(log: AuditLog) -> ProtocolState:
+    """The current protocol record's state from the log's entries."""
+    state = ProtocolState()
+    for entry in log.entries():
+        data = entry.data
+        if entry.event == "protocol record started":
+            state.challenger, state.opened, state.finished = None, {}, {}
+        elif entry.event == "manifest frozen":
+            state.manifests.add(data["manifest_sha256"])
+        elif entry.event == "challenger frozen":
+            state.challenger = data["challenger"]
+        elif entry.event.endswith(" opened") and data.get("split") in TEST_SPLITS:
+            state.opened[data["split"]] = data
+            state.opened_audio.update(data.get("audio_sha256", []))
+        elif entry.event.endswith(" finished") and data.get("split") in TEST_SPLITS:
+            state.finished[data["split"]] = data
+    return state
+
+
+class ProtocolError(InputError):
+    """A protocol rule refused the command (exit 2); the refusal is in the audit log."""
+
+
+def refuse(log: AuditLog, command: str, path: Path | str | None, problem: str) -> ProtocolError:
+    """Log a refusal and return the error to raise."""
+    log.append("refusal", command=command, reason=problem)
+    return ProtocolError(path, problem)

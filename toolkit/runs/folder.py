@@ -1,0 +1,55 @@
+"""The layout of a run folder: one self-describing directory of plain, diffable files.
+
+``experiments/<name>/runs/<split>-<config hash>/`` holds ``run.json`` (configuration,
+manifest hash, model identities, versions, hardware, timings), per arm and recording the
+hypothesis as JSON words and CTM in original time plus the full arm output (VAD segments,
+seam reports, disagreements between recognizers, decode units), disagreement lists of
+disagreements with the baseline, and later the score tables and reports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.transcripts import Hypothesis
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    root: Path
+
+    @property
+    def record(self) -> Path:
+        return self.root / "run.json"
+
+    def hypothesis_json(self, arm: str, recording: str) -> Path:
+        return self.root / "hypotheses" / arm / f"{recording}.json"
+
+    def hypothesis_ctm(self, arm: str, recording: str) -> Path:
+        return self.root / "hypotheses" / arm / f"{recording}.ctm"
+
+    def arm_output(self, arm: str, recording: str) -> Path:
+        return self.root / "outputs" / arm / f"{recording}.json"
+
+    def disagreements(self, arm: str, recording: str, suffix: str = "json") -> Path:
+        """Where ``arm`` disagrees with the baseline on ``recording`` (JSON or CSV)."""
+        return self.root / "disagreements" / arm / f"{recording}.{suffix}"
+
+    @property
+    def scores(self) -> Path:
+        return self.root / "scores"
+
+    def read_record(self) -> dict[str, Any]:
+        return json.loads(self.record.read_text(encoding="utf-8"))
+
+    def read_hypothesis(self, arm: str, recording: str) -> Hypothesis:
+        """The stored hypothesis, validated and refused if it is not for ``recording``."""
+        from toolkit.formats import read_hypothesis
+
+        return read_hypothesis(self.hypothesis_json(arm, recording), recording)
+
+    def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
+        return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))

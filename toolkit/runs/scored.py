@@ -1,0 +1,48 @@
+"""The record of one scored run, shared by the scorer of runs (``evaluate``) and the report.
+
+Its own module so that the report and the gates read it without importing ``evaluate``, and
+``evaluate`` imports the report one way only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from toolkit.runs.folder import RunFolder
+    from toolkit.scorer.options import ScoreOptions
+    from toolkit.scorer.results import RecordingScore
+    from toolkit.scorer.stats import PairedComparison
+
+
+@dataclass
+class Evaluation:
+    """Everything scored for one run, and where the report landed."""
+
+    folder: RunFolder
+    record: dict[str, Any]
+    per_recording: pd.DataFrame
+    aggregate: pd.DataFrame
+    comparisons: dict[str, PairedComparison]
+    scores: dict[str, dict[str, RecordingScore]]
+    runtime: pd.DataFrame
+    seams: pd.DataFrame
+    origin_spread: pd.DataFrame
+    signature: str
+    reference_arm: str
+    options: ScoreOptions
+    table_text: str = ""
+    report_markdown: Path | None = None
+    report_html: Path | None = None
+
+    @property
+    def arm_failures(self) -> list[dict[str, str]]:
+        """The (arm, recording) pairs a stage failed on, each scored as no words: arm, recording, stage, error."""
+        return list(self.record.get("arm_failures", []))
+
+    def failed_recordings(self, arm: str) -> list[str]:
+        return [f["recording"] for f in self.arm_failures if f["arm"] == arm]

@@ -1,0 +1,117 @@
+"""Alignment you can read: each aligned token pair with its operation, times and critical-word marks.
+
+Rows follow the scored alignment of normalized tokens (the audit policy's: the primary one, or
+``normalized`` when the primary is verbatim). Times are the source word's own times in the
+original recording (None when untimed). ``render_pra`` prints sclite's ``pra`` layout: REF, HYP
+and EVAL lines (correct words lower case, errors upper case, ``***`` for the missing side,
+S/D/I under errors), with onset lines where there are times, wrapped into blocks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, OP_NAMES
+from toolkit.scorer.metrics.aligned import AlignedTokens
+from toolkit.scorer.metrics.audits import find_occurrences, negation_mask
+
+EVAL = {"equal": "", "substitute": "S", "delete": "D", "insert": "I"}
+GAP = "***"
+
+
+@dataclass(frozen=True)
+class AlignedWord:
+    """One alignment step: reference and hypothesis token (None when absent), operation, times, marks."""
+
+    reference: str | None
+    hypothesis: str | None
+    op: str
+    ref_start: float | None
+    ref_end: float | None
+    hyp_start: float | None
+    hyp_end: float | None
+    critical: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "critical": list(self.critical)}
+
+
+def _time(value: float) -> float | None:
+    return None if math.isnan(value) else round(float(value), 3)
+
+
+def critical_marks(at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
+    """Per reference token, which audits watch it: ``negation``, ``name``, ``number``."""
+    negation = negation_mask(at.ref, negations)
+    name = np.zeros(len(at.ref), dtype=bool)
+    for first, last in find_occurrences(at.ref.texts, names):
+        name[first:last + 1] = True
+    marks = []
+    for k in range(len(at.ref)):
+        marks.append(tuple(label for label, on in (("negation", negation[k]), ("name", name[k]),
+                                                   ("number", at.ref.is_number[k])) if on))
+    return marks
+
+
+def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[AlignedWord]:
+    """The alignment's steps in order, as records."""
+    ref_words, hyp_words = at.ref.words, at.hyp.words
+    rows = []
+    for op, i, j in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist(), at.alignment.hyp_index.tolist()):
+        r = int(at.ref.source[i]) if op != INSERT else -1
+        h = int(at.hyp.source[j]) if op != DELETE else -1
+        rows.append(AlignedWord(
+            reference=at.ref.texts[i] if r >= 0 else None,
+            hypothesis=at.hyp.texts[j] if h >= 0 else None,
+            op=OP_NAMES[op],
+            ref_start=_time(ref_words.start[r]) if r >= 0 else None,
+            ref_end=_time(ref_words.end[r]) if r >= 0 else None,
+            hyp_start=_time(hyp_words.start[h]) if h >= 0 else None,
+            hyp_end=_time(hyp_words.end[h]) if h >= 0 else None,
+            critical=tuple(critical[i]) if critical is not None and r >= 0 else (),
+        ))
+    return rows
+
+
+def _cell(text: str | None, op: str) -> str:
+    if text is None:
+        return GAP
+    return text if op == OP_NAMES[EQUAL] else text.upper()
+
+
+def _onset(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def render_pra(rows: Sequence[AlignedWord], width: int = 100) -> str:
+    """sclite-``pra``-style REF/HYP/EVAL blocks, plus a reference (R_T1) and a hypothesis (H_T1) onset line
+    when that side has times."""
+    ref_timed = any(r.ref_start is not None for r in rows)
+    hyp_timed = any(r.hyp_start is not None for r in rows)
+    labels = ["REF:", "HYP:", "EVAL:"] + (["R_T1:"] if ref_timed else []) + (["H_T1:"] if hyp_timed else [])
+    columns = []
+    for row in rows:
+        cells = [_cell(row.reference, row.op), _cell(row.hypothesis, row.op), EVAL[row.op]]
+        cells += [_onset(row.ref_start)] if ref_timed else []
+        cells += [_onset(row.hyp_start)] if hyp_timed else []
+        size = max(len(c) for c in cells)
+        columns.append([c.ljust(size) for c in cells])
+    blocks: list[list[list[str]]] = []
+    used = width + 1
+    for column in columns:
+        size = len(column[0]) + 1
+        if used + size > width and (not blocks or blocks[-1]):
+            blocks.append([])
+            used = 6
+        blocks[-1].append(column)
+        used += size
+    out = []
+    for block in blocks:
+        for line, label in enumerate(labels):
+            out.append(f"{label:<6}" + " ".join(column[line] for column in block).rstrip())
+        out.append("")
+    return "\n".join(out).rstrip("\n")

@@ -1,0 +1,275 @@
+"""Critical-word audits (SPEC section 5): negations, names, numbers and short words.
+
+Each audit has a denominator (reference occurrences) and an instance list for the review queue.
+- Negation: a token is a negation when its text is in the negation lexicon and its source word
+  is itself a negation word (so "né" -> "não é", a tag question, is not audited as a negation).
+  A reference negation deleted or substituted (by anything, even another negation)
+  is a flip; a hypothesis negation inserted, or substituted for a non-negation, is an insertion.
+- Repetitions (false starts): the same negation, name or number said back to back in one turn
+  ("não não", "Ana Ana", "dois dois") is a run. A member of a run deleted whole is "repetition
+  dropped", reported apart and not an error, as long as another member of the run survives in
+  some form; a run deleted entirely counts one error. For negations, a member replaced by a word
+  that is no negation is lost like a deleted one (the turn keeps its polarity while another
+  member is still a negation). Reference counts stay per occurrence.
+- Names: an occurrence (longest names first, no overlaps) is an error unless every token is a
+  hit and nothing was inserted inside it.
+- Numbers: a reference number (one number group) is correct only when every token is a hit,
+  nothing was inserted inside, and the aligned hypothesis tokens form exactly one whole
+  hypothesis number of the same value ("2020" = "dois mil e vinte"; "... e vinte e um" is not).
+- Short words: reference tokens with 1..max_letters letters (number words excluded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE
+from toolkit.scorer.metrics.aligned import AlignedTokens, Instance
+from toolkit.scorer.metrics.figures import SETTING, Figure, Figures
+from toolkit.scorer.metrics.tokens import TokenTable
+from toolkit.scorer.normalize.chars import fold_accents
+from toolkit.scorer.normalize.same_word import word_key
+
+_KIND = {DELETE: "deleted", SUBSTITUTE: "substituted"}
+
+
+def _fold(word: str) -> str:
+    """The same-word key with accents removed: how a source word is compared to the lexicon."""
+    return fold_accents(word_key(word))
+
+
+def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
+    """Per token: a negation token whose own source word is a negation word."""
+    folded = {_fold(n) for n in negations}
+    words = tokens.words.texts
+    word_is_neg: dict[int, bool] = {}
+    mask = np.zeros(len(tokens), dtype=bool)
+    for k, (text, src) in enumerate(zip(tokens.texts, tokens.source.tolist())):
+        if text in negations:
+            if src not in word_is_neg:
+                word_is_neg[src] = _fold(words[src]) in folded
+            mask[k] = word_is_neg[src]
+    return mask
+
+
+def _instances(items: Sequence[Instance]) -> list[dict[str, Any]]:
+    return [i.to_json() for i in items]
+
+
+REPETITION_DROPPED = "repetition dropped"
+
+
+def _counts(*keys: str) -> tuple[Figure, ...]:
+    return tuple(Figure(key) for key in keys)
+
+
+@dataclass(frozen=True)
+class NegationAudit(Figures):
+    """Reference negations flipped (deleted/substituted), repetitions dropped, and negations inserted."""
+
+    FIGURES = _counts("ref_count", "flipped", "inserted", "repetition_dropped")
+
+    ref_count: int = 0
+    flipped: int = 0
+    inserted: int = 0
+    repetition_dropped: int = 0
+    instances: tuple[Instance, ...] = ()
+
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
+
+
+@dataclass(frozen=True)
+class OccurrenceAudit(Figures):
+    """Reference occurrences (names or numbers), how many were wrong, and repetitions dropped."""
+
+    FIGURES = _counts("ref_count", "errors", "repetition_dropped")
+
+    ref_count: int = 0
+    errors: int = 0
+    repetition_dropped: int = 0
+    instances: tuple[Instance, ...] = ()
+
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
+
+
+def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray,
+                        deleted: Sequence[bool]) -> set[int]:
+    """Indices of ``spans`` (sorted reference token spans) whose whole deletion is a dropped repetition.
+
+    Spans with the same key that follow each other with nothing between, in one turn, form a
+    run; a deleted member is dropped repetition when the run has a member not deleted, and all
+    members but the first when the whole run was deleted (that loss counts once).
+    """
+    dropped: set[int] = set()
+    k = 0
+    while k < len(spans):
+        end = k + 1
+        while (end < len(spans) and spans[end][0] == spans[end - 1][1] + 1 and keys[end] == keys[k]
+               and turns[spans[end][0]] == turns[spans[k][0]]):
+            end += 1
+        gone = [m for m in range(k, end) if deleted[m]]
+        dropped.update(gone[1:] if len(gone) == end - k else gone)
+        k = end
+    return dropped
+
+
+def _wholly_deleted(at: AlignedTokens, first: int, last: int) -> bool:
+    return bool((at.ref_op[first:last + 1] == DELETE).all()) and not at.insertions_inside(first, last)
+
+
+@dataclass(frozen=True)
+class ShortWordAudit(Figures):
+    """Short reference words substituted or deleted."""
+
+    FIGURES = (Figure("max_letters", column=None), *_counts("ref_count", "substituted", "deleted"))
+
+    max_letters: int | None = field(default=None, metadata=SETTING)
+    ref_count: int = 0
+    substituted: int = 0
+    deleted: int = 0
+    instances: tuple[Instance, ...] = ()
+
+    def json_extras(self) -> dict[str, Any]:
+        return {"instances": _instances(self.instances)}
+
+
+Span = tuple[int, int]
+
+
+def negation_outcomes(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> list[tuple[int, str | None]]:
+    """Each reference negation's position and outcome: None (right), a repetition dropped, or the flip
+    ("deleted"/"substituted"). One definition for the audit and the gates' per-occurrence comparison."""
+    ref_neg = negation_mask(at.ref, negations)
+    hyp_neg = negation_mask(at.hyp, negations)
+    positions = np.flatnonzero(ref_neg).tolist()
+    # A negation is lost to the turn when deleted or replaced by a word that is no negation; the
+    # polarity rule of a run (a member lost while another survives) treats both alike.
+    lost = [int(at.ref_op[i]) == DELETE
+            or (int(at.ref_op[i]) == SUBSTITUTE and not hyp_neg[int(at.ref_partner[i])]) for i in positions]
+    dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns, lost)
+    return [(i, None if at.ref_op[i] == EQUAL else REPETITION_DROPPED if k in dropped else _KIND[int(at.ref_op[i])])
+            for k, i in enumerate(positions)]
+
+
+def inserted_negations(at: AlignedTokens, negations: frozenset[str]) -> list[int]:
+    """Hypothesis tokens that are negations inserted, or substituted for a reference word that is none."""
+    ref_neg = negation_mask(at.ref, negations)
+    hyp_neg = negation_mask(at.hyp, negations)
+    partner_neg = np.zeros(len(at.hyp), dtype=bool)
+    paired = at.hyp_partner >= 0
+    partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
+    return np.flatnonzero(hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))).tolist()
+
+
+def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> NegationAudit:
+    """Flips of reference negations, dropped repetitions, and insertions of hypothesis negations.
+
+    ``turns`` gives each reference token's turn (utterance index).
+    """
+    outcomes = [(i, outcome) for i, outcome in negation_outcomes(at, negations, turns) if outcome is not None]
+    inserted = inserted_negations(at, negations)
+    instances = [at.ref_instance(outcome, i, i) for i, outcome in outcomes]
+    instances += [at.hyp_instance("inserted", j) for j in inserted]
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
+    return NegationAudit(ref_count=int(negation_mask(at.ref, negations).sum()), flipped=len(outcomes) - dropped,
+                         inserted=len(inserted), repetition_dropped=dropped,
+                         instances=tuple(sorted(instances, key=lambda x: (x.time is None, x.time or 0.0))))
+
+
+def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
+    """Non-overlapping ``(first, last)`` token spans of ``phrases`` in ``texts``, longest phrases first."""
+    positions: dict[str, list[int]] = {}
+    for k, t in enumerate(texts):
+        positions.setdefault(t, []).append(k)
+    taken = np.zeros(len(texts), dtype=bool)
+    spans = []
+    for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
+        width = len(phrase)
+        for k in positions.get(phrase[0], []):
+            if tuple(texts[k:k + width]) == phrase and not taken[k:k + width].any():
+                taken[k:k + width] = True
+                spans.append((k, k + width - 1))
+    return sorted(spans)
+
+
+def name_outcomes(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> list[tuple[Span, str | None]]:
+    """Each reference name occurrence's token span and outcome: None (right), a repetition dropped, or "error"."""
+    spans = find_occurrences(at.ref.texts, names)
+    dropped = dropped_repetitions(spans, [tuple(at.ref.texts[a:b + 1]) for a, b in spans], turns,
+                                  [_wholly_deleted(at, a, b) for a, b in spans])
+    return [((first, last), REPETITION_DROPPED if k in dropped else
+             "error" if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last) else None)
+            for k, (first, last) in enumerate(spans)]
+
+
+def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
+    """Exact errors per reference occurrence of a (normalized, possibly multi-token) name."""
+    outcomes = name_outcomes(at, names, turns)
+    wrong = [(span, outcome) for span, outcome in outcomes if outcome is not None]
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in wrong)
+    return OccurrenceAudit(ref_count=len(outcomes), errors=len(wrong) - dropped, repetition_dropped=dropped,
+                           instances=tuple(at.ref_instance(outcome, a, b) for (a, b), outcome in wrong))
+
+
+def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, str | None]]:
+    """Each reference number's token span (one number group) and outcome: None (right), a repetition
+    dropped, or "error" (a wrong value)."""
+    groups = at.ref.number_group
+    if not len(groups) or groups.max() < 0:
+        return []
+    hyp_groups = at.hyp.number_group
+    hyp_sizes = np.bincount(hyp_groups[hyp_groups >= 0]) if (hyp_groups >= 0).any() else np.zeros(0, int)
+    members = np.flatnonzero(groups >= 0)
+    bounds = np.flatnonzero(np.diff(groups[members]) != 0) + 1
+    spans = [(int(span[0]), int(span[-1])) for span in np.split(members, bounds)]
+    dropped = dropped_repetitions(spans, [at.ref.number_value[a] for a, _ in spans], turns,
+                                  [_wholly_deleted(at, a, b) for a, b in spans])
+    return [((first, last), REPETITION_DROPPED if k in dropped else
+             None if _number_correct(at, first, last, hyp_sizes) else "error")
+            for k, (first, last) in enumerate(spans)]
+
+
+def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
+    """Value errors per reference number (a number group of the reference tokens)."""
+    outcomes = number_outcomes(at, turns)
+    hyp_groups = at.hyp.number_group
+    instances = []
+    for (first, last), outcome in outcomes:
+        if outcome == REPETITION_DROPPED:
+            instances.append(at.ref_instance(outcome, first, last))
+        elif outcome is not None:  # a wrong value shows the whole hypothesis numbers it touched
+            touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
+            instances.append(at.ref_instance(outcome, first, last, np.flatnonzero(np.isin(hyp_groups, touched))))
+    dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
+    return OccurrenceAudit(ref_count=len(outcomes), errors=len(instances) - dropped, repetition_dropped=dropped,
+                           instances=tuple(instances))
+
+
+def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray) -> bool:
+    if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+        return False
+    partners = at.ref_partner[first:last + 1]
+    hyp_group = set(at.hyp.number_group[partners].tolist())
+    if len(hyp_group) != 1:
+        return False
+    group = hyp_group.pop()
+    if group < 0:
+        return False
+    whole = hyp_sizes[group] == len(partners)
+    return bool(whole and at.hyp.number_value[int(partners[0])] == at.ref.number_value[first])
+
+
+def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
+    """Substitutions and deletions of reference tokens with at most ``max_letters`` letters."""
+    counts = {t: sum(ch.isalpha() for ch in t) for t in set(at.ref.texts)}
+    letters = np.fromiter((counts[t] for t in at.ref.texts), dtype=np.int64, count=len(at.ref))
+    short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number
+    wrong = [(i, _KIND[int(at.ref_op[i])]) for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist()]
+    deleted = sum(kind == "deleted" for _, kind in wrong)
+    return ShortWordAudit(max_letters=max_letters, ref_count=int(short.sum()), substituted=len(wrong) - deleted,
+                          deleted=deleted, instances=tuple(at.ref_instance(kind, i, i) for i, kind in wrong))

@@ -1,0 +1,307 @@
+"""The pt-BR normalizer: source words -> scored tokens, each mapped back to its source word.
+
+Reference and hypothesis go through it separately with the same policy; it never sees the other
+side. Per source word: Unicode form, numerals (digits -> words, before punctuation is touched),
+case, punctuation/hyphens/apostrophes, equivalence table, accent folding, fillers; then the
+whole token stream is scanned for number groups so digits and spoken numbers tag alike.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
+from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
+from toolkit.scorer.normalize.digits import find_numeral, might_start_numeral, splits_currency
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
+from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
+from toolkit.scorer.normalize.policy import NormalizationPolicy
+
+
+class Token(NamedTuple):
+    """One scored word; ``source_index`` points into the source words it came from.
+
+    A named tuple rather than a dataclass: tens of thousands are built per recording.
+    """
+
+    text: str
+    source_index: int
+    is_number: bool = False
+    number_value: str | None = None
+    number_group: int | None = None
+
+
+# A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
+_LOOKAHEAD = 8
+
+
+class _Rules:
+    """Word rules of one policy and lexicon set, with a cache of results per written form."""
+
+    def __init__(self, policy: NormalizationPolicy, lexicons: Lexicons, user: UserLexicon | None) -> None:
+        self.policy = policy
+        self.lexicons = lexicons
+        self.user = user
+        self.equivalences = _equivalences(policy, lexicons, user)
+        self.contexts: dict[str, WordContext] = {}
+        self._forms: dict[str, tuple[str, ...]] = {}
+        self._plain: dict[str, tuple[str, ...] | None] = {}
+        self._pieces: dict[str, tuple[str, ...]] = {}
+        self.plain_words: dict[str, tuple[str, ...] | None] = {}
+        self.keys: dict[str, str] = {}
+        self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
+
+    def _fold(self, text: str) -> str:
+        return fold_accents(text) if self.policy.accent_fold else text
+
+    def forms(self, piece: str) -> tuple[str, ...]:
+        """The tokens one whitespace-free piece becomes (no numeral handling here)."""
+        cached = self._forms.get(piece)
+        if cached is not None:
+            return cached
+        policy = self.policy
+        text = piece.lower() if policy.lowercase else piece
+        if policy.strip_punctuation:
+            words = split_punctuation(text, policy.split_hyphens)
+        elif policy.split_hyphens:
+            words = split_hyphenated(text)
+        else:
+            words = [text]
+        if policy.apply_equivalences:
+            table = self.equivalences
+            words = [out for word in words for out in table.get(word.lower(), (word,))]
+        if policy.accent_fold:
+            words = [fold_accents(word) for word in words]
+        if not policy.keep_fillers:
+            words = [word for word in words if word.lower() not in self.fillers]
+        result = tuple(words)
+        self._forms[piece] = result
+        return result
+
+    def pieces(self, word: str) -> tuple[str, ...]:
+        """A source word in the policy's Unicode form without invisible format characters
+        (zero-width space, BOM), split on whitespace (cached)."""
+        cached = self._pieces.get(word)
+        if cached is None:
+            if self.policy.abbreviations:
+                cached = tuple(out for piece in unicodedata.normalize("NFC", word).split()
+                               for out in self._abbreviated(piece))
+            else:
+                cached = self._unicode_pieces(word)
+            self._pieces[word] = cached
+        return cached
+
+    def _unicode_pieces(self, text: str) -> tuple[str, ...]:
+        text = unicodedata.normalize(self.policy.unicode_form, text)
+        if not text.isascii():
+            text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+        return tuple(text.split())
+
+    def _abbreviated(self, piece: str) -> tuple[str, ...]:
+        """A piece, or the words of the abbreviation it is; checked before NFKC turns "nº" into "no"."""
+        words = abbreviation_words(piece, self.lexicons)
+        if words is not None:
+            return words
+        marks = len(piece) - len(piece.lstrip("§"))
+        if marks in (1, 2) and len(piece) > marks:  # "§1º", "§§2º"
+            return (*self._abbreviated(piece[:marks]), *self._unicode_pieces(piece[marks:]))
+        return self._unicode_pieces(piece)
+
+    def plain_word(self, word: str) -> tuple[str, ...] | None:
+        """The forms of a whole source word, or None when it may hold a numeral (cached)."""
+        try:
+            return self.plain_words[word]
+        except KeyError:
+            forms: list[str] = []
+            for piece in self.pieces(word):
+                piece_forms = self.plain(piece)
+                if piece_forms is None:
+                    self.plain_words[word] = None
+                    return None
+                forms.extend(piece_forms)
+            result = tuple(forms)
+            self.plain_words[word] = result
+            return result
+
+    def plain(self, piece: str) -> tuple[str, ...] | None:
+        """``forms(piece)``, or None when the piece may start a numeral (cached)."""
+        try:
+            return self._plain[piece]
+        except KeyError:
+            result = None if might_start_numeral(piece) else self.forms(piece)
+            self._plain[piece] = result
+            return result
+
+    def key(self, text: str) -> str:
+        """Lookup key for number words: lower case, accent-folded (but the verb "é" is not the
+        connector "e"), edge punctuation removed."""
+        cached = self.keys.get(text)
+        if cached is None:
+            parts = split_punctuation(text.lower(), split_hyphens=False)
+            cached = text if len(parts) != 1 else parts[0] if parts[0] == "é" else fold_accents(parts[0])
+            self.keys[text] = cached
+        return cached
+
+    def literal(self, text: str) -> str:
+        """A word the normalizer writes itself (a numeral kept as written, a canonical number
+        word): only the policy's case and accent rules apply."""
+        return self._fold(text.lower() if self.policy.lowercase else text)
+
+
+def _equivalences(policy: NormalizationPolicy, lexicons: Lexicons,
+                  user: UserLexicon | None) -> dict[str, tuple[str, ...]]:
+    """The shipped equivalences, the homophones if the policy folds them, and a user lexicon's."""
+    table = dict(lexicons.equivalences)
+    if policy.homophones:
+        table.update(lexicons.homophones)
+    if user is not None:
+        table.update(user.equivalences)
+    return table
+
+
+@lru_cache(maxsize=32)
+def _rules(policy: NormalizationPolicy, directory: Path, user: Path | None, user_sha256: str | None) -> _Rules:
+    return _Rules(policy, load_lexicons(directory, policy.version),
+                  load_user_lexicon(user) if user is not None else None)
+
+
+class Normalizer:
+    """Applies one frozen ``NormalizationPolicy``; see protocol/normalization-policy.md."""
+
+    def __init__(self, policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
+                 user_lexicon: Path | str | None = None) -> None:
+        self.policy = policy if policy is not None else NormalizationPolicy.normalized()
+        self.lexicon_dir = Path(lexicon_dir)
+        self.user_lexicon = Path(user_lexicon) if user_lexicon is not None else None
+        user_sha256 = load_user_lexicon(self.user_lexicon).sha256 if self.user_lexicon is not None else None
+        self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon, user_sha256)
+
+    def tokens(self, source_words: Sequence[str]) -> list[Token]:
+        """Normalize ``source_words``; a word may give several tokens, or none (a lone "?").
+
+        Tokens of a numeral written over several words ("R$ 1.500,00", "2 100") all point to
+        its first word, so ``source_index`` never decreases.
+        """
+        rules = self._rules
+        texts: list[str] = []
+        sources: list[int] = []
+        presets: dict[int, str] = {}
+        skip = 0
+        plain = rules.plain_words
+        policy = self.policy
+        readings = context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations,
+                                    rules.contexts) if policy.roman_numerals or policy.abbreviations else {}
+        for index, word in enumerate(source_words):
+            forms = None
+            if skip == 0 and index in readings:
+                forms = tuple(form for reading in readings[index] for form in rules.forms(reading))
+            elif skip == 0:
+                forms = plain[word] if word in plain else rules.plain_word(word)
+                if forms is not None and policy.numeral_pieces and splits_currency(source_words, index):
+                    forms = None  # "R" "$" "2" ".000": read as a numeral from here
+            if forms is None:
+                forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
+            texts.extend(forms)
+            sources.extend([index] * len(forms))
+        return self._tag(texts, sources, presets)
+
+    def _numeral_word(self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str],
+                      offset: int) -> tuple[tuple[str, ...], int]:
+        """Forms of a word holding a numeral, which may take pieces of the next words.
+
+        ``skip`` pieces at the start were already used by a numeral of an earlier word; returns
+        the forms and how many pieces of the following words this word's numerals used.
+        """
+        policy, rules = self.policy, self._rules
+        own = list(rules.pieces(source_words[index]))
+        used = min(skip, len(own))
+        own, skip = own[used:], skip - used
+        window = list(own)
+        for following in source_words[index + 1:index + 1 + _LOOKAHEAD]:
+            window.extend(rules.pieces(following))
+        out: list[str] = []
+        pos = 0
+        while pos < len(own):
+            piece = window[pos]
+            forms = rules.plain(piece)
+            if forms is not None and policy.numeral_pieces and splits_currency(window, pos):
+                forms = None
+            step = 1
+            if forms is None:
+                numeral = find_numeral(window, pos, merge=policy.numbers_to_words,
+                                       join_pieces=bool(policy.numeral_pieces))
+                if numeral is not None and policy.numbers_to_words:
+                    forms = tuple(form for word in numeral.words for form in rules.forms(word))
+                    step = numeral.span
+                elif numeral is not None and numeral.value is not None:
+                    presets[offset + len(out)] = numeral.value
+                    forms = (rules.literal(numeral.literal if policy.strip_punctuation else piece),)
+                else:
+                    forms = rules.forms(piece)
+            out.extend(forms)
+            pos += step
+        return tuple(out), skip + max(0, pos - len(own))
+
+    def _tag(self, texts: list[str], sources: list[int], presets: dict[int, str]) -> list[Token]:
+        """Find number groups and build the tokens (group ids count from 0 in text order)."""
+        rules = self._rules
+        known, key = rules.keys, rules.key
+        keys = [known[text] if text in known else key(text) for text in texts]
+        spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
+        spans += [(position, position + 1, value) for position, value in presets.items()]
+        new = tuple.__new__
+        tokens = [new(Token, (text, source, False, None, None)) for text, source in zip(texts, sources)]
+        canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation
+        for group, (start, end, value) in enumerate(sorted(spans)):
+            for position in range(start, end):
+                text = tokens[position].text
+                if canonicalize:
+                    canonical = canonical_word(keys[position])
+                    text = text if canonical is None else rules.literal(canonical)
+                tokens[position] = Token(text, sources[position], True, value, group)
+        return tokens
+
+    def words(self, text: str) -> list[str]:
+        """Convenience: split ``text`` on whitespace and return the token texts."""
+        return [token.text for token in self.tokens(text.split())]
+
+    @property
+    def negations(self) -> frozenset[str]:
+        """The negation lexicon as this policy writes it (e.g. accent-folded "nao")."""
+        rules = self._rules
+        entries = (*rules.lexicons.negations, *(rules.user.negations if rules.user is not None else ()))
+        return frozenset(form for entry in entries for form in rules.forms(entry))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names a user lexicon adds, as written there (the scorer normalizes them like any name)."""
+        return self._rules.user.names if self._rules.user is not None else ()
+
+    @property
+    def fillers(self) -> frozenset[str]:
+        """The filler lexicon as this policy writes it."""
+        return self._rules.fillers
+
+    def signature(self) -> dict[str, Any]:
+        """Everything that decides the output: policy version and options, lexicon hashes, num2words,
+        and a user lexicon's file name and sha256 when one is used."""
+        signature = {
+            "version": self.policy.version,
+            "options": self.policy.options(),
+            "lexicons": dict(self._rules.lexicons.hashes),
+            "num2words": package_version("num2words"),
+        }
+        if self._rules.user is not None:
+            signature["user_lexicon"] = {"file": self._rules.user.path.name, "sha256": self._rules.user.sha256}
+        return signature
+
+
+def load_negations(policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
+                   user_lexicon: Path | str | None = None) -> frozenset[str]:
+    """Negation words from negations.txt (and a user lexicon), normalized by ``policy``."""
+    return Normalizer(policy, lexicon_dir, user_lexicon).negations
