@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import streamlit as st
 
@@ -33,8 +33,9 @@ def shown_errors() -> Iterator[None]:
         st.error(f"{error}")
     except Exception as error:  # the annotator sees one line; the server log keeps the traceback
         _log.exception("unexpected error in the app")
-        st.error(f"Unexpected error ({type(error).__name__}: {error}). Nothing was stored; "
-                 "the server log has the details.")
+        st.error(
+            f"Unexpected error ({type(error).__name__}: {error}). Nothing was stored; the server log has the details."
+        )
 
 
 @st.cache_resource(show_spinner=False)
@@ -86,8 +87,10 @@ def annotator() -> str:
         return fixed
     with st.form("who"):
         st.subheader("Who is annotating?")
-        st.caption("Your name goes with every decision you make in this tab. Names are not verified "
-                   "(start the app with --users FILE for logins).")
+        st.caption(
+            "Your name goes with every decision you make in this tab. Names are not verified "
+            "(start the app with --users FILE for logins)."
+        )
         name = st.text_input("Your name")
         if st.form_submit_button("Start"):
             if not name.strip():
@@ -146,8 +149,10 @@ def player(adj: Adjudication, recording_id: str, start: float, end: float) -> No
     """The span with context on both sides, and the span alone."""
     clip = _clip(adj, recording_id, adj.entry(recording_id).sha256, start, end)
     st.audio(clip.wav, format="audio/wav")
-    st.caption(f"Clip {clip.start:.2f}–{clip.end:.2f} s of the original recording: the span {start:.2f}–{end:.2f} s "
-               f"starts {start - clip.start:.2f} s into it ({CONTEXT_S:g} s of context on each side).")
+    st.caption(
+        f"Clip {clip.start:.2f}–{clip.end:.2f} s of the original recording: the span {start:.2f}–{end:.2f} s "
+        f"starts {start - clip.start:.2f} s into it ({CONTEXT_S:g} s of context on each side)."
+    )
     with st.expander("The span alone"):
         alone = audio_clip(adj.entry(recording_id), start, end, 0.0)
         st.audio(alone.wav, format="audio/wav")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 
+import app_state
 import streamlit as st
 
-import app_state
 from toolkit.adjudication.context import APP_ENV
 
 st.set_page_config(page_title="ablate · adjudication", layout="wide")
@@ -20,11 +20,13 @@ blind = st.Page("views/blind.py", title="Blind transcription", icon=":material/e
 if os.environ.get(APP_ENV["blind"]):  # `ablate app --blind`: the only page, so no model output is reachable
     page = st.navigation([blind], position="hidden")
 else:
-    page = st.navigation([
-        st.Page("views/queue.py", title="Review queue", icon=":material/checklist:", default=True),
-        st.Page("views/review.py", title="Span review", icon=":material/headphones:"),
-        st.Page("views/conflicts.py", title="Second listener & apply", icon=":material/balance:"),
-        blind,
-        st.Page("views/results.py", title="Results", icon=":material/bar_chart:"),
-    ])
+    page = st.navigation(
+        [
+            st.Page("views/queue.py", title="Review queue", icon=":material/checklist:", default=True),
+            st.Page("views/review.py", title="Span review", icon=":material/headphones:"),
+            st.Page("views/conflicts.py", title="Second listener & apply", icon=":material/balance:"),
+            blind,
+            st.Page("views/results.py", title="Results", icon=":material/bar_chart:"),
+        ]
+    )
 page.run()

@@ -15,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from toolkit.pipeline.engine import run_experiment
+from toolkit.corpus.freeze import freeze
 from toolkit.demo.corpus import build_corpus
 from toolkit.evaluate import evaluate_run
+from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
-from toolkit.corpus.freeze import freeze
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 ARMS = '[arms]\nbaseline = []\nvad = ["vad"]\nwindows = ["windows"]\nenhance = ["gtcrn"]\n'
@@ -35,7 +35,7 @@ def main() -> None:
         build_corpus(corpus, recordings=1, recording_seconds=args.seconds)
         freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
         text = DEMO.read_text(encoding="utf-8")
-        (root / "experiment.toml").write_text(text[:text.rindex("\n[arms]") + 1] + ARMS, encoding="utf-8")
+        (root / "experiment.toml").write_text(text[: text.rindex("\n[arms]") + 1] + ARMS, encoding="utf-8")
         experiment = load_experiment(root)
         split = next(iter({line.split(",")[1] for line in (corpus / "splits.csv").read_text().splitlines()[1:]}))
 

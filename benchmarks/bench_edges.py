@@ -21,15 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from bench_seams import DEMO, PTBR_DEV, RECORDING, build_recording
 
-from toolkit.pipeline.engine import run_experiment
-from toolkit.pipeline.experiment import load_experiment
 from toolkit.corpus.freeze import freeze
 from toolkit.corpus.manifest import load_manifest
-from toolkit.scorer.normalize.same_word import word_key
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.runs.folder import RunFolder
+from toolkit.scorer.normalize.same_word import word_key
 
 BINS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
 MATCH_S = 4.0
@@ -38,19 +37,26 @@ MATCH_S = 4.0
 def write_experiment(root: Path) -> None:
     """The demo's recognizer and its windows on the grid, rerun at half a step."""
     text = DEMO.read_text(encoding="utf-8")
-    head = text[:text.rindex("\n[arms]") + 1]
-    windows = head[head.index("[components.windows]"):head.index("[components.gtcrn]")]
-    grid = windows[:windows.index("[components.windows.pauses]")].replace(
-        'placement = "vad_pauses"', 'placement = "grid"').replace(
-        "shifted_origins_s = []", "shifted_origins_s = [12.5]").replace("[components.windows", "[components.windows_grid")
-    (root / "experiment.toml").write_text(head + "\n" + grid + '\n[arms]\nwindows_grid = ["windows_grid"]\n',
-                                          encoding="utf-8")
+    head = text[: text.rindex("\n[arms]") + 1]
+    windows = head[head.index("[components.windows]") : head.index("[components.gtcrn]")]
+    grid = (
+        windows[: windows.index("[components.windows.pauses]")]
+        .replace('placement = "vad_pauses"', 'placement = "grid"')
+        .replace("shifted_origins_s = []", "shifted_origins_s = [12.5]")
+        .replace("[components.windows", "[components.windows_grid")
+    )
+    (root / "experiment.toml").write_text(
+        head + "\n" + grid + '\n[arms]\nwindows_grid = ["windows_grid"]\n', encoding="utf-8"
+    )
 
 
 def window_copies(output: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Each window's own words in original time: kept (retimed ones at their own times) and dropped at a seam."""
-    own = {(r["segment_id"], r["text"], r["new_start"]): (r["start"], r["end"])
-           for seam in output["seams"] for r in seam["retimed"]}
+    own = {
+        (r["segment_id"], r["text"], r["new_start"]): (r["start"], r["end"])
+        for seam in output["seams"]
+        for r in seam["retimed"]
+    }
     copies: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for word in output["words"]:
         start, end = own.get((word["segment_id"], word["text"], word["start"]), (word["start"], word["end"]))
@@ -76,8 +82,9 @@ def edge_samples(output: dict[str, Any], turns: list[tuple[float, str]]) -> list
             if not found:
                 continue
             hyp = min(found, key=lambda t: abs(t - onset))
-            samples.append((onset - start if start > 0 else np.inf, end - onset if end < duration else np.inf,
-                            hyp - onset))
+            samples.append(
+                (onset - start if start > 0 else np.inf, end - onset if end < duration else np.inf, hyp - onset)
+            )
     return samples
 
 
@@ -90,10 +97,15 @@ def profile(samples: list[tuple[float, float, float]]) -> dict[str, list[dict[st
         rows = []
         for lo, hi in zip(BINS, BINS[1:]):
             part = error[(distance >= lo) & (distance < hi)]
-            rows.append({"distance_s": f"{lo:g}-{hi:g}", "onsets": int(len(part)),
-                         "abs_median_s": round(float(np.median(part)), 3) if len(part) else None,
-                         "abs_p95_s": round(float(np.quantile(part, 0.95)), 3) if len(part) else None,
-                         "over_0.5_s": int((part > 0.5).sum())})
+            rows.append(
+                {
+                    "distance_s": f"{lo:g}-{hi:g}",
+                    "onsets": int(len(part)),
+                    "abs_median_s": round(float(np.median(part)), 3) if len(part) else None,
+                    "abs_p95_s": round(float(np.quantile(part, 0.95)), 3) if len(part) else None,
+                    "over_0.5_s": int((part > 0.5).sum()),
+                }
+            )
         out[name] = rows
     return out
 
@@ -101,8 +113,12 @@ def profile(samples: list[tuple[float, float, float]]) -> dict[str, list[dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=9.0, help="length of the long recording")
-    parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-seams",
-                        help="where the recording, the experiment and its decode cache live (shared with bench_seams)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path.home() / ".cache" / "ptbr-ablate" / "bench-seams",
+        help="where the recording, the experiment and its decode cache live (shared with bench_seams)",
+    )
     args = parser.parse_args()
     if not PTBR_DEV.is_dir():
         print(f"skipped: the shared pt-BR clips are not at {PTBR_DEV} (set ABLATE_SHARED_DATA)")
@@ -116,8 +132,11 @@ def main() -> None:
     folder: RunFolder = summary.folder
     entry = next(e for e in load_manifest(corpus / "manifest.json").recordings if e.id == RECORDING)
     turns = [(u.start, word_key(u.text.split()[0])) for u in entry.load_reference().utterances if u.text.split()]
-    samples = [s for arm in ("windows_grid", "windows_grid@12.5s")
-               for s in edge_samples(folder.read_arm_output(arm, RECORDING), turns)]
+    samples = [
+        s
+        for arm in ("windows_grid", "windows_grid@12.5s")
+        for s in edge_samples(folder.read_arm_output(arm, RECORDING), turns)
+    ]
     print(json.dumps({"window_turn_onsets": len(samples), **profile(samples)}, indent=2))
 
 

@@ -48,8 +48,9 @@ def build_corpus(corpus: Path, recordings: int, minutes: float) -> None:
         shutil.move(scratch / "audio" / f"{RECORDING}.wav", corpus / "audio" / f"long{index}.wav")
         shutil.move(scratch / "refs" / f"{RECORDING}.TextGrid", corpus / "refs" / f"long{index}.TextGrid")
         shutil.rmtree(scratch)
-    (corpus / "splits.csv").write_text("id,split\n" + "".join(f"long{i},tuning\n" for i in range(recordings)),
-                                       encoding="utf-8")
+    (corpus / "splits.csv").write_text(
+        "id,split\n" + "".join(f"long{i},tuning\n" for i in range(recordings)), encoding="utf-8"
+    )
 
 
 def experiment(root: Path, name: str, threads: int) -> Path:
@@ -61,8 +62,8 @@ def experiment(root: Path, name: str, threads: int) -> Path:
 
 
 def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]:
-    from toolkit.pipeline.engine import run_experiment
     from toolkit.evaluate import evaluate_run
+    from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
 
     started = time.perf_counter()
@@ -74,21 +75,37 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
     overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].set_index("arm")
     services = record["recognizer_loads"]
     workers = record.get("parallel", {}).get("workers", {"this process": {}})
-    memory = {address: {"dask_worker_mb": worker.get("process_peak_rss_mb"),
-                        "recognizer_service_mb": max((load["worker_peak_rss_mb"] or 0 for name, load in services.items()
-                                                      if name.endswith(address) or address == "this process"),
-                                                     default=None),
-                        "recordings": worker.get("recordings")}
-              for address, worker in workers.items()}
-    hypotheses = {str(p.relative_to(summary.folder.root)): p.read_bytes()
-                  for p in sorted((summary.folder.root / "hypotheses").rglob("*.ctm"))}
-    return {"wall_s": round(wall, 2), "audio_s": round(audio, 1), "rtf": round(wall / audio, 4),
-            "load_wall_s": round(summary.load_wall_s, 2),
-            # Summed over the measured units: contention shows as unit wall time, spinning threads as CPU time.
-            "unit_wall_s": round(sum(r["wall_s"] for r in record["measurements"]), 2),
-            "unit_cpu_s": round(sum(r["cpu_s"] for r in record["measurements"]), 2),
-            "wer": {arm: round(float(overall.loc[arm, "wer"]), 4) for arm in arms},
-            "memory_per_worker": memory, "_hypotheses": hypotheses}
+    memory = {
+        address: {
+            "dask_worker_mb": worker.get("process_peak_rss_mb"),
+            "recognizer_service_mb": max(
+                (
+                    load["worker_peak_rss_mb"] or 0
+                    for name, load in services.items()
+                    if name.endswith(address) or address == "this process"
+                ),
+                default=None,
+            ),
+            "recordings": worker.get("recordings"),
+        }
+        for address, worker in workers.items()
+    }
+    hypotheses = {
+        str(p.relative_to(summary.folder.root)): p.read_bytes()
+        for p in sorted((summary.folder.root / "hypotheses").rglob("*.ctm"))
+    }
+    return {
+        "wall_s": round(wall, 2),
+        "audio_s": round(audio, 1),
+        "rtf": round(wall / audio, 4),
+        "load_wall_s": round(summary.load_wall_s, 2),
+        # Summed over the measured units: contention shows as unit wall time, spinning threads as CPU time.
+        "unit_wall_s": round(sum(r["wall_s"] for r in record["measurements"]), 2),
+        "unit_cpu_s": round(sum(r["cpu_s"] for r in record["measurements"]), 2),
+        "wer": {arm: round(float(overall.loc[arm, "wer"]), 4) for arm in arms},
+        "memory_per_worker": memory,
+        "_hypotheses": hypotheses,
+    }
 
 
 def main() -> None:
@@ -114,17 +131,20 @@ def main() -> None:
         corpus = root / "corpus"
         build_corpus(corpus, args.recordings, args.minutes)
         freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
-        runs = {"w1-t2": measure_run(experiment(root, "w1-t2", 2), arms, oversubscribe=2 > cores),
-                "w1-t1": measure_run(experiment(root, "w1-t1", 1), arms),
-                "w2-t1": measure_run(experiment(root, "w2-t1", 1), arms, workers=2, oversubscribe=2 > cores)}
+        runs = {
+            "w1-t2": measure_run(experiment(root, "w1-t2", 2), arms, oversubscribe=2 > cores),
+            "w1-t1": measure_run(experiment(root, "w1-t1", 1), arms),
+            "w2-t1": measure_run(experiment(root, "w2-t1", 1), arms, workers=2, oversubscribe=2 > cores),
+        }
         saved = dict(os.environ)  # this process hosts the cluster's nannies, which set OMP_NUM_THREADS=1 & co.
         with dask.config.set({"distributed.worker.daemon": False}):
             cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
         os.environ.clear()
         os.environ.update(saved)
         try:
-            runs["sched-t1"] = measure_run(experiment(root, "sched-t1", 1), arms, scheduler=cluster.scheduler_address,
-                                           oversubscribe=2 > cores)
+            runs["sched-t1"] = measure_run(
+                experiment(root, "sched-t1", 1), arms, scheduler=cluster.scheduler_address, oversubscribe=2 > cores
+            )
         finally:
             cluster.close()
             os.environ.clear()
@@ -132,16 +152,25 @@ def main() -> None:
     same = {name: run.pop("_hypotheses") for name, run in runs.items()}
     figures["runs"] = runs
     figures["identical_hypotheses_to_w1-t1"] = {name: same[name] == same["w1-t1"] for name in runs}
-    figures["speedup_vs_w1-t2"] = {name: round(runs["w1-t2"]["wall_s"] / run["wall_s"], 3) for name, run in runs.items()}
-    print(f"{args.recordings} recordings x {args.minutes} min, arms {', '.join(arms)}, {cores} cores "
-          f"(load average before: {figures['load_average_before']:.2f}; other work on the machine is not controlled)")
-    print(f"{'run':10} {'wall s':>8} {'RTF':>7} {'speedup':>8} {'load s':>7} {'unit wall':>9} {'unit CPU':>9}  "
-          "WER / peak MB per worker (Dask worker process + its recognizer service)")
+    figures["speedup_vs_w1-t2"] = {
+        name: round(runs["w1-t2"]["wall_s"] / run["wall_s"], 3) for name, run in runs.items()
+    }
+    print(
+        f"{args.recordings} recordings x {args.minutes} min, arms {', '.join(arms)}, {cores} cores "
+        f"(load average before: {figures['load_average_before']:.2f}; other work on the machine is not controlled)"
+    )
+    print(
+        f"{'run':10} {'wall s':>8} {'RTF':>7} {'speedup':>8} {'load s':>7} {'unit wall':>9} {'unit CPU':>9}  "
+        "WER / peak MB per worker (Dask worker process + its recognizer service)"
+    )
     for name, run in runs.items():
-        memory = "; ".join(f"{m['dask_worker_mb'] or '-'}+{m['recognizer_service_mb']}" for m in
-                           run["memory_per_worker"].values())
-        print(f"{name:10} {run['wall_s']:8.1f} {run['rtf']:7.3f} {figures['speedup_vs_w1-t2'][name]:8.2f} "
-              f"{run['load_wall_s']:7.1f} {run['unit_wall_s']:9.1f} {run['unit_cpu_s']:9.1f}  {run['wer']} / {memory}")
+        memory = "; ".join(
+            f"{m['dask_worker_mb'] or '-'}+{m['recognizer_service_mb']}" for m in run["memory_per_worker"].values()
+        )
+        print(
+            f"{name:10} {run['wall_s']:8.1f} {run['rtf']:7.3f} {figures['speedup_vs_w1-t2'][name]:8.2f} "
+            f"{run['load_wall_s']:7.1f} {run['unit_wall_s']:9.1f} {run['unit_cpu_s']:9.1f}  {run['wer']} / {memory}"
+        )
     print(f"identical hypotheses to w1-t1: {figures['identical_hypotheses_to_w1-t1']}")
     print(json.dumps(figures, indent=2))
     if args.json:

@@ -12,7 +12,7 @@ import argparse
 import random
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import jiwer
 
@@ -20,16 +20,18 @@ from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance,
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
-COMMON = ("de a o que e do da em um para é com não uma os no se na por mais as dos como mas foi ao ele "
-          "das tem à seu sua ou ser quando muito há nos já está eu também só pelo pela até isso ela entre "
-          "era depois sem mesmo aos ter seus quem nas me esse eles estão você tinha foram essa num nem "
-          "suas meu às minha têm numa pelos elas havia seja qual será nós tenho lhe deles essas esses "
-          "pelas este fosse dele tu te vocês vos lhes meus minhas teu tua teus tuas nosso nossa nossos "
-          "nossas dela delas esta estes estas aquele aquela aqueles aquelas isto aquilo estou está "
-          "estamos estão estive esteve estivemos estiveram estava estávamos estavam tá né pra tô cê "
-          "então gente coisa assim aqui agora hoje ontem sempre nunca nada ninguém ainda bem bom dia "
-          "reunião projeto contrato prazo pagamento cliente empresa processo relatório audiência "
-          "paciente exame resultado semana mês ano vez tempo trabalho problema pergunta resposta").split()
+COMMON = (
+    "de a o que e do da em um para é com não uma os no se na por mais as dos como mas foi ao ele "
+    "das tem à seu sua ou ser quando muito há nos já está eu também só pelo pela até isso ela entre "
+    "era depois sem mesmo aos ter seus quem nas me esse eles estão você tinha foram essa num nem "
+    "suas meu às minha têm numa pelos elas havia seja qual será nós tenho lhe deles essas esses "
+    "pelas este fosse dele tu te vocês vos lhes meus minhas teu tua teus tuas nosso nossa nossos "
+    "nossas dela delas esta estes estas aquele aquela aqueles aquelas isto aquilo estou está "
+    "estamos estão estive esteve estivemos estiveram estava estávamos estavam tá né pra tô cê "
+    "então gente coisa assim aqui agora hoje ontem sempre nunca nada ninguém ainda bem bom dia "
+    "reunião projeto contrato prazo pagamento cliente empresa processo relatório audiência "
+    "paciente exame resultado semana mês ano vez tempo trabalho problema pergunta resposta"
+).split()
 NAMES = ["João", "Conceição", "Maria Clara", "Sebastião", "Luíza", "Gonçalves"]
 NUMBERS = ["2020", "15", "R$ 1.500,00", "3,5%", "10h30", "1º", "trinta", "cem"]
 
@@ -114,18 +116,23 @@ def main() -> None:
 
     plain = ScoreOptions()
     diagnosis = ScoreOptions(time_constrained=True)
-    results = measure({
-        "bare jiwer.process_words + jiwer.cer": bare,
-        "score_recording, every metric + VAD": lambda: score_recording(reference, hypothesis, plain, vad),
-        "  + time-constrained alignment": lambda: score_recording(reference, hypothesis, diagnosis, vad),
-    }, args.repeats)
+    results = measure(
+        {
+            "bare jiwer.process_words + jiwer.cer": bare,
+            "score_recording, every metric + VAD": lambda: score_recording(reference, hypothesis, plain, vad),
+            "  + time-constrained alignment": lambda: score_recording(reference, hypothesis, diagnosis, vad),
+        },
+        args.repeats,
+    )
     rows = list(results.items())
     score = score_recording(reference, hypothesis, plain, vad)
     base = rows[0][1][1]
-    print(f"pair: {score.counts.ref_words} reference tokens ({len(ref_text.split())} words), "
-          f"{len(hypothesis.words)} hypothesis words, {reference.utterances[-1].end / 60:.1f} min, "
-          f"WER {100 * score.counts.wer:.1f}%, negations {score.negation.ref_count}, names "
-          f"{score.names.ref_count}, numbers {score.numbers.ref_count}")
+    print(
+        f"pair: {score.counts.ref_words} reference tokens ({len(ref_text.split())} words), "
+        f"{len(hypothesis.words)} hypothesis words, {reference.utterances[-1].end / 60:.1f} min, "
+        f"WER {100 * score.counts.wer:.1f}%, negations {score.negation.ref_count}, names "
+        f"{score.names.ref_count}, numbers {score.numbers.ref_count}"
+    )
     print(f"{'what':40s} {'first (s)':>10s} {'median (s)':>11s} {'x bare':>7s}")
     for name, (first, median) in rows:
         print(f"{name:40s} {first:10.3f} {median:11.3f} {median / base:7.2f}")

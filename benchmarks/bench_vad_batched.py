@@ -35,17 +35,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bench_seams import build_recording  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
-from toolkit.pipeline.engine import run_experiment  # noqa: E402
+from toolkit.corpus.freeze import freeze  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
+from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
-from toolkit.corpus.freeze import freeze# noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-ARMS = ('[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nvad_gap2 = ["vad_gap2"]\n'
-        'batched = ["batched"]\n')
-LABELS = {"baseline": "baseline (sequential long-form)", "vad_regions": "+VAD per region (merge_max_s 0)",
-          "vad": "+VAD merged (30 s, any pause)", "vad_gap2": "+VAD merged (30 s, pauses <= 2 s)",
-          "batched": "batched (whisperx, batch 8)"}
+ARMS = (
+    '[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nvad_gap2 = ["vad_gap2"]\n'
+    'batched = ["batched"]\n'
+)
+LABELS = {
+    "baseline": "baseline (sequential long-form)",
+    "vad_regions": "+VAD per region (merge_max_s 0)",
+    "vad": "+VAD merged (30 s, any pause)",
+    "vad_gap2": "+VAD merged (30 s, pauses <= 2 s)",
+    "batched": "batched (whisperx, batch 8)",
+}
 
 
 def add_noise_floor(wav: Path) -> None:
@@ -63,16 +69,19 @@ def add_noise_floor(wav: Path) -> None:
 def write_experiment(root: Path, manifest: Path) -> None:
     """The demo experiment with its vad component in three merge settings and the five arms above."""
     text = DEMO.read_text(encoding="utf-8")
-    head = text[:text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"',
-                                                        f'manifest = "{manifest}"')
-    vad = head[head.index("[components.vad]"):head.index("[components.windows]")]
+    head = text[: text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
+    vad = head[head.index("[components.vad]") : head.index("[components.windows]")]
     for setting in ("merge_max_s = 30.0", "merge_max_gap_s = 30.0"):
         if setting not in vad:
             raise SystemExit(f"{DEMO}: expected {setting!r} in the vad component")
-    regions = vad.replace("[components.vad]", "[components.vad_regions]").replace(
-        "merge_max_s = 30.0", "merge_max_s = 0.0").replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    regions = (
+        vad.replace("[components.vad]", "[components.vad_regions]")
+        .replace("merge_max_s = 30.0", "merge_max_s = 0.0")
+        .replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    )
     gap2 = vad.replace("[components.vad]", "[components.vad_gap2]").replace(
-        "merge_max_gap_s = 30.0", "merge_max_gap_s = 2.0")
+        "merge_max_gap_s = 30.0", "merge_max_gap_s = 2.0"
+    )
     root.mkdir(parents=True, exist_ok=True)
     (root / "experiment.toml").write_text(head + "\n" + regions + "\n" + gap2 + "\n" + ARMS, encoding="utf-8")
 
@@ -85,11 +94,14 @@ def measure(root: Path) -> dict[str, dict[str, float]]:
     figures = {}
     for arm in summary.arms:
         output = summary.folder.read_arm_output(arm, summary.recordings[0])
-        figures[arm] = {"rtf": output["compute"]["wall_s"] / output["duration"],
-                        "cpu_rtf": output["compute"]["cpu_s"] / output["duration"],
-                        "peak_rss_mb": output["compute"]["peak_rss_mb"],
-                        "wer": float(overall.loc[arm, "wer"]), "units": len(output["units"]),
-                        "duration_s": output["duration"]}
+        figures[arm] = {
+            "rtf": output["compute"]["wall_s"] / output["duration"],
+            "cpu_rtf": output["compute"]["cpu_s"] / output["duration"],
+            "peak_rss_mb": output["compute"]["peak_rss_mb"],
+            "wer": float(overall.loc[arm, "wer"]),
+            "units": len(output["units"]),
+            "duration_s": output["duration"],
+        }
     return figures
 
 
@@ -100,15 +112,21 @@ def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
     def median(arm: str, key: str, over: str | None = None) -> float:
         return statistics.median(r[arm][key] / (r[over][key] if over else 1.0) for r in runs)
 
-    rows = {arm: {"rtf": round(median(arm, "rtf"), 4), "rtf_ratio": round(median(arm, "rtf", "baseline"), 3),
-                  "speedup": round(1 / median(arm, "rtf", "baseline"), 2),
-                  "cpu_ratio": round(median(arm, "cpu_rtf", "baseline"), 3),
-                  "rtf_ratios_per_repeat": [round(r[arm]["rtf"] / r["baseline"]["rtf"], 3) for r in runs],
-                  "peak_rss_mb": round(median(arm, "peak_rss_mb")),
-                  "peak_rss_ratio": round(median(arm, "peak_rss_mb", "baseline"), 2),
-                  "wer_pct": round(100 * runs[0][arm]["wer"], 2),
-                  "wer_delta_points": round(100 * (runs[0][arm]["wer"] - runs[0]["baseline"]["wer"]), 2),
-                  "units": runs[0][arm]["units"]} for arm in arms}
+    rows = {
+        arm: {
+            "rtf": round(median(arm, "rtf"), 4),
+            "rtf_ratio": round(median(arm, "rtf", "baseline"), 3),
+            "speedup": round(1 / median(arm, "rtf", "baseline"), 2),
+            "cpu_ratio": round(median(arm, "cpu_rtf", "baseline"), 3),
+            "rtf_ratios_per_repeat": [round(r[arm]["rtf"] / r["baseline"]["rtf"], 3) for r in runs],
+            "peak_rss_mb": round(median(arm, "peak_rss_mb")),
+            "peak_rss_ratio": round(median(arm, "peak_rss_mb", "baseline"), 2),
+            "wer_pct": round(100 * runs[0][arm]["wer"], 2),
+            "wer_delta_points": round(100 * (runs[0][arm]["wer"] - runs[0]["baseline"]["wer"]), 2),
+            "units": runs[0][arm]["units"],
+        }
+        for arm in arms
+    }
     merged, regions, batched = rows["vad"], rows["vad_regions"], rows["batched"]
     sequential_same_chunks = statistics.median(r["vad"]["rtf"] / r["batched"]["rtf"] for r in runs)
     targets = {
@@ -117,23 +135,38 @@ def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
         "batched >= 1.5x faster than the baseline": batched["speedup"] >= 1.5,
         "batched WER at most 1 point above the baseline": batched["wer_delta_points"] <= 1.0,
     }
-    return {"recording_s": round(runs[0]["baseline"]["duration_s"], 1), "repeats": len(runs), "arms": rows,
-            "batched_speedup_over_sequential_same_chunks": round(sequential_same_chunks, 2), "targets": targets}
+    return {
+        "recording_s": round(runs[0]["baseline"]["duration_s"], 1),
+        "repeats": len(runs),
+        "arms": rows,
+        "batched_speedup_over_sequential_same_chunks": round(sequential_same_chunks, 2),
+        "targets": targets,
+    }
 
 
 def print_table(figures: dict[str, Any]) -> None:
-    print(f"recording: {figures['recording_s'] / 60:.1f} min of real pt-BR read speech, "
-          f"{figures['repeats']} repeat(s) from an empty cache; ratios are to the baseline in the same run")
-    print(f"{'arm':36} {'units':>5} {'RTF':>7} {'RTF/base':>8} {'speed-up':>8} {'CPU/base':>8} {'peak MB':>8} "
-          f"{'mem/base':>8} {'WER':>6} {'ΔWER pt':>7}")
+    print(
+        f"recording: {figures['recording_s'] / 60:.1f} min of real pt-BR read speech, "
+        f"{figures['repeats']} repeat(s) from an empty cache; ratios are to the baseline in the same run"
+    )
+    print(
+        f"{'arm':36} {'units':>5} {'RTF':>7} {'RTF/base':>8} {'speed-up':>8} {'CPU/base':>8} {'peak MB':>8} "
+        f"{'mem/base':>8} {'WER':>6} {'ΔWER pt':>7}"
+    )
     for arm, row in figures["arms"].items():
-        print(f"{LABELS[arm]:36} {row['units']:>5} {row['rtf']:>7.4f} {row['rtf_ratio']:>8.3f} "
-              f"{row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} {row['peak_rss_mb']:>8} {row['peak_rss_ratio']:>8.2f} "
-              f"{row['wer_pct']:>5.2f}% {row['wer_delta_points']:>+7.2f}")
-    print("RTF: decode + VAD wall time / audio time; CPU/base: the same in CPU time (less sensitive to other "
-          "processes on a shared machine); peak MB: largest peak RSS among the arm's worker processes")
-    print(f"batched against sequential decoding of the same 30 s units (vad): "
-          f"{figures['batched_speedup_over_sequential_same_chunks']:.2f}x")
+        print(
+            f"{LABELS[arm]:36} {row['units']:>5} {row['rtf']:>7.4f} {row['rtf_ratio']:>8.3f} "
+            f"{row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} {row['peak_rss_mb']:>8} {row['peak_rss_ratio']:>8.2f} "
+            f"{row['wer_pct']:>5.2f}% {row['wer_delta_points']:>+7.2f}"
+        )
+    print(
+        "RTF: decode + VAD wall time / audio time; CPU/base: the same in CPU time (less sensitive to other "
+        "processes on a shared machine); peak MB: largest peak RSS among the arm's worker processes"
+    )
+    print(
+        f"batched against sequential decoding of the same 30 s units (vad): "
+        f"{figures['batched_speedup_over_sequential_same_chunks']:.2f}x"
+    )
     for target, met in figures["targets"].items():
         print(f"  {'met    ' if met else 'NOT MET'}  {target}")
 
@@ -142,11 +175,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=12.0, help="length of the long recording (at least 10)")
     parser.add_argument("--repeats", type=int, default=1, help="whole runs from an empty cache")
-    parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-vad-batched",
-                        help="where the recording and the experiments live (emptied caches each repeat)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path.home() / ".cache" / "ptbr-ablate" / "bench-vad-batched",
+        help="where the recording and the experiments live (emptied caches each repeat)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--reuse", action="store_true",
-                        help="keep earlier repeats' caches and runs: print the figures measured then, decode nothing")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep earlier repeats' caches and runs: print the figures measured then, decode nothing",
+    )
     args = parser.parse_args()
     if not PTBR_DEV.is_dir():
         print(f"skipped: the shared pt-BR clips are not at {PTBR_DEV} (set ABLATE_SHARED_DATA)")

@@ -17,20 +17,23 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
+from toolkit.core.files import atomic_write_json
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
 from toolkit.evaluate import evaluate_run
 from toolkit.formats import write_hypothesis_json, write_names, write_reference_textgrid
-from toolkit.corpus.freeze import freeze
-from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 from toolkit.runs.folder import RunFolder
-from toolkit.core.files import atomic_write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATION = 20.0
 RATE = 16000
 TURNS = {
-    "entrevista": [(1.0, 4.0, "eu não sei se o João vem"), (6.0, 9.0, "ele pagou mil e quinhentos reais"),
-                   (12.0, 15.0, "a casa fica perto do mercado")],
+    "entrevista": [
+        (1.0, 4.0, "eu não sei se o João vem"),
+        (6.0, 9.0, "ele pagou mil e quinhentos reais"),
+        (12.0, 15.0, "a casa fica perto do mercado"),
+    ],
     "reuniao": [(1.0, 4.0, "a Maria chegou cedo hoje"), (6.0, 9.0, "nós vamos votar amanhã")],
 }
 # What each arm says per turn (None: the reference text); "entrevista" carries the test cases.
@@ -40,9 +43,20 @@ ARM_TEXT = {
     "windows": {},
 }
 INVENTED = ("entrevista", 17.0, 17.5, "obrigado")  # windows: a word in confirmed non-speech 16-19 s
-SEAM = {"index": 0, "left_window": "w0", "right_window": "w1", "start": 5.0, "end": 6.5, "cut_time": 5.7,
-        "empty_side": None, "kept_left": [], "kept_right": [], "dropped": [],
-        "flags": [{"kind": "disagreement", "detail": "sides disagree", "left": [], "right": []}], "review": True}
+SEAM = {
+    "index": 0,
+    "left_window": "w0",
+    "right_window": "w1",
+    "start": 5.0,
+    "end": 6.5,
+    "cut_time": 5.7,
+    "empty_side": None,
+    "kept_left": [],
+    "kept_right": [],
+    "dropped": [],
+    "flags": [{"kind": "disagreement", "detail": "sides disagree", "left": [], "right": []}],
+    "review": True,
+}
 
 
 def _timed(start: float, end: float, text: str) -> list[Word]:
@@ -65,23 +79,35 @@ def build_experiment(root: Path, score: bool = True) -> Path:
             inside = (t >= start) & (t < end)
             samples[inside] += 0.2 * np.sin(2 * np.pi * 220 * t[inside])
         sf.write(corpus / "audio" / f"{rid}.wav", samples.astype(np.float32), RATE, subtype="PCM_16")
-        reference = Reference(rid, [Utterance(s, e, text) for s, e, text in turns],
-                              speech=[Interval(16.0, 19.0, "nonspeech")], unresolved=[Interval(10.0, 11.0, "inaudível")])
+        reference = Reference(
+            rid,
+            [Utterance(s, e, text) for s, e, text in turns],
+            speech=[Interval(16.0, 19.0, "nonspeech")],
+            unresolved=[Interval(10.0, 11.0, "inaudível")],
+        )
         write_reference_textgrid(reference, corpus / "refs" / f"{rid}.TextGrid", DURATION)
     write_names(["João", "Maria"], corpus / "refs" / "entrevista.names.txt")
     (corpus / "splits.csv").write_text("id,split\nentrevista,tuning\nreuniao,tuning\n", encoding="utf-8")
     manifest = freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
     shutil.copyfile(ROOT / "experiments" / "demo" / "experiment.toml", exp / "experiment.toml")
     folder = RunFolder(exp / "runs" / "tuning-fixture")
-    arms = [{"name": "baseline", "components": [], "variant_of": None},
-            {"name": "vad", "components": [{"name": "vad", "stage": "vad", "config": {}}], "variant_of": None},
-            {"name": "windows", "components": [{"name": "windows", "stage": "windows", "config": {}}],
-             "variant_of": None}]
-    atomic_write_json(folder.record, {
-        "config": {"arms": arms, "experiment": "demo", "recognizers": {}, "primary": "whisper_base"},
-        "manifest": {"path": str(corpus / "manifest.json"), "sha256": manifest.sha256},
-        "recordings": list(TURNS), "split": "tuning", "started": "2026-11-30T00:00:00+00:00",
-        "measurements": [], "status": "finished"})
+    arms = [
+        {"name": "baseline", "components": [], "variant_of": None},
+        {"name": "vad", "components": [{"name": "vad", "stage": "vad", "config": {}}], "variant_of": None},
+        {"name": "windows", "components": [{"name": "windows", "stage": "windows", "config": {}}], "variant_of": None},
+    ]
+    atomic_write_json(
+        folder.record,
+        {
+            "config": {"arms": arms, "experiment": "demo", "recognizers": {}, "primary": "whisper_base"},
+            "manifest": {"path": str(corpus / "manifest.json"), "sha256": manifest.sha256},
+            "recordings": list(TURNS),
+            "split": "tuning",
+            "started": "2026-11-30T00:00:00+00:00",
+            "measurements": [],
+            "status": "finished",
+        },
+    )
     for rid, turns in TURNS.items():
         words_by_arm = {}
         for arm in ARM_TEXT:
@@ -90,12 +116,22 @@ def build_experiment(root: Path, score: bool = True) -> Path:
                 words.append(Word(INVENTED[3], INVENTED[1], INVENTED[2], 0.4))
             words_by_arm[arm] = words
             write_hypothesis_json(Hypothesis(rid, words, arm=arm), folder.hypothesis_json(arm, rid))
-            atomic_write_json(folder.arm_output(arm, rid), {
-                "arm": arm, "recording": rid, "words": [w.__dict__ for w in words], "disagreements": [],
-                "seams": [SEAM] if arm == "windows" else [], "vad_segments": None})
+            atomic_write_json(
+                folder.arm_output(arm, rid),
+                {
+                    "arm": arm,
+                    "recording": rid,
+                    "words": [w.__dict__ for w in words],
+                    "disagreements": [],
+                    "seams": [SEAM] if arm == "windows" else [],
+                    "vad_segments": None,
+                },
+            )
         for arm in ("vad", "windows"):
             spans = disagreement_spans(words_by_arm["baseline"], words_by_arm[arm])
-            write_disagreements(spans, folder.disagreements(arm, rid), recording_id=rid, label_a="baseline", label_b=arm)
+            write_disagreements(
+                spans, folder.disagreements(arm, rid), recording_id=rid, label_a="baseline", label_b=arm
+            )
     if score:
         evaluate_run(folder)
     return exp

@@ -14,25 +14,30 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from toolkit.pipeline.experiment import Experiment
+from toolkit.core.files import atomic_write_json
+from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
 from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
-from toolkit.corpus.freeze import freeze
-from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.pipeline.experiment import Experiment
 from toolkit.runs.folder import RunFolder
-from toolkit.core.files import atomic_write_json
 
 RATE = 16_000
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-SENTENCES = ("eu não vou sair hoje de casa", "a Maria comprou vinte e cinco livros novos",
-             "ninguém sabia onde estava o documento")
+SENTENCES = (
+    "eu não vou sair hoje de casa",
+    "a Maria comprou vinte e cinco livros novos",
+    "ninguém sabia onde estava o documento",
+)
 TURN_S = 3.0
 
 
 def turns(rid_index: int = 0) -> list[Utterance]:
     """Three turns, one per sentence, 3 s each after 1 s of silence."""
-    return [Utterance(1.0 + k * (TURN_S + 1.0), 1.0 + k * (TURN_S + 1.0) + TURN_S, text, "a")
-            for k, text in enumerate(SENTENCES)]
+    return [
+        Utterance(1.0 + k * (TURN_S + 1.0), 1.0 + k * (TURN_S + 1.0) + TURN_S, text, "a")
+        for k, text in enumerate(SENTENCES)
+    ]
 
 
 def timed(text: str, start: float, end: float) -> list[Word]:
@@ -55,8 +60,12 @@ def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
     for rid in splits:
         utterances = turns()
         duration = utterances[-1].end + 1.0
-        soundfile.write(audio / f"{rid}.wav", (0.01 * rng.standard_normal(int(duration * RATE))).astype(np.float32),
-                        RATE, subtype="PCM_16")
+        soundfile.write(
+            audio / f"{rid}.wav",
+            (0.01 * rng.standard_normal(int(duration * RATE))).astype(np.float32),
+            RATE,
+            subtype="PCM_16",
+        )
         speech = [Interval(u.start, u.end, "speech") for u in utterances]
         write_reference_textgrid(Reference(rid, utterances, speech=speech), refs / f"{rid}.TextGrid", duration)
         write_names(["Maria"], refs / f"{rid}.names.txt")
@@ -70,19 +79,29 @@ def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
     return manifest
 
 
-def make_experiment(root: Path, manifest: Path, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n') -> Path:
+def make_experiment(
+    root: Path, manifest: Path, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n'
+) -> Path:
     """The demo experiment file (every parameter written out) on ``manifest`` with the given arms."""
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
-    text = text[:text.rindex("\n[arms]") + 1] + "[arms]\n" + arms
+    text = text[: text.rindex("\n[arms]") + 1] + "[arms]\n" + arms
     root.mkdir(parents=True, exist_ok=True)
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     return root
 
 
-def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dict[str, list[Word]]], *,
-             stages: dict[str, list[str]] | None = None, seams: dict[str, list[tuple[float, float]]] | None = None,
-             vad: dict[str, list[tuple[float, float]]] | None = None, experiment: Experiment | None = None) -> RunFolder:
+def make_run(
+    folder: Path,
+    manifest: Path,
+    split: str,
+    hypotheses: dict[str, dict[str, list[Word]]],
+    *,
+    stages: dict[str, list[str]] | None = None,
+    seams: dict[str, list[tuple[float, float]]] | None = None,
+    vad: dict[str, list[tuple[float, float]]] | None = None,
+    experiment: Experiment | None = None,
+) -> RunFolder:
     """A run folder as the engine writes it, holding the given hypotheses per arm and recording.
 
     With ``experiment`` the run records its arms' real configurations (else just their stages).
@@ -100,17 +119,41 @@ def make_run(folder: Path, manifest: Path, split: str, hypotheses: dict[str, dic
         for rid, words in per_recording.items():
             write_hypothesis_json(Hypothesis(rid, words, arm=arm), run.hypothesis_json(arm, rid))
             arm_seams = [{"index": k, "start": a, "end": b} for k, (a, b) in enumerate((seams or {}).get(arm, []))]
-            atomic_write_json(run.arm_output(arm, rid), {"arm": arm, "recording": rid, "words": [],
-                                                         "seams": arm_seams,
-                                                         "vad_segments": (vad or {}).get(arm)})
-            measurements.append({"arm": arm, "recording": rid, "duration_s": durations[rid], "wall_s": 1.0,
-                                 "cpu_s": 1.0, "peak_rss_mb": 1.0, "real_time_factor": 0.1})
-    arms = [experiment.arms[arm].to_json() if experiment is not None else
-            {"name": arm, "components": [{"name": s, "stage": s, "config": {}} for s in stages.get(arm, [])],
-             "variant_of": None} for arm in hypotheses]
-    atomic_write_json(run.record, {
-        "status": "complete", "started": "2026-11-30T00:00:00+00:00", "split": split,
-        "config": {"experiment": "constructed", "primary": "whisper_base", "recognizers": {}, "arms": arms},
-        "manifest": {"path": str(manifest), "sha256": load_manifest(manifest).sha256},
-        "recordings": recordings, "measurements": measurements})
+            atomic_write_json(
+                run.arm_output(arm, rid),
+                {"arm": arm, "recording": rid, "words": [], "seams": arm_seams, "vad_segments": (vad or {}).get(arm)},
+            )
+            measurements.append(
+                {
+                    "arm": arm,
+                    "recording": rid,
+                    "duration_s": durations[rid],
+                    "wall_s": 1.0,
+                    "cpu_s": 1.0,
+                    "peak_rss_mb": 1.0,
+                    "real_time_factor": 0.1,
+                }
+            )
+    arms = [
+        experiment.arms[arm].to_json()
+        if experiment is not None
+        else {
+            "name": arm,
+            "components": [{"name": s, "stage": s, "config": {}} for s in stages.get(arm, [])],
+            "variant_of": None,
+        }
+        for arm in hypotheses
+    ]
+    atomic_write_json(
+        run.record,
+        {
+            "status": "complete",
+            "started": "2026-11-30T00:00:00+00:00",
+            "split": split,
+            "config": {"experiment": "constructed", "primary": "whisper_base", "recognizers": {}, "arms": arms},
+            "manifest": {"path": str(manifest), "sha256": load_manifest(manifest).sha256},
+            "recordings": recordings,
+            "measurements": measurements,
+        },
+    )
     return run

@@ -9,6 +9,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PTBR_DEV = Path(os.environ.get("ABLATE_SHARED_DATA",
-                               Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev"))
-
+PTBR_DEV = Path(
+    os.environ.get("ABLATE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev")
+)

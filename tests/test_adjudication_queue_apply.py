@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from adjudication_fixture import built, exp, run_folder  # noqa: F401 - fixtures
+
 from toolkit.adjudication.apply import apply_decisions, plan
 from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_experiment
 from toolkit.adjudication.queue import build_queue
 from toolkit.adjudication.spans import correctable_speaker
 from toolkit.cli import main
 from toolkit.core.errors import InputError
-from toolkit.corpus.manifest import load_manifest
 from toolkit.core.transcripts import Reference, Utterance
+from toolkit.corpus.manifest import load_manifest
 
 
 def test_queue_ranks_negation_flip_above_plain_substitution(exp):
@@ -22,13 +22,16 @@ def test_queue_ranks_negation_flip_above_plain_substitution(exp):
     queue = build_queue(run_folder(exp), adjudication.references())
     kinds = [(item.kind, item.detail) for item in queue.items]
     negation = kinds.index(("critical", "negation"))
-    substitution = next(i for i, item in enumerate(queue.items)
-                        if item.kind == "disagreement" and ("vad", "mercador") in item.hypotheses)
+    substitution = next(
+        i
+        for i, item in enumerate(queue.items)
+        if item.kind == "disagreement" and ("vad", "mercador") in item.hypotheses
+    )
     assert negation == 0 < substitution
     assert queue.counts() == {"critical": 1, "disagreement": 3, "seam": 2, "nonspeech_text": 1, "unresolved": 2}
-    assert [i.kind for i in queue.items] == sorted((i.kind for i in queue.items),
-                                                  key=["critical", "disagreement", "seam", "nonspeech_text",
-                                                       "unresolved"].index)
+    assert [i.kind for i in queue.items] == sorted(
+        (i.kind for i in queue.items), key=["critical", "disagreement", "seam", "nonspeech_text", "unresolved"].index
+    )
     assert {i.recording_id for i in queue.filtered(recordings=["reuniao"])} == {"reuniao"}
     assert all("windows" in i.arms for i in queue.filtered(arms=["windows"]))
     assert [i.kind for i in queue.filtered(kinds=["unresolved"])] == ["unresolved", "unresolved"]
@@ -47,11 +50,18 @@ def test_missing_hypothesis_files_are_named_not_fatal(exp):
 def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys):
     adjudication = open_experiment(exp)
     old_sha = adjudication.manifest.sha256
-    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="correct", annotator="ana",
-                        new_text="a casa fica perto do mercadão")
+    adjudication.decide(
+        recording_id="entrevista",
+        start=14.5,
+        end=14.9,
+        action="correct",
+        annotator="ana",
+        new_text="a casa fica perto do mercadão",
+    )
     adjudication.decide(recording_id="entrevista", start=16.0, end=19.0, action="nonspeech", annotator="ana")
-    adjudication.decide(recording_id="reuniao", start=6.5, end=7.0, action="unresolved", annotator="ana",
-                        note="sobreposição")
+    adjudication.decide(
+        recording_id="reuniao", start=6.5, end=7.0, action="unresolved", annotator="ana", note="sobreposição"
+    )
     adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action="keep", annotator="ana")
     out = tmp_path / "refs-v2"
     assert main(["reference", "apply", str(exp), "--out", str(out), "--by", "ana"]) == 0
@@ -65,7 +75,10 @@ def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys
     assert [(i.start, i.end, i.label) for i in entrevista.nonspeech()] == [(16.0, 19.0, "nonspeech")]
     assert entrevista.names == ["João", "Maria"]
     reuniao = new.entry("reuniao").load_reference()
-    assert [(i.start, i.end, i.label) for i in reuniao.unresolved] == [(6.5, 7.0, "sobreposição"), (10.0, 11.0, "inaudível")]
+    assert [(i.start, i.end, i.label) for i in reuniao.unresolved] == [
+        (6.5, 7.0, "sobreposição"),
+        (10.0, 11.0, "inaudível"),
+    ]
     assert [u.text for u in reuniao.utterances] == ["a Maria chegou cedo hoje", "nós vamos votar amanhã"]
     record = json.loads((out / "adjudication.json").read_text())
     assert record["previous_manifest"]["sha256"] == old_sha and len(record["decisions"]) == 4
@@ -77,7 +90,9 @@ def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys
     states = newer.store.span_states()
     assert {newer.status(s) for s in states if s.recording_id == "entrevista"} == {STALE}
     assert newer.status(next(s for s in states if s.recording_id == "reuniao")) == STALE
-    with pytest.raises(InputError, match=r"no decisions to apply on this reference version \(4 were made on another version\)"):
+    with pytest.raises(
+        InputError, match=r"no decisions to apply on this reference version \(4 were made on another version\)"
+    ):
         apply_decisions(newer, tmp_path / "refs-v3", "ana")
     assert not (tmp_path / "refs-v3").exists()
 
@@ -85,29 +100,43 @@ def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys
 def test_conflict_blocks_apply_until_settled(exp, tmp_path, capsys):
     adjudication = open_experiment(exp)
     adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="ana")
-    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="correct", annotator="beto",
-                        new_text="a casa fica perto do mercador")
+    adjudication.decide(
+        recording_id="entrevista",
+        start=14.5,
+        end=14.9,
+        action="correct",
+        annotator="beto",
+        new_text="a casa fica perto do mercador",
+    )
     [state] = adjudication.store.span_states()
     assert adjudication.status(state) == CONFLICT and len(plan(adjudication).conflicts) == 1
     out = tmp_path / "v2"
     assert main(["reference", "apply", str(exp), "--out", str(out)]) == 2
     assert "1 conflict(s) between first and second listeners must be settled" in capsys.readouterr().err
     assert not out.exists()
-    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="carla",
-                        settle=True)
+    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="carla", settle=True)
     [state] = adjudication.store.span_states()
     assert adjudication.status(state) == DECIDED
     assert main(["reference", "apply", str(exp), "--out", str(out)]) == 0
-    assert load_manifest(out / "manifest.json").entry("entrevista").load_reference().utterances[-1].text \
+    assert (
+        load_manifest(out / "manifest.json").entry("entrevista").load_reference().utterances[-1].text
         == "a casa fica perto do mercado"
+    )
 
 
 def test_apply_refuses_existing_output_and_overlapping_changes(exp, tmp_path):
     adjudication = open_experiment(exp)
-    adjudication.decide(recording_id="entrevista", start=12.5, end=13.0, action="correct", annotator="ana",
-                        new_text="a casa fica longe")
-    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="correct", annotator="ana",
-                        new_text="a casa fica perto do mercadão")
+    adjudication.decide(
+        recording_id="entrevista", start=12.5, end=13.0, action="correct", annotator="ana", new_text="a casa fica longe"
+    )
+    adjudication.decide(
+        recording_id="entrevista",
+        start=14.5,
+        end=14.9,
+        action="correct",
+        annotator="ana",
+        new_text="a casa fica perto do mercadão",
+    )
     with pytest.raises(InputError, match=r"decision #1 changed it first"):
         apply_decisions(adjudication, tmp_path / "v2", "ana")
     assert not (tmp_path / "v2").exists() and not list(tmp_path.glob(".v2.*"))

@@ -19,11 +19,27 @@ from toolkit.core.errors import InputError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _decide(store: DecisionStore, annotator: str, action: str = "keep", text: str = "", start: float = 1.0,
-            end: float = 2.0, **extra):
-    return store.record(recording_id="rec", start=start, end=end, action=action, old_text="eu não sei",
-                        new_text=text, annotator=annotator, reference_sha256="r" * 64, manifest_sha256="m" * 64,
-                        **extra)
+def _decide(
+    store: DecisionStore,
+    annotator: str,
+    action: str = "keep",
+    text: str = "",
+    start: float = 1.0,
+    end: float = 2.0,
+    **extra,
+):
+    return store.record(
+        recording_id="rec",
+        start=start,
+        end=end,
+        action=action,
+        old_text="eu não sei",
+        new_text=text,
+        annotator=annotator,
+        reference_sha256="r" * 64,
+        manifest_sha256="m" * 64,
+        **extra,
+    )
 
 
 def test_decision_round_trips_with_provenance(tmp_path):
@@ -74,13 +90,16 @@ def test_disagreeing_listeners_conflict_until_settled(tmp_path):
     assert not state.conflict and state.effective == settled and settled.role == "settlement"
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(annotator="   "), "needs an annotator"),
-    (dict(start=9.0, end=12.0, duration=10.0), "outside recording 'rec'"),
-    (dict(start=3.0, end=2.0), "is not a span"),
-    (dict(action="correct", text="  "), "needs the corrected text"),
-    (dict(action="delete"), "unknown decision"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(annotator="   "), "needs an annotator"),
+        (dict(start=9.0, end=12.0, duration=10.0), "outside recording 'rec'"),
+        (dict(start=3.0, end=2.0), "is not a span"),
+        (dict(action="correct", text="  "), "needs the corrected text"),
+        (dict(action="delete"), "unknown decision"),
+    ],
+)
 def test_bad_decisions_are_refused_and_nothing_is_stored(tmp_path, change, message):
     store = DecisionStore(tmp_path / "s.sqlite")
     _decide(store, "ana")
@@ -132,13 +151,18 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     DecisionStore(path)
     count = 60
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name, str(count)], env=env,
-                                stderr=subprocess.PIPE, text=True) for name in ("ana", "beto")]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path), name, str(count)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        for name in ("ana", "beto")
+    ]
     for writer in writers:
         assert writer.wait(timeout=120) == 0, writer.stderr.read()
     decisions = DecisionStore(path).decisions()
     assert len(decisions) == 2 * count
-    assert {(d.annotator, d.new_text) for d in decisions} == {(n, f"{n} {i}") for n in ("ana", "beto")
-                                                            for i in range(count)}
+    assert {(d.annotator, d.new_text) for d in decisions} == {
+        (n, f"{n} {i}") for n in ("ana", "beto") for i in range(count)
+    }
     # whoever came second on each span is that span's second listener
     assert sorted(d.role for d in decisions).count("second") == count

@@ -59,8 +59,12 @@ def test_counts_match_jiwer_on_random_pairs():
             assert al.count(DELETE) == len(ref)
             continue
         out = jiwer.process_words(" ".join(ref), " ".join(hyp))
-        assert (al.count(SUBSTITUTE), al.count(DELETE), al.count(INSERT), al.count(EQUAL)) == \
-            (out.substitutions, out.deletions, out.insertions, out.hits)
+        assert (al.count(SUBSTITUTE), al.count(DELETE), al.count(INSERT), al.count(EQUAL)) == (
+            out.substitutions,
+            out.deletions,
+            out.insertions,
+            out.hits,
+        )
 
 
 def test_time_constrained_equals_free_alignment_when_times_agree():

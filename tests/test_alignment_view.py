@@ -6,53 +6,91 @@ import json
 
 import pytest
 
-from toolkit.scorer.alignment_view import aligned_words, render_pra
 from toolkit.cli import main
-from toolkit.formats import write_ctm, write_reference_textgrid
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.formats import write_ctm, write_reference_textgrid
+from toolkit.scorer.alignment_view import aligned_words, render_pra
 from toolkit.scorer.score import score_recording
 
 
 @pytest.fixture
 def files(tmp_path):
-    ref = Reference("r1", [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição.")],
-                    words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6), Word("vou", 0.7, 0.9)],
-                    speech=[Interval(0, 3, "speech")])
+    ref = Reference(
+        "r1",
+        [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição.")],
+        words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6), Word("vou", 0.7, 0.9)],
+        speech=[Interval(0, 3, "speech")],
+    )
     write_reference_textgrid(ref, tmp_path / "r1.TextGrid", 4.0)
-    hyp = Hypothesis("r1", [Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k) for k, w in
-                            enumerate("eu vou em dois mil e trinta com a a Conceição".split())])
+    hyp = Hypothesis(
+        "r1",
+        [
+            Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k)
+            for k, w in enumerate("eu vou em dois mil e trinta com a a Conceição".split())
+        ],
+    )
     write_ctm(hyp, tmp_path / "r1.ctm")
     (tmp_path / "names.txt").write_text("Conceição\n", encoding="utf-8")
     return tmp_path
 
 
 def test_show_alignment_prints_pra_lines_with_columns_that_line_up(files, capsys):
-    assert main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
-                 "--show-alignment"]) == 0
+    assert main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"), "--show-alignment"]) == 0
     out = capsys.readouterr().out
     assert "Scores: (#C #S #D #I) 9 1 1 1" in out
-    lines = {line.split(":", 1)[0]: line for line in out.splitlines()
-             if line.split(":", 1)[0] in ("REF", "HYP", "EVAL", "R_T1", "H_T1")}
+    lines = {
+        line.split(":", 1)[0]: line
+        for line in out.splitlines()
+        if line.split(":", 1)[0] in ("REF", "HYP", "EVAL", "R_T1", "H_T1")
+    }
     ref, hyp, ev = lines["REF"], lines["HYP"], lines["EVAL"]
     assert ref.split()[1:4] == ["eu", "NÃO", "vou"] and hyp.split()[1:4] == ["eu", "***", "vou"]
-    assert ev[hyp.index("***")] == "D" and ev[ref.index("VINTE")] == "S" and hyp[ref.index("VINTE"):].startswith("TRINTA")
+    assert (
+        ev[hyp.index("***")] == "D" and ev[ref.index("VINTE")] == "S" and hyp[ref.index("VINTE") :].startswith("TRINTA")
+    )
     inserted = hyp.index(" A ") + 1
-    assert ref[inserted:inserted + 3] == "***" and ev[inserted] == "I"
-    assert lines["R_T1"][ref.index("NÃO"):].startswith("0.40")
-    assert lines["H_T1"][hyp.index("vou"):].startswith("0.35")
+    assert ref[inserted : inserted + 3] == "***" and ev[inserted] == "I"
+    assert lines["R_T1"][ref.index("NÃO") :].startswith("0.40")
+    assert lines["H_T1"][hyp.index("vou") :].startswith("0.35")
 
 
 def test_json_alignment_lists_every_step_with_operation_times_and_critical_marks(files, capsys):
-    assert main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
-                 "--names", str(files / "names.txt"), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--ref",
+                str(files / "r1.TextGrid"),
+                "--hyp",
+                str(files / "r1.ctm"),
+                "--names",
+                str(files / "names.txt"),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     steps = data["alignment"]
     ops = [s["op"] for s in steps]
-    assert (ops.count("substitute"), ops.count("delete"), ops.count("insert"), ops.count("equal")) == \
-           (data["substitutions"], data["deletions"], data["insertions"], data["hits"])
+    assert (ops.count("substitute"), ops.count("delete"), ops.count("insert"), ops.count("equal")) == (
+        data["substitutions"],
+        data["deletions"],
+        data["insertions"],
+        data["hits"],
+    )
     deleted = steps[ops.index("delete")]
-    assert deleted == {"reference": "não", "hypothesis": None, "op": "delete", "ref_start": 0.4, "ref_end": 0.6,
-                       "hyp_start": None, "hyp_end": None, "critical": ["negation"]}
+    assert deleted == {
+        "reference": "não",
+        "hypothesis": None,
+        "op": "delete",
+        "ref_start": 0.4,
+        "ref_end": 0.6,
+        "hyp_start": None,
+        "hyp_end": None,
+        "critical": ["negation"],
+    }
     assert steps[0]["hyp_start"] == 0.1 and steps[0]["ref_start"] == 0.1
     assert [s["critical"] for s in steps if s["reference"] == "conceição"] == [["name"]]
     assert all(s["critical"] == ["number"] for s in steps if s["reference"] in ("dois", "mil", "vinte"))
@@ -71,6 +109,7 @@ def test_untimed_sides_print_no_onset_lines_and_long_alignments_wrap():
 
 def test_run_report_links_a_coloured_alignment_page_per_recording(tmp_path):
     from protocol_corpus import correct, make_corpus, make_run, turns
+
     from toolkit.evaluate import evaluate_run
 
     manifest = make_corpus(tmp_path / "corpus", {"r1": "tuning"})

@@ -1,4 +1,5 @@
-"""The public scorer API (``toolkit.wer``, ``toolkit.score``, ``toolkit.Scorer``): inputs, errors, signature, imports."""
+"""The public scorer API (``toolkit.wer``, ``toolkit.score``, ``toolkit.Scorer``): inputs, errors, signature,
+imports."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import jiwer
 import pytest
 
 import toolkit
-from toolkit.formats import write_ctm, write_reference_textgrid
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.formats import write_ctm, write_reference_textgrid
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -37,8 +38,10 @@ def test_readme_python_example_runs_as_written():
 
 
 def test_import_and_wer_load_neither_scipy_nor_pandas():
-    code = ("import sys, toolkit; w = toolkit.wer('o réu não assinou', 'o réu assinou'); "
-            "print(w, sorted(m for m in ('scipy', 'pandas', 'matplotlib') if m in sys.modules))")
+    code = (
+        "import sys, toolkit; w = toolkit.wer('o réu não assinou', 'o réu assinou'); "
+        "print(w, sorted(m for m in ('scipy', 'pandas', 'matplotlib') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
     assert float(out[0]) == 0.25
     assert out[1].strip() == "[]"
@@ -49,8 +52,12 @@ def test_plain_strings_agree_with_jiwer_where_normalization_is_moot():
     assert toolkit.wer(ref, hyp) == pytest.approx(jiwer.wer(ref, hyp))
     counts = toolkit.score(ref, hyp).counts
     out = jiwer.process_words(ref, hyp)
-    assert (counts.substitutions, counts.deletions, counts.insertions, counts.hits) == \
-           (out.substitutions, out.deletions, out.insertions, out.hits)
+    assert (counts.substitutions, counts.deletions, counts.insertions, counts.hits) == (
+        out.substitutions,
+        out.deletions,
+        out.insertions,
+        out.hits,
+    )
 
 
 def test_normalization_applies_numbers_and_abbreviations():
@@ -69,11 +76,20 @@ def test_lists_are_micro_averaged_not_averaged_per_item():
 
 
 def test_records_and_files_score_like_the_library_call(tmp_path):
-    ref = Reference("r1", [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição.")],
-                    words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6)],
-                    speech=[Interval(0, 3, "speech")], names=["Conceição"])
-    hyp = Hypothesis("r1", [Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k) for k, w in
-                            enumerate("eu vou em dois mil e vinte com a conceição".split())])
+    ref = Reference(
+        "r1",
+        [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição.")],
+        words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6)],
+        speech=[Interval(0, 3, "speech")],
+        names=["Conceição"],
+    )
+    hyp = Hypothesis(
+        "r1",
+        [
+            Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k)
+            for k, w in enumerate("eu vou em dois mil e vinte com a conceição".split())
+        ],
+    )
     write_reference_textgrid(ref, tmp_path / "r1.TextGrid", 5.0)
     write_ctm(hyp, tmp_path / "r1.ctm")
     expected = score_recording(ref, hyp, ScoreOptions())
@@ -94,21 +110,24 @@ def test_files_of_different_recordings_are_refused(tmp_path):
         toolkit.score(tmp_path / "r1.TextGrid", tmp_path / "r2.ctm")
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: toolkit.wer(3, "a"), "reference must be a str"),
-    (lambda: toolkit.wer("a", None), "hypothesis must be a str"),
-    (lambda: toolkit.wer(["a"], "b"), "hypothesis must be a list too"),
-    (lambda: toolkit.wer(["a", 2], ["a", "b"]), r"reference\[1\] must be"),
-    (lambda: toolkit.score("a", "b", collar="0.5"), "option 'collar' must be int or float, got str"),
-    (lambda: toolkit.score("a", "b", time_constrained=1), "option 'time_constrained' must be bool"),
-    (lambda: toolkit.score("a", "b", short_word_max_letters=True), "option 'short_word_max_letters' must be int"),
-    (lambda: toolkit.score("a", "b", colar=1), "unknown scoring option 'colar'"),
-    (lambda: toolkit.Scorer({"policy": "verbatim"}), "options must be a ScoreOptions"),
-    (lambda: toolkit.Scorer().score(["a"], ["a"]), "reference must be one recording"),
-    (lambda: toolkit.Scorer().corpus("a b"), "pairs must be an iterable"),
-    (lambda: toolkit.Scorer().corpus([("a",)]), r"pairs\[0\] must be a \(reference, hypothesis\) pair"),
-    (lambda: toolkit.score(Hypothesis("x", []), "a"), "reference must not be a Hypothesis"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: toolkit.wer(3, "a"), "reference must be a str"),
+        (lambda: toolkit.wer("a", None), "hypothesis must be a str"),
+        (lambda: toolkit.wer(["a"], "b"), "hypothesis must be a list too"),
+        (lambda: toolkit.wer(["a", 2], ["a", "b"]), r"reference\[1\] must be"),
+        (lambda: toolkit.score("a", "b", collar="0.5"), "option 'collar' must be int or float, got str"),
+        (lambda: toolkit.score("a", "b", time_constrained=1), "option 'time_constrained' must be bool"),
+        (lambda: toolkit.score("a", "b", short_word_max_letters=True), "option 'short_word_max_letters' must be int"),
+        (lambda: toolkit.score("a", "b", colar=1), "unknown scoring option 'colar'"),
+        (lambda: toolkit.Scorer({"policy": "verbatim"}), "options must be a ScoreOptions"),
+        (lambda: toolkit.Scorer().score(["a"], ["a"]), "reference must be one recording"),
+        (lambda: toolkit.Scorer().corpus("a b"), "pairs must be an iterable"),
+        (lambda: toolkit.Scorer().corpus([("a",)]), r"pairs\[0\] must be a \(reference, hypothesis\) pair"),
+        (lambda: toolkit.score(Hypothesis("x", []), "a"), "reference must not be a Hypothesis"),
+    ],
+)
 def test_wrong_arguments_are_refused_naming_the_argument(call, message):
     with pytest.raises(TypeError, match=message):
         call()

@@ -18,7 +18,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from adjudication_fixture import build_experiment
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra (scripts/setup.sh)")
@@ -27,8 +26,15 @@ if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--autoplay-policy=no-user-gesture-required"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+]
 ROUNDS = 4
 
 
@@ -46,8 +52,13 @@ def app(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ABLATE_APP_ANNOTATOR", None)
     log = (tmp_path / "app.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port)],
-                              env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:
@@ -74,8 +85,13 @@ def app(tmp_path):
 
 
 def _export(exp: Path) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "toolkit", "decisions", "export", str(exp), "--format", "json"],
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "toolkit", "decisions", "export", str(exp), "--format", "json"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -115,7 +131,13 @@ def test_play_decide_export_and_two_annotators_at_once(app):
             ana.get_by_text("Saved decision #1 (unresolved) as first listener.").wait_for()
             [row] = _export(exp)
             assert (row["annotator"], row["action"], row["note"], row["recording_id"], row["start"], row["end"]) == (
-                "Ana", "unresolved", "inaudível", "entrevista", 1.0, 4.0)
+                "Ana",
+                "unresolved",
+                "inaudível",
+                "entrevista",
+                1.0,
+                4.0,
+            )
 
             beto = browser.new_context().new_page()
             _sign_in(beto, url, "Beto")
@@ -127,7 +149,9 @@ def test_play_decide_export_and_two_annotators_at_once(app):
                     page.wait_for_function(
                         "previous => [...document.querySelectorAll('[data-testid=stAlertContentSuccess]')]"
                         ".some(e => e.innerText.includes('Saved decision #') && e.innerText !== previous)",
-                        arg=previous, timeout=30000)
+                        arg=previous,
+                        timeout=30000,
+                    )
         finally:
             browser.close()
     rows = _export(exp)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+from adjudication_fixture import built, exp, run_folder  # noqa: E402,F401 - fixtures
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from adjudication_fixture import built, exp, run_folder  # noqa: E402,F401 - fixtures
 from toolkit.adjudication.store import DecisionStore  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 
@@ -131,7 +131,12 @@ def test_decision_round_trips_to_the_store_and_export(monkeypatch, exp, capsys):
     assert any("Saved decision #1 (correct) as first listener" in s.value for s in at.success)
     [decision] = DecisionStore(exp / "adjudication.sqlite").decisions()
     assert (decision.annotator, decision.start, decision.end, decision.old_text, decision.new_text) == (
-        "ana", 14.5, 14.9, "a casa fica perto do mercado", "a casa fica perto do mercadão")
+        "ana",
+        14.5,
+        14.9,
+        "a casa fica perto do mercado",
+        "a casa fica perto do mercadão",
+    )
     assert main(["decisions", "export", str(exp)]) == 0
     assert json.loads(capsys.readouterr().out)[0]["new_text"] == "a casa fica perto do mercadão"
 
@@ -217,8 +222,18 @@ def test_bad_input_is_a_message_not_a_traceback(monkeypatch, exp):
     folder.hypothesis_json("vad", "entrevista").unlink()
     folder.arm_output("vad", "reuniao").unlink()
     listing = json.loads(folder.disagreements("windows", "reuniao").read_text())
-    listing["spans"].append({"start": 30.0, "end": 31.0, "kind": "only_b", "text_a": "", "text_b": "fantasma",
-                             "time_source": "words", "words_a": [], "words_b": []})
+    listing["spans"].append(
+        {
+            "start": 30.0,
+            "end": 31.0,
+            "kind": "only_b",
+            "text_a": "",
+            "text_b": "fantasma",
+            "time_source": "words",
+            "words_a": [],
+            "words_b": [],
+        }
+    )
     folder.disagreements("windows", "reuniao").write_text(json.dumps(listing))
     at = _app(monkeypatch, exp)
     assert any("outputs/vad/reuniao.json: missing" in w.value for w in at.warning)
@@ -241,13 +256,19 @@ def test_corrupt_store_is_shown_and_left_untouched(monkeypatch, exp):
     assert store.read_bytes() == b"garbage" * 100
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["app", "{exp}", "--users", "{exp}/u.json", "--annotator", "ana"], "--annotator and --users exclude each other"),
-    (["app", "{exp}/nowhere"], "experiment file not found"),
-    (["app", "{exp}", "--port", "0"], "--port must be 1-65535"),
-    (["app", "{exp}", "extra"], "unexpected argument 'extra'"),
-    (["app", "add-user", "ana"], "usage: ablate app add-user NAME --users FILE"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["app", "{exp}", "--users", "{exp}/u.json", "--annotator", "ana"],
+            "--annotator and --users exclude each other",
+        ),
+        (["app", "{exp}/nowhere"], "experiment file not found"),
+        (["app", "{exp}", "--port", "0"], "--port must be 1-65535"),
+        (["app", "{exp}", "extra"], "unexpected argument 'extra'"),
+        (["app", "add-user", "ana"], "usage: ablate app add-user NAME --users FILE"),
+    ],
+)
 def test_app_command_refuses_bad_input_before_starting(exp, capsys, argv, message):
     assert main([part.format(exp=exp) for part in argv]) == 2
     assert message in capsys.readouterr().err

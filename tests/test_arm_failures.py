@@ -11,14 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
+from protocol_corpus import make_corpus, make_experiment
 
 import toolkit.pipeline.combine
-from protocol_corpus import make_corpus, make_experiment
 from toolkit.cli import main
-from toolkit.pipeline.experiment import load_experiment
-from toolkit.protocol.gates import TEMPLATE
-from toolkit.protocol.challenger import freeze_challenger
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.protocol.challenger import freeze_challenger
+from toolkit.protocol.gates import TEMPLATE
 
 pytestmark = pytest.mark.slow
 ARMS = 'baseline = []\nvad = ["vad"]\ncombined_models = ["second_combine"]\n'
@@ -40,18 +40,23 @@ def _record(experiment: Path, split: str) -> dict:
     return json.loads((folder / "run.json").read_text(encoding="utf-8")) | {"folder": folder}
 
 
-def test_a_failing_arm_is_named_recorded_and_scored_while_the_others_finish(experiment: Path, monkeypatch,
-                                                                               capsys) -> None:
+def test_a_failing_arm_is_named_recorded_and_scored_while_the_others_finish(
+    experiment: Path, monkeypatch, capsys
+) -> None:
     monkeypatch.setattr(toolkit.pipeline.combine, "combine_streams", _out_of_order)
     assert main(["run", str(experiment), "--split", "tuning", "--quiet"]) == 1
     err = capsys.readouterr().err
     for rid in ("r1", "r2"):
-        assert (f"arm combined_models, stage second_model combine, recording {rid}: combined words: word 2 'antes' "
-                f"at 0.5 s is out of order") in err
+        assert (
+            f"arm combined_models, stage second_model combine, recording {rid}: combined words: word 2 'antes' "
+            f"at 0.5 s is out of order"
+        ) in err
     record = _record(experiment, "tuning")
     assert record["status"] == "complete"
     assert [(f["arm"], f["recording"], f["stage"]) for f in record["arm_failures"]] == [
-        ("combined_models", "r1", "second_model combine"), ("combined_models", "r2", "second_model combine")]
+        ("combined_models", "r1", "second_model combine"),
+        ("combined_models", "r2", "second_model combine"),
+    ]
     folder = record["folder"]
     for arm in ("baseline", "vad"):  # the other arms finished every recording
         assert all((folder / "hypotheses" / arm / f"{rid}.json").is_file() for rid in ("r1", "r2"))
@@ -75,5 +80,7 @@ def test_the_gates_refuse_a_failed_challenger_in_one_line(experiment: Path, monk
     assert main(["gate", str(experiment)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "no verdict: the challenger failed on 1 of 1 recordings (arm combined_models, stage second_model " \
-           "combine, recording h1:" in err
+    assert (
+        "no verdict: the challenger failed on 1 of 1 recordings (arm combined_models, stage second_model "
+        "combine, recording h1:" in err
+    )

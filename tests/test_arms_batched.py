@@ -17,16 +17,16 @@ import numpy as np
 import pytest
 import soundfile
 import soxr
-
 from shared_data import PTBR_DEV
-from toolkit.pipeline.engine import run_experiment
+
 from toolkit.audio.io import load_audio
-from toolkit.demo.sounds import pink_noise
-from toolkit.pipeline.experiment import load_experiment
-from toolkit.formats import write_reference_textgrid
-from toolkit.corpus.freeze import freeze
-from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.core.transcripts import Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
+from toolkit.demo.sounds import pink_noise
+from toolkit.formats import write_reference_textgrid
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
     utterances = []
     for clip, onset, name in zip(speech, ONSETS, CLIPS):
         start = round(onset * RATE)
-        samples[start:start + len(clip)] += clip
+        samples[start : start + len(clip)] += clip
         text = (PTBR_DEV / "lapsbm" / f"{name}.txt").read_text(encoding="utf-8").strip()
         utterances.append(Utterance(onset, onset + len(clip) / RATE, text, "reader"))
     corpus = root / "corpus"

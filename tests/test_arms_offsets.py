@@ -22,14 +22,14 @@ import soundfile
 import soxr
 from rapidfuzz.distance import Levenshtein
 
-from toolkit.pipeline.engine import run_experiment
+from toolkit.core.transcripts import Interval, Reference, Utterance, Word
+from toolkit.corpus.freeze import freeze
 from toolkit.demo.sounds import pink_noise, trim_silence
 from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
-from toolkit.pipeline.experiment import load_experiment
 from toolkit.formats import write_reference_textgrid
-from toolkit.corpus.freeze import freeze
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
-from toolkit.core.transcripts import Interval, Reference, Utterance, Word
 
 pytestmark = pytest.mark.slow
 
@@ -51,10 +51,22 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # window; merged units hold several sentences with pauses between them, so later sentences in
 # a unit are timed like the whole-file arms. Mapping mistakes (a missing window origin, unit
 # offset or padding) are whole seconds to tens of seconds.
-EARLY_TOLERANCE_S = {"baseline": 1.3, "windows": 1.3, "windows@9s": 1.3, "pauses": 1.3, "pauses_raw": 1.3,
-                     "baseline_repaired": 1.3,
-                     "enhance": 1.3, "second": 1.3, "combined": 1.3, "vad": 1.3, "vad_regions": 0.35,
-                     "everything": 0.35, "everything@9s": 0.35, "batched": 1.3}
+EARLY_TOLERANCE_S = {
+    "baseline": 1.3,
+    "windows": 1.3,
+    "windows@9s": 1.3,
+    "pauses": 1.3,
+    "pauses_raw": 1.3,
+    "baseline_repaired": 1.3,
+    "enhance": 1.3,
+    "second": 1.3,
+    "combined": 1.3,
+    "vad": 1.3,
+    "vad_regions": 0.35,
+    "everything": 0.35,
+    "everything@9s": 0.35,
+    "batched": 1.3,
+}
 LATE_TOLERANCE_S = 0.3
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -68,7 +80,7 @@ def _recording(cache: Path) -> tuple[np.ndarray, list[Utterance]]:
         clip = synthesize(text, voice, SPEAKERS[0], cache)
         speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)
         start = round(onset * RATE)
-        samples[start:start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+        samples[start : start + len(speech)] += 0.5 * speech / np.abs(speech).max()
         utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "speaker-a"))
     return samples, utterances
 
@@ -89,37 +101,53 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     (root / "corpus" / "refs").mkdir()
     for rid, audio, shift in (("plain", samples, 0.0), ("padded", padded, PAD_S)):
         soundfile.write(root / "corpus" / "audio" / f"{rid}.wav", audio, RATE, subtype="PCM_16")
-        write_reference_textgrid(_reference(rid, utterances, shift), root / "corpus" / "refs" / f"{rid}.TextGrid",
-                                 len(audio) / RATE)
+        write_reference_textgrid(
+            _reference(rid, utterances, shift), root / "corpus" / "refs" / f"{rid}.TextGrid", len(audio) / RATE
+        )
     with open(root / "corpus" / "splits.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", "split", "strata", "speaker"])
         writer.writerow(["plain", "tuning", "clean", "speaker-a"])
         writer.writerow(["padded", "challenge", "padded", "speaker-a"])
-    freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json",
-           splits_csv=root / "corpus" / "splits.csv")
+    freeze(
+        root / "corpus" / "audio",
+        root / "corpus" / "refs",
+        root / "corpus" / "manifest.json",
+        splits_csv=root / "corpus" / "splits.csv",
+    )
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace("length_s = 30.0", "length_s = 20.0").replace("overlap_s = 5.0", "overlap_s = 4.0")
     text = text.replace("search_s = 4.0", "search_s = 3.0")
     # "windows" on the fixed grid (shifted to 9 s too), "windows_pauses" with its edges in VAD pauses;
     # the arm "pauses" ends with the demo's onset repair stage, "pauses_raw" does not.
-    windows = text[text.index("[components.windows]"):text.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
-    grid = windows[:windows.index("[components.windows.pauses]")].replace(
-        'placement = "vad_pauses"', 'placement = "grid"').replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
+    windows = text[text.index("[components.windows]") : text.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
+    grid = (
+        windows[: windows.index("[components.windows.pauses]")]
+        .replace('placement = "vad_pauses"', 'placement = "grid"')
+        .replace("shifted_origins_s = []", "shifted_origins_s = [9.0]")
+    )
     text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
     assert "[components.onset_repair]" in text
     # The demo's vad merges regions into units of up to 30 s across the 8 s pauses between
     # sentences; vad_regions decodes each region on its own.
-    vad = text[text.index("[components.vad]"):text.index("[components.windows]")]
-    regions = vad.replace("[components.vad]", "[components.vad_regions]").replace(
-        "merge_max_s = 30.0", "merge_max_s = 0.0").replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    vad = text[text.index("[components.vad]") : text.index("[components.windows]")]
+    regions = (
+        vad.replace("[components.vad]", "[components.vad_regions]")
+        .replace("merge_max_s = 30.0", "merge_max_s = 0.0")
+        .replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    )
     assert "merge_max_s = 0.0" in regions and "merge_max_gap_s = 0.0" in regions
-    text = text[:text.rindex("\n[arms]") + 1] + regions + (
-        '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
-        'pauses = ["windows_pauses", "onset_repair"]\npauses_raw = ["windows_pauses"]\n'
-        'baseline_repaired = ["onset_repair"]\n'
-        'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
-        'combined = ["second_combine"]\nbatched = ["batched"]\n')
+    text = (
+        text[: text.rindex("\n[arms]") + 1]
+        + regions
+        + (
+            '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
+            'pauses = ["windows_pauses", "onset_repair"]\npauses_raw = ["windows_pauses"]\n'
+            'baseline_repaired = ["onset_repair"]\n'
+            'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
+            'combined = ["second_combine"]\nbatched = ["batched"]\n'
+        )
+    )
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     loaded = load_experiment(root)
     summary = run_experiment(loaded, "tuning", progress=False)
@@ -132,16 +160,32 @@ def _first_word_onsets(words: list[Word], utterances: list[Utterance]) -> list[f
     found = []
     for utterance in utterances:
         target = normalize.words(utterance.text)[0]
-        candidates = [w.start for w in words if w.start is not None
-                      and normalize.words(w.text)[:1] == [target] and abs(w.start - utterance.start) < 3.0]
+        candidates = [
+            w.start
+            for w in words
+            if w.start is not None and normalize.words(w.text)[:1] == [target] and abs(w.start - utterance.start) < 3.0
+        ]
         found.append(min(candidates, key=lambda s: abs(s - utterance.start)) if candidates else None)
     return found
 
 
 # Declared arms, and the two grid-windowed arms rerun with the window grid shifted to 9 s.
-ARMS = ["baseline", "vad", "vad_regions", "windows", "windows@9s", "pauses", "pauses_raw", "baseline_repaired",
-        "enhance", "everything",
-        "everything@9s", "second", "combined", "batched"]
+ARMS = [
+    "baseline",
+    "vad",
+    "vad_regions",
+    "windows",
+    "windows@9s",
+    "pauses",
+    "pauses_raw",
+    "baseline_repaired",
+    "enhance",
+    "everything",
+    "everything@9s",
+    "second",
+    "combined",
+    "batched",
+]
 
 
 @pytest.mark.parametrize("arm", ARMS)
@@ -206,13 +250,15 @@ def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experim
     for edge in [s for s, _ in spans[1:]] + [e for _, e in spans[:-1]]:
         assert not any(u.start < edge < u.end for u in utterances), (edge, spans)
     # The seams are the shared intervals, nothing wider.
-    assert [(s["start"], s["end"]) for s in output["seams"]] == [(nxt[0], prev[1]) for prev, nxt in
-                                                                zip(spans, spans[1:])]
+    assert [(s["start"], s["end"]) for s in output["seams"]] == [
+        (nxt[0], prev[1]) for prev, nxt in zip(spans, spans[1:])
+    ]
 
 
 @pytest.mark.parametrize(("arm", "without"), [("pauses", "pauses_raw"), ("baseline_repaired", "baseline")])
-def test_onset_repair_stage_moves_only_starts_later_in_order_and_counts_them(experiment, arm: str,
-                                                                              without: str) -> None:
+def test_onset_repair_stage_moves_only_starts_later_in_order_and_counts_them(
+    experiment, arm: str, without: str
+) -> None:
     _, summary, utterances = experiment
     repaired = summary.folder.read_hypothesis(arm, "plain").words
     raw = summary.folder.read_hypothesis(without, "plain").words
@@ -292,8 +338,11 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
 def test_ctm_is_written_in_original_time(experiment) -> None:
     _, summary, _ = experiment
     hypothesis = summary.folder.read_hypothesis("vad", "plain")
-    lines = [line.split() for line in summary.folder.hypothesis_ctm("vad", "plain").read_text().splitlines()
-             if line and not line.startswith(";;")]
+    lines = [
+        line.split()
+        for line in summary.folder.hypothesis_ctm("vad", "plain").read_text().splitlines()
+        if line and not line.startswith(";;")
+    ]
     timed = [w for w in hypothesis.words if w.timed]
     assert len(lines) == len(timed)
     for fields, word in zip(lines, timed):
@@ -307,9 +356,13 @@ def test_leading_silence_shifts_every_output_time_by_the_padding(experiment, arm
     plain = summary.folder.read_hypothesis(arm, "plain").words
     padded = padded_run.folder.read_hypothesis(arm, "padded").words
     blocks = Levenshtein.opcodes([w.text for w in plain], [w.text for w in padded])
-    pairs = [(plain[i], padded[j]) for block in blocks if block.tag == "equal"
-             for i, j in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
-             if plain[i].timed and padded[j].timed]
+    pairs = [
+        (plain[i], padded[j])
+        for block in blocks
+        if block.tag == "equal"
+        for i, j in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
+        if plain[i].timed and padded[j].timed
+    ]
     # Whisper may hallucinate differently in trailing noise, so count against the shorter output.
     assert len(pairs) >= 0.8 * min(len(plain), len(padded))
     shifts = np.array([b.start - a.start for a, b in pairs] + [b.end - a.end for a, b in pairs])

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.asr import make_recognizer, relation, resolve_model
 from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.asr.segments import NO_FALLBACK
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, pad, resample
 from toolkit.core.errors import InputError
-from toolkit.core.transcripts import Word
 from toolkit.core.files import sha256_file
+from toolkit.core.transcripts import Word
 
 CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 FAST = {"beam_size": 1, "best_of": 1}
@@ -54,6 +54,7 @@ def _check_times(words: list[Word], lo: float, hi: float) -> None:
 
 
 # --- models ------------------------------------------------------------------------------
+
 
 def test_bundled_model_is_rebuilt_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ABLATE_CACHE", str(tmp_path))
@@ -112,8 +113,13 @@ def test_bad_recognizer_specs_are_refused() -> None:
 
 def test_second_model_with_same_weights_is_labelled() -> None:
     first = make_recognizer({"backend": "faster-whisper", "model": "whisper-base"}).identity()
-    second = make_recognizer({"backend": "faster-whisper", "model": "whisper-base",
-                              "decoding": {"beam_size": 1, "best_of": 1, "temperature": [0.0]}}).identity()
+    second = make_recognizer(
+        {
+            "backend": "faster-whisper",
+            "model": "whisper-base",
+            "decoding": {"beam_size": 1, "best_of": 1, "temperature": [0.0]},
+        }
+    ).identity()
     assert first["weights_sha256"] == second["weights_sha256"] == BUNDLED_SHA256
     described = relation(first, second)
     assert described["relation"] == "same weights, different decoding configuration"
@@ -122,6 +128,7 @@ def test_second_model_with_same_weights_is_labelled() -> None:
 
 
 # --- recognition on real speech --------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def sequential():
@@ -158,8 +165,9 @@ def test_leading_silence_shifts_words_in_original_time(sequential) -> None:
 def _framed() -> tuple[Signal, float, float]:
     clip = _clip()
     lead = 1.5
-    samples = np.concatenate([np.zeros(int(lead * clip.sample_rate)), clip.samples,
-                              np.zeros(clip.sample_rate)]).astype(np.float32)
+    samples = np.concatenate([np.zeros(int(lead * clip.sample_rate)), clip.samples, np.zeros(clip.sample_rate)]).astype(
+        np.float32
+    )
     return Signal.original(samples, clip.sample_rate), lead, lead + clip.duration
 
 
@@ -167,8 +175,13 @@ def _framed() -> tuple[Signal, float, float]:
 def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     signal, speech_start, speech_end = _framed()
-    recognizer = make_recognizer({"backend": "whisperx", "model": "whisper-base",
-                                  "decoding": {**FAST, "vad_method": "pyannote", "aligner": "default"}})
+    recognizer = make_recognizer(
+        {
+            "backend": "whisperx",
+            "model": "whisper-base",
+            "decoding": {**FAST, "vad_method": "pyannote", "aligner": "default"},
+        }
+    )
     chunks = recognizer.speech_chunks(signal)
     assert chunks and chunks[0][0] >= speech_start - 0.5 and chunks[-1][1] <= speech_end + 0.5
     words = recognizer.transcribe(signal).words
@@ -181,14 +194,16 @@ def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: p
 @pytest.mark.slow
 def test_whisperx_silero_chunks_and_words() -> None:
     signal, speech_start, speech_end = _framed()
-    recognizer = make_recognizer({"backend": "whisperx", "model": "whisper-base",
-                                  "decoding": {**FAST, "vad_method": "silero"}})
+    recognizer = make_recognizer(
+        {"backend": "whisperx", "model": "whisper-base", "decoding": {**FAST, "vad_method": "silero"}}
+    )
     transcript = recognizer.transcribe(signal)
     words = transcript.words
     _check_times(words, speech_start - 0.5, speech_end + 0.3)
     assert recognizer.notes["aligner"] == "not configured"
     # Batched decoding has no temperature fallback, and every segment says so.
     assert recognizer.notes["temperature_fallback"].startswith("none: batched decoding")
-    assert transcript.segments and all(s.outcome == NO_FALLBACK and s.temperature == 0.0 and s.avg_logprob < 0
-                                       for s in transcript.segments)
+    assert transcript.segments and all(
+        s.outcome == NO_FALLBACK and s.temperature == 0.0 and s.avg_logprob < 0 for s in transcript.segments
+    )
     assert recognizer.transcribe(Signal.original(np.zeros(16000, dtype=np.float32), 16000)).words == []

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-
 from shared_data import PTBR_DEV
+
 from toolkit.audio.io import load_audio, probe_audio
 from toolkit.core.errors import InputError
 
@@ -39,18 +39,20 @@ def test_soundfile_formats_load_as_float32_mono(tmp_path: Path, suffix: str, los
     if lossless:
         assert np.allclose(signal.samples, tone(), atol=1e-4)
     else:
-        assert 0.15 < float(np.sqrt(np.mean(signal.samples ** 2))) < 0.27
+        assert 0.15 < float(np.sqrt(np.mean(signal.samples**2))) < 0.27
 
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
-@pytest.mark.parametrize("suffix, codec", [(".mp3", "libmp3lame"), (".ogg", "libvorbis"), (".flac", "flac"),
-                                           (".wav", "pcm_s24le")])
+@pytest.mark.parametrize(
+    "suffix, codec", [(".mp3", "libmp3lame"), (".ogg", "libvorbis"), (".flac", "flac"), (".wav", "pcm_s24le")]
+)
 def test_files_encoded_by_ffmpeg(tmp_path: Path, suffix: str, codec: str) -> None:
     source = tmp_path / "source.wav"
     sf.write(source, tone(2.0, 44100), 44100)
     path = tmp_path / f"rec{suffix}"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(source), "-c:a", codec, "-ar", "22050", str(path)],
-                   check=True)
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-i", str(source), "-c:a", codec, "-ar", "22050", str(path)], check=True
+    )
     info = probe_audio(path, decode=True)
     assert info.sample_rate == 22050 and info.channels == 1
     assert info.duration == pytest.approx(2.0, abs=0.08)
@@ -93,8 +95,12 @@ def test_empty_non_audio_zero_length_and_missing_files(tmp_path: Path) -> None:
     text.write_text("isto não é áudio\n", encoding="utf-8")
     zero = tmp_path / "zero.wav"
     sf.write(zero, np.zeros(0, dtype=np.float32), RATE)
-    cases = {empty: "empty file (0 bytes)", text: "not a readable audio file",
-             zero: "zero-length audio", tmp_path / "absent.flac": "file not found"}
+    cases = {
+        empty: "empty file (0 bytes)",
+        text: "not a readable audio file",
+        zero: "zero-length audio",
+        tmp_path / "absent.flac": "file not found",
+    }
     for path, problem in cases.items():
         with pytest.raises(InputError) as caught:
             load_audio(path)

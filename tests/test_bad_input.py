@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from toolkit.formats import write_reference_textgrid
 from toolkit.core.transcripts import Reference, Utterance
+from toolkit.formats import write_reference_textgrid
 
 RATE = 16000
 ABLATE = Path(sys.executable).parent / "ablate"
@@ -23,8 +23,7 @@ ABLATE = Path(sys.executable).parent / "ablate"
 def ablate(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [str(ABLATE)] if ABLATE.exists() else [sys.executable, "-m", "toolkit"]
     env = {**os.environ, "PYANNOTE_METRICS_ENABLED": "false", "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([*command, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([*command, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def corpus(root: Path) -> tuple[Path, Path]:
@@ -40,14 +39,17 @@ def corpus(root: Path) -> tuple[Path, Path]:
 
 
 def textgrid(intervals: str, size: int) -> str:
-    return ('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0\nxmax = 2\ntiers? <exists>\n'
-            'size = 1\nitem []:\n    item [1]:\n        class = "IntervalTier"\n        name = "utterances"\n'
-            f'        xmin = 0\n        xmax = 2\n        intervals: size = {size}\n{intervals}')
+    return (
+        'File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0\nxmax = 2\ntiers? <exists>\n'
+        'size = 1\nitem []:\n    item [1]:\n        class = "IntervalTier"\n        name = "utterances"\n'
+        f"        xmin = 0\n        xmax = 2\n        intervals: size = {size}\n{intervals}"
+    )
 
 
 def interval(start: float, end: float, text: str) -> str:
-    return (f"        intervals [1]:\n            xmin = {start}\n            xmax = {end}\n"
-            f'            text = "{text}"\n')
+    return (
+        f'        intervals [1]:\n            xmin = {start}\n            xmax = {end}\n            text = "{text}"\n'
+    )
 
 
 def truncate(path: Path) -> None:
@@ -64,26 +66,54 @@ def truncated_mp3(audio: Path, refs: Path) -> None:
 BAD_INPUTS: dict[str, tuple[Callable[[Path, Path], object], str, str]] = {
     "truncated WAV": (lambda audio, refs: truncate(audio / "a.wav"), "a.wav", "truncated audio"),
     "truncated MP3": (truncated_mp3, "a.mp3", "truncated audio"),
-    "non-audio file": (lambda audio, refs: (audio / "a.wav").write_text("<html>404</html>"), "a.wav",
-                       "not a readable audio file"),
+    "non-audio file": (
+        lambda audio, refs: (audio / "a.wav").write_text("<html>404</html>"),
+        "a.wav",
+        "not a readable audio file",
+    ),
     "empty file": (lambda audio, refs: (audio / "a.wav").write_bytes(b""), "a.wav", "empty file"),
-    "zero-length audio": (lambda audio, refs: sf.write(audio / "a.wav", np.zeros(0), RATE), "a.wav",
-                          "zero-length audio"),
-    "stereo": (lambda audio, refs: sf.write(audio / "a.wav", np.zeros((RATE, 2)), RATE), "a.wav",
-               "has 2 channels"),
-    "mixed sample rates": (lambda audio, refs: sf.write(audio / "b.wav", np.zeros(2 * 8000), 8000), "audio",
-                           "mixed sample rates (8000 Hz: b.wav; 16000 Hz: a.wav)"),
+    "zero-length audio": (
+        lambda audio, refs: sf.write(audio / "a.wav", np.zeros(0), RATE),
+        "a.wav",
+        "zero-length audio",
+    ),
+    "stereo": (lambda audio, refs: sf.write(audio / "a.wav", np.zeros((RATE, 2)), RATE), "a.wav", "has 2 channels"),
+    "mixed sample rates": (
+        lambda audio, refs: sf.write(audio / "b.wav", np.zeros(2 * 8000), 8000),
+        "audio",
+        "mixed sample rates (8000 Hz: b.wav; 16000 Hz: a.wav)",
+    ),
     "reference with unknown encoding": (
-        lambda audio, refs: (refs / "a.TextGrid").write_bytes(
-            textgrid(interval(0, 2, "não"), 1).encode("latin-1")), "a.TextGrid", "unknown text encoding"),
-    "malformed TextGrid": (lambda audio, refs: (refs / "a.TextGrid").write_text(
-        textgrid("        intervals [1]:\n            xmin = 0\n", 1)), "a.TextGrid", "malformed"),
-    "overlapping intervals": (lambda audio, refs: (refs / "a.TextGrid").write_text(
-        textgrid(interval(0, 1.2, "um") + interval(1.0, 2, "dois"), 2)), "a.TextGrid", "overlaps interval 1"),
-    "out-of-order intervals": (lambda audio, refs: (refs / "a.TextGrid").write_text(
-        textgrid(interval(1, 2, "dois") + interval(0, 1, "um"), 2)), "a.TextGrid", "out of order"),
-    "reference without audio": (lambda audio, refs: (refs / "b.TextGrid").rename(refs / "c.TextGrid"),
-                                "c.TextGrid", "has no audio"),
+        lambda audio, refs: (refs / "a.TextGrid").write_bytes(textgrid(interval(0, 2, "não"), 1).encode("latin-1")),
+        "a.TextGrid",
+        "unknown text encoding",
+    ),
+    "malformed TextGrid": (
+        lambda audio, refs: (refs / "a.TextGrid").write_text(
+            textgrid("        intervals [1]:\n            xmin = 0\n", 1)
+        ),
+        "a.TextGrid",
+        "malformed",
+    ),
+    "overlapping intervals": (
+        lambda audio, refs: (refs / "a.TextGrid").write_text(
+            textgrid(interval(0, 1.2, "um") + interval(1.0, 2, "dois"), 2)
+        ),
+        "a.TextGrid",
+        "overlaps interval 1",
+    ),
+    "out-of-order intervals": (
+        lambda audio, refs: (refs / "a.TextGrid").write_text(
+            textgrid(interval(1, 2, "dois") + interval(0, 1, "um"), 2)
+        ),
+        "a.TextGrid",
+        "out of order",
+    ),
+    "reference without audio": (
+        lambda audio, refs: (refs / "b.TextGrid").rename(refs / "c.TextGrid"),
+        "c.TextGrid",
+        "has no audio",
+    ),
 }
 
 
@@ -113,6 +143,7 @@ def test_verify_refuses_a_hash_mismatch_naming_the_file_and_both_hashes(tmp_path
     before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
 
     import hashlib
+
     old = hashlib.sha256((audio / "b.wav").read_bytes()).hexdigest()
     sf.write(audio / "b.wav", np.zeros(2 * RATE), RATE)
     new = hashlib.sha256((audio / "b.wav").read_bytes()).hexdigest()
@@ -127,8 +158,10 @@ def test_verify_refuses_a_hash_mismatch_naming_the_file_and_both_hashes(tmp_path
 def test_verify_names_every_differing_file_on_its_own_line(tmp_path: Path) -> None:
     audio, refs = corpus(tmp_path)
     out = tmp_path / "manifest.json"
-    assert ablate("manifest", "freeze", audio, "--refs", refs, "--out", out, "--split", "tuning",
-                  cwd=tmp_path).returncode == 0
+    assert (
+        ablate("manifest", "freeze", audio, "--refs", refs, "--out", out, "--split", "tuning", cwd=tmp_path).returncode
+        == 0
+    )
     (refs / "a.TextGrid").write_text((refs / "a.TextGrid").read_text().replace("não", "nao"))
     (audio / "b.wav").unlink()
     result = ablate("manifest", "verify", out, cwd=tmp_path)

@@ -1,7 +1,7 @@
 """The +second-model combine rule on hand-built word streams."""
 
-from toolkit.pipeline.combine import combine_streams
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.combine import combine_streams
 
 
 def w(text: str, start: float, confidence: float | None) -> Word:

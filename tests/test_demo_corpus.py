@@ -14,20 +14,52 @@ import numpy as np
 import pytest
 import soundfile
 
+from toolkit.core.transcripts import NONSPEECH, SPEECH
 from toolkit.demo import build_corpus
 from toolkit.demo.corpus import CorpusInfo, RecordingInfo
 from toolkit.demo.sentences import SENTENCES
 from toolkit.formats import read_names, read_reference
-from toolkit.core.transcripts import NONSPEECH, SPEECH
 
-pytestmark = pytest.mark.skipif(not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
-                                reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH")
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
+    reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH",
+)
 
 NEGATIONS = {"não", "nunca", "nem", "ninguém", "nada", "jamais", "nenhum", "nenhuma", "nega"}
-NUMBER_WORDS = {"um", "dois", "duas", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez",
-                "doze", "quinze", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta",
-                "noventa", "cento", "duzentos", "mil", "primeiro", "primeira", "segundo", "terceiro",
-                "quarta", "sexto", "décimo", "bilhões", "meia"}
+NUMBER_WORDS = {
+    "um",
+    "dois",
+    "duas",
+    "três",
+    "quatro",
+    "cinco",
+    "seis",
+    "sete",
+    "oito",
+    "nove",
+    "dez",
+    "doze",
+    "quinze",
+    "vinte",
+    "trinta",
+    "quarenta",
+    "cinquenta",
+    "sessenta",
+    "setenta",
+    "noventa",
+    "cento",
+    "duzentos",
+    "mil",
+    "primeiro",
+    "primeira",
+    "segundo",
+    "terceiro",
+    "quarta",
+    "sexto",
+    "décimo",
+    "bilhões",
+    "meia",
+}
 SECONDS = 30.0
 ONE_SAMPLE = 1.5 / 32767  # PCM16 zero after rounding
 
@@ -43,8 +75,7 @@ def _files(root: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusInfo:
     root = tmp_path_factory.mktemp("demo")
-    return build_corpus(root / "corpus", seed=3, recordings=2, recording_seconds=SECONDS,
-                        cache_dir=root / "tts-cache")
+    return build_corpus(root / "corpus", seed=3, recordings=2, recording_seconds=SECONDS, cache_dir=root / "tts-cache")
 
 
 def _audio(recording: RecordingInfo) -> np.ndarray:
@@ -54,11 +85,11 @@ def _audio(recording: RecordingInfo) -> np.ndarray:
 
 
 def _span(samples: np.ndarray, start: float, end: float) -> np.ndarray:
-    return samples[round(start * 16000):round(end * 16000)]
+    return samples[round(start * 16000) : round(end * 16000)]
 
 
 def _power(samples: np.ndarray) -> float:
-    return float(np.mean(samples ** 2))
+    return float(np.mean(samples**2))
 
 
 def test_layout_splits_and_metadata(corpus: CorpusInfo) -> None:
@@ -78,20 +109,21 @@ def test_layout_splits_and_metadata(corpus: CorpusInfo) -> None:
     meta = json.loads((root / "corpus.json").read_text(encoding="utf-8"))
     assert meta["voice"]["engine"] == corpus.voice.engine and meta["seed"] == 3
     assert meta["snrs_db"] == [10.0]
-    assert [len(r["utterances"]) for r in meta["recordings"]] == \
-        [len(r.reference.utterances) for r in corpus.recordings]
+    assert [len(r["utterances"]) for r in meta["recordings"]] == [
+        len(r.reference.utterances) for r in corpus.recordings
+    ]
     assert corpus.voice.label in (root / "README.md").read_text(encoding="utf-8")
 
 
 def test_textgrid_and_names_read_back(corpus: CorpusInfo) -> None:
     for recording in corpus.recordings:
         ref = recording.reference
-        back = read_reference(recording.textgrid, recording.recording_id, recording.duration,
-                              names_path=recording.names)
+        back = read_reference(
+            recording.textgrid, recording.recording_id, recording.duration, names_path=recording.names
+        )
         assert [u.text for u in back.utterances] == [u.text for u in ref.utterances]
         assert [u.speaker for u in back.utterances] == [recording.speaker] * len(ref.utterances)
-        for got, want in zip(back.utterances + back.speech + back.words,
-                             ref.utterances + ref.speech + ref.words):
+        for got, want in zip(back.utterances + back.speech + back.words, ref.utterances + ref.speech + ref.words):
             assert got.start == pytest.approx(want.start, abs=1e-6)
             assert got.end == pytest.approx(want.end, abs=1e-6)
         assert [i.label for i in back.speech] == [i.label for i in ref.speech]
@@ -145,16 +177,18 @@ def test_stated_snr_is_measured_within_one_db(corpus: CorpusInfo) -> None:
 
 
 def test_same_seed_gives_byte_identical_files_without_cache(corpus: CorpusInfo, tmp_path: Path) -> None:
-    again = build_corpus(tmp_path / "corpus", seed=3, recordings=2, recording_seconds=SECONDS,
-                         cache_dir=tmp_path / "fresh-cache")
+    again = build_corpus(
+        tmp_path / "corpus", seed=3, recordings=2, recording_seconds=SECONDS, cache_dir=tmp_path / "fresh-cache"
+    )
     assert _files(again.out_dir) == _files(corpus.out_dir)
 
 
 def test_rebuild_with_fewer_recordings_removes_stale_files(corpus: CorpusInfo, tmp_path: Path) -> None:
     out = tmp_path / "corpus"
     shutil.copytree(corpus.out_dir, out)
-    smaller = build_corpus(out, seed=3, recordings=1, recording_seconds=SECONDS,
-                           cache_dir=corpus.out_dir.parent / "tts-cache")
+    smaller = build_corpus(
+        out, seed=3, recordings=1, recording_seconds=SECONDS, cache_dir=corpus.out_dir.parent / "tts-cache"
+    )
     assert [r.recording_id for r in smaller.recordings] == ["demo01"]
     assert sorted(p.name for p in (out / "audio").iterdir()) == ["demo01.wav"]
     assert sorted(p.name for p in (out / "refs").iterdir()) == ["demo01.TextGrid", "demo01.names.txt"]
@@ -184,10 +218,12 @@ def test_sentence_pool_is_rich_in_critical_words() -> None:
 def test_espeak_fallback_builds_and_records_its_voice(tmp_path: Path) -> None:
     if not shutil.which("espeak-ng"):
         pytest.skip("espeak-ng is not installed")
-    first = build_corpus(tmp_path / "a", recordings=1, recording_seconds=15.0,
-                         cache_dir=tmp_path / "cache-a", engine="espeak-ng")
-    second = build_corpus(tmp_path / "b", recordings=1, recording_seconds=15.0,
-                          cache_dir=tmp_path / "cache-b", engine="espeak-ng")
+    first = build_corpus(
+        tmp_path / "a", recordings=1, recording_seconds=15.0, cache_dir=tmp_path / "cache-a", engine="espeak-ng"
+    )
+    second = build_corpus(
+        tmp_path / "b", recordings=1, recording_seconds=15.0, cache_dir=tmp_path / "cache-b", engine="espeak-ng"
+    )
     assert first.voice.engine == "espeak-ng"
     assert json.loads(first.metadata.read_text(encoding="utf-8"))["voice"]["name"] == "pt-br"
     a, b = _files(first.out_dir), _files(second.out_dir)
@@ -205,11 +241,13 @@ def _fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _two_espeak_builds(tmp_path: Path, between=lambda: None) -> None:
-    first = build_corpus(tmp_path / "a", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-a",
-                         engine="espeak-ng")
+    first = build_corpus(
+        tmp_path / "a", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-a", engine="espeak-ng"
+    )
     between()
-    second = build_corpus(tmp_path / "b", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-b",
-                          engine="espeak-ng")
+    second = build_corpus(
+        tmp_path / "b", recordings=1, recording_seconds=5.0, cache_dir=tmp_path / "cache-b", engine="espeak-ng"
+    )
     a, b = _files(first.out_dir), _files(second.out_dir)
     assert a == b, _where_builds_differ(a, b, tmp_path / "cache-a", tmp_path / "cache-b")
 
@@ -225,15 +263,17 @@ def test_espeak_build_on_a_fresh_machine_equals_the_next(tmp_path: Path, monkeyp
 def test_a_users_espeak_voice_data_does_not_change_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng prefers ``~/espeak-ng-data`` to its own data; the cache key would not notice."""
     home = _fresh_home(tmp_path, monkeypatch)
-    data = re.search(r"Data at: (\S+)", subprocess.run(["espeak-ng", "--version"], capture_output=True,
-                                                         text=True, check=True).stdout)
+    data = re.search(
+        r"Data at: (\S+)", subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True, check=True).stdout
+    )
     assert data, "espeak-ng --version names its data folder"
 
     def install_own_voice_data() -> None:  # a lower-pitched f2 variant
         shutil.copytree(data.group(1), home / "espeak-ng-data")
         variant = home / "espeak-ng-data" / "voices" / "!v" / "f2"
-        variant.write_text(re.sub(r"(?m)^pitch .*$", "pitch 90 130", variant.read_text(encoding="utf-8")),
-                           encoding="utf-8")
+        variant.write_text(
+            re.sub(r"(?m)^pitch .*$", "pitch 90 130", variant.read_text(encoding="utf-8")), encoding="utf-8"
+        )
 
     _two_espeak_builds(tmp_path, install_own_voice_data)
 
@@ -247,10 +287,15 @@ def _where_builds_differ(a: dict[str, bytes], b: dict[str, bytes], cache_a: Path
             lines.append(f"{name}: {_difference(a[name], b[name], name.endswith('.wav'))}")
     tts_a, tts_b = _files(cache_a), _files(cache_b)
     differing = [name for name in sorted(set(tts_a) & set(tts_b)) if tts_a[name] != tts_b[name]]
-    lines.append(f"synthesizer cache: {len(differing)} of {len(set(tts_a) & set(tts_b))} phrase WAVs differ"
-                 + (f" (espeak-ng's own output), e.g. {differing[0]}: "
-                    f"{_difference(tts_a[differing[0]], tts_b[differing[0]], True)}" if differing else
-                    " (identical: the difference arises after synthesis)"))
+    lines.append(
+        f"synthesizer cache: {len(differing)} of {len(set(tts_a) & set(tts_b))} phrase WAVs differ"
+        + (
+            f" (espeak-ng's own output), e.g. {differing[0]}: "
+            f"{_difference(tts_a[differing[0]], tts_b[differing[0]], True)}"
+            if differing
+            else " (identical: the difference arises after synthesis)"
+        )
+    )
     return "the two espeak-ng builds differ:\n" + "\n".join(lines)
 
 
@@ -262,7 +307,10 @@ def _difference(a: bytes, b: bytes, wav: bool) -> str:
             return f"{len(x)} vs {len(y)} samples at {rate} Hz"
         differ = np.flatnonzero((x != y).any(axis=1))
         largest = int(np.abs(x.astype(np.int32) - y.astype(np.int32)).max())
-        return (f"{len(differ)} of {len(x)} samples differ, first at sample {differ[0]} ({differ[0] / rate:.3f} s), "
-                f"last at {differ[-1] / rate:.3f} s, largest difference {largest} PCM16 steps")
+        return (
+            f"{len(differ)} of {len(x)} samples differ, first at sample {differ[0]} ({differ[0] / rate:.3f} s), "
+            f"last at {differ[-1] / rate:.3f} s, largest difference {largest} PCM16 steps"
+        )
     first = next((k for k, (p, q) in enumerate(zip(a, b)) if p != q), min(len(a), len(b)))
-    return f"first differs at byte {first}: {a[max(0, first - 30):first + 30]!r} vs {b[max(0, first - 30):first + 30]!r}"
+    around = slice(max(0, first - 30), first + 30)
+    return f"first differs at byte {first}: {a[around]!r} vs {b[around]!r}"

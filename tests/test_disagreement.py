@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from toolkit.pipeline.disagreement import CSV_COLUMNS, disagreement_spans, write_disagreements
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.disagreement import CSV_COLUMNS, disagreement_spans, write_disagreements
 
 
 def seq(*items: tuple[str, float | None]) -> list[Word]:
@@ -40,7 +40,9 @@ def test_substitution_and_insertion_kinds():
     b = seq(("vamos", 1.0), ("conversa", 1.4), ("hoje", 5.0), ("sim", 9.0))
     spans = disagreement_spans(a, b)
     assert [(s.kind, s.text_a, s.text_b) for s in spans] == [
-        ("substitution", "conversar", "conversa"), ("only_b", "", "sim")]
+        ("substitution", "conversar", "conversa"),
+        ("only_b", "", "sim"),
+    ]
     assert (spans[1].start, spans[1].end) == (9.0, 9.3)
 
 
@@ -102,12 +104,15 @@ def test_review_list_json(tmp_path):
     a = seq(("eu", 1.0), ("não", 1.4), ("vou", 1.8), ("ok", None))
     b = seq(("eu", 1.0), ("vou", 1.8))
     spans = disagreement_spans(a, b)
-    path = write_disagreements(spans, tmp_path / "review" / "rec1.json", recording_id="rec1",
-                             label_a="baseline", label_b="vad")
+    path = write_disagreements(
+        spans, tmp_path / "review" / "rec1.json", recording_id="rec1", label_a="baseline", label_b="vad"
+    )
     data = json.loads(path.read_text(encoding="utf-8"))
     assert (data["recording_id"], data["label_a"], data["label_b"]) == ("rec1", "baseline", "vad")
     assert [(s["text_a"], s["start"], s["time_source"]) for s in data["spans"]] == [
-        ("não", 1.4, "words"), ("ok", None, None)]
+        ("não", 1.4, "words"),
+        ("ok", None, None),
+    ]
     assert data["spans"][0]["words_a"][0]["text"] == "não"
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".part")]
 
@@ -115,13 +120,16 @@ def test_review_list_json(tmp_path):
 def test_review_list_csv(tmp_path):
     a = seq(("eu", 1.0), ("não", 1.4), ("vou", 1.8), ("ok", None))
     b = seq(("eu", 1.0), ("nem", 1.4), ("vou", 1.8))
-    path = write_disagreements(disagreement_spans(a, b), tmp_path / "rec1.csv", recording_id="rec1",
-                             label_a="whisper", label_b="second")
+    path = write_disagreements(
+        disagreement_spans(a, b), tmp_path / "rec1.csv", recording_id="rec1", label_a="whisper", label_b="second"
+    )
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == CSV_COLUMNS
     assert [(r["kind"], r["text_a"], r["text_b"], r["start"], r["end"]) for r in rows] == [
-        ("substitution", "não", "nem", "1.4", "1.7"), ("only_a", "ok", "", "", "")]
+        ("substitution", "não", "nem", "1.4", "1.7"),
+        ("only_a", "ok", "", "", ""),
+    ]
 
 
 def test_review_list_refuses_other_formats_and_writes_nothing(tmp_path):

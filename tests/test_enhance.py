@@ -7,19 +7,18 @@ import json
 import numpy as np
 import pytest
 import soundfile as sf
-
 from shared_data import PTBR_DEV
+
 from toolkit.audio.signal import Signal, pad, resample
-from toolkit.enhance import (ENHANCERS, GtcrnEnhancer, NoiseReduceEnhancer, build_enhancer,
-                             measure_delay)
-from toolkit.enhance.gtcrn import model_path
 from toolkit.core.errors import InputError
 from toolkit.core.files import canonical_json, sha256_file
+from toolkit.enhance import ENHANCERS, GtcrnEnhancer, NoiseReduceEnhancer, build_enhancer, measure_delay
+from toolkit.enhance.gtcrn import model_path
 
 LAPSBM = PTBR_DEV / "lapsbm"
 SR = 16000
-PAUSE = 1.0          # seconds of silence around the clip: long-form audio has pauses
-MARKER_TIME = 0.5    # inside the leading pause, where both enhancers keep a loud burst
+PAUSE = 1.0  # seconds of silence around the clip: long-form audio has pauses
+MARKER_TIME = 0.5  # inside the leading pause, where both enhancers keep a loud burst
 
 
 def _speech(index: int) -> np.ndarray:
@@ -77,11 +76,11 @@ def _with_marker(noisy: np.ndarray) -> tuple[np.ndarray, float]:
     voice = _speech(1)
     length = int(0.04 * SR)
     centre = int(np.argmax(np.abs(voice)))
-    burst = voice[centre - length // 2:centre - length // 2 + length] * np.hanning(length)
+    burst = voice[centre - length // 2 : centre - length // 2 + length] * np.hanning(length)
     burst *= 0.6 / np.abs(burst).max()
     first = int(MARKER_TIME * SR) - length // 2
     marked = noisy.copy()
-    marked[first:first + length] += burst
+    marked[first : first + length] += burst
     return marked, (first + int(np.argmax(np.abs(burst)))) / SR
 
 
@@ -158,19 +157,22 @@ def test_identity_names_model_hash_and_every_parameter():
     canonical_json([identity, spectral.identity()])
 
 
-@pytest.mark.parametrize("name, params, fragment", [
-    ("noisereduce", {"prop_decrease": 1.5}, "prop_decrease must be >= 0.0 and <= 1.0"),
-    ("noisereduce", {"stationary": "yes"}, "stationary must be true or false"),
-    ("noisereduce", {"n_fft": 512.0}, "n_fft must be an integer"),
-    ("noisereduce", {"hop_length": True}, "hop_length must be an integer"),
-    ("noisereduce", {"win_length": 2048}, "win_length (2048) must not exceed n_fft (1024)"),
-    ("noisereduce", {"time_constant_s": 0}, "time_constant_s must be > 0.0"),
-    ("gtcrn", {"wet": -0.1}, "wet must be >= 0.0"),
-    ("gtcrn", {"max_lag_s": "0.5"}, "max_lag_s must be a number"),
-    ("gtcrn", {"max_lag_s": float("nan")}, "max_lag_s must be a finite number"),
-    ("gtcrn", {"strength": 1}, "unknown gtcrn parameter(s) strength"),
-    ("deepfilternet", {}, "unknown enhancer 'deepfilternet'"),
-])
+@pytest.mark.parametrize(
+    "name, params, fragment",
+    [
+        ("noisereduce", {"prop_decrease": 1.5}, "prop_decrease must be >= 0.0 and <= 1.0"),
+        ("noisereduce", {"stationary": "yes"}, "stationary must be true or false"),
+        ("noisereduce", {"n_fft": 512.0}, "n_fft must be an integer"),
+        ("noisereduce", {"hop_length": True}, "hop_length must be an integer"),
+        ("noisereduce", {"win_length": 2048}, "win_length (2048) must not exceed n_fft (1024)"),
+        ("noisereduce", {"time_constant_s": 0}, "time_constant_s must be > 0.0"),
+        ("gtcrn", {"wet": -0.1}, "wet must be >= 0.0"),
+        ("gtcrn", {"max_lag_s": "0.5"}, "max_lag_s must be a number"),
+        ("gtcrn", {"max_lag_s": float("nan")}, "max_lag_s must be a finite number"),
+        ("gtcrn", {"strength": 1}, "unknown gtcrn parameter(s) strength"),
+        ("deepfilternet", {}, "unknown enhancer 'deepfilternet'"),
+    ],
+)
 def test_bad_parameters_fail_before_processing(name, params, fragment):
     with pytest.raises(InputError) as caught:
         build_enhancer(name, params, source="experiments/x/experiment.toml")

@@ -8,60 +8,89 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from demo_variant import DEMO, demo_variant
-from toolkit.pipeline.expand import expand_arms
+
 from toolkit.core.errors import InputError
+from toolkit.pipeline.expand import expand_arms
 from toolkit.pipeline.experiment import load_experiment
 
 
-
 def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> None:
-    path = demo_variant(tmp_path, 'enhance = ["gtcrn"]', 'enhance = ["gtcrn"]\nall = ["onset_repair", "second_combine", "windows", "gtcrn", "vad"]')
+    path = demo_variant(
+        tmp_path,
+        'enhance = ["gtcrn"]',
+        'enhance = ["gtcrn"]\nall = ["onset_repair", "second_combine", "windows", "gtcrn", "vad"]',
+    )
     experiment = load_experiment(path)
     assert list(experiment.arms)[:2] == ["baseline", "vad"]
     assert experiment.arms["baseline"].components == ()
-    assert [c.stage for c in experiment.arms["all"].components] == ["enhance", "vad", "windows", "second_model",
-                                                                       "onset_repair"]
+    assert [c.stage for c in experiment.arms["all"].components] == [
+        "enhance",
+        "vad",
+        "windows",
+        "second_model",
+        "onset_repair",
+    ]
     assert experiment.arms["windows"].stage("windows").config.seam.onset_tolerance == 0.25
     assert experiment.manifest_path == tmp_path / "corpus" / "manifest.json"
 
 
-@pytest.mark.parametrize("old, new, message", [
-    ("length_s = 30.0", "length_s = 4.0", "window length 4.0 s must be longer than its overlap 5.0 s"),
-    ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number"),
-    ("threshold = 0.5\n", "threshold = 1.5\n", "threshold"),
-    ("min_speech_duration_ms = 250\n", "", "missing min_speech_duration_ms"),
-    ('stage = "vad"', 'stage = "vadd"', "unknown stage 'vadd'"),
-    ('vad = ["vad"]', 'vad = ["vda"]', "unknown component(s) vda"),
-    ('recognizer = "whisper_base_greedy"\nmode = "replace"', 'recognizer = "whisper_base"\nmode = "replace"',
-     "other than the primary"),
-    ('mode = "replace"', 'mode = "merge"', "must be one of 'replace', 'combine'"),
-    ("pair_collar_s = 0.5\n", "", 'mode = "combine" must write out pair_collar_s'),
-    ("pair_collar_s = 0.5", "pair_collar_s = -1.0", "pair_collar_s must be a finite number >= 0"),
-    ('mode = "replace"', 'mode = "replace"\npair_collar_s = 0.5', 'pair_collar_s applies only to mode = "combine"'),
-    ('backend = "faster-whisper"', 'backend = "kaldi"', "backend must be one of"),
-    ('language = "pt"', 'language = "en"', "language"),
-    ("wet = 1.0", "wet = 2.0", "wet"),
-    ("tail_redecode_gap_s = 1.0", "tail_redecode_gap_s = -1.0", "tail_redecode_gap_s must be at least 0"),
-    ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
-    ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
-    ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),
-    ("clamp_word_s = 1.0", "clamp_word_s = 0.0", "[components.onset_repair] clamp_word_s must be a finite positive"),
-    ("clamp_word_s = 1.0", 'clamp_word_s = "1 s"', "components.onset_repair.clamp_word_s must be a number"),
-    ("clamp_word_s = 1.0\n", "", "[components.onset_repair] must write out every parameter; missing clamp_word_s"),
-    ("clamp_word_s = 1.0", "clamp_word_s = 1.0\nclamp_onsets = true", "[components.onset_repair] has unknown"),
-    ("[components.onset_repair]\nstage = \"onset_repair\"\nmin_pause_s = 0.3",
-     "[components.onset_repair]\nstage = \"onset_repair\"\nmin_pause_s = -0.3",
-     "[components.onset_repair] min_pause_s must be a finite number >= 0"),
-    ("[components.onset_repair.vad]\nthreshold = 0.5", "[components.onset_repair.vad]\nthreshold = 1.5",
-     "[components.onset_repair.vad] threshold 1.5 must lie in (0, 1)"),
-    ("[components.onset_repair.vad]", "[components.onset_repair.silero]",
-     "[components.onset_repair.vad] must be a table of the Silero parameters"),
-    ('onset_repair = ["onset_repair"]', 'onset_repair = ["onset_repair", "onset_repair"]',
-     "more than one onset_repair component"),
-    ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
-])
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ("length_s = 30.0", "length_s = 4.0", "window length 4.0 s must be longer than its overlap 5.0 s"),
+        ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number"),
+        ("threshold = 0.5\n", "threshold = 1.5\n", "threshold"),
+        ("min_speech_duration_ms = 250\n", "", "missing min_speech_duration_ms"),
+        ('stage = "vad"', 'stage = "vadd"', "unknown stage 'vadd'"),
+        ('vad = ["vad"]', 'vad = ["vda"]', "unknown component(s) vda"),
+        (
+            'recognizer = "whisper_base_greedy"\nmode = "replace"',
+            'recognizer = "whisper_base"\nmode = "replace"',
+            "other than the primary",
+        ),
+        ('mode = "replace"', 'mode = "merge"', "must be one of 'replace', 'combine'"),
+        ("pair_collar_s = 0.5\n", "", 'mode = "combine" must write out pair_collar_s'),
+        ("pair_collar_s = 0.5", "pair_collar_s = -1.0", "pair_collar_s must be a finite number >= 0"),
+        ('mode = "replace"', 'mode = "replace"\npair_collar_s = 0.5', 'pair_collar_s applies only to mode = "combine"'),
+        ('backend = "faster-whisper"', 'backend = "kaldi"', "backend must be one of"),
+        ('language = "pt"', 'language = "en"', "language"),
+        ("wet = 1.0", "wet = 2.0", "wet"),
+        ("tail_redecode_gap_s = 1.0", "tail_redecode_gap_s = -1.0", "tail_redecode_gap_s must be at least 0"),
+        ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
+        ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
+        ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),
+        (
+            "clamp_word_s = 1.0",
+            "clamp_word_s = 0.0",
+            "[components.onset_repair] clamp_word_s must be a finite positive",
+        ),
+        ("clamp_word_s = 1.0", 'clamp_word_s = "1 s"', "components.onset_repair.clamp_word_s must be a number"),
+        ("clamp_word_s = 1.0\n", "", "[components.onset_repair] must write out every parameter; missing clamp_word_s"),
+        ("clamp_word_s = 1.0", "clamp_word_s = 1.0\nclamp_onsets = true", "[components.onset_repair] has unknown"),
+        (
+            '[components.onset_repair]\nstage = "onset_repair"\nmin_pause_s = 0.3',
+            '[components.onset_repair]\nstage = "onset_repair"\nmin_pause_s = -0.3',
+            "[components.onset_repair] min_pause_s must be a finite number >= 0",
+        ),
+        (
+            "[components.onset_repair.vad]\nthreshold = 0.5",
+            "[components.onset_repair.vad]\nthreshold = 1.5",
+            "[components.onset_repair.vad] threshold 1.5 must lie in (0, 1)",
+        ),
+        (
+            "[components.onset_repair.vad]",
+            "[components.onset_repair.silero]",
+            "[components.onset_repair.vad] must be a table of the Silero parameters",
+        ),
+        (
+            'onset_repair = ["onset_repair"]',
+            'onset_repair = ["onset_repair", "onset_repair"]',
+            "more than one onset_repair component",
+        ),
+        ("shifted_origins_s = []", "shifted_origins_s = [25.0]", "origin 25.0 s must lie in [0, length_s - overlap_s)"),
+    ],
+)
 def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: str, new: str, message: str) -> None:
     path = demo_variant(tmp_path, old, new)
     with pytest.raises(InputError) as raised:
@@ -126,15 +155,17 @@ def _tiny_corpus(root: Path) -> Path:
     import numpy as np
     import soundfile
 
-    from toolkit.formats import write_reference_textgrid
-    from toolkit.corpus.freeze import freeze
     from toolkit.core.transcripts import Reference, Utterance
+    from toolkit.corpus.freeze import freeze
+    from toolkit.formats import write_reference_textgrid
 
     (root / "corpus" / "audio").mkdir(parents=True)
     (root / "corpus" / "refs").mkdir()
     tone = 0.1 * np.sin(2 * np.pi * 220 * np.arange(16000) / 16000)
     soundfile.write(root / "corpus" / "audio" / "rec.wav", tone, 16000, subtype="PCM_16")
-    write_reference_textgrid(Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0)
+    write_reference_textgrid(
+        Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0
+    )
     freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json", split="tuning")
     path = root / "experiment.toml"
     path.write_text(DEMO.read_text(encoding="utf-8"), encoding="utf-8")

@@ -10,10 +10,10 @@ turn, the whole run lost, numbers, "né") are checked on hand-built pairs.
 from __future__ import annotations
 
 import pytest
-
 from shared_data import PTBR_DEV
-from toolkit.scorer.metrics.audits import REPETITION_DROPPED
+
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.metrics.audits import REPETITION_DROPPED
 from toolkit.scorer.score import score_recording
 
 CLIP = PTBR_DEV / "commonvoice-pt" / "clips" / "common_voice_pt_19464875.mp3"
@@ -43,8 +43,9 @@ def decoded() -> Hypothesis:
 
 @pytest.mark.slow
 def test_false_starts_on_real_decoded_output_are_repetitions_dropped(decoded: Hypothesis) -> None:
-    reference = Reference("rec", [Utterance(0.0, 5.1, "Lorena Lorena e Cecília não não sabem se comportar.")],
-                          names=NAMES)
+    reference = Reference(
+        "rec", [Utterance(0.0, 5.1, "Lorena Lorena e Cecília não não sabem se comportar.")], names=NAMES
+    )
     score = score_recording(reference, decoded)
     negation = score.negation
     assert (negation.ref_count, negation.flipped, negation.repetition_dropped) == (2, 0, 1)
@@ -57,8 +58,11 @@ def test_false_starts_on_real_decoded_output_are_repetitions_dropped(decoded: Hy
 
 @pytest.mark.slow
 def test_a_repeat_in_another_turn_is_not_a_false_start(decoded: Hypothesis) -> None:
-    reference = Reference("rec", [Utterance(0.0, 4.0, "Lorena e Cecília não"),
-                                  Utterance(4.0, 5.1, "não sabem se comportar.")], names=NAMES)
+    reference = Reference(
+        "rec",
+        [Utterance(0.0, 4.0, "Lorena e Cecília não"), Utterance(4.0, 5.1, "não sabem se comportar.")],
+        names=NAMES,
+    )
     negation = score_recording(reference, decoded).negation
     assert (negation.ref_count, negation.flipped, negation.repetition_dropped) == (2, 1, 0)
 
@@ -74,8 +78,9 @@ def test_a_repeat_replaced_by_a_non_negation_keeps_the_polarity() -> None:
     negation = score_recording(ref_of("não não é isso"), hyp_of("não são é isso")).negation
     assert (negation.flipped, negation.repetition_dropped) == (0, 1)
     # the demo's case: the cheapest alignment pairs a dropped "não" with an inserted "reais"
-    negation = score_recording(ref_of("trezentos reais não não não foi"),
-                               hyp_of("trezentos reais reais não não foi")).negation
+    negation = score_recording(
+        ref_of("trezentos reais não não não foi"), hyp_of("trezentos reais reais não não foi")
+    ).negation
     assert (negation.flipped, negation.repetition_dropped) == (0, 1)
     # every member replaced: the polarity is lost once
     negation = score_recording(ref_of("não não é isso"), hyp_of("são são é isso")).negation

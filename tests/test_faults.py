@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.formats.ctm import read_ctm
 from toolkit.pipeline.runlock import RunLock
 
@@ -107,8 +107,9 @@ def test_kill_at_random_moments_then_resume_equals_a_clean_run(tmp_path: Path) -
     interrupted = 0
     for seed in (1, 2, 3):
         launched = time.time() - 1  # file times have coarse resolution on some file systems
-        process = subprocess.Popen(_command(killed), env=_env(), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            _command(killed), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         _wait_until_running(process, killed, launched)
         time.sleep(random.Random(seed).uniform(0.0, 3.0))  # somewhere in decoding, writing or scoring
         if process.poll() is None:
@@ -129,8 +130,12 @@ def test_kill_at_random_moments_then_resume_equals_a_clean_run(tmp_path: Path) -
 
 def test_two_runs_at_once_do_the_work_once(tmp_path: Path) -> None:
     experiment = _experiment(tmp_path)
-    runs = [subprocess.Popen(_command(experiment, "--no-score"), env=_env(), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            _command(experiment, "--no-score"), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=600) for run in runs]
     assert all(run.returncode == 0 for run in runs), outputs
     counts = [re.search(r"(\d+) arm results computed, (\d+) reused", out) for out, _ in outputs]
@@ -142,8 +147,9 @@ def test_a_second_run_waits_for_the_first_and_says_so(tmp_path: Path) -> None:
     experiment = _experiment(tmp_path)
     subprocess.run(_command(experiment, "--no-score"), env=_env(), check=True, capture_output=True, timeout=600)
     lock = RunLock(_run_folder(experiment)).acquire()  # this test plays the first run, still working
-    second = subprocess.Popen(_command(experiment, "--no-score"), env=_env(), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    second = subprocess.Popen(
+        _command(experiment, "--no-score"), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         message = second.stderr.readline()  # type: ignore[union-attr]
         assert "another run is working in" in message and "waiting" in message

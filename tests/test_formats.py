@@ -12,11 +12,17 @@ from hypothesis import strategies as st
 from praatio import textgrid as praat
 
 from toolkit.core.errors import InputError
-from toolkit.formats import (
-    read_hypothesis, read_names, read_reference, write_ctm, write_hypothesis_json,
-    write_names, write_reference_textgrid, write_stm,
-)
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.formats import (
+    read_hypothesis,
+    read_names,
+    read_reference,
+    write_ctm,
+    write_hypothesis_json,
+    write_names,
+    write_reference_textgrid,
+    write_stm,
+)
 
 REFERENCE = Reference(
     recording_id="entrevista",
@@ -84,14 +90,21 @@ def test_textgrid_round_trip_keeps_every_tier(tmp_path: Path) -> None:
     back = read_reference(path, duration=8.0)
     assert back == REFERENCE
     assert praat.openTextgrid(str(path), includeEmptyIntervals=False).tierNames == (
-        "utterances/ANA", "utterances/BETO", "words", "speech", "unresolved")
+        "utterances/ANA",
+        "utterances/BETO",
+        "words",
+        "speech",
+        "unresolved",
+    )
 
 
 def test_textgrid_unnamed_speaker_next_to_named_ones(tmp_path: Path) -> None:
     reference = Reference("r", [Utterance(0.0, 1.0, "oi", "ANA"), Utterance(0.5, 2.0, "olá")])
     path = write_reference_textgrid(reference, tmp_path / "r.TextGrid", duration=2.0)
     assert praat.openTextgrid(str(path), includeEmptyIntervals=False).tierNames[:2] == (
-        "utterances/unknown", "utterances/ANA")
+        "utterances/unknown",
+        "utterances/ANA",
+    )
     assert read_reference(path) == reference
 
 
@@ -105,11 +118,19 @@ def test_textgrid_single_speaker_uses_plain_utterances_tier(tmp_path: Path) -> N
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 2000), st.integers(1, 2000),
-                          st.text("abcçãéíóúâêô ", min_size=1, max_size=12).filter(str.strip)),
-                max_size=8))
-def test_textgrid_round_trip_property(tmp_path_factory: pytest.TempPathFactory,
-                                      spans: list[tuple[int, int, str]]) -> None:
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 2000),
+            st.integers(1, 2000),
+            st.text("abcçãéíóúâêô ", min_size=1, max_size=12).filter(str.strip),
+        ),
+        max_size=8,
+    )
+)
+def test_textgrid_round_trip_property(
+    tmp_path_factory: pytest.TempPathFactory, spans: list[tuple[int, int, str]]
+) -> None:
     cursor, utterances = 0, []
     for gap, length, text in spans:
         utterances.append(Utterance((cursor + gap) / 1000, (cursor + gap + length) / 1000, " ".join(text.split())))
@@ -174,18 +195,28 @@ item []:
 {body}"""
 
 
-@pytest.mark.parametrize("text, problem", [
-    (_tier_text("utterances", [(0, 2, "a"), (1.5, 3, "b")]), "overlaps interval 1"),
-    (_tier_text("utterances", [(2, 3, "a"), (0, 1, "b")]), "out of order"),
-    (_tier_text("utterances", [(3, 2, "a")]), "ends before it starts"),
-    (_tier_text("speech", [(0, 2, "fala")]), "no 'utterances' tier"),
-    (_tier_text("utterances", [(0, 1, "a")]).replace("xmin = 0\n            xmax = 1", "xmin = -1\n"
-                                                      "            xmax = 1"), "negative time"),
-    (_tier_text("utterances", [(0, 1, "a"), (1, 2, "b")]).rsplit("intervals [9]", 1)[0], "truncated"),
-    ("hello, this is not a TextGrid\n", "malformed TextGrid"),
-    ('File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0\nxmax = 1\ntiers? <exists>\nsize = 1\n'
-     'item []:\n    item [1]:\n        class = "IntervalTier"\n        name = ', "malformed TextGrid"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (_tier_text("utterances", [(0, 2, "a"), (1.5, 3, "b")]), "overlaps interval 1"),
+        (_tier_text("utterances", [(2, 3, "a"), (0, 1, "b")]), "out of order"),
+        (_tier_text("utterances", [(3, 2, "a")]), "ends before it starts"),
+        (_tier_text("speech", [(0, 2, "fala")]), "no 'utterances' tier"),
+        (
+            _tier_text("utterances", [(0, 1, "a")]).replace(
+                "xmin = 0\n            xmax = 1", "xmin = -1\n            xmax = 1"
+            ),
+            "negative time",
+        ),
+        (_tier_text("utterances", [(0, 1, "a"), (1, 2, "b")]).rsplit("intervals [9]", 1)[0], "truncated"),
+        ("hello, this is not a TextGrid\n", "malformed TextGrid"),
+        (
+            'File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0\nxmax = 1\ntiers? <exists>\nsize = 1\n'
+            'item []:\n    item [1]:\n        class = "IntervalTier"\n        name = ',
+            "malformed TextGrid",
+        ),
+    ],
+)
 def test_bad_textgrids_are_refused_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
     path = _grid(tmp_path, text)
     with pytest.raises(InputError) as caught:
@@ -194,8 +225,9 @@ def test_bad_textgrids_are_refused_naming_the_file(tmp_path: Path, text: str, pr
 
 
 def test_textgrid_speech_tier_labels_and_duration_are_checked(tmp_path: Path) -> None:
-    two_tiers = _tier_text("utterances", [(0, 1, "a")]).replace("size = 1\nitem", "size = 2\nitem") + \
-        _tier_text("speech", [(0, 1, "barulho")]).split("item []:\n", 1)[1].replace("item [1]", "item [2]")
+    two_tiers = _tier_text("utterances", [(0, 1, "a")]).replace("size = 1\nitem", "size = 2\nitem") + _tier_text(
+        "speech", [(0, 1, "barulho")]
+    ).split("item []:\n", 1)[1].replace("item [1]", "item [2]")
     with pytest.raises(InputError, match="label 'barulho'"):
         read_reference(_grid(tmp_path, two_tiers))
     late = _grid(tmp_path, _tier_text("utterances", [(0, 9, "a")]), "late.TextGrid")
@@ -224,12 +256,15 @@ def test_write_refuses_what_a_textgrid_cannot_hold(tmp_path: Path) -> None:
 
 def test_stm_round_trip_with_comments_labels_and_ignored_segments(tmp_path: Path) -> None:
     path = tmp_path / "entrevista.stm"
-    path.write_text(";; entrevista de teste\n"
-                    "entrevista 1 ANA 0.500 2.250 <o,f0,female> eu não sei né\n"
-                    "entrevista 1 BETO 2.000 3.500 é é o João que sabe\n"
-                    "entrevista 1 inter_segment_gap 3.500 4.000\n"
-                    "entrevista 1 ANA 4.000 6.125 mil e quinhentos reais\n"
-                    "entrevista 1 unknown 6.500 7.000 IGNORE_TIME_SEGMENT_IN_SCORING\n", encoding="utf-8")
+    path.write_text(
+        ";; entrevista de teste\n"
+        "entrevista 1 ANA 0.500 2.250 <o,f0,female> eu não sei né\n"
+        "entrevista 1 BETO 2.000 3.500 é é o João que sabe\n"
+        "entrevista 1 inter_segment_gap 3.500 4.000\n"
+        "entrevista 1 ANA 4.000 6.125 mil e quinhentos reais\n"
+        "entrevista 1 unknown 6.500 7.000 IGNORE_TIME_SEGMENT_IN_SCORING\n",
+        encoding="utf-8",
+    )
     reference = read_reference(path)
     assert reference.utterances == REFERENCE.utterances
     assert reference.unresolved == [Interval(6.5, 7.0, "IGNORE_TIME_SEGMENT_IN_SCORING")]
@@ -237,13 +272,16 @@ def test_stm_round_trip_with_comments_labels_and_ignored_segments(tmp_path: Path
     assert read_reference(again, recording_id="entrevista") == reference
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("rec 1 A 2.0 1.0 texto", "line 2: segment 2-1 s ends before it starts"),
-    ("rec 1 A zero 1.0 texto", "line 2: start time 'zero' is not a number"),
-    ("rec 1 A", "line 2: expected"),
-    ("rec 1 B 0.5 1.0 fora de ordem", "line 2: segment at 0.5 s is out of order"),
-    ("rec 1 A 2.5 4.0 sobreposto", "line 2: segment 2.5-4 s overlaps speaker A's segment on line 1"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("rec 1 A 2.0 1.0 texto", "line 2: segment 2-1 s ends before it starts"),
+        ("rec 1 A zero 1.0 texto", "line 2: start time 'zero' is not a number"),
+        ("rec 1 A", "line 2: expected"),
+        ("rec 1 B 0.5 1.0 fora de ordem", "line 2: segment at 0.5 s is out of order"),
+        ("rec 1 A 2.5 4.0 sobreposto", "line 2: segment 2.5-4 s overlaps speaker A's segment on line 1"),
+    ],
+)
 def test_bad_stm_lines_are_refused_with_file_and_line(tmp_path: Path, line: str, problem: str) -> None:
     path = tmp_path / "rec.stm"
     path.write_text(f"rec 1 A 1.0 3.0 primeiro\n{line}\n", encoding="utf-8")
@@ -261,8 +299,11 @@ def test_stm_with_several_recordings_needs_the_id(tmp_path: Path) -> None:
 
 
 def test_ctm_round_trip_keeps_confidence_and_untimed_words(tmp_path: Path) -> None:
-    hypothesis = Hypothesis("rec", [Word("não", 0.5, 0.8, 0.91), Word("sei", 0.8, 1.1), Word("João"),
-                                    Word("mil", 2.0, 2.3, 0.5)], arm="baseline")
+    hypothesis = Hypothesis(
+        "rec",
+        [Word("não", 0.5, 0.8, 0.91), Word("sei", 0.8, 1.1), Word("João"), Word("mil", 2.0, 2.3, 0.5)],
+        arm="baseline",
+    )
     path = write_ctm(hypothesis, tmp_path / "rec.ctm")
     assert "rec 1 0.500 0.300 não 0.9100" in path.read_text(encoding="utf-8")
     back = read_hypothesis(path)
@@ -276,13 +317,16 @@ def test_ctm_round_trip_keeps_confidence_and_untimed_words(tmp_path: Path) -> No
             assert after.end == pytest.approx(before.end, abs=1e-3)
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("rec 1 -0.5 0.2 menos", "line 2: negative start (-0.5)"),
-    ("rec 1 3.0 -0.2 menos", "line 2: negative duration (-0.2)"),
-    ("rec 1 0.1 0.2 antes", "line 2: word 'antes' at 0.1 s is out of order (line 1 starts at 1 s)"),
-    ("rec 1 3.0 0.2 x 0.5 sobra", "line 2: expected"),
-    ("rec 1 3.0 0.2 x alta", "line 2: confidence 'alta' is not a number"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("rec 1 -0.5 0.2 menos", "line 2: negative start (-0.5)"),
+        ("rec 1 3.0 -0.2 menos", "line 2: negative duration (-0.2)"),
+        ("rec 1 0.1 0.2 antes", "line 2: word 'antes' at 0.1 s is out of order (line 1 starts at 1 s)"),
+        ("rec 1 3.0 0.2 x 0.5 sobra", "line 2: expected"),
+        ("rec 1 3.0 0.2 x alta", "line 2: confidence 'alta' is not a number"),
+    ],
+)
 def test_bad_ctm_lines_are_refused_with_file_and_line(tmp_path: Path, line: str, problem: str) -> None:
     path = tmp_path / "rec.ctm"
     path.write_text(f"rec 1 1.0 0.5 primeiro\n{line}\n", encoding="utf-8")
@@ -298,8 +342,9 @@ def test_empty_ctm_is_an_empty_hypothesis(tmp_path: Path) -> None:
 
 
 def test_hypothesis_json_round_trip_and_checks(tmp_path: Path) -> None:
-    hypothesis = Hypothesis("rec", [Word("olá", 0.1, 0.4, 0.9, "w0"), Word("mundo")], arm="vad",
-                            meta={"unmapped_times": 1})
+    hypothesis = Hypothesis(
+        "rec", [Word("olá", 0.1, 0.4, 0.9, "w0"), Word("mundo")], arm="vad", meta={"unmapped_times": 1}
+    )
     path = write_hypothesis_json(hypothesis, tmp_path / "rec.json")
     assert read_hypothesis(path) == hypothesis
     with pytest.raises(InputError, match="is for recording 'rec', expected 'outra'"):

@@ -16,21 +16,38 @@ from hypothesis import strategies as st
 
 from toolkit.audio.io import load_audio, probe_audio
 from toolkit.core.errors import InputError
-from toolkit.formats import read_hypothesis, read_reference, write_ctm, write_hypothesis_json, write_stm
-from toolkit.formats import write_reference_textgrid
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.formats import (
+    read_hypothesis,
+    read_reference,
+    write_ctm,
+    write_hypothesis_json,
+    write_reference_textgrid,
+    write_stm,
+)
 
 # Derandomized, so a run that passes today passes tomorrow; 150 examples keep each reader under a few seconds.
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 ODD_UNICODE = ["\u0301", "\u200b", "\u00a0", "\u202e", "\ufeff", "\x00", "\r", "\u2028", "ﬁ", "𝔞", "\udcff", '"', "\\"]
 
-REFERENCE = Reference("rec", [Utterance(0.2, 1.8, "não é isso", "Ana"), Utterance(2.0, 3.5, "é sim, 2020", "Zé")],
-                      words=[Word("não", 0.2, 0.5), Word("é", 0.6, 0.7)],
-                      speech=[Interval(0.0, 2.0, "speech"), Interval(3.6, 4.0, "nonspeech")],
-                      unresolved=[Interval(3.5, 3.6, "?")])
-HYPOTHESIS = Hypothesis("rec", [Word("não", 0.2, 0.5, 0.9, "seg0000"), Word("é", 0.6, 0.7), Word("sim"),
-                                Word("isso", 1.0, 1.4, 0.5)], arm="a")
+REFERENCE = Reference(
+    "rec",
+    [Utterance(0.2, 1.8, "não é isso", "Ana"), Utterance(2.0, 3.5, "é sim, 2020", "Zé")],
+    words=[Word("não", 0.2, 0.5), Word("é", 0.6, 0.7)],
+    speech=[Interval(0.0, 2.0, "speech"), Interval(3.6, 4.0, "nonspeech")],
+    unresolved=[Interval(3.5, 3.6, "?")],
+)
+HYPOTHESIS = Hypothesis(
+    "rec",
+    [Word("não", 0.2, 0.5, 0.9, "seg0000"), Word("é", 0.6, 0.7), Word("sim"), Word("isso", 1.0, 1.4, 0.5)],
+    arm="a",
+)
 
 
 def _originals(folder: Path) -> dict[str, bytes]:
@@ -46,11 +63,14 @@ def _mutations(data: bytes) -> st.SearchStrategy[tuple[str, bytes]]:
     Unicode inserted into the text, each tagged with its kind."""
     line_ends = [at for at, byte in enumerate(data) if byte == ord("\n")][:-1]
     cut = st.one_of(st.integers(0, len(data) - 1), st.sampled_from(line_ends or [0])).map(
-        lambda at: ("truncated", data[:at]))
+        lambda at: ("truncated", data[:at])
+    )
     flips = st.lists(st.tuples(st.integers(0, len(data) - 1), st.integers(1, 255)), min_size=1, max_size=4).map(
-        lambda changes: ("flipped", _flip(data, changes)))
+        lambda changes: ("flipped", _flip(data, changes))
+    )
     odd = st.tuples(st.integers(0, len(data)), st.sampled_from(ODD_UNICODE)).map(
-        lambda insert: ("unicode", data[:insert[0]] + insert[1].encode("utf-8", "surrogatepass") + data[insert[0]:]))
+        lambda insert: ("unicode", data[: insert[0]] + insert[1].encode("utf-8", "surrogatepass") + data[insert[0] :])
+    )
     return st.one_of(cut, flips, odd)
 
 
@@ -121,7 +141,8 @@ def test_wav_reader_reads_or_refuses(tmp_path: Path) -> None:
     original = buffer.getvalue()
     target = tmp_path / "rec.wav"
     header = st.lists(st.tuples(st.integers(0, 47), st.integers(1, 255)), min_size=1, max_size=3).map(
-        lambda changes: ("flipped", _flip(original, changes)))
+        lambda changes: ("flipped", _flip(original, changes))
+    )
 
     @FUZZ
     @given(st.one_of(_mutations(original), header))

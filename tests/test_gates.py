@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from protocol_corpus import correct, make_corpus, make_run, turns
 
-from protocol_corpus import TURN_S, correct, make_corpus, make_run, timed, turns
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
 from toolkit.protocol.gates import PROMOTE, RETAIN, TEMPLATE, evaluate_gates, load_gates
-from toolkit.core.transcripts import Word
 
 RECORDINGS = ("r1", "r2", "r3")
 
@@ -37,8 +37,8 @@ def _gates(tmp_path: Path, edits: dict[str, str] | None = None) -> Path:
 def _with_text(words: list[Word], k: int, text: str | None) -> list[Word]:
     """Words with word ``k`` replaced by ``text`` (None deletes it)."""
     if text is None:
-        return words[:k] + words[k + 1:]
-    return words[:k] + [Word(text, words[k].start, words[k].end)] + words[k + 1:]
+        return words[:k] + words[k + 1 :]
+    return words[:k] + [Word(text, words[k].start, words[k].end)] + words[k + 1 :]
 
 
 def _baseline_with_plain_errors() -> list[Word]:
@@ -52,8 +52,14 @@ def _baseline_with_plain_errors() -> list[Word]:
 NO_DRIFT = {"drift_s_per_min": 'applicable = false\nreason = "references are timed per turn, not per word"'}
 
 
-def _evaluate(tmp_path: Path, manifest: Path, base: dict[str, list[Word]], chal: dict[str, list[Word]],
-              edits: dict[str, str] | None = None, **run_options):
+def _evaluate(
+    tmp_path: Path,
+    manifest: Path,
+    base: dict[str, list[Word]],
+    chal: dict[str, list[Word]],
+    edits: dict[str, str] | None = None,
+    **run_options,
+):
     run = make_run(tmp_path / "run", manifest, "holdout", {"baseline": base, "challenger": chal}, **run_options)
     evaluation = evaluate_run(run)
     report = evaluate_gates(evaluation, "challenger", load_gates(_gates(tmp_path, {**NO_DRIFT, **(edits or {})})))
@@ -149,14 +155,16 @@ def test_a_seam_duplication_fails(tmp_path: Path, manifest: Path) -> None:
     duplicated = words[:3] + [Word(words[2].text, words[2].start + 0.01, words[2].end)] + words[3:]
     chal = {**base, "r1": duplicated}
     seam = (words[2].start - 0.5, words[2].end + 0.5)
-    _, _, gates = _evaluate(tmp_path, manifest, base, chal, stages={"challenger": ["windows"]},
-                            seams={"challenger": [seam]})
+    _, _, gates = _evaluate(
+        tmp_path, manifest, base, chal, stages={"challenger": ["windows"]}, seams={"challenger": [seam]}
+    )
     assert gates["seam_duplications"].passed is False and gates["seam_duplications"].value == 1
     assert gates["seam_duplications"].instances[0]["challenger"] == words[2].text
     assert gates["seam_omissions"].passed and gates["seam_omissions"].opportunities == 3
     omitted = {**base, "r1": _with_text(words, 3, None)}
-    _, _, gates = _evaluate(tmp_path, manifest, base, omitted, stages={"challenger": ["windows"]},
-                            seams={"challenger": [seam]})
+    _, _, gates = _evaluate(
+        tmp_path, manifest, base, omitted, stages={"challenger": ["windows"]}, seams={"challenger": [seam]}
+    )
     assert gates["seam_omissions"].passed is False and gates["seam_omissions"].value == 1
 
 
@@ -165,8 +173,9 @@ def test_vad_recall_onset_and_wer_gates_fail_when_past_their_thresholds(tmp_path
     base = {rid: correct(utterances) for rid in RECORDINGS}
     late = {rid: [Word(w.text, w.start + 1.5, w.end + 1.5) for w in correct(utterances)] for rid in RECORDINGS}
     clipped = [(u.start + 0.5, u.end) for u in utterances]
-    _, report, gates = _evaluate(tmp_path, manifest, base, late, stages={"challenger": ["vad"]},
-                                 vad={"challenger": clipped})
+    _, report, gates = _evaluate(
+        tmp_path, manifest, base, late, stages={"challenger": ["vad"]}, vad={"challenger": clipped}
+    )
     assert gates["vad_speech_recall"].passed is False
     assert gates["vad_speech_recall"].value == pytest.approx(2.5 / 3.0, abs=1e-6)
     assert gates["onset_p95_s"].passed is False and gates["onset_p95_s"].value == pytest.approx(1.5, abs=0.01)
@@ -177,20 +186,24 @@ def test_vad_recall_onset_and_wer_gates_fail_when_past_their_thresholds(tmp_path
 def test_an_applicable_gate_that_cannot_be_measured_fails(tmp_path: Path, manifest: Path) -> None:
     base = {rid: correct(turns()) for rid in RECORDINGS}
     untimed = {rid: [Word(w.text) for w in words] for rid, words in base.items()}  # plain-text hypotheses
-    _, _, gates = _evaluate(tmp_path, manifest, base, untimed,
-                            edits={"drift_s_per_min": "applicable = true\nthreshold = 0.1"})
+    _, _, gates = _evaluate(
+        tmp_path, manifest, base, untimed, edits={"drift_s_per_min": "applicable = true\nthreshold = 0.1"}
+    )
     for name in ("drift_s_per_min", "onset_p95_s"):
         assert gates[name].passed is False and "not measurable" in gates[name].note
 
 
-@pytest.mark.parametrize("edit, key", [
-    ({"new_name_errors": "applicable = true\ntreshold = 0"}, "new_name_errors.treshold"),
-    ({"new_name_errors": "applicable = true"}, "new_name_errors.threshold"),
-    ({"vad_speech_recall": 'applicable = true\nthreshold = "high"'}, "vad_speech_recall.threshold"),
-    ({"lost_speech_turns": "applicable = true\nthreshold = 0.5"}, "lost_speech_turns.threshold"),
-    ({"seam_omissions": "applicable = false"}, "seam_omissions.reason"),
-    ({"seam_omissions": 'applicable = "no"\nreason = "x"'}, "seam_omissions.applicable"),
-])
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        ({"new_name_errors": "applicable = true\ntreshold = 0"}, "new_name_errors.treshold"),
+        ({"new_name_errors": "applicable = true"}, "new_name_errors.threshold"),
+        ({"vad_speech_recall": 'applicable = true\nthreshold = "high"'}, "vad_speech_recall.threshold"),
+        ({"lost_speech_turns": "applicable = true\nthreshold = 0.5"}, "lost_speech_turns.threshold"),
+        ({"seam_omissions": "applicable = false"}, "seam_omissions.reason"),
+        ({"seam_omissions": 'applicable = "no"\nreason = "x"'}, "seam_omissions.applicable"),
+    ],
+)
 def test_a_bad_gates_file_is_one_line_naming_the_file_and_key(tmp_path: Path, edit: dict[str, str], key: str) -> None:
     path = _gates(tmp_path, edit)
     with pytest.raises(InputError) as caught:
@@ -205,7 +218,7 @@ def test_unknown_and_missing_gates_are_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown key 'wer_gain'"):
         load_gates(tmp_path / "extra.toml")
     start = text.index("[onset_p95_s]")
-    (tmp_path / "missing.toml").write_text(text[:start] + text[text.index("[drift_s_per_min]"):], encoding="utf-8")
+    (tmp_path / "missing.toml").write_text(text[:start] + text[text.index("[drift_s_per_min]") :], encoding="utf-8")
     with pytest.raises(InputError, match="missing key 'onset_p95_s'"):
         load_gates(tmp_path / "missing.toml")
 

@@ -76,7 +76,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[str]:
         state[node] = 1
         for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
-                cycles.append(" -> ".join([*path[path.index(target):], target]))
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[node] = 2
@@ -96,9 +96,14 @@ def test_subsystems_import_only_the_subsystems_below_them() -> None:
     graph = _graph()
     subsystems = {_subsystem(m) for m in graph}
     assert subsystems - TOP == set(ALLOWED), "a new subsystem needs its place in ALLOWED"
-    wrong = sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
-                   if _subsystem(module) not in TOP and _subsystem(target) != _subsystem(module)
-                   and _subsystem(target) not in ALLOWED[_subsystem(module)])
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if _subsystem(module) not in TOP
+        and _subsystem(target) != _subsystem(module)
+        and _subsystem(target) not in ALLOWED[_subsystem(module)]
+    )
     assert wrong == []
 
 

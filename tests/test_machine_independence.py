@@ -25,14 +25,18 @@ from rapidfuzz.distance import Levenshtein
 
 from toolkit.asr.cpu import FORCE_VARIABLE, ctranslate2_cpu
 from toolkit.asr.models import resolve_model
+from toolkit.core.wordstream import stream_problems
+from toolkit.corpus.freeze import freeze
 from toolkit.demo import build_corpus
 from toolkit.formats import read_hypothesis
-from toolkit.corpus.freeze import freeze
-from toolkit.core.wordstream import stream_problems
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
-                                 reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
+        reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH",
+    ),
+]
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
 
@@ -48,8 +52,13 @@ def _run(experiment: Path, isa: str | None) -> Path:
     env = {k: v for k, v in os.environ.items() if k != FORCE_VARIABLE}
     if isa is not None:
         env[FORCE_VARIABLE] = isa
-    done = subprocess.run([sys.executable, "-m", "toolkit", "run", str(experiment), "--split", "tuning", "--quiet",
-                           "--no-score"], env=env, capture_output=True, text=True, timeout=3000)
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "run", str(experiment), "--split", "tuning", "--quiet", "--no-score"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3000,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     folder = Path(done.stdout.split("run: ", 1)[1].split("\n", 1)[0].strip())
     return folder
@@ -60,8 +69,12 @@ def test_every_demo_arm_completes_with_valid_streams_under_two_instruction_sets(
     recording = corpus.recordings[0]
     splits = tmp_path / "splits.csv"
     splits.write_text(f"id,split\n{recording.recording_id},tuning\n", encoding="utf-8")
-    freeze(tmp_path / "corpus" / "audio", tmp_path / "corpus" / "refs", tmp_path / "corpus" / "manifest.json",
-           splits_csv=splits)
+    freeze(
+        tmp_path / "corpus" / "audio",
+        tmp_path / "corpus" / "refs",
+        tmp_path / "corpus" / "manifest.json",
+        splits_csv=splits,
+    )
     shutil.copy(DEMO, tmp_path / "experiment.toml")
 
     default = ctranslate2_cpu(resolve_model("whisper-base").path, "int8")["isa"]

@@ -11,11 +11,11 @@ import pytest
 import soundfile as sf
 
 from toolkit.core.errors import InputError
-from toolkit.formats import write_names, write_reference_textgrid
+from toolkit.core.files import sha256_file
+from toolkit.core.transcripts import Interval, Reference, Utterance
 from toolkit.corpus.freeze import freeze
 from toolkit.corpus.manifest import Manifest, load, require_verified, verify
-from toolkit.core.transcripts import Interval, Reference, Utterance
-from toolkit.core.files import sha256_file
+from toolkit.formats import write_names, write_reference_textgrid
 
 RATE = 16000
 
@@ -79,7 +79,10 @@ def test_verify_names_each_changed_file_and_both_hashes(tmp_path: Path) -> None:
     assert [Path(p.path).name for p in problems] == ["a.wav", "b.TextGrid", "c.TextGrid"]
     first, second, third = (p.problem for p in problems)
     assert f"sha256 differs: manifest {old_audio}, file {sha256_file(audio / 'a.wav')}" in first
-    assert "duration differs: manifest 2.000000 s" in first and "sample rate differs: manifest 16000 Hz, file 22050 Hz" in first
+    assert (
+        "duration differs: manifest 2.000000 s" in first
+        and "sample rate differs: manifest 16000 Hz, file 22050 Hz" in first
+    )
     assert "size differs" in first
     assert f"sha256 differs: manifest {old_ref}, file {sha256_file(refs / 'b.TextGrid')}" in second
     assert third.startswith("missing")
@@ -127,13 +130,16 @@ def test_stereo_needs_a_channel_from_the_csv(tmp_path: Path) -> None:
     assert np.allclose(load(out).entry("a").load_audio().samples, stereo[:, 1])
 
 
-@pytest.mark.parametrize("csv_text, problem", [
-    ("id,split\na,tuning\nzz,holdout\n", "recording 'zz' has no audio"),
-    ("id,split\na,training\n", "line 2: unknown split 'training'"),
-    ("id,split\na,tuning\na,holdout\n", "line 3: recording 'a' is assigned twice"),
-    ("id,fold\na,tuning\n", "columns must be id,split"),
-    ("id,split,channel\na,tuning,left\n", "line 2: channel must be a channel number"),
-])
+@pytest.mark.parametrize(
+    "csv_text, problem",
+    [
+        ("id,split\na,tuning\nzz,holdout\n", "recording 'zz' has no audio"),
+        ("id,split\na,training\n", "line 2: unknown split 'training'"),
+        ("id,split\na,tuning\na,holdout\n", "line 3: recording 'a' is assigned twice"),
+        ("id,fold\na,tuning\n", "columns must be id,split"),
+        ("id,split,channel\na,tuning,left\n", "line 2: channel must be a channel number"),
+    ],
+)
 def test_bad_split_csvs(tmp_path: Path, csv_text: str, problem: str) -> None:
     audio, refs = make_corpus(tmp_path, ("a",))
     splits = tmp_path / "splits.csv"

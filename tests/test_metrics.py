@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
@@ -17,8 +16,14 @@ from toolkit.scorer.tables import score_tables
 
 
 def ref_of(*utterances: tuple[float, float, str], words=(), speech=(), unresolved=(), names=()) -> Reference:
-    return Reference("rec", [Utterance(s, e, t) for s, e, t in utterances], words=list(words),
-                     speech=list(speech), unresolved=list(unresolved), names=list(names))
+    return Reference(
+        "rec",
+        [Utterance(s, e, t) for s, e, t in utterances],
+        words=list(words),
+        speech=list(speech),
+        unresolved=list(unresolved),
+        names=list(names),
+    )
 
 
 def hyp_of(text: str, start: float | None = None, step: float = 0.5) -> Hypothesis:
@@ -29,6 +34,7 @@ def hyp_of(text: str, start: float | None = None, step: float = 0.5) -> Hypothes
 
 
 # --- WER / CER -------------------------------------------------------------------------------
+
 
 def test_wer_counts_and_cer_by_hand():
     score = score_recording(ref_of((0, 5, "eu vou para casa")), hyp_of("eu fui para a casa"))
@@ -48,8 +54,9 @@ def test_verbatim_keeps_case_and_punctuation_normalized_does_not():
 
 
 def test_number_equivalence_digits_and_words_score_zero_errors():
-    score = score_recording(ref_of((0, 5, "em 2020 pagamos R$ 1.500,00")),
-                            hyp_of("em dois mil e vinte pagamos mil e quinhentos reais"))
+    score = score_recording(
+        ref_of((0, 5, "em 2020 pagamos R$ 1.500,00")), hyp_of("em dois mil e vinte pagamos mil e quinhentos reais")
+    )
     assert score.counts.errors == 0
     assert (score.numbers.ref_count, score.numbers.errors) == (2, 0)
 
@@ -63,6 +70,7 @@ def test_number_audit_is_by_value():
 
 
 # --- negations -------------------------------------------------------------------------------
+
 
 def test_negation_substituted_by_entao_is_a_flip():
     score = score_recording(ref_of((2, 4, "eu não vou")), hyp_of("eu então vou"))
@@ -89,6 +97,7 @@ def test_tag_question_ne_is_not_a_negation():
 
 # --- names -----------------------------------------------------------------------------------
 
+
 def test_names_with_accents():
     ref = ref_of((1, 3, "o João Silva chegou e a Conceição saiu"), names=["João Silva", "Conceição"])
     hyp = hyp_of("o Joao Silva chegou e a Conceição saiu")
@@ -109,25 +118,45 @@ def test_extra_names_from_options_and_insertion_inside_a_name():
 
 # --- short words -----------------------------------------------------------------------------
 
+
 def test_short_words_substituted_and_deleted():
     score = score_recording(ref_of((0, 3, "eu vi o carro de longe")), hyp_of("eu vi um carro longe"))
     sw = score.short_words
     # eu vi o de are short (<= 3 letters); o -> um substituted, de deleted.
     assert (sw.ref_count, sw.substituted, sw.deleted) == (4, 1, 1)
-    wider = score_recording(ref_of((0, 3, "eu vi o carro de longe")), hyp_of("eu vi um carro longe"),
-                            ScoreOptions(short_word_max_letters=5))
+    wider = score_recording(
+        ref_of((0, 3, "eu vi o carro de longe")), hyp_of("eu vi um carro longe"), ScoreOptions(short_word_max_letters=5)
+    )
     assert wider.short_words.ref_count == 6
 
 
 # --- non-speech ------------------------------------------------------------------------------
 
+
 def test_nonspeech_insertions_per_minute():
-    ref = ref_of((0, 10, "bom dia"), (40, 60, "até logo"),
-                 speech=[Interval(0, 10, "speech"), Interval(10, 40, "nonspeech"),
-                         Interval(40, 60, "speech"), Interval(60, 90, "nonspeech")])
-    hyp = Hypothesis("rec", [Word("bom", 1, 1.4), Word("dia", 1.5, 2), Word("obrigado", 15, 15.5),
-                             Word("tchau", 20, 20.4), Word("até", 41, 41.3), Word("logo", 41.4, 42),
-                             Word("?", 70, 70.2), Word("eh", 39.9, 40.3)])
+    ref = ref_of(
+        (0, 10, "bom dia"),
+        (40, 60, "até logo"),
+        speech=[
+            Interval(0, 10, "speech"),
+            Interval(10, 40, "nonspeech"),
+            Interval(40, 60, "speech"),
+            Interval(60, 90, "nonspeech"),
+        ],
+    )
+    hyp = Hypothesis(
+        "rec",
+        [
+            Word("bom", 1, 1.4),
+            Word("dia", 1.5, 2),
+            Word("obrigado", 15, 15.5),
+            Word("tchau", 20, 20.4),
+            Word("até", 41, 41.3),
+            Word("logo", 41.4, 42),
+            Word("?", 70, 70.2),
+            Word("eh", 39.9, 40.3),
+        ],
+    )
     ns = score_recording(ref, hyp).nonspeech
     # 60 s of confirmed non-speech; obrigado and tchau inside the first interval; "?" normalizes to
     # nothing; "eh" has its midpoint at 40.1 s, outside.
@@ -139,12 +168,14 @@ def test_nonspeech_insertions_per_minute():
 
 # --- timing ----------------------------------------------------------------------------------
 
+
 def test_drift_with_known_slope():
     n = 300
     starts = np.arange(n) * 2.0  # a word every 2 s over 10 minutes
     texts = [f"w{k}" for k in range(n)]
-    ref = ref_of(*[(s, s + 1, t) for s, t in zip(starts, texts)],
-                 words=[Word(t, s, s + 0.5) for s, t in zip(starts, texts)])
+    ref = ref_of(
+        *[(s, s + 1, t) for s, t in zip(starts, texts)], words=[Word(t, s, s + 0.5) for s, t in zip(starts, texts)]
+    )
     hyp = Hypothesis("rec", [Word(t, s + 0.01 * s, s + 0.01 * s + 0.5) for s, t in zip(starts, texts)])
     timing = score_recording(ref, hyp).timing
     data = timing.to_json()
@@ -158,8 +189,9 @@ def test_drift_with_known_slope():
 
 
 def test_timing_partial_word_tier_and_untimed_hypothesis():
-    ref = ref_of((0, 4, "um dois três quatro"), words=[Word("Um,", 0.0, 0.5), Word("quatro", 3.0, 3.5),
-                                                       Word("cinco", 3.6, 3.9)])
+    ref = ref_of(
+        (0, 4, "um dois três quatro"), words=[Word("Um,", 0.0, 0.5), Word("quatro", 3.0, 3.5), Word("cinco", 3.6, 3.9)]
+    )
     hyp = Hypothesis("rec", [Word("um", 0.1, 0.5), Word("dois"), Word("três", 2.0, 2.4), Word("quatro", 3.3, 3.6)])
     score = score_recording(ref, hyp)
     assert score.unplaced_word_times == 1  # "cinco" is not in the utterance text
@@ -182,39 +214,60 @@ def test_timing_not_available_without_times_never_zero():
 def test_turn_edges_are_boundary_word_times():
     # The first word's onset is the turn start, the last word's offset the turn end.
     ref = ref_of((2.0, 4.0, "eu não sei"), (6.0, 7.0, "nunca"))
-    hyp = Hypothesis("rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9),
-                             Word("nunca", 5.8, 6.9)])
+    hyp = Hypothesis(
+        "rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9), Word("nunca", 5.8, 6.9)]
+    )
     t = score_recording(ref, hyp).timing.to_json()
     assert (t["ref_timed_words"], t["matched_timed_words"]) == (2, 2)
     assert t["onset_abs_median_s"] == pytest.approx(0.15)
-
 
 
 def test_worst_onsets_name_the_word_both_times_and_the_arm():
     from toolkit.scorer.metrics.timing import worst_onsets
 
     ref = ref_of((2.0, 4.0, "Eu não sei"), (6.0, 7.0, "nunca"), (9.0, 10.0, "talvez"))
-    hyp = Hypothesis("rec", [Word("eu", 2.1, 2.3), Word("não", 2.4, 2.6), Word("sei", 2.7, 3.9),
-                             Word("nunca", 4.6, 5.9), Word("talvez", 9.3, 9.9)])
+    hyp = Hypothesis(
+        "rec",
+        [
+            Word("eu", 2.1, 2.3),
+            Word("não", 2.4, 2.6),
+            Word("sei", 2.7, 3.9),
+            Word("nunca", 4.6, 5.9),
+            Word("talvez", 9.3, 9.9),
+        ],
+    )
     timing = score_recording(ref, hyp).timing
     assert timing.to_json()["worst_onsets"] == [
         {"reference": "nunca", "ref_onset_s": 6.0, "hyp_onset_s": 4.6, "onset_error_s": -1.4},
         {"reference": "talvez", "ref_onset_s": 9.0, "hyp_onset_s": 9.3, "onset_error_s": 0.3},
-        {"reference": "Eu", "ref_onset_s": 2.0, "hyp_onset_s": 2.1, "onset_error_s": 0.1}]
+        {"reference": "Eu", "ref_onset_s": 2.0, "hyp_onset_s": 2.1, "onset_error_s": 0.1},
+    ]
     other = score_recording(ref, Hypothesis("rec", [Word("eu", 2.0, 2.3), Word("nunca", 6.5, 6.9)])).timing
     rows = worst_onsets({"baseline": {"rec": timing}, "windows": {"rec": other}}, count=2)
     assert [(r["arm"], r["recording"], r["reference"], r["onset_error_s"]) for r in rows] == [
-        ("baseline", "rec", "nunca", -1.4), ("baseline", "rec", "talvez", 0.3), ("windows", "rec", "nunca", 0.5),
-        ("windows", "rec", "Eu", 0.0)]
+        ("baseline", "rec", "nunca", -1.4),
+        ("baseline", "rec", "talvez", 0.3),
+        ("windows", "rec", "nunca", 0.5),
+        ("windows", "rec", "Eu", 0.0),
+    ]
 
 
 # --- VAD -------------------------------------------------------------------------------------
 
+
 def test_vad_recall_and_clipped_words_by_hand():
-    ref = ref_of((0, 10, "não sei agora"), (20, 30, "nada mesmo"),
-                 words=[Word("não", 1.0, 1.5), Word("sei", 3.0, 4.0), Word("agora", 8.5, 8.9),
-                        Word("nada", 24.0, 26.0), Word("mesmo", 27.0, 28.0)],
-                 speech=[Interval(0, 10, "speech"), Interval(10, 20, "nonspeech"), Interval(20, 30, "speech")])
+    ref = ref_of(
+        (0, 10, "não sei agora"),
+        (20, 30, "nada mesmo"),
+        words=[
+            Word("não", 1.0, 1.5),
+            Word("sei", 3.0, 4.0),
+            Word("agora", 8.5, 8.9),
+            Word("nada", 24.0, 26.0),
+            Word("mesmo", 27.0, 28.0),
+        ],
+        speech=[Interval(0, 10, "speech"), Interval(10, 20, "nonspeech"), Interval(20, 30, "speech")],
+    )
     score = score_recording(ref, hyp_of("não sei agora nada mesmo", start=1.0), vad_segments=[(2, 12), (25, 40)])
     vad = score.vad
     # Speech 0-10 and 20-30 (20 s); VAD keeps 2-10 and 25-30 of it: 13 s.
@@ -246,11 +299,21 @@ def test_vad_without_speech_tier_uses_utterances():
 
 # --- unresolved spans, empty hypothesis ------------------------------------------------------
 
+
 def test_unresolved_spans_are_excluded_and_reported():
-    ref = ref_of((0, 2, "bom dia"), (5, 7, "xxx yyy"), (10, 12, "até logo"),
-                 unresolved=[Interval(4.5, 7.5, "unresolved")])
-    hyp = Hypothesis("rec", [Word("bom", 0.1, 0.5), Word("dia", 0.6, 1), Word("algo", 6, 6.5),
-                             Word("até", 10.1, 10.5), Word("logo", 10.6, 11)])
+    ref = ref_of(
+        (0, 2, "bom dia"), (5, 7, "xxx yyy"), (10, 12, "até logo"), unresolved=[Interval(4.5, 7.5, "unresolved")]
+    )
+    hyp = Hypothesis(
+        "rec",
+        [
+            Word("bom", 0.1, 0.5),
+            Word("dia", 0.6, 1),
+            Word("algo", 6, 6.5),
+            Word("até", 10.1, 10.5),
+            Word("logo", 10.6, 11),
+        ],
+    )
     score = score_recording(ref, hyp)
     assert score.counts.ref_words == 4 and score.counts.errors == 0
     assert (score.excluded.ref_words, score.excluded.hyp_words) == (2, 1)
@@ -260,8 +323,7 @@ def test_unresolved_spans_are_excluded_and_reported():
 
 @pytest.mark.parametrize("hypothesis", [None, Hypothesis("rec", [])])
 def test_empty_or_missing_hypothesis_scores_all_deletions(hypothesis):
-    ref = ref_of((0, 3, "não vou em 2020"), words=[Word("não", 0, 0.5)],
-                 speech=[Interval(3, 5, "nonspeech")])
+    ref = ref_of((0, 3, "não vou em 2020"), words=[Word("não", 0, 0.5)], speech=[Interval(3, 5, "nonspeech")])
     score = score_recording(ref, hypothesis)
     c = score.counts
     # não vou em dois mil e vinte: seven tokens, all deleted.
@@ -280,12 +342,14 @@ def test_reference_without_words_has_no_wer_but_counts_insertions():
 
 # --- tables: micro-averaging -----------------------------------------------------------------
 
+
 def test_corpus_figures_are_micro_averaged_not_macro():
     small = score_recording(ref_of((0, 5, "a b c d e f g h i j")), hyp_of("a b c d e"))  # 5/10 = 50%
     big_text = " ".join(["casa"] * 90)
     big = score_recording(ref_of((0, 50, big_text)), hyp_of(big_text))  # 0/90
-    per_recording, aggregate = score_tables([("base", "small", {"noise": "quiet"}, small),
-                                             ("base", "big", ["noisy"], big)])
+    per_recording, aggregate = score_tables(
+        [("base", "small", {"noise": "quiet"}, small), ("base", "big", ["noisy"], big)]
+    )
     assert per_recording["wer"].tolist() == [0.5, 0.0]
     row = aggregate[(aggregate.arm == "base") & (aggregate.stratum == "all")].iloc[0]
     assert row["wer"] == pytest.approx(5 / 100)  # micro; the macro mean would be 25%
@@ -322,6 +386,7 @@ def test_time_constrained_mode_reports_separately():
 
 # --- accent folding shortcut and signature ---------------------------------------------------
 
+
 def test_folded_tables_equal_direct_accent_folded_normalization():
     import csv
 
@@ -330,8 +395,10 @@ def test_folded_tables_equal_direct_accent_folded_normalization():
     from toolkit.scorer.score import FOLD_FROM_NORMALIZED
 
     assert FOLD_FROM_NORMALIZED
-    texts = ["Ação, coração e pinguim: NÃO! Tá bom, né? Conceição pagou R$ 1.500,00 em 2020 às 10h30.",
-             "Ninguém viu o 1º lugar; três vírgula cinco por cento é 3,5% — pra você, cê sabe."]
+    texts = [
+        "Ação, coração e pinguim: NÃO! Tá bom, né? Conceição pagou R$ 1.500,00 em 2020 às 10h30.",
+        "Ninguém viu o 1º lugar; três vírgula cinco por cento é 3,5% — pra você, cê sabe.",
+    ]
     tsv = PTBR_DEV / "commonvoice-pt" / "validated.tsv"
     if tsv.exists():
         with tsv.open(encoding="utf-8", newline="") as handle:
@@ -364,18 +431,31 @@ def test_signature_names_everything_a_number_depends_on():
 
 # --- seams -----------------------------------------------------------------------------------
 
+
 def test_seam_omissions_and_duplications_are_counted_only_near_seams():
     ref = ref_of((0.0, 10.0, "ontem o João não veio e hoje a Maria chegou cedo"))
-    words = [("ontem", 0.0), ("o", 0.8), ("João", 1.2), ("não", 2.0),  # "veio" is lost at the 2.5-3.5 seam
-             ("e", 4.0), ("hoje", 4.6),
-             ("a", 6.0), ("a", 6.3), ("Maria", 6.8),                  # "a" doubled at the 5.8-6.6 seam
-             ("chegou", 7.5), ("chegou", 8.2), ("cedo", 9.0)]         # doubled far from any seam
+    words = [
+        ("ontem", 0.0),
+        ("o", 0.8),
+        ("João", 1.2),
+        ("não", 2.0),  # "veio" is lost at the 2.5-3.5 seam
+        ("e", 4.0),
+        ("hoje", 4.6),
+        ("a", 6.0),
+        ("a", 6.3),
+        ("Maria", 6.8),  # "a" doubled at the 5.8-6.6 seam
+        ("chegou", 7.5),
+        ("chegou", 8.2),
+        ("cedo", 9.0),
+    ]  # doubled far from any seam
     hyp = Hypothesis("rec", [Word(t, s, s + 0.25) for t, s in words])
     score = score_recording(ref, hyp, seams=[(2.5, 3.5), (5.8, 6.6)], options=ScoreOptions(seam_margin_s=0.2))
     seams = score.to_json()["seams"]
     assert (seams["seams"], seams["omissions"], seams["duplications"]) == (2, 1, 1)
     assert [(i["kind"], i["reference"] or i["hypothesis"]) for i in seams["instances"]] == [
-        ("seam omission", "veio"), ("seam duplication", "a")]
+        ("seam omission", "veio"),
+        ("seam duplication", "a"),
+    ]
     assert score.counts.insertions == 2 and score.counts.deletions == 1  # WER still counts both doubles
     assert "seams" not in score_recording(ref, hyp).to_json()  # only windowed arms get seam figures
 
@@ -392,8 +472,20 @@ def test_untimed_seam_omission_is_located_inside_its_own_utterance():
     # "favoritos" ends the first sentence (its utterance ends at 12.5 s); a 5 s pause follows. Its matched
     # neighbours bracket 11.6-18.0 s, but the reference says the word lies before 12.5 s.
     ref = ref_of((10.0, 12.5, "minha lista de favoritos"), (18.0, 20.0, "outra frase aqui"))
-    hyp = Hypothesis("rec", [Word(t, s, s + 0.4) for t, s in (("minha", 10.1), ("lista", 10.6), ("de", 11.2),
-                                                              ("outra", 18.0), ("frase", 18.6), ("aqui", 19.2))])
+    hyp = Hypothesis(
+        "rec",
+        [
+            Word(t, s, s + 0.4)
+            for t, s in (
+                ("minha", 10.1),
+                ("lista", 10.6),
+                ("de", 11.2),
+                ("outra", 18.0),
+                ("frase", 18.6),
+                ("aqui", 19.2),
+            )
+        ],
+    )
     options = ScoreOptions(seam_margin_s=1.0)
     after_pause = score_recording(ref, hyp, seams=[(17.5, 19.0)], options=options).seams
     in_sentence = score_recording(ref, hyp, seams=[(12.4, 14.0)], options=options).seams

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from num2words import num2words
-
 from shared_data import PTBR_DEV
+
 from toolkit.core.errors import InputError
+from toolkit.core.files import sha256_file
 from toolkit.scorer.normalize import POLICY_VERSION, NormalizationPolicy, Normalizer, Token, load_negations
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR
-from toolkit.core.files import sha256_file
 
 DEV = PTBR_DEV
 
@@ -90,7 +90,17 @@ def test_ordinals_masculine_feminine_and_num2words_gaps() -> None:
 def test_percent_decimal_comma_and_space_grouped_thousands() -> None:
     tokens = NORM.tokens("3,5% e 2 100 pessoas".split())
     assert [t.text for t in tokens] == [
-        "três", "vírgula", "cinco", "por", "cento", "e", "dois", "mil", "e", "cem", "pessoas",
+        "três",
+        "vírgula",
+        "cinco",
+        "por",
+        "cento",
+        "e",
+        "dois",
+        "mil",
+        "e",
+        "cem",
+        "pessoas",
     ]
     assert [t.source_index for t in tokens] == [0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 4]
     assert groups(tokens) == [("três vírgula cinco por cento", "3.5%"), ("dois mil e cem", "2100")]
@@ -166,7 +176,8 @@ def test_million_multiplier_after_a_decimal() -> None:
 def test_group_boundaries_follow_portuguese_grammar() -> None:
     assert groups(NORM.tokens("dois e três".split())) == [("dois", "2"), ("três", "3")]
     assert groups(NORM.tokens("2020 2021".split())) == [
-        ("dois mil e vinte", "2020"), ("dois mil e vinte e um", "2021"),
+        ("dois mil e vinte", "2020"),
+        ("dois mil e vinte e um", "2021"),
     ]
     # Lone "um"/"uma" is the article, not a number; inside a group it counts.
     assert groups(NORM.tokens("um homem e uma mulher".split())) == []
@@ -202,8 +213,15 @@ def test_numbers_left_as_written_when_expansion_is_off() -> None:
 @pytest.mark.parametrize(
     ("colloquial", "canonical"),
     [
-        ("pra", "para"), ("pro", "para o"), ("tá", "está"), ("tô", "estou"), ("cê", "você"),
-        ("né", "não é"), ("vc", "você"), ("tava", "estava"), ("Tá,", "está"),
+        ("pra", "para"),
+        ("pro", "para o"),
+        ("tá", "está"),
+        ("tô", "estou"),
+        ("cê", "você"),
+        ("né", "não é"),
+        ("vc", "você"),
+        ("tava", "estava"),
+        ("Tá,", "está"),
     ],
 )
 def test_equivalences(colloquial: str, canonical: str) -> None:
@@ -262,8 +280,16 @@ def test_source_index_maps_every_token_back() -> None:
     source = ["Olá,", "?", "pra", "guarda-chuva", "R$", "2", "100", "fim."]
     tokens = NORM.tokens(source)
     assert [(t.text, t.source_index) for t in tokens] == [
-        ("olá", 0), ("para", 2), ("guarda", 3), ("chuva", 3),
-        ("dois", 4), ("mil", 4), ("e", 4), ("cem", 4), ("reais", 4), ("fim", 7),
+        ("olá", 0),
+        ("para", 2),
+        ("guarda", 3),
+        ("chuva", 3),
+        ("dois", 4),
+        ("mil", 4),
+        ("e", 4),
+        ("cem", 4),
+        ("reais", 4),
+        ("fim", 7),
     ]
 
 
@@ -307,8 +333,16 @@ def test_the_first_version_stays_selectable_with_its_old_options() -> None:
     assert not (old.roman_numerals or old.abbreviations or old.homophones)
     assert NormalizationPolicy(version="ptbr-norm-1") == old
     # Its signature has exactly the options and files it had before ptbr-norm-2 existed.
-    assert list(old.options()) == ["unicode_form", "lowercase", "strip_punctuation", "split_hyphens",
-                                   "accent_fold", "apply_equivalences", "numbers_to_words", "keep_fillers"]
+    assert list(old.options()) == [
+        "unicode_form",
+        "lowercase",
+        "strip_punctuation",
+        "split_hyphens",
+        "accent_fold",
+        "apply_equivalences",
+        "numbers_to_words",
+        "keep_fillers",
+    ]
     assert set(Normalizer(old).signature()["lexicons"]) == {"equivalences.tsv", "negations.txt", "fillers.txt"}
     with pytest.raises(ValueError, match="roman_numerals needs normalizer version ptbr-norm-2"):
         NormalizationPolicy(version="ptbr-norm-1", roman_numerals=True)
@@ -319,8 +353,15 @@ def test_signature_names_version_options_and_lexicon_hashes() -> None:
     assert signature["version"] == "ptbr-norm-2"
     assert signature["options"] == NormalizationPolicy.normalized().options()
     assert signature["lexicons"] == {
-        name: sha256_file(LEXICON_DIR / name) for name in ("equivalences.tsv", "negations.txt", "fillers.txt",
-                                                           "abbreviations.tsv", "homophones.tsv", "roman.tsv")
+        name: sha256_file(LEXICON_DIR / name)
+        for name in (
+            "equivalences.tsv",
+            "negations.txt",
+            "fillers.txt",
+            "abbreviations.tsv",
+            "homophones.tsv",
+            "roman.tsv",
+        )
     }
     assert "user_lexicon" not in signature
     assert FOLD.signature()["options"]["accent_fold"] is True

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.core.errors import InputError
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.scorer.normalize.context import roman_value
@@ -28,38 +28,45 @@ def words(text: str, normalizer: Normalizer = NORM) -> str:
 
 # --- Roman numerals -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("written, spoken", [
-    ("Dom Pedro II", "dom pedro segundo"),
-    ("João XXIII", "joão vinte e três"),
-    ("no século XXI", "no século vinte e um"),
-    ("Título II", "título segundo"),
-    ("inciso XXI", "inciso vinte e um"),
-    ("inciso I", "inciso primeiro"),
-    ("capítulo X", "capítulo décimo"),  # the last ordinal
-    ("capítulo XI", "capítulo onze"),  # the first cardinal
-    ("Livro IV", "livro quarto"),
-    ("século V", "século quinto"),
-    ("século XIX", "século dezenove"),
-    ("Luís XIV", "luís catorze"),
-    ("Papa Bento XVI", "papa bento dezesseis"),
-    ("Pio XII", "pio doze"),
-    ("Henrique VIII", "henrique oitavo"),
-    ("artigo III", "artigo terceiro"),
-    ("ano MMXX do século XX", "ano mmxx do século vinte"),  # "ano" is not a context word
-])
+
+@pytest.mark.parametrize(
+    "written, spoken",
+    [
+        ("Dom Pedro II", "dom pedro segundo"),
+        ("João XXIII", "joão vinte e três"),
+        ("no século XXI", "no século vinte e um"),
+        ("Título II", "título segundo"),
+        ("inciso XXI", "inciso vinte e um"),
+        ("inciso I", "inciso primeiro"),
+        ("capítulo X", "capítulo décimo"),  # the last ordinal
+        ("capítulo XI", "capítulo onze"),  # the first cardinal
+        ("Livro IV", "livro quarto"),
+        ("século V", "século quinto"),
+        ("século XIX", "século dezenove"),
+        ("Luís XIV", "luís catorze"),
+        ("Papa Bento XVI", "papa bento dezesseis"),
+        ("Pio XII", "pio doze"),
+        ("Henrique VIII", "henrique oitavo"),
+        ("artigo III", "artigo terceiro"),
+        ("ano MMXX do século XX", "ano mmxx do século vinte"),  # "ano" is not a context word
+    ],
+)
 def test_roman_numerals_read_as_brazilian_readers_do(written: str, spoken: str) -> None:
     assert words(written) == spoken
     # Both ways: the reading itself is unchanged, so a hypothesis in words matches a Roman reference.
     assert words(spoken) == spoken
 
 
-@pytest.mark.parametrize("written, spoken", [
-    ("Parte II", "parte segunda"),
-    ("seção III", "seção terceira"),
-    ("Elizabeth II", "elizabeth segunda"),
-    ("Dona Maria I", "dona maria primeira"),
-    ("parte XXI", "parte vinte e um"),  # cardinals stay masculine, like page numbers
-])
+@pytest.mark.parametrize(
+    "written, spoken",
+    [
+        ("Parte II", "parte segunda"),
+        ("seção III", "seção terceira"),
+        ("Elizabeth II", "elizabeth segunda"),
+        ("Dona Maria I", "dona maria primeira"),
+        ("parte XXI", "parte vinte e um"),  # cardinals stay masculine, like page numbers
+    ],
+)
 def test_an_ordinal_takes_the_gender_of_its_context_word(written: str, spoken: str) -> None:
     assert words(written) == spoken
 
@@ -74,27 +81,39 @@ def test_lists_keep_their_context_and_punctuation_ends_it() -> None:
     assert words("século XX e V") == "século vinte e quinto"  # "e" + Roman continues the list
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a letra X", "a letra x"),
-    ("vitamina C", "vitamina c"),
-    ("classe D e tamanho M", "classe d e tamanho m"),
-    ("o I e o V", "o i e o v"),
-    ("seção C do anexo D", "seção c do anexo d"),  # C, D, L, M alone are letters even in context
-    ("capítulo iv", "capítulo iv"),  # lower case: "vi", "li", "mil" are words
-    ("capítulo IIII", "capítulo iiii"),  # not a canonical numeral
-    ("capítulo IC", "capítulo ic"),
-    ("um CD do MIX", "um cd do mix"),  # outside a context, Roman-looking words stay
-    ("XXI", "xxi"),
-    ("e", "e"),
-    ("Pedro e Maria", "pedro e maria"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a letra X", "a letra x"),
+        ("vitamina C", "vitamina c"),
+        ("classe D e tamanho M", "classe d e tamanho m"),
+        ("o I e o V", "o i e o v"),
+        ("seção C do anexo D", "seção c do anexo d"),  # C, D, L, M alone are letters even in context
+        ("capítulo iv", "capítulo iv"),  # lower case: "vi", "li", "mil" are words
+        ("capítulo IIII", "capítulo iiii"),  # not a canonical numeral
+        ("capítulo IC", "capítulo ic"),
+        ("um CD do MIX", "um cd do mix"),  # outside a context, Roman-looking words stay
+        ("XXI", "xxi"),
+        ("e", "e"),
+        ("Pedro e Maria", "pedro e maria"),
+    ],
+)
 def test_ambiguous_letters_and_romanish_words_stay_as_written(text: str, expected: str) -> None:
     assert words(text) == expected
 
 
 def test_roman_value_accepts_only_canonical_numerals_in_capitals() -> None:
-    assert [roman_value(t) for t in ("I", "IV", "IX", "XL", "XC", "CD", "CM", "MMMCMXCIX", "XXIII")] == \
-        [1, 4, 9, 40, 90, 400, 900, 3999, 23]
+    assert [roman_value(t) for t in ("I", "IV", "IX", "XL", "XC", "CD", "CM", "MMMCMXCIX", "XXIII")] == [
+        1,
+        4,
+        9,
+        40,
+        90,
+        400,
+        900,
+        3999,
+        23,
+    ]
     assert [roman_value(t) for t in ("", "C", "D", "L", "M", "IIII", "VV", "IL", "iv", "Xi", "MMMM")] == [None] * 11
 
 
@@ -116,48 +135,55 @@ def test_other_presets_and_the_first_version_leave_roman_numerals_alone() -> Non
 
 # --- abbreviations --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("written, spoken", [
-    ("art. 5º", "artigo quinto"),
-    ("arts. 5º e 6º", "artigos quinto e sexto"),
-    ("Art. 10", "artigo dez"),
-    ("§ 2º", "parágrafo segundo"),
-    ("§3º", "parágrafo terceiro"),
-    ("§§ 1º e 2º", "parágrafos primeiro e segundo"),
-    ("§ único", "parágrafo único"),
-    ("nº 5", "número cinco"),
-    ("n.º 6", "número seis"),
-    ("Nº 7", "número sete"),
-    ("n° 8", "número oito"),
-    ("inc. IV", "inciso quarto"),
-    ("inc. 3", "inciso três"),
-    ("Título II, inciso XXI, do art. 5º", "título segundo inciso vinte e um do artigo quinto"),
-    ("cap. II", "capítulo segundo"),
-    ("séc. XXI", "século vinte e um"),
-    ("o Sr. Silva e a Sra. Souza", "o senhor silva e a senhora souza"),
-    ("Dr. João e Dra. Ana", "doutor joão e doutora ana"),
-    ("Prof. Paulo e Profa. Rita", "professor paulo e professora rita"),
-    ("a sr.ª Lima", "a senhora lima"),
-    ("pág. 3", "página três"),
-    ("p. 12", "página doze"),
-    ("pp. 3", "páginas três"),
-    ("D. Pedro I e D. Maria I", "dom pedro primeiro e dona maria primeira"),
-    ("livros, cadernos etc.", "livros cadernos etcétera"),
-    ("(art. 5º),", "artigo quinto"),
-    ("Av. Paulista", "avenida paulista"),
-])
+
+@pytest.mark.parametrize(
+    "written, spoken",
+    [
+        ("art. 5º", "artigo quinto"),
+        ("arts. 5º e 6º", "artigos quinto e sexto"),
+        ("Art. 10", "artigo dez"),
+        ("§ 2º", "parágrafo segundo"),
+        ("§3º", "parágrafo terceiro"),
+        ("§§ 1º e 2º", "parágrafos primeiro e segundo"),
+        ("§ único", "parágrafo único"),
+        ("nº 5", "número cinco"),
+        ("n.º 6", "número seis"),
+        ("Nº 7", "número sete"),
+        ("n° 8", "número oito"),
+        ("inc. IV", "inciso quarto"),
+        ("inc. 3", "inciso três"),
+        ("Título II, inciso XXI, do art. 5º", "título segundo inciso vinte e um do artigo quinto"),
+        ("cap. II", "capítulo segundo"),
+        ("séc. XXI", "século vinte e um"),
+        ("o Sr. Silva e a Sra. Souza", "o senhor silva e a senhora souza"),
+        ("Dr. João e Dra. Ana", "doutor joão e doutora ana"),
+        ("Prof. Paulo e Profa. Rita", "professor paulo e professora rita"),
+        ("a sr.ª Lima", "a senhora lima"),
+        ("pág. 3", "página três"),
+        ("p. 12", "página doze"),
+        ("pp. 3", "páginas três"),
+        ("D. Pedro I e D. Maria I", "dom pedro primeiro e dona maria primeira"),
+        ("livros, cadernos etc.", "livros cadernos etcétera"),
+        ("(art. 5º),", "artigo quinto"),
+        ("Av. Paulista", "avenida paulista"),
+    ],
+)
 def test_abbreviations_read_both_ways(written: str, spoken: str) -> None:
     assert words(written) == spoken
     assert words(spoken) == spoken
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a Apple Inc. anunciou", "a apple inc anunciou"),  # "inc." only before a numeral
-    ("João P. Silva", "joão p silva"),  # "p." only before a numeral: an initial
-    ("ficou no. Depois", "ficou no depois"),  # "no." is the contraction at a sentence end
-    ("D. Quixote", "d quixote"),  # "D." only before a regnal name
-    ("o ex. presidente", "o ex presidente"),
-    ("pop art", "pop art"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a Apple Inc. anunciou", "a apple inc anunciou"),  # "inc." only before a numeral
+        ("João P. Silva", "joão p silva"),  # "p." only before a numeral: an initial
+        ("ficou no. Depois", "ficou no depois"),  # "no." is the contraction at a sentence end
+        ("D. Quixote", "d quixote"),  # "D." only before a regnal name
+        ("o ex. presidente", "o ex presidente"),
+        ("pop art", "pop art"),
+    ],
+)
 def test_ambiguous_abbreviations_stay_as_written(text: str, expected: str) -> None:
     assert words(text) == expected
 
@@ -165,7 +191,12 @@ def test_ambiguous_abbreviations_stay_as_written(text: str, expected: str) -> No
 def test_abbreviation_tokens_point_to_their_source_words() -> None:
     tokens = NORM.tokens("do art. 5º §3º".split())
     assert [(t.text, t.source_index) for t in tokens] == [
-        ("do", 0), ("artigo", 1), ("quinto", 2), ("parágrafo", 3), ("terceiro", 3)]
+        ("do", 0),
+        ("artigo", 1),
+        ("quinto", 2),
+        ("parágrafo", 3),
+        ("terceiro", 3),
+    ]
 
 
 def test_the_first_version_reproduces_its_old_abbreviation_output() -> None:
@@ -174,6 +205,7 @@ def test_the_first_version_reproduces_its_old_abbreviation_output() -> None:
 
 
 # --- homophones -----------------------------------------------------------------------------
+
 
 def test_crase_is_folded_from_the_second_version_and_ha_stays_a_verb() -> None:
     assert words("vou à praia às vezes àquela hora") == "vou a praia as vezes aquela hora"
@@ -185,20 +217,23 @@ def test_crase_is_folded_from_the_second_version_and_ha_stays_a_verb() -> None:
 
 # --- tables ---------------------------------------------------------------------------------
 
+
 def test_every_table_starts_with_its_version() -> None:
     for path in sorted(LEXICON_DIR.iterdir()):
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert first.startswith("# ptbr-") and first.rstrip()[-1].isdigit(), path.name
 
 
-@pytest.mark.parametrize("name, line, message", [
-    ("abbreviations.tsv", "art.\tartigo\talways\n", "abbreviations.tsv: line 1: the third field"),
-    ("abbreviations.tsv", "art. artigo\n", "abbreviations.tsv: line 1: expected"),
-    ("roman.tsv", "século\tnoun\tn\n", "roman.tsv: line 1: expected one word"),
-    ("homophones.tsv", "à\n", "homophones.tsv: line 1: expected"),
-])
-def test_a_malformed_table_line_is_refused_with_its_number(tmp_path: Path, name: str, line: str,
-                                                           message: str) -> None:
+@pytest.mark.parametrize(
+    "name, line, message",
+    [
+        ("abbreviations.tsv", "art.\tartigo\talways\n", "abbreviations.tsv: line 1: the third field"),
+        ("abbreviations.tsv", "art. artigo\n", "abbreviations.tsv: line 1: expected"),
+        ("roman.tsv", "século\tnoun\tn\n", "roman.tsv: line 1: expected one word"),
+        ("homophones.tsv", "à\n", "homophones.tsv: line 1: expected"),
+    ],
+)
+def test_a_malformed_table_line_is_refused_with_its_number(tmp_path: Path, name: str, line: str, message: str) -> None:
     shutil.copytree(LEXICON_DIR, tmp_path, dirs_exist_ok=True)
     (tmp_path / name).write_text(line, encoding="utf-8")
     with pytest.raises(InputError, match=message):
@@ -207,6 +242,7 @@ def test_a_malformed_table_line_is_refused_with_its_number(tmp_path: Path, name:
 
 
 # --- real prompts ---------------------------------------------------------------------------
+
 
 def test_common_voice_prompts_change_only_where_a_crase_is_written() -> None:
     tsv = PTBR_DEV / "commonvoice-pt" / "validated.tsv"
@@ -239,14 +275,24 @@ def test_the_signature_takes_its_policies_from_normalize_not_from_the_scorer() -
     import toolkit.scorer.signature
 
     tree = ast.parse(inspect.getsource(toolkit.scorer.signature))
-    typing_only = {id(node) for block in tree.body if isinstance(block, ast.If)
-                   and getattr(block.test, "id", "") == "TYPE_CHECKING" for node in ast.walk(block)}
-    runtime = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               and node.module in ("toolkit.scorer.score", "toolkit.scorer.results") and id(node) not in typing_only]
+    typing_only = {
+        id(node)
+        for block in tree.body
+        if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING"
+        for node in ast.walk(block)
+    }
+    runtime = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module in ("toolkit.scorer.score", "toolkit.scorer.results")
+        and id(node) not in typing_only
+    ]
     assert not runtime, "toolkit.scorer.signature imports the scorer's score modules at run time (an import circle)"
 
 
 # A numeral the recognizer split into word pieces (Whisper writes "4,2%" as "4" ",2" "%").
+
 
 def test_numeral_pieces_are_read_whole_from_ptbr_norm_2_on() -> None:
     split = ["foi", "de", "4", ",2", "%", "nem"]
@@ -267,5 +313,7 @@ def test_numeral_pieces_are_read_whole_from_ptbr_norm_2_on() -> None:
     # ptbr-norm-1 keeps reading them apart, so its old scores reproduce
     old = Normalizer(NormalizationPolicy.normalized("ptbr-norm-1")).words("foi de 4 ,2 %")
     assert old == ["foi", "de", "quatro", "dois", "por", "cento"]
-    assert "numeral_pieces" in norm2.options() and "numeral_pieces" not in NormalizationPolicy.normalized(
-        "ptbr-norm-1").options()
+    assert (
+        "numeral_pieces" in norm2.options()
+        and "numeral_pieces" not in NormalizationPolicy.normalized("ptbr-norm-1").options()
+    )

@@ -42,18 +42,32 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
         shutil.copy(ROOT / name, source / name)
     wheels, target = tmp_path / "wheels", tmp_path / "installed"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(wheels), str(source)],
-                   check=True, capture_output=True, cwd=tmp_path)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(wheels), str(source)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
     (wheel,) = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in LEXICON_FILES_2} <= set(names)
-    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, cwd=tmp_path)
+    subprocess.run(
+        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-c", PROBE], env={**env, "PYTHONPATH": str(target)},
-                            cwd=outside, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env={**env, "PYTHONPATH": str(target)},
+        cwd=outside,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     data = json.loads(result.stdout)
     assert Path(data["toolkit"]).is_relative_to(target)
     assert Path(data["lexicons"]).is_relative_to(target) and not Path(data["lexicons"]).is_relative_to(ROOT)

@@ -18,20 +18,22 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from shared_data import PTBR_DEV
-from toolkit.pipeline.engine import run_experiment
-from toolkit.core.errors import InputError, ToolkitError
-from toolkit.evaluate import evaluate_run
-from toolkit.pipeline.experiment import load_experiment
-from toolkit.corpus.freeze import freeze
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}")]
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.corpus.freeze import freeze
+from toolkit.evaluate import evaluate_run
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}"),
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "experiments" / "demo" / "experiment.toml"
@@ -44,8 +46,14 @@ PRODUCTS = ("hypotheses", "disagreements", "scores")
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYANNOTE_METRICS_ENABLED": "false", "HF_HUB_OFFLINE": "1",
-            "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(ROOT), "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    return {
+        **os.environ,
+        "PYANNOTE_METRICS_ENABLED": "false",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "PYTHONPATH": str(ROOT),
+        "DASK_DISTRIBUTED__WORKER__DAEMON": "False",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +81,12 @@ def _experiment(corpus: Path, name: str) -> Path:
 
 
 def _products(run: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run)): p.read_bytes() for part in PRODUCTS for p in sorted((run / part).rglob("*"))
-            if p.is_file() and p.name != "runtime.csv"}
+    return {
+        str(p.relative_to(run)): p.read_bytes()
+        for part in PRODUCTS
+        for p in sorted((run / part).rglob("*"))
+        if p.is_file() and p.name != "runtime.csv"
+    }
 
 
 def _order(run: Path) -> list[tuple[str, str]]:
@@ -100,15 +112,35 @@ def dask_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen], 
     """A real ``dask scheduler`` on 127.0.0.1 and a way to add ``dask worker`` processes; all stopped after."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    processes = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                   "--no-dashboard"], env=_env(), cwd=tmp_path,
-                                  stdout=subprocess.DEVNULL, stderr=open(tmp_path / "scheduler.log", "w"))]
+    processes = [
+        subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=_env(),
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=open(tmp_path / "scheduler.log", "w"),
+        )
+    ]
 
     def add_worker(name: str, prefix: tuple[str, ...] = ()) -> None:
-        command = [*prefix, str(DASK), "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
-                   "--no-dashboard", "--name", name]
-        processes.append(subprocess.Popen(command, env=_env(), cwd=tmp_path, stdout=subprocess.DEVNULL,
-                                          stderr=open(tmp_path / f"{name}.log", "w")))
+        command = [
+            *prefix,
+            str(DASK),
+            "worker",
+            address,
+            "--nthreads",
+            "1",
+            "--host",
+            "127.0.0.1",
+            "--no-dashboard",
+            "--name",
+            name,
+        ]
+        processes.append(
+            subprocess.Popen(
+                command, env=_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=open(tmp_path / f"{name}.log", "w")
+            )
+        )
 
     yield address, processes, add_worker
     for process in reversed(processes):
@@ -146,8 +178,13 @@ def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: P
     try:
         os.environ.clear()
         os.environ.update(saved)
-        local = run_experiment(load_experiment(_experiment(corpus, "local")), "tuning", ARMS, progress=False,
-                               scheduler=cluster.scheduler_address)
+        local = run_experiment(
+            load_experiment(_experiment(corpus, "local")),
+            "tuning",
+            ARMS,
+            progress=False,
+            scheduler=cluster.scheduler_address,
+        )
     finally:
         cluster.close()
         os.environ.clear()
@@ -169,14 +206,20 @@ def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: P
 
 
 def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recomputes_nothing(
-        corpus: Path, one_worker: Path, dask_cluster) -> None:
+    corpus: Path, one_worker: Path, dask_cluster
+) -> None:
     address, _, add_worker = dask_cluster
     add_worker("w1")
     add_worker("w2")
     client = _wait_for_workers(address, 2)
     folder = _experiment(corpus, "killed")
-    run = subprocess.Popen(_ablate(folder, "--scheduler", address, "--no-score"), env=_env(),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        _ablate(folder, "--scheduler", address, "--no-score"),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     outputs = folder / "runs"
     killed, finished_before = None, {}
     deadline = time.monotonic() + 300
@@ -203,8 +246,9 @@ def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recom
     assert record["computed"] + record["reused"] == len(CLIPS) * len(ARMS)
     assert _order(run_folder) == _order(one_worker)
 
-    rerun = subprocess.run(_ablate(folder, "--scheduler", address, "--no-score"), env=_env(), capture_output=True,
-                           text=True, timeout=300)
+    rerun = subprocess.run(
+        _ablate(folder, "--scheduler", address, "--no-score"), env=_env(), capture_output=True, text=True, timeout=300
+    )
     assert rerun.returncode == 0, rerun.stderr
     assert f"0 arm results computed, {len(CLIPS) * len(ARMS)} reused" in rerun.stdout
     again = json.loads((run_folder / "run.json").read_text())
@@ -224,7 +268,8 @@ def _add_worker_seeing(add_worker, name: str, folder: Path, view: Path) -> None:
 
 
 def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_run_says_so(
-        corpus: Path, dask_cluster, tmp_path: Path) -> None:
+    corpus: Path, dask_cluster, tmp_path: Path
+) -> None:
     address, _, add_worker = dask_cluster
     audio = corpus / "corpus" / "audio"
     hidden = CLIPS[1]
@@ -236,8 +281,13 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
     _add_worker_seeing(add_worker, "blind", audio, view)
     _wait_for_workers(address, 1).close()
     folder = _experiment(corpus, "blind")
-    result = subprocess.run(_ablate(folder, "--scheduler", address, arms=["baseline"]), env=_env(),
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        _ablate(folder, "--scheduler", address, arms=["baseline"]),
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 1
     line = next(line for line in result.stderr.splitlines() if line.startswith(f"ablate: {hidden} failed:"))
     assert "worker tcp://127.0.0.1:" in line and f"{audio / hidden}.wav: missing" in line
@@ -254,7 +304,8 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
 
 
 def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_says_so(
-        corpus: Path, dask_cluster, tmp_path: Path) -> None:
+    corpus: Path, dask_cluster, tmp_path: Path
+) -> None:
     from toolkit.asr.models import resolve_model
 
     address, _, add_worker = dask_cluster
@@ -266,10 +317,16 @@ def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_say
     _wait_for_workers(address, 1).close()
     folder = _experiment(corpus, "no-model")
     toml = folder / "experiment.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('model = "whisper-base"', f'model = "{model}"'),
-                    encoding="utf-8")
-    result = subprocess.run(_ablate(folder, "--scheduler", address, arms=["baseline"]), env=_env(),
-                            capture_output=True, text=True, timeout=300)
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace('model = "whisper-base"', f'model = "{model}"'), encoding="utf-8"
+    )
+    result = subprocess.run(
+        _ablate(folder, "--scheduler", address, arms=["baseline"]),
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 1
     failed = [line for line in result.stderr.splitlines() if line.startswith("ablate: ") and " failed: " in line]
     assert [line.split()[1] for line in failed] == list(CLIPS)
@@ -282,10 +339,14 @@ def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_say
 def test_more_decoding_threads_than_cores_is_refused_before_anything_is_written(corpus: Path) -> None:
     folder = _experiment(corpus, "too-many")
     cores = len(os.sched_getaffinity(0))
-    with pytest.raises(ToolkitError, match=f"--workers {cores + 1} with recognizers decoding on cpu_threads = 1 "
-                                           f"would run {cores + 1} decoding threads on the {cores} cores"):
+    with pytest.raises(
+        ToolkitError,
+        match=f"--workers {cores + 1} with recognizers decoding on cpu_threads = 1 "
+        f"would run {cores + 1} decoding threads on the {cores} cores",
+    ):
         run_experiment(load_experiment(folder), "tuning", ARMS, progress=False, workers=cores + 1)
     with pytest.raises(ToolkitError, match="with --scheduler the cluster's own workers decide"):
-        run_experiment(load_experiment(folder), "tuning", ARMS, progress=False, workers=2,
-                       scheduler="tcp://127.0.0.1:1")
+        run_experiment(
+            load_experiment(folder), "tuning", ARMS, progress=False, workers=2, scheduler="tcp://127.0.0.1:1"
+        )
     assert not (folder / "runs").exists()

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from demo_variant import DEMO, demo_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from demo_variant import DEMO, demo_variant
+from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.pipeline.windows import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause_windows
-from toolkit.audio.vad import SileroVadConfig
 
 CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
 
@@ -103,20 +103,36 @@ def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
         PauseConfig(4.0, 0.3, 0.0, SileroVadConfig())
 
 
-@pytest.mark.parametrize(("old", "new", "message"), [
-    ("search_s = 4.0", "search_s = 5.0", r"\[components.windows\] search_s \(5.0\) must be smaller than overlap_s"),
-    ("min_pause_s = 0.3\n", "", r"\[components.windows.pauses\] must write out every parameter; missing min_pause_s"),
-    ("min_pause_s = 0.3", "min_pause_s = 0.3\nmargin_s = 1.0", r"\[components.windows.pauses\] has unknown"),
-    ("edge_silence_s = 1.0", 'edge_silence_s = "short"', r"components.windows.pauses.edge_silence_s must be a number"),
-    ("[components.windows.pauses.vad]\nthreshold = 0.5", "[components.windows.pauses.vad]\nthreshold = 1.5",
-     r"\[components.windows.pauses.vad\] threshold 1.5 must lie in \(0, 1\)"),
-    ('placement = "vad_pauses"', 'placement = "silence"', r"components.windows.placement must be one of"),
-    ('placement = "vad_pauses"', 'placement = "grid"', r"\[components.windows.pauses\] applies only to placement"),
-    ("[components.windows.pauses]", "[components.windows.other]",
-     r"\[components.windows.pauses\] must write out every parameter; missing search_s"),
-])
-def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, old: str, new: str,
-                                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("search_s = 4.0", "search_s = 5.0", r"\[components.windows\] search_s \(5.0\) must be smaller than overlap_s"),
+        (
+            "min_pause_s = 0.3\n",
+            "",
+            r"\[components.windows.pauses\] must write out every parameter; missing min_pause_s",
+        ),
+        ("min_pause_s = 0.3", "min_pause_s = 0.3\nmargin_s = 1.0", r"\[components.windows.pauses\] has unknown"),
+        (
+            "edge_silence_s = 1.0",
+            'edge_silence_s = "short"',
+            r"components.windows.pauses.edge_silence_s must be a number",
+        ),
+        (
+            "[components.windows.pauses.vad]\nthreshold = 0.5",
+            "[components.windows.pauses.vad]\nthreshold = 1.5",
+            r"\[components.windows.pauses.vad\] threshold 1.5 must lie in \(0, 1\)",
+        ),
+        ('placement = "vad_pauses"', 'placement = "silence"', r"components.windows.placement must be one of"),
+        ('placement = "vad_pauses"', 'placement = "grid"', r"\[components.windows.pauses\] applies only to placement"),
+        (
+            "[components.windows.pauses]",
+            "[components.windows.other]",
+            r"\[components.windows.pauses\] must write out every parameter; missing search_s",
+        ),
+    ],
+)
+def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, old: str, new: str, message: str) -> None:
     path = demo_variant(tmp_path, old, new)
     with pytest.raises(InputError, match=message) as error:
         load_experiment(path)
@@ -125,7 +141,10 @@ def test_windows_placement_parameters_are_checked_in_one_line(tmp_path: Path, ol
 
 def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_path: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
-    text = text[:text.index("[components.windows.pauses]")] + text[text.index("# Onset repair (toolkit/pipeline/onset_repair.py)"):]
+    text = (
+        text[: text.index("[components.windows.pauses]")]
+        + text[text.index("# Onset repair (toolkit/pipeline/onset_repair.py)") :]
+    )
     path = tmp_path / "experiment.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match=r"needs a \[components.windows.pauses\] table"):
@@ -136,10 +155,14 @@ def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_pat
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.floats(0.1, 12.0), st.floats(0.0, 4.0)), min_size=0, max_size=40),
-       st.floats(10.0, 400.0), st.floats(0.0, 0.99))
+@given(
+    st.lists(st.tuples(st.floats(0.1, 12.0), st.floats(0.0, 4.0)), min_size=0, max_size=40),
+    st.floats(10.0, 400.0),
+    st.floats(0.0, 0.99),
+)
 def test_any_speech_layout_is_covered_with_edges_in_pauses_or_said_to_be_on_the_grid(
-        turns: list[tuple[float, float]], duration: float, origin_share: float) -> None:
+    turns: list[tuple[float, float]], duration: float, origin_share: float
+) -> None:
     speech, t = [], 0.0
     for talk, pause in turns:  # alternating speech and silence from the start
         if t >= duration:

@@ -13,18 +13,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from protocol_corpus import correct, make_corpus, make_experiment, make_run, turns
-from toolkit.pipeline.engine import RunSummary
+
 from toolkit.cli import main
 from toolkit.core.errors import InputError
+from toolkit.pipeline.engine import RunSummary
 from toolkit.pipeline.experiment import load_experiment
-from toolkit.protocol.gates import TEMPLATE
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.challenger import freeze_challenger, gates_copy
+from toolkit.protocol.gates import TEMPLATE
 from toolkit.protocol.state import ProtocolError, current_hash
 from toolkit.protocol.testsplit import open_test_split, record_run
-from toolkit.core.transcripts import Word
 from toolkit.runs.folder import RunFolder
 
 SPLITS = {"t1": "tuning", "h1": "holdout", "h2": "holdout", "c1": "challenge"}
@@ -50,8 +49,14 @@ def _holdout_run(experiment, split: str = "holdout", challenger: str = "vad") ->
     words = {rid: correct(turns()) for rid in rids}
     missing_negation = {rid: w[:1] + w[2:] for rid, w in words.items()}
     folder = experiment.folder / "runs" / f"{split}-constructed"
-    make_run(folder, experiment.manifest_path, split, {"baseline": words, challenger: missing_negation},
-             vad={challenger: [(0.0, 20.0)]}, experiment=experiment)
+    make_run(
+        folder,
+        experiment.manifest_path,
+        split,
+        {"baseline": words, challenger: missing_negation},
+        vad={challenger: [(0.0, 20.0)]},
+        experiment=experiment,
+    )
     summary = RunSummary(RunFolder(folder), split, ["baseline", challenger], rids, 2, 0)
     record_run(experiment, split, summary)
     return summary
@@ -101,8 +106,9 @@ def test_after_opening_any_change_needs_fresh_test_data(experiment, tmp_path: Pa
     with pytest.raises(ProtocolError, match="needs fresh test data"):
         freeze_challenger(experiment, "windows", TEMPLATE)
     edited = tmp_path / "gates.toml"
-    edited.write_text(TEMPLATE.read_text(encoding="utf-8").replace("threshold = 0.5", "threshold = 0.1"),
-                      encoding="utf-8")
+    edited.write_text(
+        TEMPLATE.read_text(encoding="utf-8").replace("threshold = 0.5", "threshold = 0.1"), encoding="utf-8"
+    )
     with pytest.raises(ProtocolError, match="needs fresh test data"):
         freeze_challenger(experiment, "vad", edited)
     gates_copy(experiment).write_text(edited.read_text(encoding="utf-8"), encoding="utf-8")
@@ -174,13 +180,16 @@ def _lines(log: AuditLog) -> list[str]:
     return log.path.read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-@pytest.mark.parametrize("tamper, named", [
-    (lambda lines: [lines[0], lines[1].replace('"n":1', '"n":7'), *lines[2:]], "entry 3"),
-    (lambda lines: [lines[0], *lines[2:]], "entry 2"),
-    (lambda lines: [lines[0], lines[2], lines[1], *lines[3:]], "entry 2"),
-    (lambda lines: lines[:-1], "head records 5"),
-    (lambda lines: [*lines[:-1], lines[-1].replace('"n":4', '"n":9')], "entry 5 was edited"),
-])
+@pytest.mark.parametrize(
+    "tamper, named",
+    [
+        (lambda lines: [lines[0], lines[1].replace('"n":1', '"n":7'), *lines[2:]], "entry 3"),
+        (lambda lines: [lines[0], *lines[2:]], "entry 2"),
+        (lambda lines: [lines[0], lines[2], lines[1], *lines[3:]], "entry 2"),
+        (lambda lines: lines[:-1], "head records 5"),
+        (lambda lines: [*lines[:-1], lines[-1].replace('"n":4', '"n":9')], "entry 5 was edited"),
+    ],
+)
 def test_an_edited_deleted_or_reordered_entry_is_named(logged: AuditLog, tamper, named: str) -> None:
     assert verify(logged, current_hash) == 5
     logged.path.write_text("".join(tamper(_lines(logged))), encoding="utf-8")
@@ -236,8 +245,13 @@ def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refus
     assert main(["gate", str(experiment.folder)]) == 2
     assert "is not the frozen challenger's configuration" in capsys.readouterr().err
     words = correct(turns())
-    folder = make_run(summary.folder.root, experiment.manifest_path, "holdout",
-                      {"baseline": {"h1": words}, "vad": {"h1": words}}, experiment=experiment)  # h2 missing
+    folder = make_run(
+        summary.folder.root,
+        experiment.manifest_path,
+        "holdout",
+        {"baseline": {"h1": words}, "vad": {"h1": words}},
+        experiment=experiment,
+    )  # h2 missing
     record_run(experiment, "holdout", RunSummary(folder, "holdout", ["baseline", "vad"], ["h1"], 0, 0))
     assert main(["gate", str(experiment.folder)]) == 2
     error = capsys.readouterr().err.strip()
@@ -247,15 +261,18 @@ def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refus
 
 def test_a_gates_file_with_a_typo_stops_the_freeze_and_writes_nothing(experiment, tmp_path: Path, capsys) -> None:
     typo = tmp_path / "gates.toml"
-    typo.write_text(TEMPLATE.read_text(encoding="utf-8").replace("[seam_omissions]", "[seam_omission]"),
-                    encoding="utf-8")
+    typo.write_text(
+        TEMPLATE.read_text(encoding="utf-8").replace("[seam_omissions]", "[seam_omission]"), encoding="utf-8"
+    )
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(typo)]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"ablate: error: {typo}: unknown key 'seam_omission'") and "\n" not in error
     assert not (experiment.folder / "protocol").exists()
 
 
-def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_and_scorer_it_began_with(tmp_path: Path, capsys) -> None:
+def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_and_scorer_it_began_with(
+    tmp_path: Path, capsys
+) -> None:
     from toolkit.cli.demo import EXPERIMENT_STAMP, _protocol_for_this_version
 
     folder = make_experiment(tmp_path / "exp", make_corpus(tmp_path / "corpus", {"a": "tuning"}))

@@ -20,22 +20,24 @@ import numpy as np
 import pytest
 import soundfile
 import soxr
-
 from protocol_corpus import make_experiment
+
 from toolkit.cli import main
+from toolkit.core.transcripts import Interval, Reference, Utterance
+from toolkit.corpus.freeze import freeze
 from toolkit.demo.sounds import trim_silence
 from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
 from toolkit.formats import write_reference_textgrid
-from toolkit.protocol.gates import TEMPLATE
-from toolkit.corpus.freeze import freeze
 from toolkit.protocol.audit import AuditLog
-from toolkit.core.transcripts import Interval, Reference, Utterance
+from toolkit.protocol.gates import TEMPLATE
 
 pytestmark = pytest.mark.slow
 
 RATE = 16_000
-SENTENCES = {"tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
-             "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas.")}
+SENTENCES = {
+    "tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
+    "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas."),
+}
 
 
 def _corpus(root: Path) -> Path:
@@ -47,9 +49,9 @@ def _corpus(root: Path) -> Path:
         utterances = []
         for text, onset in zip(sentences, (1.0, 6.5)):
             clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
-            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[:int(5 * RATE)]
+            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[: int(5 * RATE)]
             start = int(onset * RATE)
-            samples[start:start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+            samples[start : start + len(speech)] += 0.5 * speech / np.abs(speech).max()
             utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
         soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
         reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
@@ -63,8 +65,12 @@ def _corpus(root: Path) -> Path:
 def _killed_holdout_run(experiment: str) -> None:
     """Start ``ablate run --split holdout`` and kill -9 it once the holdout was opened."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    process = subprocess.Popen([sys.executable, "-m", "toolkit", "run", experiment, "--split", "holdout", "--quiet"],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "run", experiment, "--split", "holdout", "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     log = Path(experiment) / "protocol" / "audit.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
@@ -87,7 +93,10 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 0  # and the run resumable
     assert re.search(r"(\d) arm results computed, (\d) reused", capsys.readouterr().out).groups() in (
-        ("2", "0"), ("1", "1"), ("0", "2"))
+        ("2", "0"),
+        ("1", "1"),
+        ("0", "2"),
+    )
     code = main(["gate", experiment, "--format", "json"])
     verdict = json.loads(capsys.readouterr().out)
     assert (code, verdict["verdict"]) in ((0, "PROMOTE"), (1, "RETAIN BASELINE"))
@@ -98,7 +107,20 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["gates"] == verdict["gates"]
     assert main(["audit", "verify", experiment]) == 0
     events = [e.event for e in AuditLog(Path(experiment)).entries()]
-    assert events[:7] == ["manifest frozen", "manifest verified", "tuning run", "refusal", "manifest verified",
-                          "challenger frozen", "holdout opened"]
-    assert events[-6:] == ["holdout finished", "gate evaluated", "holdout resumed", "manifest verified",
-                           "holdout finished", "gate evaluated"]
+    assert events[:7] == [
+        "manifest frozen",
+        "manifest verified",
+        "tuning run",
+        "refusal",
+        "manifest verified",
+        "challenger frozen",
+        "holdout opened",
+    ]
+    assert events[-6:] == [
+        "holdout finished",
+        "gate evaluated",
+        "holdout resumed",
+        "manifest verified",
+        "holdout finished",
+        "gate evaluated",
+    ]

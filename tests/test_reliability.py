@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.formats import read_hypothesis, write_ctm, write_hypothesis_json, write_reference_textgrid
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.formats import read_hypothesis, write_ctm, write_hypothesis_json, write_reference_textgrid
 
 SENTENCE = "eu não vou lá amanhã de manhã com a Conceição"
 
@@ -33,6 +33,7 @@ def pair(tmp_path: Path) -> Path:
 
 
 # Item 1: reference and hypothesis must be the same recording (and channel).
+
 
 def test_a_ctm_of_another_recording_is_refused_naming_both_ids(pair: Path, capsys) -> None:
     code, out, err = score(capsys, "--ref", pair / "rec1.TextGrid", "--hyp", pair / "other.ctm")
@@ -61,8 +62,9 @@ def test_matching_ids_score_and_an_explicit_id_pairs_files_that_do_not_say(pair:
 
 
 def test_two_channels_of_one_recording_are_never_merged(pair: Path, capsys) -> None:
-    lines = [f"rec1 {channel} {0.3 * k:.3f} 0.250 {w}" for channel in ("1", "2")
-             for k, w in enumerate(SENTENCE.split())]
+    lines = [
+        f"rec1 {channel} {0.3 * k:.3f} 0.250 {w}" for channel in ("1", "2") for k, w in enumerate(SENTENCE.split())
+    ]
     (pair / "both.ctm").write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, _, err = score(capsys, "--ref", pair / "rec1.TextGrid", "--hyp", pair / "both.ctm")
     assert code == 2 and "channels 1, 2" in err and "--channel" in err
@@ -98,6 +100,7 @@ def test_a_run_folder_hypothesis_for_another_recording_is_refused(pair: Path) ->
 
 
 # Item 2: a TextGrid cut anywhere is refused; a reference with no words needs a declaration at freeze.
+
 
 def _grid_with_utterances_last(path: Path) -> str:
     from praatio import textgrid as praat
@@ -144,20 +147,53 @@ def test_a_reference_without_words_needs_a_no_speech_declaration(tmp_path: Path,
     err = capsys.readouterr().err
     assert "rec.TextGrid: the reference has no words" in err and "--no-speech rec" in err
     assert not out.exists()
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning",
-                 "--no-speech", "rec"]) == 0
+    assert (
+        main(
+            [
+                "manifest",
+                "freeze",
+                str(audio),
+                "--refs",
+                str(refs),
+                "--out",
+                str(out),
+                "--split",
+                "tuning",
+                "--no-speech",
+                "rec",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["recordings"][0]["strata"] == ["no-speech"]
 
 
 def test_a_recording_declared_silent_whose_reference_has_words_is_refused(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "não")
     out = tmp_path / "manifest.json"
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning",
-                 "--no-speech", "rec"]) == 2
+    assert (
+        main(
+            [
+                "manifest",
+                "freeze",
+                str(audio),
+                "--refs",
+                str(refs),
+                "--out",
+                str(out),
+                "--split",
+                "tuning",
+                "--no-speech",
+                "rec",
+            ]
+        )
+        == 2
+    )
     assert "declared to hold no speech" in capsys.readouterr().err and not out.exists()
 
 
 # Item 3: a WAV whose data chunk promises more bytes than the file holds.
+
 
 def test_a_wav_cut_with_a_fixed_riff_size_but_a_stale_data_size_is_refused(tmp_path: Path) -> None:
     import numpy as np
@@ -177,6 +213,7 @@ def test_a_wav_cut_with_a_fixed_riff_size_but_a_stale_data_size_is_refused(tmp_p
 
 
 # Item 5: ids CTM/STM cannot carry are refused at freeze; what the toolkit writes, it reads back.
+
 
 def test_a_recording_id_with_whitespace_is_refused_at_freeze_with_a_suggestion(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "não")
@@ -215,23 +252,29 @@ def test_ctm_stm_and_json_written_by_the_toolkit_read_back_the_same(tmp_path: Pa
 
 # Item 8: the JSON words reader applies the CTM reader's rules.
 
-@pytest.mark.parametrize("word, problem", [
-    ({"text": "a", "start": "0.5", "end": 1.0}, "start '0.5' is not a number"),
-    ({"text": 7, "start": 0.5, "end": 1.0}, "word text must be a non-empty string"),
-    ({"text": "a", "start": float("nan"), "end": 1.0}, "start nan is not a finite number"),
-    ({"text": "a", "start": 0.5}, "has a start or an end but not both"),
-    ({"text": "a", "start": -1, "end": 1.0}, "impossible times"),
-    ({"text": "a", "start": 0.5, "end": 1.0, "confidence": True}, "confidence True is not a number"),
-    ({"text": "a", "begin": 0.5}, "expected an object with 'text'"),
-    ("a", "expected an object with 'text'"),
-])
+
+@pytest.mark.parametrize(
+    "word, problem",
+    [
+        ({"text": "a", "start": "0.5", "end": 1.0}, "start '0.5' is not a number"),
+        ({"text": 7, "start": 0.5, "end": 1.0}, "word text must be a non-empty string"),
+        ({"text": "a", "start": float("nan"), "end": 1.0}, "start nan is not a finite number"),
+        ({"text": "a", "start": 0.5}, "has a start or an end but not both"),
+        ({"text": "a", "start": -1, "end": 1.0}, "impossible times"),
+        ({"text": "a", "start": 0.5, "end": 1.0, "confidence": True}, "confidence True is not a number"),
+        ({"text": "a", "begin": 0.5}, "expected an object with 'text'"),
+        ("a", "expected an object with 'text'"),
+    ],
+)
 def test_bad_json_words_are_refused_like_bad_ctm_lines(tmp_path: Path, word: object, problem: str) -> None:
     from toolkit.core.errors import InputError
 
     path = tmp_path / "rec.json"
     path.write_text(json.dumps({"recording_id": "rec", "words": [word]}), encoding="utf-8")
-    with pytest.raises(InputError, match=f"rec.json: word 1: .*{problem}" if "expected" not in problem
-                       else f"rec.json: word 1: {problem}"):
+    with pytest.raises(
+        InputError,
+        match=f"rec.json: word 1: .*{problem}" if "expected" not in problem else f"rec.json: word 1: {problem}",
+    ):
         read_hypothesis(path)
 
 
@@ -239,8 +282,9 @@ def test_a_nan_time_is_refused_by_both_readers(tmp_path: Path) -> None:
     from toolkit.core.errors import InputError
 
     (tmp_path / "rec.ctm").write_text("rec 1 nan 0.2 a\n", encoding="utf-8")
-    (tmp_path / "rec.json").write_text('{"recording_id": "rec", "words": [{"text": "a", "start": NaN, "end": 1}]}',
-                                       encoding="utf-8")
+    (tmp_path / "rec.json").write_text(
+        '{"recording_id": "rec", "words": [{"text": "a", "start": NaN, "end": 1}]}', encoding="utf-8"
+    )
     for name in ("rec.ctm", "rec.json"):
         with pytest.raises(InputError, match="not a finite number"):
             read_hypothesis(tmp_path / name)
@@ -248,8 +292,11 @@ def test_a_nan_time_is_refused_by_both_readers(tmp_path: Path) -> None:
 
 # Item 9: every numeric option is finite and in range.
 
-@pytest.mark.parametrize("option, value", [("--collar", "nan"), ("--collar", "inf"), ("--collar", "-1"),
-                                           ("--short-max", "-2"), ("--short-max", "x")])
+
+@pytest.mark.parametrize(
+    "option, value",
+    [("--collar", "nan"), ("--collar", "inf"), ("--collar", "-1"), ("--short-max", "-2"), ("--short-max", "x")],
+)
 def test_numeric_options_are_checked_for_range_and_finiteness(pair: Path, capsys, option: str, value: str) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["score", "--ref", str(pair / "rec1.TextGrid"), "--hyp", str(pair / "good.ctm"), option, value])
@@ -259,6 +306,7 @@ def test_numeric_options_are_checked_for_range_and_finiteness(pair: Path, capsys
 
 
 # Item 10: an output that cannot be written is one line, not a traceback.
+
 
 def test_an_unwritable_out_is_one_line(tmp_path: Path, capsys) -> None:
     import os
@@ -270,8 +318,19 @@ def test_an_unwritable_out_is_one_line(tmp_path: Path, capsys) -> None:
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code = main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(locked / "m.json"),
-                     "--split", "tuning"])
+        code = main(
+            [
+                "manifest",
+                "freeze",
+                str(audio),
+                "--refs",
+                str(refs),
+                "--out",
+                str(locked / "m.json"),
+                "--split",
+                "tuning",
+            ]
+        )
     finally:
         locked.chmod(0o700)
     err = capsys.readouterr().err
@@ -281,19 +340,47 @@ def test_an_unwritable_out_is_one_line(tmp_path: Path, capsys) -> None:
 def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "não")
     (tmp_path / "plain").write_text("not a folder")
-    code = main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(tmp_path / "plain" / "m.json"),
-                 "--split", "tuning"])
+    code = main(
+        [
+            "manifest",
+            "freeze",
+            str(audio),
+            "--refs",
+            str(refs),
+            "--out",
+            str(tmp_path / "plain" / "m.json"),
+            "--split",
+            "tuning",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "m.json: cannot write the file" in err
 
 
 # Item 11: empty references and names that differ only in Unicode normalization.
 
+
 def test_a_zero_byte_text_reference_is_refused(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "", suffix=".txt")
     out = tmp_path / "manifest.json"
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning",
-                 "--no-speech", "rec"]) == 2
+    assert (
+        main(
+            [
+                "manifest",
+                "freeze",
+                str(audio),
+                "--refs",
+                str(refs),
+                "--out",
+                str(out),
+                "--split",
+                "tuning",
+                "--no-speech",
+                "rec",
+            ]
+        )
+        == 2
+    )
     assert "rec.txt: empty file (0 bytes)" in capsys.readouterr().err and not out.exists()
 
 
@@ -304,8 +391,22 @@ def test_names_differing_in_unicode_normalization_are_told_apart(tmp_path: Path,
     nfc, nfd = unicodedata.normalize("NFC", "ação"), unicodedata.normalize("NFD", "ação")
     (audio / "rec.wav").rename(audio / f"{nfc}.wav")
     (refs / "rec.TextGrid").rename(refs / f"{nfd}.TextGrid")
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(tmp_path / "m.json"),
-                 "--split", "tuning"]) == 2
+    assert (
+        main(
+            [
+                "manifest",
+                "freeze",
+                str(audio),
+                "--refs",
+                str(refs),
+                "--out",
+                str(tmp_path / "m.json"),
+                "--split",
+                "tuning",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "differ in Unicode normalization" in err and "U+00E7 U+00E3" in err and "U+0063 U+0327" in err
 
@@ -326,8 +427,9 @@ def _experiment(root: Path, old: str = "", new: str = "") -> Path:
     (root / "corpus" / "refs").mkdir()
     tone = 0.1 * np.sin(2 * np.pi * 220 * np.arange(16000) / 16000)
     soundfile.write(root / "corpus" / "audio" / "rec.wav", tone, 16000, subtype="PCM_16")
-    write_reference_textgrid(Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid",
-                             1.0)
+    write_reference_textgrid(
+        Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0
+    )
     freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json", split="tuning")
     text = DEMO.read_text(encoding="utf-8")
     assert old in text
@@ -336,15 +438,21 @@ def _experiment(root: Path, old: str = "", new: str = "") -> Path:
     return path
 
 
-@pytest.mark.parametrize("old, new, problem", [
-    ('manifest = "corpus/manifest.json"', "manifest = 5", "manifest must be a non-empty string, not 5"),
-    ('name = "demo"', "name = 3", "name must be a non-empty string, not 3"),
-    ('recognizer = "whisper_base"', "recognizer = []", "recognizer must be a non-empty string"),
-    ('label = "Whisper base (CTranslate2 int8), beam 5, sequential long-form"', 'label = ["x"]',
-     r"recognizers.whisper_base.label must be a non-empty string, not \['x'\]"),
-    ('model = "whisper-base"', "model = 1.5", "recognizers.whisper_base.model must be a non-empty string"),
-    ('compute_type = "int8"', 'compute_type = "int3"', "compute_type must be one of default, auto, int8"),
-])
+@pytest.mark.parametrize(
+    "old, new, problem",
+    [
+        ('manifest = "corpus/manifest.json"', "manifest = 5", "manifest must be a non-empty string, not 5"),
+        ('name = "demo"', "name = 3", "name must be a non-empty string, not 3"),
+        ('recognizer = "whisper_base"', "recognizer = []", "recognizer must be a non-empty string"),
+        (
+            'label = "Whisper base (CTranslate2 int8), beam 5, sequential long-form"',
+            'label = ["x"]',
+            r"recognizers.whisper_base.label must be a non-empty string, not \['x'\]",
+        ),
+        ('model = "whisper-base"', "model = 1.5", "recognizers.whisper_base.model must be a non-empty string"),
+        ('compute_type = "int8"', 'compute_type = "int3"', "compute_type must be one of default, auto, int8"),
+    ],
+)
 def test_every_experiment_key_is_type_checked(tmp_path: Path, old: str, new: str, problem: str) -> None:
     from toolkit.core.errors import InputError
     from toolkit.pipeline.experiment import load_experiment
@@ -355,8 +463,10 @@ def test_every_experiment_key_is_type_checked(tmp_path: Path, old: str, new: str
         load_experiment(path)
 
 
-@pytest.mark.parametrize("arms, problem", [("baseline,baseline", "baseline named more than once"),
-                                           ("", "empty arm name"), ("baseline,", "empty arm name")])
+@pytest.mark.parametrize(
+    "arms, problem",
+    [("baseline,baseline", "baseline named more than once"), ("", "empty arm name"), ("baseline,", "empty arm name")],
+)
 def test_repeated_or_empty_arm_lists_are_refused(tmp_path: Path, capsys, arms: str, problem: str) -> None:
     path = _experiment(tmp_path)
     assert main(["run", str(path), "--split", "tuning", "--arms", arms]) == 2

@@ -7,10 +7,14 @@ from toolkit.report.run_report import markdown_html
 
 def test_lists_emphasis_and_code_become_html() -> None:
     page = markdown_html("- experiment: `demo`, split `tuning`\n- b & c\n\n**Caution:** only 1 recording")
-    assert page == ("<ul>\n<li>experiment: <code>demo</code>, split <code>tuning</code></li>\n<li>b &amp; c</li>\n"
-                    "</ul>\n<p><strong>Caution:</strong> only 1 recording</p>\n")
-    assert markdown_html("Paired comparison with `baseline`", inline=True) == \
-        "Paired comparison with <code>baseline</code>"
+    assert page == (
+        "<ul>\n<li>experiment: <code>demo</code>, split <code>tuning</code></li>\n<li>b &amp; c</li>\n"
+        "</ul>\n<p><strong>Caution:</strong> only 1 recording</p>\n"
+    )
+    assert (
+        markdown_html("Paired comparison with `baseline`", inline=True)
+        == "Paired comparison with <code>baseline</code>"
+    )
 
 
 def test_raw_html_and_script_links_are_not_passed_on() -> None:

@@ -26,10 +26,12 @@ def test_the_cut_keeps_at_least_the_longest_word_so_a_late_vad_onset_does_not_ma
 
 
 def test_words_in_speech_short_words_and_words_inside_a_pause_are_untouched() -> None:
-    words = [Word("longo", 5.2, 7.5),  # long, but starts after the pause: in speech
-             Word("curto", 4.8, 5.3),  # runs through the pause's end but is no longer than a word may be
-             Word("eco", 2.5, 4.5),  # long, wholly inside the pause: says nothing about the speech after it
-             Word("sem", None, None)]
+    words = [
+        Word("longo", 5.2, 7.5),  # long, but starts after the pause: in speech
+        Word("curto", 4.8, 5.3),  # runs through the pause's end but is no longer than a word may be
+        Word("eco", 2.5, 4.5),  # long, wholly inside the pause: says nothing about the speech after it
+        Word("sem", None, None),
+    ]
     assert clamp_onsets(words, SPEECH, 0.3, 1.0) == (words, 0)
 
 
@@ -50,9 +52,15 @@ def test_no_speech_regions_change_nothing() -> None:
     assert clamp_onsets(words, [], 0.3, 1.0) == (words, 0)
 
 
-@pytest.mark.parametrize(("min_pause", "max_word", "message"), [
-    (-0.1, 1.0, "min_pause must be"), (float("nan"), 1.0, "min_pause must be"),
-    (0.3, 0.0, "max_word must be"), (0.3, float("inf"), "max_word must be")])
+@pytest.mark.parametrize(
+    ("min_pause", "max_word", "message"),
+    [
+        (-0.1, 1.0, "min_pause must be"),
+        (float("nan"), 1.0, "min_pause must be"),
+        (0.3, 0.0, "max_word must be"),
+        (0.3, float("inf"), "max_word must be"),
+    ],
+)
 def test_bad_parameters_are_refused(min_pause: float, max_word: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         clamp_onsets([], SPEECH, min_pause, max_word)

@@ -16,45 +16,55 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from shared_data import PTBR_DEV
-from toolkit.pipeline.engine import run_experiment
+
 from toolkit.asr.segments import ALL_FAILED, FIRST
 from toolkit.core.errors import InputError
-from toolkit.evaluate import evaluate_run
-from toolkit.pipeline.experiment import load_experiment
 from toolkit.corpus.freeze import freeze
+from toolkit.evaluate import evaluate_run
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.runs.folder import RunFolder
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}"),
+]
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 CLIPS = ("LapsBM_0385", "LapsBM_0415")
 # A recognizer whose log-probability threshold no decode can meet (every average
 # log-probability is negative), with the no-speech exemption off: every segment walks the
 # whole temperature ladder and ends "all temperatures failed", reported at 1.0.
-FORCED = '''
+FORCED = """
 [recognizers.whisper_base_forced]
 backend = "faster-whisper"
 model = "whisper-base"
 label = "Whisper base, fallback forced (log_prob_threshold 0)"
 
 [recognizers.whisper_base_forced.decoding]
-'''
+"""
 
 
 def _experiment(root: Path, arms: str) -> Path:
     """The demo experiment on two LapsBM clips, with a forced-fallback recognizer and the given [arms]."""
-    text = DEMO.read_text(encoding="utf-8").replace('manifest = "corpus/manifest.json"',
-                                                    f'manifest = "{root.parent / "manifest.json"}"')
-    decoding = text[text.index("[recognizers.whisper_base.decoding]"):text.index("# Offline only")]
+    text = DEMO.read_text(encoding="utf-8").replace(
+        'manifest = "corpus/manifest.json"', f'manifest = "{root.parent / "manifest.json"}"'
+    )
+    decoding = text[text.index("[recognizers.whisper_base.decoding]") : text.index("# Offline only")]
     forced = decoding.split("\n", 1)[1].replace("log_prob_threshold = -1.0", "log_prob_threshold = 0.0")
     forced = forced.replace("no_speech_threshold = 0.6", "no_speech_threshold = 1.0")
     forced = forced.replace("temperature = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]", "temperature = [0.0, 1.0]")
-    text = text[:text.rindex("\n[arms]") + 1] + FORCED + forced + (
-        '[components.second_forced]\nstage = "second_model"\nrecognizer = "whisper_base_forced"\nmode = "replace"\n\n'
-        f"[arms]\n{arms}")
+    text = (
+        text[: text.rindex("\n[arms]") + 1]
+        + FORCED
+        + forced
+        + (
+            '[components.second_forced]\nstage = "second_model"\n'
+            'recognizer = "whisper_base_forced"\nmode = "replace"\n\n'
+            f"[arms]\n{arms}"
+        )
+    )
     root.mkdir(parents=True)
     (root / "experiment.toml").write_text(text, encoding="utf-8")
     return root
@@ -75,8 +85,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def forward(corpus: Path):
     """baseline, then the other-model arm, then the forced-fallback arm; scored."""
-    folder = _experiment(corpus / "forward", 'baseline = []\nsecond_model = ["second_replace"]\n'
-                                             'forced = ["second_forced"]\n')
+    folder = _experiment(
+        corpus / "forward", 'baseline = []\nsecond_model = ["second_replace"]\nforced = ["second_forced"]\n'
+    )
     summary = run_experiment(load_experiment(folder), "tuning", progress=False)
     return folder, summary, evaluate_run(summary.folder)
 
@@ -85,15 +96,23 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
     _, summary, evaluation = forward
     for clip in CLIPS:
         forced = summary.folder.read_arm_output("forced", clip)
-        assert forced["segments"] and all(s["temperature"] == 1.0 and s["outcome"] == ALL_FAILED
-                                          for s in forced["segments"])
-        assert all(None not in (s["start"], s["end"]) and s["avg_logprob"] < 0 and 0 <= s["no_speech_prob"] <= 1
-                   and s["compression_ratio"] > 0 for s in forced["segments"])
+        assert forced["segments"] and all(
+            s["temperature"] == 1.0 and s["outcome"] == ALL_FAILED for s in forced["segments"]
+        )
+        assert all(
+            None not in (s["start"], s["end"])
+            and s["avg_logprob"] < 0
+            and 0 <= s["no_speech_prob"] <= 1
+            and s["compression_ratio"] > 0
+            for s in forced["segments"]
+        )
         assert {w["segment_id"].split("/")[1] for w in forced["words"]} <= {
-            s["segment_id"].split("/")[1] for s in forced["segments"]}
+            s["segment_id"].split("/")[1] for s in forced["segments"]
+        }
         baseline = summary.folder.read_arm_output("baseline", clip)
-        assert baseline["segments"] and all(s["outcome"] == FIRST and s["temperature"] == 0.0
-                                            for s in baseline["segments"])
+        assert baseline["segments"] and all(
+            s["outcome"] == FIRST and s["temperature"] == 0.0 for s in baseline["segments"]
+        )
     rows = {(r["arm"], r["recording"]): r for r in summary.folder.read_record()["measurements"]}
     assert all(rows["forced", c]["fallback_share"] == 1.0 and rows["forced", c]["fallback_dominated"] for c in CLIPS)
     assert rows["forced", CLIPS[0]]["temperatures"] == "1.0: 100%"
@@ -113,12 +132,26 @@ def test_one_manifest_identity_in_freeze_run_record_report_and_verify(corpus, fo
     assert summary.folder.read_record()["manifest"]["sha256"] == identity
     assert identity in evaluation.report_markdown.read_text(encoding="utf-8")
     ablate = [sys.executable, "-m", "toolkit", "manifest"]
-    verify = subprocess.run([*ablate, "verify", str(corpus / "manifest.json")], capture_output=True, text=True,
-                            check=True)
+    verify = subprocess.run(
+        [*ablate, "verify", str(corpus / "manifest.json")], capture_output=True, text=True, check=True
+    )
     assert f"(manifest sha256 {identity})" in verify.stdout
-    refrozen = subprocess.run([*ablate, "freeze", str(PTBR_DEV / "lapsbm"), "--refs", str(PTBR_DEV / "lapsbm"),
-                               "--out", str(corpus / "again.json"), "--splits", str(corpus / "splits.csv")],
-                              capture_output=True, text=True, check=True)
+    refrozen = subprocess.run(
+        [
+            *ablate,
+            "freeze",
+            str(PTBR_DEV / "lapsbm"),
+            "--refs",
+            str(PTBR_DEV / "lapsbm"),
+            "--out",
+            str(corpus / "again.json"),
+            "--splits",
+            str(corpus / "splits.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert f"(manifest sha256 {identity})" in refrozen.stdout
     # Scoring a run against a manifest that is no longer the one it ran on is refused.
     record = summary.folder.read_record()
@@ -139,8 +172,9 @@ def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
     assert rerun.measured.wall_s == pytest.approx(first.measured.wall_s, abs=0.01)
     record = rerun.folder.read_record()
     assert record["reuse"]["arm_results"] == {"computed": 0, "reused": 3 * len(CLIPS)}
-    assert all(r["result"] == "reused" and r["this_run_wall_s"] == 0 and r["wall_s"] > 0
-               for r in record["measurements"])
+    assert all(
+        r["result"] == "reused" and r["this_run_wall_s"] == 0 and r["wall_s"] > 0 for r in record["measurements"]
+    )
     assert record["recognizer_loads"] == {}  # nothing decoded: no model loaded
 
     # Results gone, cache kept: every decode comes from the cache, and the record says so.
@@ -158,12 +192,14 @@ def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
 def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(corpus) -> None:
     """Every kind of stage (enhancement, VAD, two recognizers) in one order and the reverse, each
     order in its own folder and cache, so every unit is computed in both."""
-    arms = ['baseline = []', 'enhance = ["gtcrn"]', 'vad = ["vad"]', 'second_model = ["second_replace"]']
-    runs = [run_experiment(load_experiment(_experiment(corpus / name, "\n".join(order) + "\n")), "tuning",
-                           progress=False)
-            for name, order in (("in-order", arms), ("reversed", arms[::-1]))]
-    before, after = ({(r["arm"], r["recording"]): r["peak_rss_mb"] for r in run.folder.read_record()["measurements"]}
-                     for run in runs)
+    arms = ["baseline = []", 'enhance = ["gtcrn"]', 'vad = ["vad"]', 'second_model = ["second_replace"]']
+    runs = [
+        run_experiment(load_experiment(_experiment(corpus / name, "\n".join(order) + "\n")), "tuning", progress=False)
+        for name, order in (("in-order", arms), ("reversed", arms[::-1]))
+    ]
+    before, after = (
+        {(r["arm"], r["recording"]): r["peak_rss_mb"] for r in run.folder.read_record()["measurements"]} for run in runs
+    )
     assert before.keys() == after.keys() and len(before) == 4 * len(CLIPS)
     for key, peak in before.items():
         # Only allocator history differs (the primary's worker also decodes the VAD and enhanced
@@ -171,11 +207,17 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
         # model, as before the workers, adds at least half again (see the two-model bound below).
         assert peak == pytest.approx(after[key], rel=0.3), key
     record = runs[1].folder.read_record()
-    loads = {**{f"recognizer {name}": load for name, load in record["recognizer_loads"].items()},
-             **record["stage_loads"]}
+    loads = {
+        **{f"recognizer {name}": load for name, load in record["recognizer_loads"].items()},
+        **record["stage_loads"],
+    }
     assert set(loads) == {"recognizer whisper_base", "recognizer whisper_base_greedy", "enhance gtcrn", "vad vad"}
-    assert all(0 < load["wall_s"] <= load["ready_wall_s"] and load["rss_after_load_mb"] > 0
-               and load["worker_peak_rss_mb"] >= 0.9 * load["rss_after_load_mb"] for load in loads.values())
+    assert all(
+        0 < load["wall_s"] <= load["ready_wall_s"]
+        and load["rss_after_load_mb"] > 0
+        and load["worker_peak_rss_mb"] >= 0.9 * load["rss_after_load_mb"]
+        for load in loads.values()
+    )
     # No figure holds two models: each stays below the two smallest workers together.
     two_models = sum(sorted(load["rss_after_load_mb"] for load in loads.values())[:2])
     assert max(before.values()) < two_models
@@ -187,13 +229,20 @@ def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(cor
     _, summary, evaluation = forward
     ctm = summary.folder.hypothesis_ctm("forced", CLIPS[0])
     reference = PTBR_DEV / "lapsbm" / f"{CLIPS[0]}.txt"
-    scored = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm),
-                             "--format", "json"], capture_output=True, text=True, check=True)
+    scored = subprocess.run(
+        [sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert '"arm": "forced"' in scored.stdout
-    text = subprocess.run([sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm)],
-                          capture_output=True, text=True, check=True)
+    text = subprocess.run(
+        [sys.executable, "-m", "toolkit", "score", "--ref", str(reference), "--hyp", str(ctm)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert text.stdout.startswith(f"recording {CLIPS[0]}  arm forced  ")
     assert (_pct(-0.0), _pct(-0.0004), _signed(-0.0004), _signed(0.0123)) == ("0.0%", "0.0%", "+0.0", "+1.2")
     report = evaluation.report_markdown.read_text(encoding="utf-8")
     assert not re.search(r"[-−]0\.0(?!\d)", report)
-

@@ -19,20 +19,21 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from shared_data import PTBR_DEV
+
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.align import align
 from toolkit.scorer.metrics.wer import error_counts
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
-from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
 SCLITE = Path("/usr/lib/sctk/bin/sclite")
 DATA = PTBR_DEV
 
-pytestmark = pytest.mark.skipif(not (SCLITE.exists() or shutil.which("sclite")),
-                                reason="NIST sclite (Debian package sctk) is not installed")
+pytestmark = pytest.mark.skipif(
+    not (SCLITE.exists() or shutil.which("sclite")), reason="NIST sclite (Debian package sctk) is not installed"
+)
 
 HAND = [
     ("eu não vou", "eu então vou"),
@@ -56,8 +57,12 @@ def _sclite_counts(pairs: list[tuple[list[str], list[str]]], tmp: Path) -> list[
     hyp = tmp / "hyp.trn"
     ref.write_text("".join(f"{' '.join(r)} (spk_{k:05d})\n" for k, (r, _) in enumerate(pairs)), encoding="utf-8")
     hyp.write_text("".join(f"{' '.join(h)} (spk_{k:05d})\n" for k, (_, h) in enumerate(pairs)), encoding="utf-8")
-    out = subprocess.run([_sclite(), "-r", str(ref), "trn", "-h", str(hyp), "trn", "-i", "rm",
-                          "-e", "utf-8", "-o", "pralign", "stdout"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [_sclite(), "-r", str(ref), "trn", "-h", str(hyp), "trn", "-i", "rm", "-e", "utf-8", "-o", "pralign", "stdout"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     found = re.findall(r"id: \(spk_(\d+)\)\s*\nScores: \(#C #S #D #I\) (\d+) (\d+) (\d+) (\d+)", out)
     by_id = {int(k): tuple(int(x) for x in rest) for k, *rest in found}
     assert len(by_id) == len(pairs), "sclite did not report every pair"
@@ -72,8 +77,11 @@ def _check(pairs: list[tuple[list[str], list[str]]], tmp: Path) -> None:
         assert c + s + d == len(ref) == ours.hits + ours.substitutions + ours.deletions
         # The full scorer gives the same count on already-normalized text.
         if ref:
-            full = score_recording(Reference("x", [Utterance(0.0, 1.0, " ".join(ref))]),
-                                   Hypothesis("x", [Word(w) for w in hyp]), ScoreOptions(policy="verbatim"))
+            full = score_recording(
+                Reference("x", [Utterance(0.0, 1.0, " ".join(ref))]),
+                Hypothesis("x", [Word(w) for w in hyp]),
+                ScoreOptions(policy="verbatim"),
+            )
             assert full.counts.errors == ours.errors
 
 
@@ -92,9 +100,11 @@ def test_random_pairs_match_sclite(tmp_path):
 
 def test_near_random_pairs_differ_only_by_sclite_weights(tmp_path):
     rng = random.Random(11)
-    pairs = [([rng.choice(VOCAB) for _ in range(rng.randint(1, 30))],
-              [rng.choice(VOCAB) for _ in range(rng.randint(0, 30))]) for _ in range(300)]
-    for (ref, hyp), (c, s, d, i) in zip(pairs, _sclite_counts(pairs, tmp_path)):
+    pairs = [
+        ([rng.choice(VOCAB) for _ in range(rng.randint(1, 30))], [rng.choice(VOCAB) for _ in range(rng.randint(0, 30))])
+        for _ in range(300)
+    ]
+    for (ref, hyp), (_, s, d, i) in zip(pairs, _sclite_counts(pairs, tmp_path)):
         ours = error_counts(ref, hyp, align(ref, hyp))
         assert ours.errors <= s + d + i
         assert 4 * s + 3 * (d + i) <= 4 * ours.substitutions + 3 * (ours.deletions + ours.insertions)

@@ -7,27 +7,47 @@ import json
 import pytest
 
 from toolkit.cli import main
-from toolkit.formats import write_ctm, write_reference_textgrid
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.formats import write_ctm, write_reference_textgrid
 
-REQUIRED = {"signature", "wer", "cer", "ref_words", "hits", "substitutions", "deletions", "insertions",
-            "audits", "nonspeech", "timing", "verbatim"}
+REQUIRED = {
+    "signature",
+    "wer",
+    "cer",
+    "ref_words",
+    "hits",
+    "substitutions",
+    "deletions",
+    "insertions",
+    "audits",
+    "nonspeech",
+    "timing",
+    "verbatim",
+}
 
 
 @pytest.fixture
 def files(tmp_path):
-    ref = Reference("r1", [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição."),
-                           Utterance(6.0, 8.0, "Ninguém sabe.")],
-                    words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6), Word("Ninguém", 6.0, 6.5)],
-                    speech=[Interval(0, 3, "speech"), Interval(3, 6, "nonspeech"), Interval(6, 8, "speech")],
-                    unresolved=[Interval(8.5, 9.0, "?")])
+    ref = Reference(
+        "r1",
+        [Utterance(0.0, 3.0, "Eu não vou em 2020 com a Conceição."), Utterance(6.0, 8.0, "Ninguém sabe.")],
+        words=[Word("Eu", 0.1, 0.3), Word("não", 0.4, 0.6), Word("Ninguém", 6.0, 6.5)],
+        speech=[Interval(0, 3, "speech"), Interval(3, 6, "nonspeech"), Interval(6, 8, "speech")],
+        unresolved=[Interval(8.5, 9.0, "?")],
+    )
     write_reference_textgrid(ref, tmp_path / "r1.TextGrid", 10.0)
-    hyp = Hypothesis("r1", [Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k) for k, w in
-                            enumerate("eu então vou em dois mil e vinte com a Conceicao".split())]
-                     + [Word("obrigado", 4.0, 4.5), Word("ninguém", 6.1, 6.5), Word("sabe", 6.6, 7.0)])
+    hyp = Hypothesis(
+        "r1",
+        [
+            Word(w, 0.1 + 0.25 * k, 0.3 + 0.25 * k)
+            for k, w in enumerate("eu então vou em dois mil e vinte com a Conceicao".split())
+        ]
+        + [Word("obrigado", 4.0, 4.5), Word("ninguém", 6.1, 6.5), Word("sabe", 6.6, 7.0)],
+    )
     write_ctm(hyp, tmp_path / "r1.ctm")
-    (tmp_path / "r1.txt").write_text("eu então vou em dois mil e vinte com a Conceição ninguém sabe\n",
-                                     encoding="utf-8")
+    (tmp_path / "r1.txt").write_text(
+        "eu então vou em dois mil e vinte com a Conceição ninguém sabe\n", encoding="utf-8"
+    )
     (tmp_path / "names.txt").write_text("Conceição\n", encoding="utf-8")
     (tmp_path / "vad.txt").write_text("0.2 2.9\n6.0 8.0\n", encoding="utf-8")
     return tmp_path
@@ -39,8 +59,17 @@ def run_json(capsys, *args: str) -> dict:
 
 
 def test_json_output_has_every_key_with_hand_counts(files, capsys):
-    data = run_json(capsys, "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
-                    "--names", str(files / "names.txt"), "--vad", str(files / "vad.txt"))
+    data = run_json(
+        capsys,
+        "--ref",
+        str(files / "r1.TextGrid"),
+        "--hyp",
+        str(files / "r1.ctm"),
+        "--names",
+        str(files / "names.txt"),
+        "--vad",
+        str(files / "vad.txt"),
+    )
     assert REQUIRED <= set(data) and "vad" in data
     assert data["signature"].startswith("ablate-score:") and "collar:0.5" in data["signature"]
     # ref: eu não vou em dois mil e vinte com a conceição ninguém sabe (13 tokens);
@@ -60,8 +89,14 @@ def test_json_output_has_every_key_with_hand_counts(files, capsys):
     assert (ns["invented_words"], ns["intervals"], ns["intervals_with_text"]) == (1, 1, 1)
     assert ns["per_minute"] == pytest.approx(1 / (3 / 60))
     timing = data["timing"]
-    assert {"ref_timed_words", "matched_timed_words", "coverage", "onset_abs_median_s", "onset_abs_p95_s",
-            "drift_s_per_min"} <= set(timing)
+    assert {
+        "ref_timed_words",
+        "matched_timed_words",
+        "coverage",
+        "onset_abs_median_s",
+        "onset_abs_p95_s",
+        "drift_s_per_min",
+    } <= set(timing)
     assert (timing["ref_timed_words"], timing["matched_timed_words"]) == (3, 2)
     assert data["vad"]["speech_recall"] == pytest.approx((2.7 + 2.0) / 5.0)
     assert data["excluded"]["unresolved_s"] == 0.5
@@ -80,20 +115,23 @@ def test_plain_text_hypothesis_says_time_metrics_are_not_available(files, capsys
 def test_plain_text_reference(files, capsys):
     (files / "ref.txt").write_text("eu não vou\n", encoding="utf-8")
     (files / "hyp.txt").write_text("eu vou\n", encoding="utf-8")
-    data = run_json(capsys, "--ref", str(files / "ref.txt"), "--hyp", str(files / "hyp.txt"),
-                    "--id", "r9", "--policy", "verbatim")
+    data = run_json(
+        capsys, "--ref", str(files / "ref.txt"), "--hyp", str(files / "hyp.txt"), "--id", "r9", "--policy", "verbatim"
+    )
     assert data["recording_id"] == "r9"
     assert data["policy"] == "verbatim" and data["deletions"] == 1 and data["audits"]["negation"]["flipped"] == 1
     assert data["timing"]["available"] is False
 
 
-@pytest.mark.parametrize("content,problem", [("1.0\n", "expected 'start end'"),
-                                             ("a b\n", "must be numbers"),
-                                             ("3 2\n", "impossible segment")])
+@pytest.mark.parametrize(
+    "content,problem",
+    [("1.0\n", "expected 'start end'"), ("a b\n", "must be numbers"), ("3 2\n", "impossible segment")],
+)
 def test_bad_vad_file_is_one_line_error(files, capsys, content, problem):
     (files / "bad.txt").write_text(content, encoding="utf-8")
-    code = main(["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"),
-                 "--vad", str(files / "bad.txt")])
+    code = main(
+        ["score", "--ref", str(files / "r1.TextGrid"), "--hyp", str(files / "r1.ctm"), "--vad", str(files / "bad.txt")]
+    )
     err = capsys.readouterr().err
     assert code == 2 and problem in err and "bad.txt: line 1" in err and len(err.strip().splitlines()) == 1
 
@@ -107,10 +145,12 @@ def test_scorer_imports_no_recognizer():
     import subprocess
     import sys
 
-    code = ("import sys, toolkit.scorer.score, toolkit.scorer.tables, toolkit.scorer.stats, toolkit.cli.score; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('torch', 'faster_whisper', 'whisperx', 'ctranslate2', 'silero_vad', 'onnxruntime')]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, toolkit.scorer.score, toolkit.scorer.tables, toolkit.scorer.stats, toolkit.cli.score; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('torch', 'faster_whisper', 'whisperx', 'ctranslate2', 'silero_vad', 'onnxruntime')]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -122,4 +162,6 @@ def test_cli_defaults_agree_with_the_scorer() -> None:
 
     assert cli_score.POLICY_NAMES == tuple(POLICIES)
     assert (cli_score.DEFAULT_COLLAR_S, cli_score.DEFAULT_SHORT_MAX) == (
-        ScoreOptions.collar, ScoreOptions.short_word_max_letters)
+        ScoreOptions.collar,
+        ScoreOptions.short_word_max_letters,
+    )

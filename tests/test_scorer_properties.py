@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from toolkit.scorer.metrics.nonspeech import NOTHING_PLACED
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
+from toolkit.scorer.metrics.nonspeech import NOTHING_PLACED
 from toolkit.scorer.results import PARTS, CorpusScore
 from toolkit.scorer.score import score_recording
 from toolkit.scorer.tables import score_tables, write_tables
@@ -48,9 +48,13 @@ def test_substitutions_deletions_and_hits_make_up_the_reference(ref, hyp):
 @SETTINGS
 @given(st.lists(st.tuples(texts, texts), min_size=1, max_size=5))
 def test_pooled_result_is_the_sum_of_its_parts(pairs):
-    scores = [score_recording(Reference(f"r{k}", [Utterance(0.0, float("inf"), r)] if r else []),
-                              Hypothesis(f"r{k}", [Word(w) for w in h.split()], arm="arm"))
-              for k, (r, h) in enumerate(pairs)]
+    scores = [
+        score_recording(
+            Reference(f"r{k}", [Utterance(0.0, float("inf"), r)] if r else []),
+            Hypothesis(f"r{k}", [Word(w) for w in h.split()], arm="arm"),
+        )
+        for k, (r, h) in enumerate(pairs)
+    ]
     corpus = sum(scores)
     assert isinstance(corpus, CorpusScore) and len(corpus.recordings) == len(pairs)
     for field in ("ref_words", "hits", "substitutions", "deletions", "insertions", "ref_chars", "char_errors"):
@@ -84,13 +88,16 @@ def recordings(draw, index: int = 0):
     ref_words = draw(st.lists(st.sampled_from(CRITICAL), min_size=0, max_size=10))
     hyp_words = draw(st.lists(st.sampled_from(CRITICAL), max_size=10))
     timed_hyp = draw(st.booleans())
-    turns = [ref_words[k:k + 3] for k in range(0, len(ref_words), 3)]
+    turns = [ref_words[k : k + 3] for k in range(0, len(ref_words), 3)]
     utterances = [Utterance(4.0 * k, 4.0 * k + 3.0, " ".join(t)) for k, t in enumerate(turns)]
     words = [Word(w, 4.0 * k + j, 4.0 * k + j + 0.8) for k, t in enumerate(turns) for j, w in enumerate(t)]
     nonspeech = [Interval(4.0 * len(turns), 4.0 * len(turns) + draw(st.sampled_from([1.0, 2.5])), "nonspeech")]
     reference = Reference(f"r{index}", utterances, words, nonspeech, names=["Ana"])
-    hyp = Hypothesis(f"r{index}", [Word(w, 1.1 * k, 1.1 * k + 0.5) if timed_hyp else Word(w)
-                                   for k, w in enumerate(hyp_words)], arm="arm")
+    hyp = Hypothesis(
+        f"r{index}",
+        [Word(w, 1.1 * k, 1.1 * k + 0.5) if timed_hyp else Word(w) for k, w in enumerate(hyp_words)],
+        arm="arm",
+    )
     vad = [(0.0, draw(st.sampled_from([2.0, 6.0, 20.0])))] if draw(st.booleans()) else None
     seams = [(2.0, 3.0)] if draw(st.booleans()) else None
     return score_recording(reference, hyp, vad_segments=vad, seams=seams)
@@ -101,9 +108,13 @@ corpora = st.integers(1, 4).flatmap(lambda n: st.tuples(*(recordings(k) for k in
 
 def _counts(record) -> dict[str, float]:
     """A record's summed fields: numbers that are not settings (a setting is kept, not added)."""
-    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)
-            if "add" not in f.metadata and isinstance(getattr(record, f.name), (int, float))
-            and not isinstance(getattr(record, f.name), bool)}
+    return {
+        f.name: getattr(record, f.name)
+        for f in dataclasses.fields(record)
+        if "add" not in f.metadata
+        and isinstance(getattr(record, f.name), (int, float))
+        and not isinstance(getattr(record, f.name), bool)
+    }
 
 
 @SETTINGS
@@ -127,8 +138,11 @@ def test_pooled_figures_are_the_sums_of_the_recordings_figures(scores):
     assert len(corpus.timing.onset_errors) == sum(len(t.onset_errors) for t in timed)
     assert corpus.timing.drift_s_per_min is None or len(scores) == 1  # a slope is per recording only
     if corpus.vad is not None:
-        assert corpus.vad.recall == pytest.approx(corpus.vad.retained_s / corpus.vad.speech_s) \
-            if corpus.vad.speech_s else corpus.vad.recall is None
+        assert (
+            corpus.vad.recall == pytest.approx(corpus.vad.retained_s / corpus.vad.speech_s)
+            if corpus.vad.speech_s
+            else corpus.vad.recall is None
+        )
 
 
 def _json_at(data: dict, path: tuple[str, ...]) -> dict:
@@ -162,11 +176,15 @@ def test_json_flat_row_and_csv_come_from_one_definition(tmp_path_factory, scores
     out = tmp_path_factory.mktemp("tables")
     per_recording, aggregate = score_tables(("arm", s.recording_id, ["x"], s) for s in scores)
     write_tables(per_recording, aggregate, out)
-    for table, rows in ((out / "per_recording.csv", [s.flat() for s in scores]),
-                        (out / "aggregate.csv", [CorpusScore.of(scores).flat()] * 2)):  # strata "all" and "x"
+    for table, rows in (
+        (out / "per_recording.csv", [s.flat() for s in scores]),
+        (out / "aggregate.csv", [CorpusScore.of(scores).flat()] * 2),
+    ):  # strata "all" and "x"
         back = pd.read_csv(table)
         for k, row in enumerate(rows):
             for column, value in row.items():
                 read = back.loc[k, column]
-                assert (value is None and pd.isna(read)) or read == pytest.approx(value) or str(read) == str(value), \
-                    (table.name, column)
+                assert (value is None and pd.isna(read)) or read == pytest.approx(value) or str(read) == str(value), (
+                    table.name,
+                    column,
+                )

@@ -5,21 +5,38 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolkit.scorer.metrics.seam_flags import flag_precision, seam_problems
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.scorer.metrics.seam_flags import flag_precision, seam_problems
 from toolkit.scorer.score import score_recording
 
 # Three seams: [25, 30] loses "dois" (omission), [50, 55] times "cinco" 1.2 s early, [75, 80] is clean.
 SEAMS = [(25.0, 30.0), (50.0, 55.0), (75.0, 80.0)]
-REF = Reference("rec", [Utterance(10.0, 11.0, "um"), Utterance(27.0, 28.0, "dois"), Utterance(40.0, 41.0, "três"),
-                        Utterance(52.0, 53.0, "cinco"), Utterance(77.0, 78.0, "seis")])
-HYP = Hypothesis("rec", [Word("um", 10.0, 10.5), Word("três", 40.0, 40.5), Word("cinco", 50.8, 51.3),
-                         Word("seis", 77.1, 77.5)])
+REF = Reference(
+    "rec",
+    [
+        Utterance(10.0, 11.0, "um"),
+        Utterance(27.0, 28.0, "dois"),
+        Utterance(40.0, 41.0, "três"),
+        Utterance(52.0, 53.0, "cinco"),
+        Utterance(77.0, 78.0, "seis"),
+    ],
+)
+HYP = Hypothesis(
+    "rec", [Word("um", 10.0, 10.5), Word("três", 40.0, 40.5), Word("cinco", 50.8, 51.3), Word("seis", 77.1, 77.5)]
+)
 
 
 def table(flags: list[str], review: list[bool]) -> pd.DataFrame:
-    return pd.DataFrame({"arm": "windows", "recording_id": "rec", "start": [a for a, _ in SEAMS],
-                         "end": [b for _, b in SEAMS], "flags": flags, "review": review})
+    return pd.DataFrame(
+        {
+            "arm": "windows",
+            "recording_id": "rec",
+            "start": [a for a, _ in SEAMS],
+            "end": [b for _, b in SEAMS],
+            "flags": flags,
+            "review": review,
+        }
+    )
 
 
 def test_problems_are_the_scorers_seam_losses_and_words_off_in_time():
@@ -36,8 +53,18 @@ def test_a_loss_counts_at_the_seam_the_scorer_located_it_in_not_at_its_utterance
     # One 10 s sentence; "veio" (untimed) is lost between "não" (2.0-2.25 s) and "e" (4.0 s), at the
     # first seam; the sentence starts 2.3 s before that seam's margin, so its start locates nothing.
     ref = Reference("rec", [Utterance(0.0, 10.0, "ontem o João não veio e hoje a Maria chegou cedo")])
-    words = [("ontem", 0.0), ("o", 0.8), ("João", 1.2), ("não", 2.0), ("e", 4.0), ("hoje", 4.6), ("a", 6.0),
-             ("Maria", 6.8), ("chegou", 7.5), ("cedo", 9.0)]
+    words = [
+        ("ontem", 0.0),
+        ("o", 0.8),
+        ("João", 1.2),
+        ("não", 2.0),
+        ("e", 4.0),
+        ("hoje", 4.6),
+        ("a", 6.0),
+        ("Maria", 6.8),
+        ("chegou", 7.5),
+        ("cedo", 9.0),
+    ]
     hyp = Hypothesis("rec", [Word(t, s, s + 0.25) for t, s in words])
     seams = [(3.3, 3.5), (7.0, 7.2)]
     score = score_recording(ref, hyp, seams=seams)
@@ -59,5 +86,15 @@ def test_precision_per_flag_kind_and_for_review():
     assert rows["edge_word"]["precision"] == 0.0
     # Nothing flagged: precision is not available, never zero, and the missed loss shows.
     empty = flag_precision(table(["", "", ""], [False, False, False]), scores).to_dict(orient="records")
-    assert empty == [{"arm": "windows", "flag": "review", "seams": 3, "flagged": 0, "flagged_with_problem": 0,
-                      "precision": None, "seams_with_loss": 1, "loss_flagged": 0}]
+    assert empty == [
+        {
+            "arm": "windows",
+            "flag": "review",
+            "seams": 3,
+            "flagged": 0,
+            "flagged_with_problem": 0,
+            "precision": None,
+            "seams_with_loss": 1,
+            "loss_flagged": 0,
+        }
+    ]

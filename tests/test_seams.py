@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
+from toolkit.core.wordstream import overlap_too_much
 from toolkit.pipeline.seam_records import SeamConfig, WindowResult
 from toolkit.pipeline.seams import reconcile
 from toolkit.pipeline.windows import plan_windows
-from toolkit.core.wordstream import overlap_too_much
 
 # Two windows [0, 30] and [25, 55] share [25, 30].
 A, B = 25.0, 30.0
@@ -57,7 +57,8 @@ def test_word_cut_at_the_left_windows_end_is_taken_from_the_right_window():
     merged, report = seam(left, right)
     assert texts(merged) == ["vamos", "conversar", "amanhã"]
     assert [(d.side, d.word.text, d.reason) for d in report.dropped if d.reason != "duplicate"] == [
-        ("left", "conver", "edge_fragment")]
+        ("left", "conver", "edge_fragment")
+    ]
     assert not report.flags
 
 
@@ -109,7 +110,8 @@ def test_word_heard_by_one_window_only_is_dropped_at_the_cut_and_flagged():
     merged, report = seam(left, right, SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3))
     assert [x.start for x in merged] == [27.4, 27.8]  # never two copies of one occurrence
     assert [(d.side, d.word.start, d.reason) for d in report.dropped if d.reason != "duplicate"] == [
-        ("right", 27.0, "before_cut")]
+        ("right", 27.0, "before_cut")
+    ]
     assert [f.kind for f in report.flags] == ["disagreement"]
 
 
@@ -179,8 +181,10 @@ def test_reports_serialize_to_json():
 def _outside_words(draw, lo: float, hi: float, prefix: str) -> list[Word]:
     points = sorted(draw(st.lists(st.floats(lo, hi, allow_nan=False), max_size=12, unique=True)))
     vocab = ["não", "sim", "é", "isso", "bom"]
-    return [Word(draw(st.sampled_from(vocab)), s, e, segment_id=f"{prefix}{i}")
-            for i, (s, e) in enumerate(zip(points[::2], points[1::2]))]
+    return [
+        Word(draw(st.sampled_from(vocab)), s, e, segment_id=f"{prefix}{i}")
+        for i, (s, e) in enumerate(zip(points[::2], points[1::2]))
+    ]
 
 
 @st.composite
@@ -272,7 +276,7 @@ def test_plan_windows_default_origin():
 def test_plan_windows_with_shifted_origins_cover_everything_with_fixed_overlap(origin):
     spans = plan_windows(100.0, 30.0, 5.0, origin)
     assert spans[0][0] == 0.0 and spans[-1][1] == 100.0
-    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+    for (_, e0), (s1, e1) in zip(spans, spans[1:]):
         assert e0 - s1 == pytest.approx(5.0)
         assert e1 - s1 <= 30.0 + 1e-9
     for (_, e0), (s2, _) in zip(spans, spans[2:]):
@@ -287,14 +291,17 @@ def test_plan_windows_origin_shifts_every_seam():
     assert [round(s - b, 6) for s, b in zip(shifted, base)] == [10.0] * len(shifted)
 
 
-@pytest.mark.parametrize("length, overlap, origin", [
-    (5.0, 5.0, 0.0),     # window no longer than its overlap
-    (4.0, 5.0, 0.0),
-    (30.0, 20.0, 0.0),   # more than two windows would cover an instant
-    (30.0, 5.0, 25.0),   # origin outside [0, length - overlap)
-    (30.0, 5.0, -1.0),
-    (0.0, 0.0, 0.0),
-])
+@pytest.mark.parametrize(
+    "length, overlap, origin",
+    [
+        (5.0, 5.0, 0.0),  # window no longer than its overlap
+        (4.0, 5.0, 0.0),
+        (30.0, 20.0, 0.0),  # more than two windows would cover an instant
+        (30.0, 5.0, 25.0),  # origin outside [0, length - overlap)
+        (30.0, 5.0, -1.0),
+        (0.0, 0.0, 0.0),
+    ],
+)
 def test_plan_windows_refuses_bad_layouts(length, overlap, origin):
     with pytest.raises(ToolkitError):
         plan_windows(100.0, length, overlap, origin)
@@ -318,8 +325,14 @@ def test_seam_config_errors_name_the_experiment_file(tmp_path):
     from toolkit.core.config import build_config
 
     path = tmp_path / "experiment.toml"
-    table = {"onset_tolerance": -1.0, "max_onset_shift": 1.0, "context": 0.5, "fragment_overlap": 0.5,
-             "edge_zone": 2.5, "interior_times": True}
+    table = {
+        "onset_tolerance": -1.0,
+        "max_onset_shift": 1.0,
+        "context": 0.5,
+        "fragment_overlap": 0.5,
+        "edge_zone": 2.5,
+        "interior_times": True,
+    }
     with pytest.raises(InputError, match="experiment.toml.*onset_tolerance"):
         build_config(SeamConfig, table, path=path, where="arms.win.windows.seam")
 
@@ -391,8 +404,11 @@ def test_timing_and_edge_word_flags_are_notes_that_do_not_ask_for_review():
     assert report.flags[0].priority == "note" and report.to_json()["flags"][0]["priority"] == "note"
     assert not report.ambiguous and report.to_json()["review"] is False
     # A dropped one-sided word still asks for review.
-    _, lost = seam([w("não", 27.4), w("não", 27.8)], [w("não", 27.0), w("não", 27.4), w("não", 27.8)],
-                   SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3))
+    _, lost = seam(
+        [w("não", 27.4), w("não", 27.8)],
+        [w("não", 27.0), w("não", 27.4), w("não", 27.8)],
+        SeamConfig(onset_tolerance=0.1, max_onset_shift=0.3),
+    )
     assert lost.ambiguous and lost.flags[0].priority == "review"
 
 
@@ -401,12 +417,27 @@ def test_a_retime_that_would_jump_a_one_sided_word_is_not_applied():
     # "mafe responsável". The right copy of "responsável" is kept (after the cut) and its left copy
     # lies farther from its window's edge, but taking its onset (26.87 s) would put it before the
     # kept one-sided "e" (26.88 s): the words would leave the seam out of time order.
-    left = [w("ontem", 20.0), Word("Policiais", 25.1, 25.8), Word("consideram", 25.8, 26.4), Word("a", 26.4, 26.6),
-            Word("mafe", 26.6, 26.87), Word("responsável", 26.87, 27.6), Word("pelo", 27.6, 27.9),
-            Word("massacre.", 27.9, 28.7)]
-    right = [Word("Policiais", 25.0, 25.82), Word("consideram", 25.82, 26.42), Word("a", 26.42, 26.56),
-             Word("mafe", 26.56, 26.88), Word("e", 26.88, 27.0), Word("responsável", 27.0, 27.6),
-             Word("pelo", 27.6, 27.88), Word("massacre.", 27.88, 28.6), w("hoje", 33.0)]
+    left = [
+        w("ontem", 20.0),
+        Word("Policiais", 25.1, 25.8),
+        Word("consideram", 25.8, 26.4),
+        Word("a", 26.4, 26.6),
+        Word("mafe", 26.6, 26.87),
+        Word("responsável", 26.87, 27.6),
+        Word("pelo", 27.6, 27.9),
+        Word("massacre.", 27.9, 28.7),
+    ]
+    right = [
+        Word("Policiais", 25.0, 25.82),
+        Word("consideram", 25.82, 26.42),
+        Word("a", 26.42, 26.56),
+        Word("mafe", 26.56, 26.88),
+        Word("e", 26.88, 27.0),
+        Word("responsável", 27.0, 27.6),
+        Word("pelo", 27.6, 27.88),
+        Word("massacre.", 27.88, 28.6),
+        w("hoje", 33.0),
+    ]
     merged, report = seam(left, right)
     starts = [x.start for x in merged]
     assert starts == sorted(starts)

@@ -23,7 +23,8 @@ def test_a_flipped_negation_is_a_substitution_marked_critical():
 
 
 def test_names_from_the_reference_are_marked_and_an_empty_side_is_all_insertions():
-    steps = span_alignment("Chegou em Florianópolis.", [Word("chegou"), Word("em"), Word("floripa")],
-                           ScoreOptions(), ["Florianópolis"])
+    steps = span_alignment(
+        "Chegou em Florianópolis.", [Word("chegou"), Word("em"), Word("floripa")], ScoreOptions(), ["Florianópolis"]
+    )
     assert [s.critical for s in steps if s.op == "substitute"] == [("name",)]
     assert [s.op for s in span_alignment("", [Word("eh"), Word("bom")], ScoreOptions())] == ["insert", "insert"]

@@ -12,10 +12,14 @@ def counts(errors: int, n: int) -> ErrorCounts:
     return ErrorCounts(ref_words=n, hits=n - errors, substitutions=errors)
 
 
-BASE = {f"r{k}": counts(e, n) for k, (e, n) in enumerate([(10, 100), (20, 200), (5, 50), (30, 100),
-                                                          (8, 80), (12, 60), (9, 90), (40, 400)])}
-CHAL = {f"r{k}": counts(e, n) for k, (e, n) in enumerate([(8, 100), (15, 200), (5, 50), (20, 100),
-                                                          (6, 80), (10, 60), (9, 90), (30, 400)])}
+BASE = {
+    f"r{k}": counts(e, n)
+    for k, (e, n) in enumerate([(10, 100), (20, 200), (5, 50), (30, 100), (8, 80), (12, 60), (9, 90), (40, 400)])
+}
+CHAL = {
+    f"r{k}": counts(e, n)
+    for k, (e, n) in enumerate([(8, 100), (15, 200), (5, 50), (20, 100), (6, 80), (10, 60), (9, 90), (30, 400)])
+}
 
 
 def test_corpus_difference_is_micro_and_deltas_are_per_recording():
@@ -43,7 +47,7 @@ def test_bootstrap_is_deterministic_by_seed():
 def test_paired_tests():
     result = paired_comparison(BASE, CHAL, samples=500)
     # 6 of 8 recordings improve and two tie: the sign test drops ties (6 of 6 -> p = 2 / 2**6).
-    assert result.sign_test_p == pytest.approx(2 / 2 ** 6)
+    assert result.sign_test_p == pytest.approx(2 / 2**6)
     assert 0 < result.wilcoxon_p < 0.05
 
 

@@ -67,7 +67,8 @@ def test_inverse_of_inverse_and_json_round_trip(timemap: TimeMap) -> None:
     assert len(twice.pieces) == len(timemap.pieces)
     for mine, theirs in zip(timemap.pieces, twice.pieces):
         assert (theirs.start, theirs.end, theirs.origin, theirs.rate) == pytest.approx(
-            (mine.start, mine.end, mine.origin, mine.rate), abs=1e-9)
+            (mine.start, mine.end, mine.origin, mine.rate), abs=1e-9
+        )
     assert TimeMap.from_json(timemap.to_json()) == timemap
 
 

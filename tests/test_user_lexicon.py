@@ -9,10 +9,10 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.scorer.normalize.lexicon import load_user_lexicon
-from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -53,16 +53,19 @@ def test_the_scorer_uses_the_lexicon_and_signs_it(lexicon: Path, tmp_path: Path)
     assert score_recording(reference, hypothesis, ScoreOptions(lexicon=edited)).signature.hash != own.signature.hash
 
 
-@pytest.mark.parametrize("line, message", [
-    ("name Tiradentes", r"line 2: unknown entry 'name Tiradentes'"),
-    ("equivalence\tbora", r"line 2: expected 'equivalence<TAB>form<TAB>canonical words'"),
-    ("equivalence\tbora ai\tvamos", r"line 2: an equivalence form is one word"),
-    ("equivalence\tpra\tpara", r"line 2: 'pra' is already in the shipped tables"),
-    ("equivalence\tà\tá", r"line 2: 'à' is already in the shipped tables"),
-    ("negation\tnão mesmo", r"line 2: a negation is one word"),
-    ("name\t", r"line 2: expected 'name<TAB>the name as written'"),
-    ("sinônimo\tbora\tvamos", r"line 2: unknown entry 'sinônimo'"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("name Tiradentes", r"line 2: unknown entry 'name Tiradentes'"),
+        ("equivalence\tbora", r"line 2: expected 'equivalence<TAB>form<TAB>canonical words'"),
+        ("equivalence\tbora ai\tvamos", r"line 2: an equivalence form is one word"),
+        ("equivalence\tpra\tpara", r"line 2: 'pra' is already in the shipped tables"),
+        ("equivalence\tà\tá", r"line 2: 'à' is already in the shipped tables"),
+        ("negation\tnão mesmo", r"line 2: a negation is one word"),
+        ("name\t", r"line 2: expected 'name<TAB>the name as written'"),
+        ("sinônimo\tbora\tvamos", r"line 2: unknown entry 'sinônimo'"),
+    ],
+)
 def test_a_malformed_line_is_refused_with_file_and_line(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "bad.tsv"
     path.write_text(f"# header\n{line}\n", encoding="utf-8")
@@ -74,7 +77,15 @@ def test_score_cli_takes_a_lexicon_and_a_normalizer_version(lexicon: Path, tmp_p
     (tmp_path / "ref").mkdir()
     (tmp_path / "ref" / "rec1.txt").write_text("Bora ver Dom Pedro II\n", encoding="utf-8")
     (tmp_path / "rec1.txt").write_text("vamos embora ver dom pedro segundo\n", encoding="utf-8")
-    args = ["score", "--ref", str(tmp_path / "ref" / "rec1.txt"), "--hyp", str(tmp_path / "rec1.txt"), "--format", "json"]
+    args = [
+        "score",
+        "--ref",
+        str(tmp_path / "ref" / "rec1.txt"),
+        "--hyp",
+        str(tmp_path / "rec1.txt"),
+        "--format",
+        "json",
+    ]
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["wer"] == 0 and "norm:ptbr-norm-2@" in data["signature"] and "user-lex:" in data["signature"]
@@ -95,9 +106,11 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     assert experiment.lexicon == lexicon.resolve() and experiment.normalizer == "ptbr-norm-1"
     path.write_text(text, encoding="utf-8")
     assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-2"
-    for first, message in (("lexicon = 3", "lexicon must be a file name"),
-                           ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
-                           ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2")):
+    for first, message in (
+        ("lexicon = 3", "lexicon must be a file name"),
+        ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
+        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2"),
+    ):
         path.write_text(f"{first}\n" + text, encoding="utf-8")
         with pytest.raises(InputError, match=message):
             load_experiment(path)

@@ -6,13 +6,13 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
+from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
-from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
 
 CLIP = PTBR_DEV / "lapsbm" / "LapsBM_0385.wav"
 LEAD, TRAIL = 3.0, 2.0

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.pipeline.stages import VadStageConfig, parse_stage
-from toolkit.core.errors import InputError
 from toolkit.audio.vad import SileroVadConfig, merge_regions
+from toolkit.core.errors import InputError
+from toolkit.pipeline.stages import VadStageConfig, parse_stage
 
 REGIONS = [(1.0, 4.0), (4.5, 9.0), (9.2, 20.0), (26.0, 28.0), (29.0, 40.0), (41.0, 80.0), (81.0, 82.0)]
 
@@ -30,8 +30,7 @@ def test_zero_keeps_one_unit_per_region_and_nothing_is_an_error() -> None:
 
 
 def test_a_region_longer_than_max_s_is_a_unit_of_its_own_never_split() -> None:
-    assert merge_regions([(0.0, 1.0), (1.5, 50.0), (50.5, 51.0)], 30.0, 30.0) == [(0.0, 1.0), (1.5, 50.0),
-                                                                                   (50.5, 51.0)]
+    assert merge_regions([(0.0, 1.0), (1.5, 50.0), (50.5, 51.0)], 30.0, 30.0) == [(0.0, 1.0), (1.5, 50.0), (50.5, 51.0)]
 
 
 @st.composite
@@ -80,8 +79,12 @@ def test_without_a_pause_limit_the_units_are_whisperx_chunks(regions, max_s: flo
 
 
 def _table(**changes) -> dict:
-    return {**asdict(SileroVadConfig(max_speech_duration_s=30.0)), "merge_max_s": 30.0, "merge_max_gap_s": 30.0,
-            **changes}
+    return {
+        **asdict(SileroVadConfig(max_speech_duration_s=30.0)),
+        "merge_max_s": 30.0,
+        "merge_max_gap_s": 30.0,
+        **changes,
+    }
 
 
 def test_vad_stage_writes_out_the_merge_and_keeps_silero_apart() -> None:
@@ -93,15 +96,18 @@ def test_vad_stage_writes_out_the_merge_and_keeps_silero_apart() -> None:
     assert asdict(other) != asdict(config) and other.silero() == config.silero()
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"merge_max_s": None}, "missing merge_max_s"),
-    ({"merge_max_gap_s": None}, "missing merge_max_gap_s"),
-    ({"merge_max_s": -1.0}, "must not be negative"),
-    ({"merge_max_gap_s": -0.5}, "must not be negative"),
-    ({"merge_max_s": "30"}, "merge_max_s must be a number"),
-    ({"merge_max_s": 20.0}, "max_speech_duration_s 30.0 must not exceed merge_max_s 20.0"),
-    ({"merge_max": 20.0}, "unknown parameter"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"merge_max_s": None}, "missing merge_max_s"),
+        ({"merge_max_gap_s": None}, "missing merge_max_gap_s"),
+        ({"merge_max_s": -1.0}, "must not be negative"),
+        ({"merge_max_gap_s": -0.5}, "must not be negative"),
+        ({"merge_max_s": "30"}, "merge_max_s must be a number"),
+        ({"merge_max_s": 20.0}, "max_speech_duration_s 30.0 must not exceed merge_max_s 20.0"),
+        ({"merge_max": 20.0}, "unknown parameter"),
+    ],
+)
 def test_bad_merge_settings_are_refused(changes: dict, message: str) -> None:
     table = {k: v for k, v in _table(**changes).items() if v is not None}
     with pytest.raises(InputError, match=message):
@@ -109,7 +115,10 @@ def test_bad_merge_settings_are_refused(changes: dict, message: str) -> None:
 
 
 def test_no_merge_allows_any_region_length() -> None:
-    config = parse_stage("vad", _table(merge_max_s=0.0, max_speech_duration_s=60.0), path="exp.toml",
-                         where="components.vad")
+    config = parse_stage(
+        "vad", _table(merge_max_s=0.0, max_speech_duration_s=60.0), path="exp.toml", where="components.vad"
+    )
     assert merge_regions([(0.0, 59.0), (59.5, 60.0)], config.merge_max_s, config.merge_max_gap_s) == [
-        (0.0, 59.0), (59.5, 60.0)]
+        (0.0, 59.0),
+        (59.5, 60.0),
+    ]

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from shared_data import PTBR_DEV
+
 from toolkit.asr import make_recognizer
 from toolkit.asr.whisperx_backend import Chunk, unfinished_tails
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
-from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.core.transcripts import Word
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 CLIPS = ("LapsBM_0385", "LapsBM_0415")
@@ -64,7 +64,7 @@ def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> No
     clips = [resample(load_audio(PTBR_DEV / "lapsbm" / f"{c}.wav"), 16_000).samples for c in CLIPS]
     samples = np.zeros(round(16_000 * (ONSETS[1] + 1.0)) + len(clips[1]), dtype=np.float32)
     for clip, onset in zip(clips, ONSETS):
-        samples[round(onset * 16_000):round(onset * 16_000) + len(clip)] += clip
+        samples[round(onset * 16_000) : round(onset * 16_000) + len(clip)] += clip
     signal = Signal.original(samples, 16_000)
     spec = tomllib.loads(DEMO.read_text(encoding="utf-8"))["recognizers"]["whisper_base_batched"]
     assert spec["decoding"]["tail_redecode_gap_s"] == 1.0
@@ -93,9 +93,9 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
 
     import soundfile
 
+    from toolkit.corpus.freeze import freeze
     from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.corpus.freeze import freeze
 
     if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
         pytest.skip(f"development data not present ({PTBR_DEV}); it lives outside the repository")
@@ -103,18 +103,21 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
     onsets = (*ONSETS, *(onset + 36.0 for onset in ONSETS))  # the second pair more than 30 s after the first
     samples = np.zeros(round(16_000 * (onsets[-1] + 1.0)) + len(clips[1]), dtype=np.float32)
     for clip, onset in zip(clips * 2, onsets):
-        samples[round(onset * 16_000):round(onset * 16_000) + len(clip)] += clip
+        samples[round(onset * 16_000) : round(onset * 16_000) + len(clip)] += clip
     corpus = tmp_path / "corpus"
     (corpus / "audio").mkdir(parents=True)
     (corpus / "refs").mkdir()
     soundfile.write(corpus / "audio" / "pairs.wav", samples, 16_000, subtype="PCM_16")
-    (corpus / "refs" / "pairs.txt").write_text(" ".join(
-        (PTBR_DEV / "lapsbm" / f"{c}.txt").read_text(encoding="utf-8").strip() for c in CLIPS * 2), encoding="utf-8")
+    (corpus / "refs" / "pairs.txt").write_text(
+        " ".join((PTBR_DEV / "lapsbm" / f"{c}.txt").read_text(encoding="utf-8").strip() for c in CLIPS * 2),
+        encoding="utf-8",
+    )
     with open(corpus / "splits.csv", "w", newline="") as handle:
         csv.writer(handle).writerows([["id", "split"], ["pairs", "tuning"]])
     freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
-    (tmp_path / "experiment.toml").write_text(DEMO.read_text(encoding="utf-8") + 'vad_batched = ["vad", "batched"]\n',
-                                              encoding="utf-8")
+    (tmp_path / "experiment.toml").write_text(
+        DEMO.read_text(encoding="utf-8") + 'vad_batched = ["vad", "batched"]\n', encoding="utf-8"
+    )
     summary = run_experiment(load_experiment(tmp_path), "tuning", ["vad_batched"], progress=False)
     output = summary.folder.read_arm_output("vad_batched", "pairs")
     units = [u for u in output["units"] if u["recognizer"] == "whisper_base_batched"]

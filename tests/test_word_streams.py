@@ -16,22 +16,46 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from toolkit.pipeline.combine import combine_streams
-from toolkit.pipeline.runner import to_original
 from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.faster_whisper_backend import segment_words
 from toolkit.audio.signal import Signal, crop
+from toolkit.audio.vad import merge_regions
 from toolkit.core.transcripts import Word
+from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times, stream_problems
+from toolkit.pipeline.combine import combine_streams
 from toolkit.pipeline.onset_repair import clamp_onsets
+from toolkit.pipeline.runner import to_original
 from toolkit.pipeline.seam_records import SeamConfig, WindowResult
 from toolkit.pipeline.seams import reconcile
 from toolkit.pipeline.windows import plan_windows
-from toolkit.audio.vad import merge_regions
-from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times, stream_problems
 
-PROPERTY = settings(max_examples=int(__import__("os").environ.get("STREAM_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-VOCABULARY = ["não", "sim", "Fernando", "Lima", "a", "de", "ação", "coração", "é", "você", "São", "Paulo",
-              "R$", "2.300,00", "parágrafo", "quinto", "inciso", "vírgula", "João", "órgão"]
+PROPERTY = settings(
+    max_examples=int(__import__("os").environ.get("STREAM_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+VOCABULARY = [
+    "não",
+    "sim",
+    "Fernando",
+    "Lima",
+    "a",
+    "de",
+    "ação",
+    "coração",
+    "é",
+    "você",
+    "São",
+    "Paulo",
+    "R$",
+    "2.300,00",
+    "parágrafo",
+    "quinto",
+    "inciso",
+    "vírgula",
+    "João",
+    "órgão",
+]
 
 
 def problems(words: list[Word], duration: float | None = None) -> list[str]:
@@ -40,18 +64,22 @@ def problems(words: list[Word], duration: float | None = None) -> list[str]:
 
 # --- the invariant itself ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("words, expected", [
-    ([Word("a", 1.0, 1.5), Word("b", 0.9, 1.2)], "is out of order"),
-    ([Word("a", 1.0, 2.0), Word("b", 1.2, 1.6)], "covers the same stretch as word 1"),
-    ([Word("a", 1.0, 0.5)], "impossible times"),
-    ([Word("a", 1.0, None)], "a start or an end but not both"),
-    ([Word("a", 1.0, float("nan"))], "not finite"),
-    ([Word("a", 9.0, 10.5)], "after the recording"),
-    ([Word("fa\ufffdo", 1.0, 1.2)], "U+FFFD"),
-    ([Word("dois pontos", 1.0, 1.2)], "whitespace inside"),
-    ([Word("", 1.0, 1.2)], "non-empty"),
-    ([Word("\udc80", 1.0, 1.2)], "lone surrogate"),
-])
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        ([Word("a", 1.0, 1.5), Word("b", 0.9, 1.2)], "is out of order"),
+        ([Word("a", 1.0, 2.0), Word("b", 1.2, 1.6)], "covers the same stretch as word 1"),
+        ([Word("a", 1.0, 0.5)], "impossible times"),
+        ([Word("a", 1.0, None)], "a start or an end but not both"),
+        ([Word("a", 1.0, float("nan"))], "not finite"),
+        ([Word("a", 9.0, 10.5)], "after the recording"),
+        ([Word("fa\ufffdo", 1.0, 1.2)], "U+FFFD"),
+        ([Word("dois pontos", 1.0, 1.2)], "whitespace inside"),
+        ([Word("", 1.0, 1.2)], "non-empty"),
+        ([Word("\udc80", 1.0, 1.2)], "lone surrogate"),
+    ],
+)
 def test_each_rule_of_a_valid_stream_names_the_word_and_the_problem(words: list[Word], expected: str) -> None:
     found = problems(words, duration=10.0)
     assert len(found) == 1 and expected in found[0]
@@ -60,8 +88,15 @@ def test_each_rule_of_a_valid_stream_names_the_word_and_the_problem(words: list[
 
 
 def test_touching_short_and_untimed_words_are_valid() -> None:
-    words = [Word("a", 0.0, 0.5), Word("b", 0.5, 0.5), Word("c", 0.5, 0.9), Word("d"), Word("e", 0.8, 1.4),
-             Word("f", 1.4, 1.4), Word("g", 1.4, 1.4)]
+    words = [
+        Word("a", 0.0, 0.5),
+        Word("b", 0.5, 0.5),
+        Word("c", 0.5, 0.9),
+        Word("d"),
+        Word("e", 0.8, 1.4),
+        Word("f", 1.4, 1.4),
+        Word("g", 1.4, 1.4),
+    ]
     assert problems(words, 1.4) == []  # overlap 0.1 of the shorter 0.4 (c, e); zero-length words at one instant
 
 
@@ -74,6 +109,7 @@ def test_dropping_contradicting_times_keeps_every_word_and_its_text() -> None:
 
 
 # --- strategies -------------------------------------------------------------------------------
+
 
 @st.composite
 def speech(draw: st.DrawFn, duration: float = 60.0, max_words: int = 40) -> list[Word]:
@@ -102,22 +138,34 @@ def heard(draw: st.DrawFn, truth: list[Word], duration: float) -> list[Word]:
         action = draw(st.sampled_from(["keep"] * 6 + ["drop", "split", "merge", "invent", "respell"]))
         jitter = draw(st.floats(-0.3, 0.3))
         confidence = draw(st.none() | st.floats(0.0, 1.0))
-        moved = word if not word.timed else replace(
-            word, start=min(max(word.start + jitter, 0.0), duration),  # type: ignore[operator]
-            end=min(max(word.end + jitter, word.start + jitter, 0.0), duration))  # type: ignore[operator]
+        moved = (
+            word
+            if not word.timed
+            else replace(
+                word,
+                start=min(max(word.start + jitter, 0.0), duration),  # type: ignore[operator]
+                end=min(max(word.end + jitter, word.start + jitter, 0.0), duration),
+            )
+        )  # type: ignore[operator]
         moved = replace(moved, confidence=confidence)
         if action == "drop":
             continue
         if action == "split" and moved.timed:
             middle = (moved.start + moved.end) / 2  # type: ignore[operator]
-            words += [replace(moved, text=moved.text[:1] or "x", end=middle),
-                      replace(moved, text=moved.text[1:] or "y", start=middle)]
+            words += [
+                replace(moved, text=moved.text[:1] or "x", end=middle),
+                replace(moved, text=moved.text[1:] or "y", start=middle),
+            ]
         elif action == "merge" and words and words[-1].timed and moved.timed:
             last = words.pop()
             words.append(replace(last, text=last.text.lower() + moved.text.lower(), end=max(last.end, moved.end)))
         elif action == "invent" and moved.timed:
-            words += [moved, replace(moved, text=draw(st.sampled_from(VOCABULARY)), start=moved.end,
-                                     end=min(moved.end + 0.2, duration))]  # type: ignore[operator]
+            words += [
+                moved,
+                replace(
+                    moved, text=draw(st.sampled_from(VOCABULARY)), start=moved.end, end=min(moved.end + 0.2, duration)
+                ),
+            ]  # type: ignore[operator]
         elif action == "respell":
             words.append(replace(moved, text=draw(st.sampled_from(VOCABULARY))))
         else:
@@ -126,6 +174,7 @@ def heard(draw: st.DrawFn, truth: list[Word], duration: float) -> list[Word]:
 
 
 # --- recognizer adapters and batched chunk joins ----------------------------------------------
+
 
 @dataclass
 class FakeWord:
@@ -148,8 +197,10 @@ def library_segments(draw: st.DrawFn) -> tuple[list[FakeSegment], float]:
     time = st.floats(-2.0, duration + 2.0)
     segments = []
     for _ in range(draw(st.integers(0, 6))):
-        words = [FakeWord(" " + draw(st.sampled_from(VOCABULARY)), draw(time), draw(time), draw(st.floats(0.0, 1.0)))
-                 for _ in range(draw(st.integers(0, 8)))]
+        words = [
+            FakeWord(" " + draw(st.sampled_from(VOCABULARY)), draw(time), draw(time), draw(st.floats(0.0, 1.0)))
+            for _ in range(draw(st.integers(0, 8)))
+        ]
         segments.append(FakeSegment(words, []))
     return segments, duration
 
@@ -173,8 +224,10 @@ def split_characters(draw: st.DrawFn) -> tuple[list[RawWord], str, list[str]]:
     data = text.encode("utf-8")
     cuts = sorted(set(draw(st.lists(st.integers(1, len(data) - 1), max_size=10)))) if len(data) > 1 else []
     pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)])]
-    words = [RawWord(piece.decode("utf-8", errors="replace"), float(i), float(i) + 0.5, 0.5, 0)
-             for i, piece in enumerate(pieces)]
+    words = [
+        RawWord(piece.decode("utf-8", errors="replace"), float(i), float(i) + 0.5, 0.5, 0)
+        for i, piece in enumerate(pieces)
+    ]
     return words, text, spoken
 
 
@@ -190,7 +243,11 @@ def test_a_character_split_across_words_is_joined_not_replaced(case) -> None:
 
 
 def test_bytes_invalid_in_the_whole_text_are_removed_and_counted() -> None:
-    words = [RawWord(" fa\ufffd", 0.0, 0.3, 0.4, 0), RawWord("\ufffd", 0.3, 0.4, 0.2, 0), RawWord(" sim", 0.5, 0.8, 0.9, 0)]
+    words = [
+        RawWord(" fa\ufffd", 0.0, 0.3, 0.4, 0),
+        RawWord("\ufffd", 0.3, 0.4, 0.2, 0),
+        RawWord(" sim", 0.5, 0.8, 0.9, 0),
+    ]
     repaired = join_split_characters(words, " fa\ufffd\ufffd sim")
     assert [w.text for w in repaired.words] == [" fa", " sim"]
     assert (repaired.removed, repaired.dropped) == (2, 1)
@@ -206,7 +263,7 @@ def test_the_real_tokenizer_joins_a_cedilla_split_across_two_words() -> None:
     hf = HFTokenizer.from_file(f"{resolve_model('whisper-base').path}/tokenizer.json")
     tokenizer = Tokenizer(hf, True, task="transcribe", language="pt")
     byte_token = {b: hf.token_to_id(ch) for b, ch in _bytes_to_unicode().items()}
-    tokens = [byte_token[b] for b in " faço".encode("utf-8")]
+    tokens = [byte_token[b] for b in " faço".encode()]
     halves = [tokens[:4], tokens[4:]]  # " fa" + first byte of "ç" | second byte + "o"
     segments = [FakeSegment([FakeWord(tokenizer.decode(h), 1.0 + i, 1.5 + i, 0.6)], h) for i, h in enumerate(halves)]
     assert "\ufffd" in segments[0].words[0].word and "\ufffd" in segments[1].words[0].word
@@ -229,6 +286,7 @@ def _bytes_to_unicode() -> dict[int, str]:
 
 
 # --- +VAD cut & merge: units mapped back to original time and joined ------------------------
+
 
 @st.composite
 def cut_and_merge(draw: st.DrawFn) -> tuple[float, list[tuple[float, float]], list[list[Word]], float]:
@@ -258,6 +316,7 @@ def test_vad_units_mapped_to_original_time_and_joined_are_a_valid_stream(case) -
 
 # --- seam reconciliation ----------------------------------------------------------------------
 
+
 @st.composite
 def windowed(draw: st.DrawFn) -> tuple[list[WindowResult], SeamConfig, float]:
     """A random window layout over a random recording; each window hears the spoken words inside it,
@@ -272,12 +331,25 @@ def windowed(draw: st.DrawFn) -> tuple[list[WindowResult], SeamConfig, float]:
     for index, (start, end) in enumerate(plan_windows(duration, length, overlap, origin)):
         inside = [w for w in truth if not w.timed or (w.end > start and w.start < end)]  # type: ignore[operator]
         words = draw(heard(inside, duration))
-        clamped = [w if not w.timed else replace(w, start=min(max(w.start, start), end),  # type: ignore[type-var]
-                                                 end=min(max(w.end, start), end)) for w in words]  # type: ignore[type-var]
+        clamped = [
+            w
+            if not w.timed
+            else replace(
+                w,
+                start=min(max(w.start, start), end),  # type: ignore[type-var]
+                end=min(max(w.end, start), end),
+            )
+            for w in words
+        ]  # type: ignore[type-var]
         windows.append(WindowResult(f"win{index:03d}", start, end, drop_contradicting_times(clamped)[0]))
-    config = SeamConfig(onset_tolerance=draw(st.sampled_from([0.1, 0.25])), max_onset_shift=1.0,
-                        context=0.5, fragment_overlap=0.5, edge_zone=draw(st.sampled_from([0.0, 2.0])),
-                        interior_times=draw(st.booleans()))
+    config = SeamConfig(
+        onset_tolerance=draw(st.sampled_from([0.1, 0.25])),
+        max_onset_shift=1.0,
+        context=0.5,
+        fragment_overlap=0.5,
+        edge_zone=draw(st.sampled_from([0.0, 2.0])),
+        interior_times=draw(st.booleans()),
+    )
     return windows, config, duration
 
 
@@ -292,6 +364,7 @@ def test_seam_reconciliation_keeps_a_valid_stream_for_any_window_layout(case) ->
 
 
 # --- onset repair -------------------------------------------------------------------------------
+
 
 @st.composite
 def repair_case(draw: st.DrawFn) -> tuple[list[Word], list[tuple[float, float]], float, float]:
@@ -311,6 +384,7 @@ def test_onset_repair_keeps_a_valid_stream(case) -> None:
 
 
 # --- +second model: combine (replace takes the second stream as it is) ----------------------------
+
 
 @st.composite
 def two_recognizers(draw: st.DrawFn) -> tuple[list[Word], list[Word]]:
@@ -336,8 +410,7 @@ def test_combining_two_streams_of_the_same_speech_gives_a_valid_stream(case, col
 def test_the_name_each_recognizer_split_differently_is_taken_once_in_order() -> None:
     """Seen on demo01 on an AVX-512 machine: "A Fernando Lima" against "afernando a Lima"."""
     first = [Word("A", 29.48, 29.84, 0.04), Word("Fernando", 29.84, 30.30, 0.56), Word("Lima", 30.40, 30.80, 0.91)]
-    second = [Word("afernando", 29.62, 30.02, 0.38), Word("a", 30.02, 30.30, 0.35),
-              Word("Lima", 30.40, 30.80, 0.93)]
+    second = [Word("afernando", 29.62, 30.02, 0.38), Word("a", 30.02, 30.30, 0.35), Word("Lima", 30.40, 30.80, 0.93)]
     merged, spans = combine_streams(first, second, ("whisper_base", "whisper_base_greedy"), pair_collar_s=0.5)
     texts = [w.text for w in merged]
     assert problems(merged) == []

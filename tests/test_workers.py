@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.pipeline.workers import Workers
 from toolkit.asr import make_recognizer
 from toolkit.core.errors import ToolkitError
+from toolkit.pipeline.workers import Workers
 
 
 def test_a_service_that_cannot_be_built_is_one_line_and_stops_every_worker() -> None:

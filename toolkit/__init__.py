@@ -11,8 +11,14 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_PUBLIC = {"score": "toolkit.api", "wer": "toolkit.api", "Scorer": "toolkit.api", "CorpusScore": "toolkit.scorer.results",
-           "ScoreOptions": "toolkit.scorer.options", "RecordingScore": "toolkit.scorer.results"}
+_PUBLIC = {
+    "score": "toolkit.api",
+    "wer": "toolkit.api",
+    "Scorer": "toolkit.api",
+    "CorpusScore": "toolkit.scorer.results",
+    "ScoreOptions": "toolkit.scorer.options",
+    "RecordingScore": "toolkit.scorer.results",
+}
 __all__ = ["__version__", *_PUBLIC]
 
 

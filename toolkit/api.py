@@ -14,8 +14,9 @@ import math
 import os
 import types
 import typing
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Union
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.options import ScoreOptions
@@ -23,8 +24,8 @@ from toolkit.scorer.results import CorpusScore, RecordingScore
 from toolkit.scorer.score import score_recording
 from toolkit.scorer.signature import Signature, scorer_signature
 
-Side = Union[str, os.PathLike, Reference, Hypothesis]
-Texts = Union[Side, Sequence[Side]]
+Side = str | os.PathLike | Reference | Hypothesis
+Texts = Side | Sequence[Side]
 
 
 def _accepted(hint: Any) -> tuple[type, ...]:
@@ -51,8 +52,9 @@ def make_options(**options: Any) -> ScoreOptions:
         if expected is None:
             raise TypeError(f"unknown scoring option {name!r}; choose from {', '.join(_OPTION_TYPES)}")
         if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-            raise TypeError(f"option {name!r} must be {' or '.join(t.__name__ for t in expected)}, "
-                            f"got {_type_name(value)}")
+            raise TypeError(
+                f"option {name!r} must be {' or '.join(t.__name__ for t in expected)}, got {_type_name(value)}"
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"option {name!r} must be finite, got {value!r}")
     if "names" in options:
@@ -77,8 +79,10 @@ def _is_single(value: Any) -> bool:
 
 def _check_side(value: Any, argument: str) -> None:
     if not _is_single(value):
-        raise TypeError(f"{argument} must be a str, a pathlib.Path, a Reference or Hypothesis record, "
-                        f"or a list of them; got {_type_name(value)}")
+        raise TypeError(
+            f"{argument} must be a str, a pathlib.Path, a Reference or Hypothesis record, "
+            f"or a list of them; got {_type_name(value)}"
+        )
 
 
 def _pair(reference: Side, hypothesis: Side, where: str = "") -> tuple[Reference, Hypothesis]:
@@ -119,8 +123,10 @@ def _pairs(reference: Texts, hypothesis: Texts) -> list[tuple[Reference, Hypothe
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"{argument} must be a list too when the other side is a list")
     if len(reference) != len(hypothesis):  # type: ignore[arg-type]
-        raise ValueError(f"reference has {len(reference)} item(s) but hypothesis has "  # type: ignore[arg-type]
-                         f"{len(hypothesis)}; they are paired in order")  # type: ignore[arg-type]
+        raise ValueError(
+            f"reference has {len(reference)} item(s) but hypothesis has "  # type: ignore[arg-type]
+            f"{len(hypothesis)}; they are paired in order"
+        )  # type: ignore[arg-type]
     return [_pair(r, h, f"[{k}]") for k, (r, h) in enumerate(zip(reference, hypothesis))]  # type: ignore[arg-type]
 
 
@@ -153,8 +159,10 @@ class Scorer:
         """Every figure for one recording (the hypothesis may be an empty string: all deletions)."""
         if not (_is_single(reference) and _is_single(hypothesis)):
             bad = "reference" if not _is_single(reference) else "hypothesis"
-            raise TypeError(f"{bad} must be one recording here (use .corpus() for several); "
-                            f"got {_type_name(reference if bad == 'reference' else hypothesis)}")
+            raise TypeError(
+                f"{bad} must be one recording here (use .corpus() for several); "
+                f"got {_type_name(reference if bad == 'reference' else hypothesis)}"
+            )
         ref, hyp = _pair(reference, hypothesis)
         return self._score(ref, hyp)
 

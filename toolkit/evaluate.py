@@ -8,33 +8,47 @@ with the baseline, runtime and seam summaries, and the Markdown/HTML report.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
 from toolkit.core.errors import InputError
-from toolkit.runs.scored import Evaluation
-from toolkit.scorer.metrics.seam_flags import flag_precision
-from toolkit.scorer.metrics.turns import lost_turns
+from toolkit.core.files import atomic_write_json, atomic_write_text
 from toolkit.core.transcripts import Hypothesis
 from toolkit.report.alignment_pages import write_alignment_page
 from toolkit.report.run_report import Section, write_reports
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.scored import Evaluation
+from toolkit.scorer.metrics.seam_flags import flag_precision
+from toolkit.scorer.metrics.turns import lost_turns
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.results import RecordingScore
 from toolkit.scorer.score import audit_vocabulary, score_recording
-from toolkit.scorer.tables import score_tables, write_tables
 from toolkit.scorer.stats import paired_comparison
-from toolkit.core.files import atomic_write_json, atomic_write_text
+from toolkit.scorer.tables import score_tables, write_tables
 
 BASELINE = "baseline"
-SEAM_COLUMNS = ["arm", "recording_id", "recognizer", "seam", "start", "end", "cut_time", "kept_left",
-                "kept_right", "dropped", "flags", "review"]
+SEAM_COLUMNS = [
+    "arm",
+    "recording_id",
+    "recognizer",
+    "seam",
+    "start",
+    "end",
+    "cut_time",
+    "kept_left",
+    "kept_right",
+    "dropped",
+    "flags",
+    "review",
+]
 
 
-def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
-                 extra_sections: Sequence[Section] = ()) -> Evaluation:
+def evaluate_run(
+    folder: RunFolder, options: ScoreOptions = ScoreOptions(), extra_sections: Sequence[Section] = ()
+) -> Evaluation:
     """Score every (arm, recording) of ``folder`` and write tables and reports under it (``extra_sections``
     last in the report: the protocol's, from ``toolkit.protocol.report_sections``)."""
     from toolkit.corpus.manifest import load_manifest
@@ -42,17 +56,24 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
     record = folder.read_record()
     manifest = load_manifest(record["manifest"]["path"])
     if manifest.sha256 != record["manifest"]["sha256"]:
-        raise InputError(manifest.path, f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
-                                        f"was made on {record['manifest']['sha256']}")
+        raise InputError(
+            manifest.path,
+            f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
+            f"was made on {record['manifest']['sha256']}",
+        )
     failed = [f["recording"] for f in record.get("failures", [])]
     if failed:  # scoring the others alone would drop the failed recordings from every denominator
-        raise InputError(folder.record, f"{len(failed)} of {len(record['recordings'])} recordings failed in this run "
-                                        f"({', '.join(failed)}); rerun the experiment to finish them before scoring")
+        raise InputError(
+            folder.record,
+            f"{len(failed)} of {len(record['recordings'])} recordings failed in this run "
+            f"({', '.join(failed)}); rerun the experiment to finish them before scoring",
+        )
     failed_arms = {(f["arm"], f["recording"]): f["error"] for f in record.get("arm_failures", [])}
     entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
     arms = [arm["name"] for arm in record["config"]["arms"]]
-    windowed = {arm["name"] for arm in record["config"]["arms"]
-                if any(c["stage"] == "windows" for c in arm["components"])}
+    windowed = {
+        arm["name"] for arm in record["config"]["arms"] if any(c["stage"] == "windows" for c in arm["components"])
+    }
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     seam_rows: list[dict[str, Any]] = []
@@ -76,17 +97,20 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
             score = scores[arm][entry.id]
             score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
             scores[arm][entry.id] = score
-            rows.append((arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata,
-                         score))
+            rows.append(
+                (arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata, score)
+            )
             atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
             write_alignment_page(folder.root, score, *vocabulary)
     per_recording, aggregate = score_tables(rows)
     write_tables(per_recording, aggregate, folder.scores)
 
     comparisons = {
-        arm: paired_comparison(scores[reference_arm], scores[arm], samples=options.bootstrap_samples,
-                               seed=options.bootstrap_seed)
-        for arm in arms if arm != reference_arm
+        arm: paired_comparison(
+            scores[reference_arm], scores[arm], samples=options.bootstrap_samples, seed=options.bootstrap_seed
+        )
+        for arm in arms
+        if arm != reference_arm
     }
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in comparisons.items()})
     runtime = pd.DataFrame.from_records(record.get("measurements", []))
@@ -99,8 +123,20 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
     signature = rows[0][3].signature.text if rows else ""
     atomic_write_text(folder.scores / "signature.txt", signature + "\n")
 
-    evaluation = Evaluation(folder, record, per_recording, aggregate, comparisons, scores, runtime, seams,
-                            origin_spread, signature, reference_arm, options)
+    evaluation = Evaluation(
+        folder,
+        record,
+        per_recording,
+        aggregate,
+        comparisons,
+        scores,
+        runtime,
+        seams,
+        origin_spread,
+        signature,
+        reference_arm,
+        options,
+    )
     write_reports(evaluation, extra_sections)
     return evaluation
 
@@ -108,10 +144,16 @@ def evaluate_run(folder: RunFolder, options: ScoreOptions = ScoreOptions(),
 def _seam_row(arm: str, recording: str, seam: dict[str, Any]) -> dict[str, Any]:
     """One seam of a windowed arm: what each side kept and dropped, and review flags."""
     return {
-        "arm": arm, "recording_id": recording, "recognizer": seam.get("recognizer"),
-        "seam": seam.get("index"), "start": seam.get("start"), "end": seam.get("end"),
-        "cut_time": seam.get("cut_time"), "kept_left": len(seam.get("kept_left", [])),
-        "kept_right": len(seam.get("kept_right", [])), "dropped": len(seam.get("dropped", [])),
+        "arm": arm,
+        "recording_id": recording,
+        "recognizer": seam.get("recognizer"),
+        "seam": seam.get("index"),
+        "start": seam.get("start"),
+        "end": seam.get("end"),
+        "cut_time": seam.get("cut_time"),
+        "kept_left": len(seam.get("kept_left", [])),
+        "kept_right": len(seam.get("kept_right", [])),
+        "dropped": len(seam.get("dropped", [])),
         "flags": ";".join(sorted({f.get("kind", "") for f in seam.get("flags", [])})),
         "review": bool(seam.get("review")),
     }
@@ -129,8 +171,16 @@ def _origin_spread(aggregate: pd.DataFrame, arms: list[dict[str, Any]]) -> pd.Da
             continue
         wers = overall.loc[members, "wer"].astype(float)
         errors = overall.loc[members, "errors"].astype(int)
-        rows.append({"arm": base, "origins": len(members), "wer_min": wers.min(), "wer_max": wers.max(),
-                     "spread_points": 100 * (wers.max() - wers.min()),
-                     "errors_by_origin": "; ".join(f"{m}: {e}" for m, e in errors.items())})
-    return pd.DataFrame.from_records(rows, columns=["arm", "origins", "wer_min", "wer_max", "spread_points",
-                                                    "errors_by_origin"])
+        rows.append(
+            {
+                "arm": base,
+                "origins": len(members),
+                "wer_min": wers.min(),
+                "wer_max": wers.max(),
+                "spread_points": 100 * (wers.max() - wers.min()),
+                "errors_by_origin": "; ".join(f"{m}: {e}" for m, e in errors.items()),
+            }
+        )
+    return pd.DataFrame.from_records(
+        rows, columns=["arm", "origins", "wer_min", "wer_max", "spread_points", "errors_by_origin"]
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import app_state
 import pandas as pd
 import streamlit as st
 
-import app_state
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.core.transcripts import NONSPEECH, SPEECH
 
@@ -14,8 +14,10 @@ SPEECH_CHOICES = {"": "not annotated", SPEECH: "speech (confirmed)", NONSPEECH: 
 adj = app_state.adjudication()
 who = st.session_state.get("annotator", "")
 st.title("Blind transcription")
-st.caption(f"Type what was said under the transcription convention ({app_state.CONVENTION.name}, below). "
-           "This page never reads a recognizer's output.")
+st.caption(
+    f"Type what was said under the transcription convention ({app_state.CONVENTION.name}, below). "
+    "This page never reads a recognizer's output."
+)
 with st.expander("Transcription convention (protocol/transcription-convention.md)"):
     st.markdown(app_state.CONVENTION.read_text(encoding="utf-8"))
 with app_state.shown_errors():
@@ -53,11 +55,22 @@ with app_state.shown_errors():
         if st.form_submit_button("Save this stretch", type="primary"):
             with app_state.shown_errors():
                 segment = transcripts.save(
-                    recording_id=recording, annotator=who, start=float(start), end=float(end), duration=duration,
-                    text=text, speaker=speaker, speech=speech, unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
-                    first_word_end=first_end or None, last_word_start=last_start or None)
-                st.session_state["blind_saved"] = (f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
-                                                   f"{transcripts.textgrid_path(recording, who)} rewritten.")
+                    recording_id=recording,
+                    annotator=who,
+                    start=float(start),
+                    end=float(end),
+                    duration=duration,
+                    text=text,
+                    speaker=speaker,
+                    speech=speech,
+                    unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
+                    first_word_end=first_end or None,
+                    last_word_start=last_start or None,
+                )
+                st.session_state["blind_saved"] = (
+                    f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
+                    f"{transcripts.textgrid_path(recording, who)} rewritten."
+                )
                 st.session_state.pop("blind_for", None)  # move on to the next untranscribed stretch
                 st.rerun()
     if "blind_saved" in st.session_state:
@@ -66,11 +79,28 @@ with app_state.shown_errors():
     mine = transcripts.segments(recording, who)
     st.subheader(f"Your transcription of {recording}")
     if mine:
-        st.dataframe(pd.DataFrame([{"start": s.start, "end": s.end, "text": s.text, "speaker": s.speaker,
-                                    "speech": SPEECH_CHOICES[s.speech] if not s.text else "speech",
-                                    "unresolved": f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
-                                    if s.unresolved_start is not None else "",
-                                    "saved (UTC)": s.created_at} for s in mine]), hide_index=True, width="stretch")
-        st.caption(f"TextGrid (tiers utterances, words, speech, unresolved): {transcripts.textgrid_path(recording, who)}")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "start": s.start,
+                        "end": s.end,
+                        "text": s.text,
+                        "speaker": s.speaker,
+                        "speech": SPEECH_CHOICES[s.speech] if not s.text else "speech",
+                        "unresolved": f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
+                        if s.unresolved_start is not None
+                        else "",
+                        "saved (UTC)": s.created_at,
+                    }
+                    for s in mine
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            f"TextGrid (tiers utterances, words, speech, unresolved): {transcripts.textgrid_path(recording, who)}"
+        )
     else:
         st.caption("Nothing saved yet.")

@@ -24,19 +24,19 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
 from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision, SpanState
 from toolkit.core.errors import InputError
-from toolkit.formats import write_reference_textgrid
-from toolkit.corpus.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
-from toolkit.scorer.metrics.intervals import merge, subtract
+from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.core.transcripts import NONSPEECH as NONSPEECH_LABEL
 from toolkit.core.transcripts import Interval, Reference, Utterance
-from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.corpus.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
+from toolkit.formats import write_reference_textgrid
+from toolkit.scorer.metrics.intervals import merge, subtract
 
 RECORD_NAME = "adjudication.json"
 MANIFEST_NAME = "manifest.json"
@@ -66,8 +66,9 @@ def plan(adjudication: Adjudication) -> Plan:
     """Effective decisions split into applicable and stale; conflicts on the current version block."""
     applicable, stale, conflicts = [], [], []
     for state in adjudication.store.span_states():
-        current = [d for d in (state.first, state.second, state.settlement)
-                   if d is not None and not adjudication.is_stale(d)]
+        current = [
+            d for d in (state.first, state.second, state.settlement) if d is not None and not adjudication.is_stale(d)
+        ]
         if state.conflict and current:
             conflicts.append(state)
             continue
@@ -87,37 +88,50 @@ def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: 
         raise InputError(None, "applying decisions needs the name of who applies them")
     todo = plan(adjudication)
     if todo.conflicts:
-        listing = "; ".join(f"{s.recording_id} {s.start:g}-{s.end:g} s ({s.first.annotator}: "  # type: ignore[union-attr]
-                            f"{s.first.action}, {s.second.annotator}: {s.second.action})"  # type: ignore[union-attr]
-                            for s in todo.conflicts[:5])
-        raise InputError(adjudication.store.path, f"{len(todo.conflicts)} conflict(s) between first and second "
-                                                  f"listeners must be settled before applying: {listing}")
+        listing = "; ".join(
+            f"{s.recording_id} {s.start:g}-{s.end:g} s ({s.first.annotator}: "  # type: ignore[union-attr]
+            f"{s.first.action}, {s.second.annotator}: {s.second.action})"  # type: ignore[union-attr]
+            for s in todo.conflicts[:5]
+        )
+        raise InputError(
+            adjudication.store.path,
+            f"{len(todo.conflicts)} conflict(s) between first and second "
+            f"listeners must be settled before applying: {listing}",
+        )
     if not todo.applicable:
-        raise InputError(adjudication.store.path, "no decisions to apply on this reference version"
-                         + (f" ({len(todo.stale)} were made on another version)" if todo.stale else ""))
+        raise InputError(
+            adjudication.store.path,
+            "no decisions to apply on this reference version"
+            + (f" ({len(todo.stale)} were made on another version)" if todo.stale else ""),
+        )
     by_recording: dict[str, list[Decision]] = {}
     for decision in todo.applicable:
         by_recording.setdefault(decision.recording_id, []).append(decision)
-    new_references = {rid: apply_to_reference(adjudication.reference(rid), decisions)
-                      for rid, decisions in by_recording.items()}
+    new_references = {
+        rid: apply_to_reference(adjudication.reference(rid), decisions) for rid, decisions in by_recording.items()
+    }
 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".partial", dir=out_dir.parent))
     try:
-        entries = [_write_entry(entry, new_references.get(entry.id), scratch, out_dir)
-                   for entry in adjudication.manifest.recordings]
+        entries = [
+            _write_entry(entry, new_references.get(entry.id), scratch, out_dir)
+            for entry in adjudication.manifest.recordings
+        ]
         manifest = Manifest(entries, adjudication.manifest.allow_mixed_sample_rates, path=out_dir / MANIFEST_NAME)
         atomic_write_json(scratch / MANIFEST_NAME, manifest.to_json())
-        atomic_write_json(scratch / RECORD_NAME, {
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "applied_by": annotator.strip(),
-            "previous_manifest": {"path": str(adjudication.manifest.path),
-                                  "sha256": adjudication.manifest.sha256},
-            "manifest_sha256": manifest.sha256,
-            "changed_recordings": sorted(new_references),
-            "decisions": [d.to_json() for d in todo.applicable],
-            "stale_not_applied": [d.to_json() for d in todo.stale],
-        })
+        atomic_write_json(
+            scratch / RECORD_NAME,
+            {
+                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "applied_by": annotator.strip(),
+                "previous_manifest": {"path": str(adjudication.manifest.path), "sha256": adjudication.manifest.sha256},
+                "manifest_sha256": manifest.sha256,
+                "changed_recordings": sorted(new_references),
+                "decisions": [d.to_json() for d in todo.applicable],
+                "stale_not_applied": [d.to_json() for d in todo.stale],
+            },
+        )
         if out_dir.exists():
             out_dir.rmdir()
         os.replace(scratch, out_dir)
@@ -125,24 +139,36 @@ def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: 
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     adjudication.store.record_application(
-        annotator=annotator.strip(), out_dir=str(out_dir), previous_manifest_sha256=adjudication.manifest.sha256,
-        manifest_sha256=manifest.sha256, decision_ids=[d.id for d in todo.applicable])
+        annotator=annotator.strip(),
+        out_dir=str(out_dir),
+        previous_manifest_sha256=adjudication.manifest.sha256,
+        manifest_sha256=manifest.sha256,
+        decision_ids=[d.id for d in todo.applicable],
+    )
     return Applied(out_dir, manifest, todo.applicable, todo.stale, sorted(new_references))
 
 
 def apply_to_reference(reference: Reference, decisions: list[Decision]) -> Reference:
     """A new reference with ``decisions`` (one recording's, in time order) applied."""
-    result = replace(reference, utterances=list(reference.utterances), words=list(reference.words),
-                     speech=list(reference.speech), unresolved=list(reference.unresolved))
+    result = replace(
+        reference,
+        utterances=list(reference.utterances),
+        words=list(reference.words),
+        speech=list(reference.speech),
+        unresolved=list(reference.unresolved),
+    )
     touched: list[tuple[Decision, float, float]] = []  # each applied decision and the stretch it changed
     for decision in sorted(decisions, key=lambda d: (d.start, d.id)):
         current = reference_text(result, decision.start, decision.end)
         if current != decision.old_text:
             other = next((d for d, lo, hi in touched if lo < decision.end and hi > decision.start), None)
             culprit = f"decision #{other.id} changed it first" if other else "the reference differs"
-            raise InputError(None, f"decision #{decision.id} on {decision.recording_id} {decision.start:g}-"
-                                   f"{decision.end:g} s was made on the text '{decision.old_text}' but the span now "
-                                   f"reads '{current}' ({culprit}); settle the two decisions")
+            raise InputError(
+                None,
+                f"decision #{decision.id} on {decision.recording_id} {decision.start:g}-"
+                f"{decision.end:g} s was made on the text '{decision.old_text}' but the span now "
+                f"reads '{current}' ({culprit}); settle the two decisions",
+            )
         touched.append((decision, *extent(result, decision.start, decision.end)))
         if decision.action == CORRECT:
             _correct(result, decision)
@@ -159,9 +185,10 @@ def _correct(reference: Reference, decision: Decision) -> None:
     turns = overlapping_turns(reference, decision.start, decision.end)
     speaker = correctable_speaker(reference, decision.start, decision.end)
     start, end = extent(reference, decision.start, decision.end)
-    reference.utterances = sorted([u for u in reference.utterances if u not in turns]
-                                  + [Utterance(start, end, decision.new_text, speaker)],
-                                  key=lambda u: (u.start, u.end, u.speaker))
+    reference.utterances = sorted(
+        [u for u in reference.utterances if u not in turns] + [Utterance(start, end, decision.new_text, speaker)],
+        key=lambda u: (u.start, u.end, u.speaker),
+    )
     reference.words = [w for w in reference.words if not _inside(w.start, w.end, start, end)]
     reference.speech = _without(reference.speech, start, end, only=NONSPEECH_LABEL)
 
@@ -169,11 +196,14 @@ def _correct(reference: Reference, decision: Decision) -> None:
 def _unresolved(reference: Reference, decision: Decision) -> None:
     label = decision.note or "adjudicated"
     touching = [i for i in reference.unresolved if i.start <= decision.end and i.end >= decision.start]
-    joined = Interval(min([decision.start, *(i.start for i in touching)]),
-                      max([decision.end, *(i.end for i in touching)]),
-                      "; ".join(dict.fromkeys([*(i.label for i in touching), label])))
-    reference.unresolved = sorted([i for i in reference.unresolved if i not in touching] + [joined],
-                                  key=lambda i: i.start)
+    joined = Interval(
+        min([decision.start, *(i.start for i in touching)]),
+        max([decision.end, *(i.end for i in touching)]),
+        "; ".join(dict.fromkeys([*(i.label for i in touching), label])),
+    )
+    reference.unresolved = sorted(
+        [i for i in reference.unresolved if i not in touching] + [joined], key=lambda i: i.start
+    )
 
 
 def _nonspeech(reference: Reference, decision: Decision) -> None:
@@ -188,8 +218,9 @@ def _nonspeech(reference: Reference, decision: Decision) -> None:
     others = [i for i in speech if i.label != NONSPEECH_LABEL]
     for lo, hi in nonspeech.tolist():
         others = _without(others, lo, hi)
-    reference.speech = sorted(others + [Interval(lo, hi, NONSPEECH_LABEL) for lo, hi in nonspeech.tolist()],
-                              key=lambda i: i.start)
+    reference.speech = sorted(
+        others + [Interval(lo, hi, NONSPEECH_LABEL) for lo, hi in nonspeech.tolist()], key=lambda i: i.start
+    )
 
 
 def _without(intervals: list[Interval], start: float, end: float, only: str | None = None) -> list[Interval]:
@@ -220,4 +251,3 @@ def _write_entry(entry: RecordingEntry, reference: Reference | None, scratch: Pa
             shutil.copyfile(entry.resolve(record.path), target)
         references[role] = FileRecord(target.name, sha256_file(target), target.stat().st_size)
     return replace(entry, path=_relative(entry.audio_path, out_dir), references=references, base_dir=out_dir)
-

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect
 from toolkit.core.errors import InputError
-from toolkit.formats import write_reference_textgrid
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.formats import write_reference_textgrid
 
 FOLDER = "transcriptions"
 SPEECH_LABELS = (SPEECH, NONSPEECH, "")
@@ -76,9 +76,21 @@ class TranscriptStore:
         with connect(self.path) as connection:
             connection.executescript(_SCHEMA)
 
-    def save(self, *, recording_id: str, annotator: str, start: float, end: float, duration: float, text: str = "",
-             speaker: str = "", speech: str = "", unresolved: tuple[float, float, str] | None = None,
-             first_word_end: float | None = None, last_word_start: float | None = None) -> Segment:
+    def save(
+        self,
+        *,
+        recording_id: str,
+        annotator: str,
+        start: float,
+        end: float,
+        duration: float,
+        text: str = "",
+        speaker: str = "",
+        speech: str = "",
+        unresolved: tuple[float, float, str] | None = None,
+        first_word_end: float | None = None,
+        last_word_start: float | None = None,
+    ) -> Segment:
         """Store one segment (refusing bad times and empty names) and rewrite the annotator's TextGrid."""
         annotator = " ".join((annotator or "").split())
         text = " ".join(text.split())
@@ -94,24 +106,40 @@ class TranscriptStore:
         if unresolved is not None:
             u_start, u_end, note = unresolved
             if not (start <= u_start < u_end <= end):
-                raise InputError(self.path, f"the unresolved stretch {u_start:g}-{u_end:g} s must lie inside "
-                                            f"the segment {start:g}-{end:g} s")
+                raise InputError(
+                    self.path,
+                    f"the unresolved stretch {u_start:g}-{u_end:g} s must lie inside the segment {start:g}-{end:g} s",
+                )
             note = note.strip() or "inaudível"
         words = text.split()
         for label, value in (("first word's end", first_word_end), ("last word's start", last_word_start)):
             if value is not None and not (words and start < value < end):
                 raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
-        created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        values = (recording_id, annotator, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS), text,
-                  " ".join(speaker.split()), speech,
-                  u_start, u_end, note, first_word_end, last_word_start, created)
+        created = datetime.now(UTC).isoformat(timespec="milliseconds")
+        values = (
+            recording_id,
+            annotator,
+            round(start, TIME_DECIMALS),
+            round(end, TIME_DECIMALS),
+            text,
+            " ".join(speaker.split()),
+            speech,
+            u_start,
+            u_end,
+            note,
+            first_word_end,
+            last_word_start,
+            created,
+        )
         with connect(self.path) as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 cursor = connection.execute(
                     'INSERT INTO transcript_segments (recording_id, annotator, start, "end", text, speaker, speech, '
                     "unresolved_start, unresolved_end, unresolved_note, first_word_end, last_word_start, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    values,
+                )
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
@@ -123,17 +151,22 @@ class TranscriptStore:
     def segments(self, recording_id: str, annotator: str) -> list[Segment]:
         """The annotator's current segments of a recording (superseded ones left out), in time order."""
         with connect(self.path) as connection:
-            rows = [Segment(*row) for row in connection.execute(
-                "SELECT * FROM transcript_segments WHERE recording_id = ? AND annotator = ? ORDER BY id DESC",
-                (recording_id, annotator))]
+            rows = [
+                Segment(*row)
+                for row in connection.execute(
+                    "SELECT * FROM transcript_segments WHERE recording_id = ? AND annotator = ? ORDER BY id DESC",
+                    (recording_id, annotator),
+                )
+            ]
         current: list[Segment] = []
         for segment in rows:  # newest first: a segment survives if no newer one overlaps it
             if all(segment.end <= kept.start or segment.start >= kept.end for kept in current):
                 current.append(segment)
         return sorted(current, key=lambda s: s.start)
 
-    def next_untranscribed(self, recording_id: str, annotator: str, duration: float,
-                           length: float) -> tuple[float, float]:
+    def next_untranscribed(
+        self, recording_id: str, annotator: str, duration: float, length: float
+    ) -> tuple[float, float]:
         """The first ``length``-second stretch of the recording that none of the annotator's segments covers."""
         covered = [(s.start, s.end) for s in self.segments(recording_id, annotator)]
         start = 0.0
@@ -151,8 +184,9 @@ class TranscriptStore:
         return self.folder / _slug(annotator) / f"{recording_id}.TextGrid"
 
     def write_textgrid(self, recording_id: str, annotator: str, duration: float) -> Path:
-        return write_reference_textgrid(self.reference(recording_id, annotator), self.textgrid_path(recording_id, annotator),
-                                        duration)
+        return write_reference_textgrid(
+            self.reference(recording_id, annotator), self.textgrid_path(recording_id, annotator), duration
+        )
 
     def reference(self, recording_id: str, annotator: str) -> Reference:
         """The annotator's current segments as a reference (turns, boundary words, speech, unresolved)."""

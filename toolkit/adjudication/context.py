@@ -13,16 +13,21 @@ from pathlib import Path
 from toolkit.adjudication.spans import correctable_speaker, reference_text
 from toolkit.adjudication.store import CORRECT, STORE_NAME, TIME_DECIMALS, Decision, DecisionStore, SpanState
 from toolkit.core.errors import InputError
-from toolkit.pipeline.experiment import load_experiment
-from toolkit.corpus.manifest import Manifest, RecordingEntry, load_manifest
 from toolkit.core.transcripts import Reference
-from toolkit.scorer.options import ScoreOptions
+from toolkit.corpus.manifest import Manifest, RecordingEntry, load_manifest
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.runs.folder import RunFolder
+from toolkit.scorer.options import ScoreOptions
 
 OPEN, DECIDED, CONFLICT, STALE = "open", "decided", "conflict", "stale"
 # How `ablate app` tells the Streamlit app what to open (environment variables).
-APP_ENV = {"experiment": "ABLATE_APP_EXPERIMENT", "manifest": "ABLATE_APP_MANIFEST",
-           "annotator": "ABLATE_APP_ANNOTATOR", "users": "ABLATE_APP_USERS", "blind": "ABLATE_APP_BLIND"}
+APP_ENV = {
+    "experiment": "ABLATE_APP_EXPERIMENT",
+    "manifest": "ABLATE_APP_MANIFEST",
+    "annotator": "ABLATE_APP_ANNOTATOR",
+    "users": "ABLATE_APP_USERS",
+    "blind": "ABLATE_APP_BLIND",
+}
 STATUSES = (OPEN, DECIDED, CONFLICT, STALE)
 
 
@@ -63,18 +68,38 @@ class Adjudication:
     def references(self) -> dict[str, Reference]:
         return {entry.id: self.reference(entry.id) for entry in self.manifest.recordings}
 
-    def decide(self, *, recording_id: str, start: float, end: float, action: str, annotator: str,
-               new_text: str = "", note: str = "", source: str = "", settle: bool = False) -> Decision:
+    def decide(
+        self,
+        *,
+        recording_id: str,
+        start: float,
+        end: float,
+        action: str,
+        annotator: str,
+        new_text: str = "",
+        note: str = "",
+        source: str = "",
+        settle: bool = False,
+    ) -> Decision:
         """Store a decision on the current reference version of ``recording_id``."""
         entry = self.entry(recording_id)
         if action == CORRECT:
             correctable_speaker(self.reference(recording_id), start, end)
         return self.store.record(
-            recording_id=recording_id, start=start, end=end, action=action,
-            old_text=reference_text(self.reference(recording_id), start, end), new_text=new_text,
-            annotator=annotator, reference_sha256=self.reference_sha256(recording_id),
-            manifest_sha256=self.manifest.sha256, note=note, source=source, settle=settle,
-            duration=entry.duration)
+            recording_id=recording_id,
+            start=start,
+            end=end,
+            action=action,
+            old_text=reference_text(self.reference(recording_id), start, end),
+            new_text=new_text,
+            annotator=annotator,
+            reference_sha256=self.reference_sha256(recording_id),
+            manifest_sha256=self.manifest.sha256,
+            note=note,
+            source=source,
+            settle=settle,
+            duration=entry.duration,
+        )
 
     def is_stale(self, decision: Decision) -> bool:
         """Made against another reference version than the manifest's (never applied to this one)."""
@@ -117,5 +142,10 @@ def open_experiment(experiment_dir: str | Path, manifest_path: str | Path | None
     experiment_dir = Path(experiment_dir)
     experiment = load_experiment(experiment_dir)
     manifest = load_manifest(manifest_path or experiment.manifest_path)
-    return Adjudication(experiment.folder, experiment.name, manifest, DecisionStore(experiment.folder / STORE_NAME),
-                        experiment.score_options())
+    return Adjudication(
+        experiment.folder,
+        experiment.name,
+        manifest,
+        DecisionStore(experiment.folder / STORE_NAME),
+        experiment.score_options(),
+    )

@@ -20,18 +20,29 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from toolkit.core.transcripts import Reference
 from toolkit.runs.folder import RunFolder
 
 CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
-    "critical", "disagreement", "seam", "nonspeech_text", "unresolved")
+    "critical",
+    "disagreement",
+    "seam",
+    "nonspeech_text",
+    "unresolved",
+)
 KINDS = (CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED)
-KIND_LABELS = {CRITICAL: "critical word", DISAGREEMENT: "disagreement", SEAM: "seam problem",
-               NONSPEECH_TEXT: "text in non-speech", UNRESOLVED: "unresolved audio"}
+KIND_LABELS = {
+    CRITICAL: "critical word",
+    DISAGREEMENT: "disagreement",
+    SEAM: "seam problem",
+    NONSPEECH_TEXT: "text in non-speech",
+    UNRESOLVED: "unresolved audio",
+}
 CRITICAL_DETAILS = ("negation", "name", "number")
 ONSET_ONLY_SPAN_S = 1.0
 _AUDITS = {"negation": "negation", "names": "name", "numbers": "number"}
@@ -57,8 +68,14 @@ class QueueItem:
     @property
     def rank(self) -> tuple[Any, ...]:
         detail = CRITICAL_DETAILS.index(self.detail) if self.detail in CRITICAL_DETAILS else len(CRITICAL_DETAILS)
-        return (KINDS.index(self.kind), detail, self.recording_id, self.start is None, self.start or 0.0,
-                self.end or 0.0)
+        return (
+            KINDS.index(self.kind),
+            detail,
+            self.recording_id,
+            self.start is None,
+            self.start or 0.0,
+            self.end or 0.0,
+        )
 
     @property
     def key(self) -> str:
@@ -77,14 +94,18 @@ class ReviewQueue:
         found = Counter(item.kind for item in self.items)
         return {kind: found.get(kind, 0) for kind in KINDS}
 
-    def filtered(self, recordings: Iterable[str] = (), arms: Iterable[str] = (),
-                 kinds: Iterable[str] = ()) -> list[QueueItem]:
+    def filtered(
+        self, recordings: Iterable[str] = (), arms: Iterable[str] = (), kinds: Iterable[str] = ()
+    ) -> list[QueueItem]:
         """Items matching every non-empty filter (an item matches an arm filter if any of its arms is named)."""
         recordings, arms, kinds = set(recordings), set(arms), set(kinds)
-        return [item for item in self.items
-                if (not recordings or item.recording_id in recordings)
-                and (not kinds or item.kind in kinds)
-                and (not arms or arms & set(item.arms))]
+        return [
+            item
+            for item in self.items
+            if (not recordings or item.recording_id in recordings)
+            and (not kinds or item.kind in kinds)
+            and (not arms or arms & set(item.arms))
+        ]
 
 
 def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = None) -> ReviewQueue:
@@ -105,8 +126,10 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
                 raw.extend(_from_disagreements(folder, arm, recording, problems))
         reference = (references or {}).get(recording)
         if reference is not None:
-            raw.extend(QueueItem(UNRESOLVED, "unresolved", recording, i.start, i.end, (), i.label)
-                       for i in reference.unresolved)
+            raw.extend(
+                QueueItem(UNRESOLVED, "unresolved", recording, i.start, i.end, (), i.label)
+                for i in reference.unresolved
+            )
     return ReviewQueue(sorted(_merge(raw), key=lambda item: item.rank), problems)
 
 
@@ -137,15 +160,41 @@ def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str
     items = []
     for audit, detail in _AUDITS.items():
         for instance in score.get("audits", {}).get(audit, {}).get("instances", []):
-            items.append(QueueItem(CRITICAL, detail, recording, *_span(instance["time"], instance["end"]), (arm,),
-                                   instance["reference"], ((arm, f"{instance['hypothesis']} ({instance['kind']})"),)))
+            items.append(
+                QueueItem(
+                    CRITICAL,
+                    detail,
+                    recording,
+                    *_span(instance["time"], instance["end"]),
+                    (arm,),
+                    instance["reference"],
+                    ((arm, f"{instance['hypothesis']} ({instance['kind']})"),),
+                )
+            )
     for instance in (score.get("seams") or {}).get("instances", []):
-        items.append(QueueItem(SEAM, instance["kind"].removeprefix("seam "), recording,
-                               *_span(instance["time"], instance["end"]), (arm,), instance["reference"],
-                               ((arm, instance["hypothesis"]),)))
+        items.append(
+            QueueItem(
+                SEAM,
+                instance["kind"].removeprefix("seam "),
+                recording,
+                *_span(instance["time"], instance["end"]),
+                (arm,),
+                instance["reference"],
+                ((arm, instance["hypothesis"]),),
+            )
+        )
     for instance in score.get("nonspeech", {}).get("instances", []):
-        items.append(QueueItem(NONSPEECH_TEXT, "words in non-speech", recording,
-                               *_span(instance["start"], instance["end"]), (arm,), "", ((arm, instance["text"]),)))
+        items.append(
+            QueueItem(
+                NONSPEECH_TEXT,
+                "words in non-speech",
+                recording,
+                *_span(instance["start"], instance["end"]),
+                (arm,),
+                "",
+                ((arm, instance["text"]),),
+            )
+        )
     return items
 
 
@@ -157,14 +206,31 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
     items = []
     for span in output.get("disagreements", []):
         labels = [key for key in span if key not in ("start", "end", "kept") and not key.endswith("_confidence")]
-        items.append(QueueItem(DISAGREEMENT, "recognizers", recording, *_span(span.get("start"), span.get("end")),
-                               (arm,), "", tuple((f"{arm}: {label}", str(span[label])) for label in labels)))
+        items.append(
+            QueueItem(
+                DISAGREEMENT,
+                "recognizers",
+                recording,
+                *_span(span.get("start"), span.get("end")),
+                (arm,),
+                "",
+                tuple((f"{arm}: {label}", str(span[label])) for label in labels),
+            )
+        )
     for seam in output.get("seams", []):
         if seam.get("review"):
             flags = ", ".join(sorted({flag.get("kind", "") for flag in seam.get("flags", [])})) or "flagged"
-            items.append(QueueItem(SEAM, f"flagged seam ({flags})", recording, *_span(seam["start"], seam["end"]),
-                                   (arm,), "", ((arm, " ".join(w["text"] for w in
-                                                               seam.get("kept_left", []) + seam.get("kept_right", []))),)))
+            items.append(
+                QueueItem(
+                    SEAM,
+                    f"flagged seam ({flags})",
+                    recording,
+                    *_span(seam["start"], seam["end"]),
+                    (arm,),
+                    "",
+                    ((arm, " ".join(w["text"] for w in seam.get("kept_left", []) + seam.get("kept_right", []))),),
+                )
+            )
     return items
 
 
@@ -174,9 +240,18 @@ def _from_disagreements(folder: RunFolder, arm: str, recording: str, problems: l
     if listing is None:
         return []
     base = listing.get("label_a", "baseline")
-    return [QueueItem(DISAGREEMENT, "arms", recording, *_span(span.get("start"), span.get("end")), (base, arm), "",
-                      ((base, span.get("text_a", "")), (arm, span.get("text_b", ""))))
-            for span in listing.get("spans", [])]
+    return [
+        QueueItem(
+            DISAGREEMENT,
+            "arms",
+            recording,
+            *_span(span.get("start"), span.get("end")),
+            (base, arm),
+            "",
+            ((base, span.get("text_a", "")), (arm, span.get("text_b", ""))),
+        )
+        for span in listing.get("spans", [])
+    ]
 
 
 def _merge(items: list[QueueItem]) -> list[QueueItem]:
@@ -193,11 +268,15 @@ def _merge(items: list[QueueItem]) -> list[QueueItem]:
         current = group[0]
         for item in group[1:]:
             if item.start < current.end:  # type: ignore[operator]
-                current = replace(current, end=max(current.end, item.end),  # type: ignore[type-var]
-                                  arms=_union(current.arms, item.arms),
-                                  reference=current.reference if item.reference in current.reference
-                                  else f"{current.reference} | {item.reference}".strip(" |"),
-                                  hypotheses=_union(current.hypotheses, item.hypotheses))
+                current = replace(
+                    current,
+                    end=max(current.end, item.end),  # type: ignore[type-var]
+                    arms=_union(current.arms, item.arms),
+                    reference=current.reference
+                    if item.reference in current.reference
+                    else f"{current.reference} | {item.reference}".strip(" |"),
+                    hypotheses=_union(current.hypotheses, item.hypotheses),
+                )
             else:
                 merged.append(current)
                 current = item

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import soundfile as sf
 
-from toolkit.scorer.alignment_view import AlignedWord
 from toolkit.core.errors import InputError
-from toolkit.corpus.manifest import RecordingEntry
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.corpus.manifest import RecordingEntry
+from toolkit.scorer.alignment_view import AlignedWord
 from toolkit.scorer.options import ScoreOptions
 
 CONTEXT_S = 3.0
@@ -46,9 +46,12 @@ def correctable_speaker(reference: Reference, start: float, end: float) -> str:
     """The one speaker whose turns a correction of ``[start, end]`` replaces ("" if unnamed or none)."""
     speakers = sorted({u.speaker for u in overlapping_turns(reference, start, end)})
     if len(speakers) > 1:
-        raise InputError(None, f"{start:g}-{end:g} s covers turns of several speakers "
-                               f"({', '.join(s or 'unnamed' for s in speakers)}); correct each turn in Praat, "
-                               "or mark the span unresolved")
+        raise InputError(
+            None,
+            f"{start:g}-{end:g} s covers turns of several speakers "
+            f"({', '.join(s or 'unnamed' for s in speakers)}); correct each turn in Praat, "
+            "or mark the span unresolved",
+        )
     return speakers[0] if speakers else ""
 
 
@@ -66,8 +69,9 @@ def words_in(words: Sequence[Word], start: float, end: float) -> ArmWords:
     return ArmWords(inside, sum(1 for w in words if not w.timed))
 
 
-def span_alignment(reference: str, hypothesis: Sequence[Word], options: ScoreOptions,
-                   names: Sequence[str] = ()) -> list[AlignedWord]:
+def span_alignment(
+    reference: str, hypothesis: Sequence[Word], options: ScoreOptions, names: Sequence[str] = ()
+) -> list[AlignedWord]:
     """The scorer's own alignment of a span: same normalizer, same word pairing, same critical-word
     marks as ``ablate score``, so what the reviewer sees coloured is what was counted."""
     from toolkit.scorer.alignment_view import aligned_words, critical_marks

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from toolkit.core.errors import InputError
 
@@ -97,7 +98,7 @@ class Decision:
     def span(self) -> tuple[str, float, float]:
         return (self.recording_id, self.start, self.end)
 
-    def agrees_with(self, other: "Decision") -> bool:
+    def agrees_with(self, other: Decision) -> bool:
         """Same action and, for a correction, the same text (whitespace aside)."""
         if self.action != other.action:
             return False
@@ -153,20 +154,36 @@ class DecisionStore:
             except sqlite3.DatabaseError as error:
                 raise unreadable(self.path, error) from None
         if str(mode).lower() != "wal":
-            raise InputError(self.path, f"could not switch the decision store to WAL mode (got {mode!r}); "
-                                        "it must live on a local disk")
+            raise InputError(
+                self.path,
+                f"could not switch the decision store to WAL mode (got {mode!r}); it must live on a local disk",
+            )
         if version != str(SCHEMA_VERSION):
-            raise InputError(self.path, f"decision store schema version {version}; this toolkit reads "
-                                        f"version {SCHEMA_VERSION}")
+            raise InputError(
+                self.path, f"decision store schema version {version}; this toolkit reads version {SCHEMA_VERSION}"
+            )
 
     @classmethod
-    def for_experiment(cls, experiment_dir: str | Path) -> "DecisionStore":
+    def for_experiment(cls, experiment_dir: str | Path) -> DecisionStore:
         return cls(Path(experiment_dir) / STORE_NAME)
 
-    def record(self, *, recording_id: str, start: float, end: float, action: str, old_text: str,
-               new_text: str, annotator: str, reference_sha256: str, manifest_sha256: str,
-               note: str = "", source: str = "", settle: bool = False,
-               duration: float | None = None) -> Decision:
+    def record(
+        self,
+        *,
+        recording_id: str,
+        start: float,
+        end: float,
+        action: str,
+        old_text: str,
+        new_text: str,
+        annotator: str,
+        reference_sha256: str,
+        manifest_sha256: str,
+        note: str = "",
+        source: str = "",
+        settle: bool = False,
+        duration: float | None = None,
+    ) -> Decision:
         """Store one decision in its own transaction; the role and what it supersedes are decided here.
 
         ``duration`` (the recording's, seconds), when given, bounds the span.
@@ -179,9 +196,10 @@ class DecisionStore:
             raise InputError(self.path, f"unknown decision '{action}' (known: {', '.join(ACTIONS)})")
         new_text = " ".join(new_text.split()) if action == CORRECT else (old_text if action == KEEP else "")
         if action == CORRECT and not new_text:
-            raise InputError(self.path, "a correction needs the corrected text; to say nobody speaks there, "
-                                        "mark the span non-speech")
-        created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+            raise InputError(
+                self.path, "a correction needs the corrected text; to say nobody speaks there, mark the span non-speech"
+            )
+        created = datetime.now(UTC).isoformat(timespec="milliseconds")
         with connect(self.path) as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -191,14 +209,44 @@ class DecisionStore:
                     'INSERT INTO decisions (recording_id, start, "end", action, old_text, new_text, note, '
                     "annotator, role, reference_sha256, manifest_sha256, source, created_at, supersedes) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (recording_id, start, end, action, old_text, new_text, note.strip(), annotator, role,
-                     reference_sha256, manifest_sha256, source, created, supersedes))
+                    (
+                        recording_id,
+                        start,
+                        end,
+                        action,
+                        old_text,
+                        new_text,
+                        note.strip(),
+                        annotator,
+                        role,
+                        reference_sha256,
+                        manifest_sha256,
+                        source,
+                        created,
+                        supersedes,
+                    ),
+                )
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
-        return Decision(int(cursor.lastrowid), recording_id, start, end, action, old_text, new_text, note.strip(),
-                        annotator, role, reference_sha256, manifest_sha256, source, created, supersedes)
+        return Decision(
+            int(cursor.lastrowid),
+            recording_id,
+            start,
+            end,
+            action,
+            old_text,
+            new_text,
+            note.strip(),
+            annotator,
+            role,
+            reference_sha256,
+            manifest_sha256,
+            source,
+            created,
+            supersedes,
+        )
 
     def decisions(self) -> list[Decision]:
         """Every decision ever stored, oldest first."""
@@ -214,26 +262,50 @@ class DecisionStore:
         reference versions (new manifests' sha256, ``;``-separated) it was applied into."""
         decisions = self.decisions()
         superseded_by = {d.supersedes: d.id for d in decisions if d.supersedes is not None}
-        current = {d.id for state in span_states(decisions) for d in (state.first, state.second, state.settlement)
-                   if d is not None}
+        current = {
+            d.id
+            for state in span_states(decisions)
+            for d in (state.first, state.second, state.settlement)
+            if d is not None
+        }
         applied: dict[int, list[str]] = {}
         for application in self.applications():
             for decision_id in application["decision_ids"].split(","):
                 applied.setdefault(int(decision_id), []).append(application["manifest_sha256"])
-        return [{**d.to_json(), "status": "current" if d.id in current else "superseded",
-                 "superseded_by": superseded_by.get(d.id), "applied_in": ";".join(applied.get(d.id, []))}
-                for d in decisions]
+        return [
+            {
+                **d.to_json(),
+                "status": "current" if d.id in current else "superseded",
+                "superseded_by": superseded_by.get(d.id),
+                "applied_in": ";".join(applied.get(d.id, [])),
+            }
+            for d in decisions
+        ]
 
-    def record_application(self, *, annotator: str, out_dir: str, previous_manifest_sha256: str,
-                           manifest_sha256: str, decision_ids: list[int]) -> None:
+    def record_application(
+        self,
+        *,
+        annotator: str,
+        out_dir: str,
+        previous_manifest_sha256: str,
+        manifest_sha256: str,
+        decision_ids: list[int],
+    ) -> None:
         """Remember that these decisions went into the reference version written to ``out_dir``."""
-        created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        created = datetime.now(UTC).isoformat(timespec="milliseconds")
         with connect(self.path) as connection:
             connection.execute(
                 "INSERT INTO applications (created_at, annotator, out_dir, previous_manifest_sha256, "
                 "manifest_sha256, decision_ids) VALUES (?, ?, ?, ?, ?, ?)",
-                (created, annotator, out_dir, previous_manifest_sha256, manifest_sha256,
-                 ",".join(str(i) for i in decision_ids)))
+                (
+                    created,
+                    annotator,
+                    out_dir,
+                    previous_manifest_sha256,
+                    manifest_sha256,
+                    ",".join(str(i) for i in decision_ids),
+                ),
+            )
 
     def applications(self) -> list[dict[str, Any]]:
         with connect(self.path) as connection:
@@ -262,8 +334,11 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def unreadable(path: Path, error: sqlite3.DatabaseError) -> InputError:
-    return InputError(path, f"not a readable decision store ({error}); it was left untouched: "
-                            "restore it from a backup or move it aside to start a new one")
+    return InputError(
+        path,
+        f"not a readable decision store ({error}); it was left untouched: "
+        "restore it from a backup or move it aside to start a new one",
+    )
 
 
 def span_states(decisions: list[Decision]) -> list[SpanState]:
@@ -271,25 +346,31 @@ def span_states(decisions: list[Decision]) -> list[SpanState]:
     latest: dict[tuple[str, float, float], dict[str, Decision]] = {}
     for decision in sorted(decisions, key=lambda d: d.id):
         latest.setdefault(decision.span, {})[decision.role] = decision
-    return [SpanState(rid, start, end, roles.get(FIRST), roles.get(SECOND), roles.get(SETTLEMENT))
-            for (rid, start, end), roles in sorted(latest.items())]
+    return [
+        SpanState(rid, start, end, roles.get(FIRST), roles.get(SECOND), roles.get(SETTLEMENT))
+        for (rid, start, end), roles in sorted(latest.items())
+    ]
 
 
-def _check_span(path: Path, recording_id: str, start: float, end: float,
-                duration: float | None) -> tuple[float, float]:
+def _check_span(path: Path, recording_id: str, start: float, end: float, duration: float | None) -> tuple[float, float]:
     if not recording_id:
         raise InputError(path, "a decision needs a recording id")
     if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end <= start:
         raise InputError(path, f"span {start}-{end} s of '{recording_id}' is not a span (0 <= start < end)")
     if duration is not None and end > duration + DURATION_TOLERANCE:
-        raise InputError(path, f"span {start:g}-{end:g} s lies outside recording '{recording_id}' "
-                               f"({duration:g} s long); it was not stored")
+        raise InputError(
+            path,
+            f"span {start:g}-{end:g} s lies outside recording '{recording_id}' "
+            f"({duration:g} s long); it was not stored",
+        )
     return round(float(start), TIME_DECIMALS), round(float(end), TIME_DECIMALS)
 
 
 def _span_rows(connection: sqlite3.Connection, recording_id: str, start: float, end: float) -> list[Decision]:
-    cursor = connection.execute('SELECT * FROM decisions WHERE recording_id = ? AND start = ? AND "end" = ? '
-                                "ORDER BY id", (recording_id, start, end))
+    cursor = connection.execute(
+        'SELECT * FROM decisions WHERE recording_id = ? AND start = ? AND "end" = ? ORDER BY id',
+        (recording_id, start, end),
+    )
     return [_decision(row) for row in cursor]
 
 

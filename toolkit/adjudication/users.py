@@ -14,11 +14,11 @@ import secrets
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.formats.text import read_text
 from toolkit.core.files import atomic_write_json
+from toolkit.formats.text import read_text
 
 FORMAT_VERSION = 1
-_N, _R, _P = 2 ** 14, 8, 1
+_N, _R, _P = 2**14, 8, 1
 MIN_PASSWORD_LENGTH = 8
 
 
@@ -34,8 +34,14 @@ def check_password(password: str, stored: str) -> bool:
         scheme, n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
             return False
-        actual = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                                dklen=len(bytes.fromhex(digest)))
+        actual = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=bytes.fromhex(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(bytes.fromhex(digest)),
+        )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual.hex(), digest)

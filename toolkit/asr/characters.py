@@ -12,8 +12,8 @@ word left without text is dropped. Both are counted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from toolkit.core.wordstream import REPLACEMENT_CHARACTER
 
@@ -65,9 +65,12 @@ def join_split_characters(words: Sequence[RawWord], true_text: str | None) -> Re
     merged, offset = [], 0
     for group in groups:
         length = sum(len(w.text) for w in group)
-        text = true_text[boundaries[offset]:boundaries[offset + length]]  # type: ignore[index]
-        merged.append(RawWord(text, group[0].start, group[-1].end,
-                              sum(w.confidence for w in group) / len(group), group[0].segment))
+        text = true_text[boundaries[offset] : boundaries[offset + length]]  # type: ignore[index]
+        merged.append(
+            RawWord(
+                text, group[0].start, group[-1].end, sum(w.confidence for w in group) / len(group), group[0].segment
+            )
+        )
         offset += length
     return _remove_replacements(merged, joined)
 
@@ -85,10 +88,16 @@ def _boundary_map(written: str, true_text: str) -> dict[int, int] | None:
         if written[i] != REPLACEMENT_CHARACTER:
             return None
         run = len(written[i:]) - len(written[i:].lstrip(REPLACEMENT_CHARACTER))
-        after = written[i + run:i + run + _RESYNC].split(REPLACEMENT_CHARACTER)[0]  # what must follow in both
+        after = written[i + run : i + run + _RESYNC].split(REPLACEMENT_CHARACTER)[0]  # what must follow in both
         rest = len(true_text) - j
-        taken = next((k for k in range(1, min(run, rest) + 1)
-                      if (true_text[j + k:j + k + len(after)] == after if after else k == rest)), None)
+        taken = next(
+            (
+                k
+                for k in range(1, min(run, rest) + 1)
+                if (true_text[j + k : j + k + len(after)] == after if after else k == rest)
+            ),
+            None,
+        )
         if taken is None:
             return None
         i, j = i + run, j + taken
@@ -103,8 +112,9 @@ def _remove_replacements(words: list[RawWord], joined: int) -> Repaired:
         count = word.text.count(REPLACEMENT_CHARACTER)
         if count:
             removed += count
-            word = RawWord(word.text.replace(REPLACEMENT_CHARACTER, ""), word.start, word.end, word.confidence,
-                           word.segment)
+            word = RawWord(
+                word.text.replace(REPLACEMENT_CHARACTER, ""), word.start, word.end, word.confidence, word.segment
+            )
             if not word.text.strip():
                 dropped += 1
                 continue

@@ -15,7 +15,7 @@ import os
 import re
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from toolkit.core.errors import ToolkitError
@@ -28,6 +28,7 @@ class CannotLoad(ToolkitError):
         self.detail = detail
         super().__init__(detail)
 
+
 FORCE_VARIABLE = "CT2_FORCE_CPU_ISA"
 _FIELDS = {
     "cpu": r"\] CPU: (\S+)",
@@ -37,8 +38,10 @@ _FIELDS = {
     "gemm_s8": r"GEMM_S8 backend: (\S+)",
     "compute_type": r"Selected compute type: (\S+)",
 }
-_PROBE = ("import sys, ctranslate2; "
-          "ctranslate2.models.Whisper(sys.argv[1], device='cpu', compute_type=sys.argv[2], intra_threads=1)")
+_PROBE = (
+    "import sys, ctranslate2; "
+    "ctranslate2.models.Whisper(sys.argv[1], device='cpu', compute_type=sys.argv[2], intra_threads=1)"
+)
 
 
 def ctranslate2_cpu(model_path: str, compute_type: str) -> dict[str, str | None]:
@@ -59,7 +62,7 @@ def _machine_key() -> str:
     return json.dumps([metadata.version("ctranslate2"), sys.platform, os.uname().machine, wanted])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _probe(model_path: str, compute_type: str, forced: str | None, machine: str) -> tuple[tuple[str, str | None], ...]:
     from toolkit.asr.models import cache_dir
     from toolkit.core.files import atomic_write_json, config_hash
@@ -76,14 +79,16 @@ def _probe(model_path: str, compute_type: str, forced: str | None, machine: str)
 
 def _ask_ctranslate2(model_path: str, compute_type: str, forced: str | None) -> dict[str, str | None]:
     env = {**os.environ, "CT2_VERBOSE": "1"}
-    done = subprocess.run([sys.executable, "-c", _PROBE, model_path, compute_type], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, model_path, compute_type], env=env, capture_output=True, text=True, timeout=300
+    )
     log = done.stderr
     if done.returncode != 0:
         last = next((line for line in reversed(log.strip().splitlines()) if line.strip()), "no message")
         setting = f" ({FORCE_VARIABLE}={forced})" if forced else ""
         raise CannotLoad(re.sub(r"^\w+(Error|Exception): ", "", last) + setting)
-    found: dict[str, str | None] = {name: (m.group(1) if (m := re.search(pattern, log)) else None)
-                                    for name, pattern in _FIELDS.items()}
+    found: dict[str, str | None] = {
+        name: (m.group(1) if (m := re.search(pattern, log)) else None) for name, pattern in _FIELDS.items()
+    }
     found["forced_isa"] = forced
     return found

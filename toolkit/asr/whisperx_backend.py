@@ -19,15 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from toolkit.asr.faster_whisper_backend import (DecodingConfig, ctranslate2_runtime, load_whisper, segment_words,
-                                                to_16k, true_text_decoder)
+from toolkit.asr.faster_whisper_backend import (
+    DecodingConfig,
+    ctranslate2_runtime,
+    load_whisper,
+    segment_words,
+    to_16k,
+    true_text_decoder,
+)
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.audio.signal import Signal
+from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
-from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
 from toolkit.core.wordstream import drop_contradicting_times
 
 DECODER = "faster-whisper BatchedInferencePipeline on whisperx VAD chunks"
@@ -60,8 +66,9 @@ class WhisperXConfig(DecodingConfig):
         super().__post_init__()
         if isinstance(self.silero, dict):
             try:
-                object.__setattr__(self, "silero", build_config(SileroVadConfig, self.silero,
-                                                                path="decoding", where="silero"))
+                object.__setattr__(
+                    self, "silero", build_config(SileroVadConfig, self.silero, path="decoding", where="silero")
+                )
             except InputError as error:
                 raise ValueError(error.problem) from None
         if len(self.temperature) != 1:
@@ -70,8 +77,10 @@ class WhisperXConfig(DecodingConfig):
             raise ValueError("batched decoding cannot condition on previous text; set it false")
         fixed = (self.hallucination_silence_threshold, self.max_initial_timestamp, self.prompt_reset_on_temperature)
         if fixed != (0.0, 0.0, 0.5):
-            raise ValueError("batched decoding fixes hallucination_silence_threshold 0, max_initial_timestamp 0 "
-                             "and prompt_reset_on_temperature 0.5")
+            raise ValueError(
+                "batched decoding fixes hallucination_silence_threshold 0, max_initial_timestamp 0 "
+                "and prompt_reset_on_temperature 0.5"
+            )
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         if not 0.0 < self.chunk_size_s <= 30.0:
@@ -125,10 +134,12 @@ class WhisperXRecognizer:
         self._pipeline: Any = None
         self._vad: Any = None
         self._aligner: tuple[Any, Any] | None = None
-        self.notes: dict[str, Any] = {"decoder": DECODER, "word_times": "recognizer",
-                                      "aligner": "not configured" if not config.aligner else "not loaded yet",
-                                      "temperature_fallback": f"none: batched decoding decodes once at "
-                                                              f"temperature {config.temperature[0]}"}
+        self.notes: dict[str, Any] = {
+            "decoder": DECODER,
+            "word_times": "recognizer",
+            "aligner": "not configured" if not config.aligner else "not loaded yet",
+            "temperature_fallback": f"none: batched decoding decodes once at temperature {config.temperature[0]}",
+        }
 
     def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
         """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
@@ -147,17 +158,27 @@ class WhisperXRecognizer:
             regions = silero_speech_regions(audio, config.silero)
             if not regions:
                 return []
-            chunks = Vad.merge_chunks([Segment(a, b, "UNKNOWN") for a, b in regions], config.chunk_size_s,
-                                      onset=config.pyannote_onset, offset=config.pyannote_offset)
+            chunks = Vad.merge_chunks(
+                [Segment(a, b, "UNKNOWN") for a, b in regions],
+                config.chunk_size_s,
+                onset=config.pyannote_onset,
+                offset=config.pyannote_offset,
+            )
         else:
             self._load_vad()
-            scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples),
-                                "sample_rate": audio.sample_rate})
-            chunks = Pyannote.merge_chunks(scores, config.chunk_size_s, onset=config.pyannote_onset,
-                                           offset=config.pyannote_offset)
-        return [Chunk(float(c["start"]), min(float(c["end"]), audio.duration),
-                      tuple((float(a), float(b)) for a, b in c["segments"]))
-                for c in chunks if c["end"] > c["start"]]
+            scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples), "sample_rate": audio.sample_rate})
+            chunks = Pyannote.merge_chunks(
+                scores, config.chunk_size_s, onset=config.pyannote_onset, offset=config.pyannote_offset
+            )
+        return [
+            Chunk(
+                float(c["start"]),
+                min(float(c["end"]), audio.duration),
+                tuple((float(a), float(b)) for a, b in c["segments"]),
+            )
+            for c in chunks
+            if c["end"] > c["start"]
+        ]
 
     def load(self) -> None:
         """Load the weights, the VAD model and whisperx now (decoding would otherwise load them on first use).
@@ -205,7 +226,8 @@ class WhisperXRecognizer:
         words, counts = segment_words(segments, audio.duration, true_text)
         if self.config.aligner:
             words, counts["contradicting_aligner_times_dropped"] = drop_contradicting_times(
-                self._align(words, segments, audio))
+                self._align(words, segments, audio)
+            )
         self.notes.update(counts)
         return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK))
 
@@ -213,8 +235,11 @@ class WhisperXRecognizer:
         """Segments of one batched pass over ``spans`` (seconds of ``audio``)."""
         self.load()
         segments, _ = self._pipeline.transcribe(
-            audio.samples, **self.config.transcribe_kwargs(), batch_size=self.config.batch_size,
-            clip_timestamps=[{"start": a, "end": b} for a, b in spans])
+            audio.samples,
+            **self.config.transcribe_kwargs(),
+            batch_size=self.config.batch_size,
+            clip_timestamps=[{"start": a, "end": b} for a, b in spans],
+        )
         return list(segments)
 
     def _load_aligner(self) -> tuple[Any, Any] | None:
@@ -236,29 +261,35 @@ class WhisperXRecognizer:
             return words
         import whisperx
 
-        transcript = [{"start": s.start, "end": s.end, "text": " ".join(w.word.strip() for w in s.words or [])}
-                      for s in segments]
+        transcript = [
+            {"start": s.start, "end": s.end, "text": " ".join(w.word.strip() for w in s.words or [])} for s in segments
+        ]
         try:
-            result = whisperx.align(transcript, loaded[0], loaded[1], audio.samples, "cpu",
-                                    interpolate_method="ignore")
+            result = whisperx.align(transcript, loaded[0], loaded[1], audio.samples, "cpu", interpolate_method="ignore")
         except Exception as error:  # e.g. nltk's sentence splitter data missing offline
             self.notes["word_times"] = f"recognizer (alignment failed: {type(error).__name__}: {error})"
             return words
         aligned = result["word_segments"]
         if len(aligned) != len(words):
-            self.notes["word_times"] = (f"recognizer (aligner returned {len(aligned)} words "
-                                        f"for {len(words)})")
+            self.notes["word_times"] = f"recognizer (aligner returned {len(aligned)} words for {len(words)})"
             return words
         timed = [a for a in aligned if "start" in a and "end" in a]
         self.notes["word_times"] = f"aligner for {len(timed)} of {len(words)} words, recognizer for the rest"
-        return [replace(w, start=float(a["start"]), end=float(a["end"])) if "start" in a and "end" in a else w
-                for w, a in zip(words, aligned)]
+        return [
+            replace(w, start=float(a["start"]), end=float(a["end"])) if "start" in a and "end" in a else w
+            for w, a in zip(words, aligned)
+        ]
 
     def runtime(self) -> dict[str, Any]:
         return ctranslate2_runtime(self.model, self.config)
 
     def identity(self) -> dict[str, Any]:
         """Backend, decoder, model name and weight hash, and the full decoding and VAD configuration."""
-        return {"backend": self.backend, "decoder": DECODER, "model": self.model.name,
-                "weights_sha256": self.model.weights_sha256, "model_source": self.model.source,
-                "decoding": self.config.to_json()}
+        return {
+            "backend": self.backend,
+            "decoder": DECODER,
+            "model": self.model.name,
+            "weights_sha256": self.model.weights_sha256,
+            "model_source": self.model.source,
+            "decoding": self.config.to_json(),
+        }

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Literal, Union
+from typing import Literal
 
 import numpy as np
 import soundfile as sf
@@ -21,7 +22,7 @@ import soundfile as sf
 from toolkit.audio.signal import Signal
 from toolkit.core.errors import InputError
 
-Channel = Union[int, Literal["mix"], None]
+Channel = int | Literal["mix"] | None
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".mp3")
 _BLOCK = 1 << 18
 # libsndfile's MP3 frame count is an estimate from the header; decoding may give up to a few
@@ -57,8 +58,11 @@ def load_audio(path: str | Path, channel: Channel = None) -> Signal:
     """
     info = _open_info(path)
     if info.channels > 1 and channel is None:
-        raise InputError(path, f"has {info.channels} channels; choose a channel (0-{info.channels - 1}) "
-                               "or 'mix' for a downmix (manifest column 'channel')")
+        raise InputError(
+            path,
+            f"has {info.channels} channels; choose a channel (0-{info.channels - 1}) "
+            "or 'mix' for a downmix (manifest column 'channel')",
+        )
     if channel not in (None, "mix") and not (isinstance(channel, int) and 0 <= channel < info.channels):
         raise InputError(path, f"has no channel {channel!r} (it has {info.channels}: 0-{info.channels - 1})")
     parts = []
@@ -109,14 +113,16 @@ def _blocks(path: str | Path, info: sf._SoundFileInfo) -> Iterator[np.ndarray]:
                 yield block
     except (sf.LibsndfileError, RuntimeError) as error:
         reason = getattr(error, "error_string", "") or str(error)
-        raise InputError(path, f"truncated or corrupt audio: decoding failed after {decoded} samples "
-                               f"({reason.rstrip('.')})") from None
+        raise InputError(
+            path, f"truncated or corrupt audio: decoding failed after {decoded} samples ({reason.rstrip('.')})"
+        ) from None
     slack = _MP3_SLACK if info.format == "MP3" else 0
     if decoded == 0:
         raise InputError(path, "zero-length audio (no samples could be decoded)")
     if decoded < info.frames - slack:
-        raise InputError(path, f"truncated audio: the header promises {info.frames} samples, "
-                               f"only {decoded} could be decoded")
+        raise InputError(
+            path, f"truncated audio: the header promises {info.frames} samples, only {decoded} could be decoded"
+        )
 
 
 def _check_riff(file: Path, size: int) -> None:
@@ -131,8 +137,7 @@ def _check_riff(file: Path, size: int) -> None:
             return
         declared = int.from_bytes(head[4:8], "little") + 8
         if not _streaming(declared - 8) and size < declared:
-            raise InputError(file, f"truncated audio: the WAV header declares {declared} bytes, "
-                                   f"the file has {size}")
+            raise InputError(file, f"truncated audio: the WAV header declares {declared} bytes, the file has {size}")
         offset = 12
         while offset + 8 <= size:
             handle.seek(offset)
@@ -141,8 +146,11 @@ def _check_riff(file: Path, size: int) -> None:
             if chunk[:4] == b"data":
                 present = size - offset - 8
                 if not _streaming(chunk_size) and present < chunk_size:
-                    raise InputError(file, f"truncated audio: the WAV data chunk declares {chunk_size} bytes, "
-                                           f"the file holds {present} after its header")
+                    raise InputError(
+                        file,
+                        f"truncated audio: the WAV data chunk declares {chunk_size} bytes, "
+                        f"the file holds {present} after its header",
+                    )
                 return
             offset += 8 + chunk_size + (chunk_size & 1)
 
@@ -163,7 +171,7 @@ def _check_ogg_end(file: Path, size: int) -> None:
         if at + 27 > len(tail) or tail[at + 4] != 0:
             continue
         count = tail[at + 26]
-        table = tail[at + 27: at + 27 + count]
+        table = tail[at + 27 : at + 27 + count]
         if len(table) == count and offset + at + 27 + count + sum(table) == size:
             if tail[at + 5] & 0x04:
                 return
@@ -172,8 +180,13 @@ def _check_ogg_end(file: Path, size: int) -> None:
 
 
 def _info(info: sf._SoundFileInfo, frames: int) -> AudioInfo:
-    return AudioInfo(sample_rate=int(info.samplerate), channels=int(info.channels), frames=int(frames),
-                     duration=frames / info.samplerate, format=str(info.format))
+    return AudioInfo(
+        sample_rate=int(info.samplerate),
+        channels=int(info.channels),
+        frames=int(frames),
+        duration=frames / info.samplerate,
+        format=str(info.format),
+    )
 
 
 @contextmanager

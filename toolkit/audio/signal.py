@@ -7,8 +7,8 @@ padding and enhancement delays.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class Signal:
     timemap: TimeMap
 
     @classmethod
-    def original(cls, samples: np.ndarray, sample_rate: int) -> "Signal":
+    def original(cls, samples: np.ndarray, sample_rate: int) -> Signal:
         samples = np.ascontiguousarray(samples, dtype=np.float32)
         return cls(samples, sample_rate, TimeMap.identity(len(samples) / sample_rate))
 
@@ -32,7 +32,7 @@ class Signal:
     def duration(self) -> float:
         return len(self.samples) / self.sample_rate
 
-    def derive(self, samples: np.ndarray, sample_rate: int, step: TimeMap) -> "Signal":
+    def derive(self, samples: np.ndarray, sample_rate: int, step: TimeMap) -> Signal:
         """A new signal produced from this one; ``step`` maps the new signal's time to this one's."""
         return Signal(np.ascontiguousarray(samples, dtype=np.float32), sample_rate, step.then(self.timemap))
 
@@ -71,14 +71,10 @@ def pad(signal: Signal, lead: float, trail: float = 0.0) -> Signal:
     """Add silence before and after; the padding maps to no original time."""
     lead_n = round(lead * signal.sample_rate)
     trail_n = round(trail * signal.sample_rate)
-    samples = np.concatenate([
-        np.zeros(lead_n, dtype=np.float32), signal.samples, np.zeros(trail_n, dtype=np.float32)
-    ])
-    return signal.derive(samples, signal.sample_rate,
-                         TimeMap.pad(lead_n / signal.sample_rate, signal.duration))
+    samples = np.concatenate([np.zeros(lead_n, dtype=np.float32), signal.samples, np.zeros(trail_n, dtype=np.float32)])
+    return signal.derive(samples, signal.sample_rate, TimeMap.pad(lead_n / signal.sample_rate, signal.duration))
 
 
 def delayed(signal: Signal, samples: np.ndarray, delay: float) -> Signal:
     """Wrap a processor's output that lags this signal by ``delay`` seconds (measured, not assumed)."""
-    return signal.derive(samples, signal.sample_rate,
-                         TimeMap.delay(delay, len(samples) / signal.sample_rate))
+    return signal.derive(samples, signal.sample_rate, TimeMap.delay(delay, len(samples) / signal.sample_rate))

@@ -10,8 +10,9 @@ it is never interpolated silently.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 _EPS = 1e-9
 
@@ -51,16 +52,16 @@ class TimeMap:
 
     # --- constructors -------------------------------------------------------------------
     @classmethod
-    def identity(cls, duration: float) -> "TimeMap":
+    def identity(cls, duration: float) -> TimeMap:
         return cls([Piece(0.0, duration, 0.0)])
 
     @classmethod
-    def shift(cls, offset: float, duration: float) -> "TimeMap":
+    def shift(cls, offset: float, duration: float) -> TimeMap:
         """A derived signal of ``duration`` whose time 0 is origin time ``offset``."""
         return cls([Piece(0.0, duration, offset)])
 
     @classmethod
-    def cut(cls, regions: Sequence[tuple[float, float]]) -> "TimeMap":
+    def cut(cls, regions: Sequence[tuple[float, float]]) -> TimeMap:
         """Origin regions concatenated back to back, in order."""
         pieces, cursor = [], 0.0
         for start, end in regions:
@@ -71,12 +72,12 @@ class TimeMap:
         return cls(pieces)
 
     @classmethod
-    def pad(cls, lead: float, duration: float) -> "TimeMap":
+    def pad(cls, lead: float, duration: float) -> TimeMap:
         """``lead`` seconds of padding before an origin of ``duration``; padding maps to nothing."""
         return cls([Piece(lead, lead + duration, 0.0)])
 
     @classmethod
-    def delay(cls, delay: float, duration: float) -> "TimeMap":
+    def delay(cls, delay: float, duration: float) -> TimeMap:
         """The derived signal is the origin delayed by ``delay`` seconds (e.g. an enhancer's latency)."""
         return cls([Piece(max(0.0, delay), duration, max(0.0, -delay))])
 
@@ -109,7 +110,7 @@ class TimeMap:
                     best = (gap, piece.at(edge))
         return None if best is None else best[1]
 
-    def then(self, outer: "TimeMap") -> "TimeMap":
+    def then(self, outer: TimeMap) -> TimeMap:
         """Compose: first this map (C -> B), then ``outer`` (B -> A), giving C -> A."""
         pieces = []
         for mine in self.pieces:
@@ -118,15 +119,17 @@ class TimeMap:
                 x0, x1 = max(lo, theirs.start), min(hi, theirs.end)
                 if x1 - x0 <= _EPS:
                     continue
-                pieces.append(Piece(
-                    start=mine.start + (x0 - mine.origin) / mine.rate,
-                    end=mine.start + (x1 - mine.origin) / mine.rate,
-                    origin=theirs.at(x0),
-                    rate=mine.rate * theirs.rate,
-                ))
+                pieces.append(
+                    Piece(
+                        start=mine.start + (x0 - mine.origin) / mine.rate,
+                        end=mine.start + (x1 - mine.origin) / mine.rate,
+                        origin=theirs.at(x0),
+                        rate=mine.rate * theirs.rate,
+                    )
+                )
         return TimeMap(pieces)
 
-    def inverse(self) -> "TimeMap":
+    def inverse(self) -> TimeMap:
         """The map from origin time back to derived time."""
         return TimeMap(Piece(p.origin, p.origin_end, p.start, 1.0 / p.rate) for p in self.pieces)
 
@@ -135,7 +138,7 @@ class TimeMap:
         return [{"start": p.start, "end": p.end, "origin": p.origin, "rate": p.rate} for p in self.pieces]
 
     @classmethod
-    def from_json(cls, data: list[dict[str, Any]]) -> "TimeMap":
+    def from_json(cls, data: list[dict[str, Any]]) -> TimeMap:
         return cls(Piece(**piece) for piece in data)
 
     def __eq__(self, other: object) -> bool:

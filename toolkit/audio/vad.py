@@ -37,15 +37,21 @@ class SileroVadConfig:
             raise ValueError(f"threshold {self.threshold} must lie in (0, 1)")
         if not 0.0 < self.neg_threshold <= self.threshold:
             raise ValueError(f"neg_threshold {self.neg_threshold} must lie in (0, threshold]")
-        for name in ("min_speech_duration_ms", "min_silence_duration_ms", "speech_pad_ms",
-                     "min_silence_at_max_speech_ms"):
+        for name in (
+            "min_speech_duration_ms",
+            "min_silence_duration_ms",
+            "speech_pad_ms",
+            "min_silence_at_max_speech_ms",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         if self.max_speech_duration_s <= 0:
             raise ValueError(f"max_speech_duration_s {self.max_speech_duration_s} must be positive")
         if self.sampling_rate != SAMPLE_RATE or self.window_size_samples != WINDOW_SAMPLES:
-            raise ValueError(f"the bundled Silero model runs at sampling_rate {SAMPLE_RATE} with "
-                             f"window_size_samples {WINDOW_SAMPLES}")
+            raise ValueError(
+                f"the bundled Silero model runs at sampling_rate {SAMPLE_RATE} with "
+                f"window_size_samples {WINDOW_SAMPLES}"
+            )
 
 
 @lru_cache(maxsize=1)
@@ -90,8 +96,7 @@ def silero_speech_regions(signal: Signal, config: SileroVadConfig) -> list[tuple
     return [(s["start"] / SAMPLE_RATE, s["end"] / SAMPLE_RATE) for s in stamps]
 
 
-def merge_regions(regions: list[tuple[float, float]], max_s: float,
-                  max_gap_s: float) -> list[tuple[float, float]]:
+def merge_regions(regions: list[tuple[float, float]], max_s: float, max_gap_s: float) -> list[tuple[float, float]]:
     """Adjacent speech regions joined into units of at most ``max_s`` seconds (WhisperX's merge).
 
     Regions are taken in order; the next one joins the current unit while the unit would

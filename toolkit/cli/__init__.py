@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from toolkit import __version__
 from toolkit.core.errors import ToolkitError
 
 # Subcommand modules, in the order ``ablate --help`` lists them.
-COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "decisions",
-            "reference")
+COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "decisions", "reference")
 
 
 def build_parser() -> argparse.ArgumentParser:

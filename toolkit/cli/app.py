@@ -21,26 +21,44 @@ ADD_USER = "add-user"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "app", help="start the adjudication app on an experiment (or: app add-user NAME --users FILE)",
+        "app",
+        help="start the adjudication app on an experiment (or: app add-user NAME --users FILE)",
         description="Start the Streamlit adjudication app on one experiment (blind transcription, review queue, "
-                    "span review, second-listener conflicts, results), or add an annotator login with "
-                    f"'ablate app {ADD_USER} NAME --users FILE' (the password is asked for).")
+        "span review, second-listener conflicts, results), or add an annotator login with "
+        f"'ablate app {ADD_USER} NAME --users FILE' (the password is asked for).",
+    )
     parser.add_argument("experiment", metavar="EXP", help=f"experiment folder, or '{ADD_USER}'")
     parser.add_argument("name", nargs="?", metavar="NAME", help=f"with '{ADD_USER}': the annotator's name")
     parser.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: every interface)")
-    parser.add_argument("--annotator", metavar="NAME",
-                        help="annotator name for every decision in this app (without --users)")
-    parser.add_argument("--users", type=Path, metavar="FILE",
-                        help="logins made by 'ablate app add-user': annotators log in and names come from the login")
-    parser.add_argument("--manifest", type=Path, metavar="MANIFEST",
-                        help="reference version to adjudicate (default: the experiment's manifest)")
-    parser.add_argument("--blind", action="store_true",
-                        help="blind transcription only: no page that shows model output is reachable")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: every interface)",
+    )
+    parser.add_argument(
+        "--annotator", metavar="NAME", help="annotator name for every decision in this app (without --users)"
+    )
+    parser.add_argument(
+        "--users",
+        type=Path,
+        metavar="FILE",
+        help="logins made by 'ablate app add-user': annotators log in and names come from the login",
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="MANIFEST",
+        help="reference version to adjudicate (default: the experiment's manifest)",
+    )
+    parser.add_argument(
+        "--blind", action="store_true", help="blind transcription only: no page that shows model output is reachable"
+    )
     parser.add_argument("--replace", action="store_true", help=f"with '{ADD_USER}': change an existing password")
-    parser.add_argument("--password-stdin", action="store_true",
-                        help=f"with '{ADD_USER}': read the password from standard input instead of asking")
+    parser.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help=f"with '{ADD_USER}': read the password from standard input instead of asking",
+    )
     parser.set_defaults(func=run)
 
 
@@ -71,20 +89,44 @@ def run(args: argparse.Namespace) -> int:
         if value is not None:
             environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
     command = streamlit_command(args.host, args.port)
-    print(f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
-          f"(decisions in {adjudication.store.path}); Ctrl-C stops it", flush=True)
+    print(
+        f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
+        f"(decisions in {adjudication.store.path}); Ctrl-C stops it",
+        flush=True,
+    )
     os.execve(command[0], command, environment)  # Streamlit replaces this process: signals reach it directly
     return 0
 
 
 def streamlit_command(host: str, port: int) -> list[str]:
     """The Streamlit command line: headless, no usage statistics, no file watching, bound to ``host``."""
-    return [sys.executable, "-m", "streamlit", "run", str(ENTRY),
-            "--server.headless", "true", "--server.address", host, "--server.port", str(port),
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-            "--server.runOnSave", "false", "--global.developmentMode", "false",
-            "--client.toolbarMode", "minimal", "--client.showErrorDetails", "false",
-            "--theme.base", "light"]
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ENTRY),
+        "--server.headless",
+        "true",
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--global.developmentMode",
+        "false",
+        "--client.toolbarMode",
+        "minimal",
+        "--client.showErrorDetails",
+        "false",
+        "--theme.base",
+        "light",
+    ]
 
 
 def _add_user(args: argparse.Namespace) -> int:

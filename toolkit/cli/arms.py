@@ -17,8 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.pipeline.expand import arms_toml, expand_arms
     from toolkit.core.errors import InputError
+    from toolkit.pipeline.expand import arms_toml, expand_arms
     from toolkit.pipeline.experiment import load_experiment
 
     experiment = load_experiment(args.experiment)
@@ -27,12 +27,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"{arm.name}: {' + '.join(c.name for c in arm.components) or '(baseline pipeline)'}")
         return 0
     arms = expand_arms(experiment, [c.strip() for c in args.combine.split(",") if c.strip()], args.leave_one_out)
-    clashes = [f"{name} (declared as {' + '.join(c.name for c in experiment.arms[name].components) or 'baseline'})"
-               for name, members in arms.items()
-               if name in experiment.arms and {c.name for c in experiment.arms[name].components} != set(members)]
+    clashes = [
+        f"{name} (declared as {' + '.join(c.name for c in experiment.arms[name].components) or 'baseline'})"
+        for name, members in arms.items()
+        if name in experiment.arms and {c.name for c in experiment.arms[name].components} != set(members)
+    ]
     if clashes:  # a leave-one-out arm must run what its name says, not an older arm of that name
-        raise InputError(experiment.path, f"arm name(s) already declared with other components: "
-                                          f"{', '.join(clashes)}; rename them or combine other components")
+        raise InputError(
+            experiment.path,
+            f"arm name(s) already declared with other components: "
+            f"{', '.join(clashes)}; rename them or combine other components",
+        )
     new = {name: members for name, members in arms.items() if name not in experiment.arms}
     text = arms_toml(arms)
     if not args.write:

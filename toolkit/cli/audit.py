@@ -6,12 +6,17 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("audit", help="verify the experiment's append-only protocol audit log",
-                                   description="Verify the experiment's append-only protocol audit log.")
+    parser = subparsers.add_parser(
+        "audit",
+        help="verify the experiment's append-only protocol audit log",
+        description="Verify the experiment's append-only protocol audit log.",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    verify = actions.add_parser("verify", help="check the hash chain and every hash the log names against the disk",
-                                description="Exit 0 when the chain and every named hash hold; else 2, naming the "
-                                            "first entry that does not.")
+    verify = actions.add_parser(
+        "verify",
+        help="check the hash chain and every hash the log names against the disk",
+        description="Exit 0 when the chain and every named hash hold; else 2, naming the first entry that does not.",
+    )
     verify.add_argument("experiment", help="experiment folder (or its experiment.toml)")
     verify.set_defaults(func=_verify)
 

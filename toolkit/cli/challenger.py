@@ -6,16 +6,23 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("challenger", help="freeze the challenger arm and the gates before the holdout",
-                                   description="Freeze the challenger arm and the gates file before the holdout.")
+    parser = subparsers.add_parser(
+        "challenger",
+        help="freeze the challenger arm and the gates before the holdout",
+        description="Freeze the challenger arm and the gates file before the holdout.",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    freeze = actions.add_parser("freeze", help="hash and record the arm's configuration, gates, manifest, scorer",
-                                description="Record the arm's full resolved configuration, the gates file's "
-                                            "sha256, the manifest sha256 and the scorer signature.")
+    freeze = actions.add_parser(
+        "freeze",
+        help="hash and record the arm's configuration, gates, manifest, scorer",
+        description="Record the arm's full resolved configuration, the gates file's "
+        "sha256, the manifest sha256 and the scorer signature.",
+    )
     freeze.add_argument("experiment", help="experiment file or folder")
     freeze.add_argument("--arm", required=True, help="the challenger arm (chosen on the tuning split)")
-    freeze.add_argument("--gates", required=True, metavar="GATES.toml",
-                        help="pre-registered gates (template: protocol/gates.toml)")
+    freeze.add_argument(
+        "--gates", required=True, metavar="GATES.toml", help="pre-registered gates (template: protocol/gates.toml)"
+    )
     freeze.set_defaults(func=_freeze)
 
 
@@ -26,8 +33,10 @@ def _freeze(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.experiment)
     frozen, recorded = freeze_challenger(experiment, args.arm, args.gates)
     state = "froze" if recorded else "already frozen, identical:"
-    print(f"{state} challenger {frozen.arm!r} (config sha256 {frozen.config_sha256[:16]}…, gates sha256 "
-          f"{frozen.gates_sha256[:16]}…, manifest sha256 {frozen.manifest_sha256[:16]}…, scorer {frozen.signature_hash}) "
-          f"in {challenger_file(experiment)}")
+    print(
+        f"{state} challenger {frozen.arm!r} (config sha256 {frozen.config_sha256[:16]}…, gates sha256 "
+        f"{frozen.gates_sha256[:16]}…, manifest sha256 {frozen.manifest_sha256[:16]}…, scorer {frozen.signature_hash}) "
+        f"in {challenger_file(experiment)}"
+    )
     print(f"next: ablate run {experiment.folder} --split holdout   (runs baseline and {frozen.arm} once)")
     return 0

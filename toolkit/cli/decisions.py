@@ -10,12 +10,18 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("decisions", help="adjudication decisions: export them with provenance",
-                                   description="Read the experiment's decision store (adjudication.sqlite).")
+    parser = subparsers.add_parser(
+        "decisions",
+        help="adjudication decisions: export them with provenance",
+        description="Read the experiment's decision store (adjudication.sqlite).",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    export = actions.add_parser("export", help="print every decision (current and superseded) with provenance",
-                                description="Print every decision: span, old and new text, annotator, time, "
-                                            "role, reference sha256, and whether a later decision superseded it.")
+    export = actions.add_parser(
+        "export",
+        help="print every decision (current and superseded) with provenance",
+        description="Print every decision: span, old and new text, annotator, time, "
+        "role, reference sha256, and whether a later decision superseded it.",
+    )
     export.add_argument("experiment", type=Path, metavar="EXP", help="experiment folder (holds adjudication.sqlite)")
     export.add_argument("--format", choices=("json", "csv"), default="json", help="output format (default json)")
     export.set_defaults(func=_export)

@@ -4,16 +4,18 @@ Goes through the whole protocol: every arm runs on the tuning split, the arm wit
 tuning WER is frozen as the challenger with the template gates (``protocol/gates.toml``),
 the holdout is opened once for the baseline and that challenger only, and the gate verdict
 is printed last. An arm that fails (a stage bug) is named and left out of the choice; the
-demo still goes through the protocol and exits 1. A second demo reuses everything and prints the same verdict. When the demo
-experiment file or the scorer (its signature) changed since the demo's protocol record began
-(a new version of the project), the old record is kept aside and a new one starts: the demo corpus is rebuilt
-identically, so its holdout stands in for fresh test data; a real experiment is refused instead.
+demo still goes through the protocol and exits 1. A second demo reuses everything and prints
+the same verdict. When the demo experiment file or the scorer (its signature) changed since the
+demo's protocol record began (a new version of the project), the old record is kept aside and a
+new one starts: the demo corpus is rebuilt identically, so its holdout stands in for fresh test
+data; a real experiment is refused instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +23,9 @@ if TYPE_CHECKING:
     from toolkit.pipeline.experiment import Experiment
 
 DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo"
-EXPERIMENT_STAMP = "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
+EXPERIMENT_STAMP = (
+    "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,15 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.pipeline.engine import run_experiment
     from toolkit.cli.run import report_arm_failures
+    from toolkit.corpus.freeze import freeze
     from toolkit.demo.corpus import build_corpus
     from toolkit.evaluate import Evaluation, evaluate_run
-    from toolkit.protocol.report_sections import report_sections
+    from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.gates import TEMPLATE
-    from toolkit.corpus.freeze import freeze
     from toolkit.protocol.challenger import freeze_challenger
+    from toolkit.protocol.gates import TEMPLATE
+    from toolkit.protocol.report_sections import report_sections
     from toolkit.protocol.testsplit import open_test_split, record_run
     from toolkit.protocol.verdict import gate_verdict
 
@@ -68,43 +72,54 @@ def run(args: argparse.Namespace) -> int:
         return evaluation
 
     tuning = show("tuning", open_test_split(experiment, "tuning", None))
-    declared = [a.name for a in experiment.arms.values()
-                if a.variant_of is None and a.name != tuning.reference_arm and a.name not in failed]
+    declared = [
+        a.name
+        for a in experiment.arms.values()
+        if a.variant_of is None and a.name != tuning.reference_arm and a.name not in failed
+    ]
     overall = tuning.aggregate[(tuning.aggregate["stratum"] == "all") & tuning.aggregate["arm"].isin(declared)]
     if overall.empty:
-        print(f"demo: every arm but the baseline failed ({', '.join(failed)}); no challenger to freeze", file=sys.stderr)
+        print(
+            f"demo: every arm but the baseline failed ({', '.join(failed)}); no challenger to freeze", file=sys.stderr
+        )
         return 1
     challenger = str(overall.sort_values(["wer", "arm"]).iloc[0]["arm"])
     frozen, recorded = freeze_challenger(experiment, challenger, TEMPLATE)
-    print(f"\ndemo: challenger = {challenger} (lowest tuning WER among the arms), "
-          f"{'frozen' if recorded else 'already frozen, identical'} with {TEMPLATE} "
-          f"(config sha256 {frozen.config_sha256[:16]}…, gates sha256 {frozen.gates_sha256[:16]}…)")
+    print(
+        f"\ndemo: challenger = {challenger} (lowest tuning WER among the arms), "
+        f"{'frozen' if recorded else 'already frozen, identical'} with {TEMPLATE} "
+        f"(config sha256 {frozen.config_sha256[:16]}…, gates sha256 {frozen.gates_sha256[:16]}…)"
+    )
     show("holdout", open_test_split(experiment, "holdout", None))
     print()
     print(gate_verdict(experiment).text())
     print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
     if failed:
-        print(f"demo: arm(s) {', '.join(failed)} FAILED (lines above): a bug in a stage; please report it",
-              file=sys.stderr)
+        print(
+            f"demo: arm(s) {', '.join(failed)} FAILED (lines above): a bug in a stage; please report it",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
 
-def _protocol_for_this_version(experiment: "Experiment") -> None:
+def _protocol_for_this_version(experiment: Experiment) -> None:
     """Keep the demo's protocol record only while the demo experiment file is the one it began with."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
+    from toolkit.core.files import atomic_write_text, sha256_file
     from toolkit.protocol.challenger import protocol_dir
     from toolkit.scorer.signature import scorer_signature
-    from toolkit.core.files import atomic_write_text, sha256_file
 
     folder = protocol_dir(experiment)
     stamp = folder / EXPERIMENT_STAMP
     current = f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash}"
     began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
-        kept = folder.with_name(f"protocol-before-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}")
+        kept = folder.with_name(f"protocol-before-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}")
         folder.rename(kept)
-        print(f"demo: the demo experiment file or the scorer changed since its protocol record began; that record "
-              f"is kept in {kept} and a new one starts (a real experiment would need fresh test data)")
+        print(
+            f"demo: the demo experiment file or the scorer changed since its protocol record began; that record "
+            f"is kept in {kept} and a new one starts (a real experiment would need fresh test data)"
+        )
     atomic_write_text(stamp, current + "\n")

@@ -1,4 +1,7 @@
-"""``ablate gate``: evaluate the pre-registered gates on the holdout run; exit 0 PROMOTE, 1 RETAIN BASELINE, 2 bad input."""
+"""``ablate gate``: evaluate the pre-registered gates on the holdout run.
+
+Exit 0 PROMOTE, 1 RETAIN BASELINE, 2 bad input.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,12 @@ import json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("gate", help="evaluate the gates on the holdout: PROMOTE or RETAIN BASELINE",
-                                   description="Evaluate every pre-registered gate on the holdout run of the frozen "
-                                               "challenger. Exit 0 PROMOTE, 1 RETAIN BASELINE, 2 input error.")
+    parser = subparsers.add_parser(
+        "gate",
+        help="evaluate the gates on the holdout: PROMOTE or RETAIN BASELINE",
+        description="Evaluate every pre-registered gate on the holdout run of the frozen "
+        "challenger. Exit 0 PROMOTE, 1 RETAIN BASELINE, 2 input error.",
+    )
     parser.add_argument("experiment", help="experiment file or folder")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(func=run)

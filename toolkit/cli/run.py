@@ -17,12 +17,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--arms", help="comma-separated arm names (default: every arm)")
     parser.add_argument("--no-score", action="store_true", help="only produce hypotheses")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="decode this many recordings at once on a local Dask cluster (default 1: in this process)")
-    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                        help="send the recordings to the workers of this existing Dask scheduler")
-    parser.add_argument("--oversubscribe", action="store_true",
-                        help="allow more decoding threads (tasks at once x the recognizers' cpu_threads) than cores")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="decode this many recordings at once on a local Dask cluster (default 1: in this process)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="send the recordings to the workers of this existing Dask scheduler",
+    )
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="allow more decoding threads (tasks at once x the recognizers' cpu_threads) than cores",
+    )
     parser.set_defaults(func=run)
 
 
@@ -34,16 +44,25 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.experiment)
     arms = None if args.arms is None else [a.strip() for a in args.arms.split(",")]
     arms = open_test_split(experiment, args.split, arms)  # holdout/challenge: frozen challenger, once
-    summary = run_experiment(experiment, args.split, arms, progress=not args.quiet, workers=args.workers,
-                             scheduler=args.scheduler, oversubscribe=args.oversubscribe)
+    summary = run_experiment(
+        experiment,
+        args.split,
+        arms,
+        progress=not args.quiet,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        oversubscribe=args.oversubscribe,
+    )
     print(f"run: {summary.folder.root}")
     print(f"     {summary.describe()}")
     if summary.failures:  # not logged as finished and not scored: a rerun completes them
         for failure in summary.failures:
             print(f"ablate: {failure['recording']} failed: {failure['error']}", file=sys.stderr)
-        print(f"ablate: {len(summary.failures)} of {len(summary.recordings)} recordings failed (listed in "
-              f"{summary.folder.record}); fix them and rerun the same command: finished results are kept",
-              file=sys.stderr)
+        print(
+            f"ablate: {len(summary.failures)} of {len(summary.recordings)} recordings failed (listed in "
+            f"{summary.folder.record}); fix them and rerun the same command: finished results are kept",
+            file=sys.stderr,
+        )
         return 1
     record_run(experiment, args.split, summary)
     report_arm_failures(summary)
@@ -60,11 +79,14 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def report_arm_failures(summary: "RunSummary") -> None:
+def report_arm_failures(summary: RunSummary) -> None:
     """One line per (arm, recording) a stage failed on, then what it means for the scores."""
     for failure in summary.arm_failures:
         print(f"ablate: {failure['error']}", file=sys.stderr)
     if summary.arm_failures:
-        print(f"ablate: arm(s) {', '.join(summary.failed_arms)} failed (listed in {summary.folder.record}); the other "
-              f"arms finished; a failed arm's recordings are scored as failures (no words), so they stay in "
-              f"every denominator", file=sys.stderr)
+        print(
+            f"ablate: arm(s) {', '.join(summary.failed_arms)} failed (listed in {summary.folder.record}); the other "
+            f"arms finished; a failed arm's recordings are scored as failures (no words), so they stay in "
+            f"every denominator",
+            file=sys.stderr,
+        )

@@ -31,31 +31,59 @@ NA = "not available"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("score", help="score one hypothesis against its reference (WER, audits, timing)",
-                                   description=__doc__)
+    parser = subparsers.add_parser(
+        "score", help="score one hypothesis against its reference (WER, audits, timing)", description=__doc__
+    )
     parser.add_argument("--ref", required=True, type=Path, help="reference: .TextGrid, .stm or .txt")
     parser.add_argument("--hyp", required=True, type=Path, help="hypothesis: .ctm, .json (words) or .txt")
-    parser.add_argument("--id", dest="recording_id", metavar="RECORDING",
-                        help="the recording both files hold (needed when their ids or file names differ)")
+    parser.add_argument(
+        "--id",
+        dest="recording_id",
+        metavar="RECORDING",
+        help="the recording both files hold (needed when their ids or file names differ)",
+    )
     parser.add_argument("--channel", help="the channel to score, when a CTM or STM holds several")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     parser.add_argument("--names", type=Path, help="names list, one name per line (added to the reference's)")
     parser.add_argument("--vad", type=Path, help="VAD speech segments, one 'start end' pair in seconds per line")
-    parser.add_argument("--policy", choices=POLICY_NAMES, default="normalized",
-                        help="primary normalization policy (default normalized; the others are reported beside it)")
-    parser.add_argument("--normalizer", choices=POLICY_VERSIONS, default=POLICY_VERSION,
-                        help="normalizer version (default %(default)s; older ones reproduce older scores)")
-    parser.add_argument("--lexicon", type=Path,
-                        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
-                             "'negation<TAB>word' per line (its sha256 goes into the signature)")
-    parser.add_argument("--collar", type=non_negative_seconds, default=DEFAULT_COLLAR_S,
-                        help="collar in seconds for the time-constrained alignment (default %(default)s)")
-    parser.add_argument("--time-constrained", action="store_true",
-                        help="also report a time-constrained alignment (diagnosis)")
-    parser.add_argument("--show-alignment", action="store_true",
-                        help="also print the aligned reference and hypothesis (REF/HYP/EVAL lines, as sclite's pra)")
-    parser.add_argument("--short-max", type=non_negative_int, default=DEFAULT_SHORT_MAX,
-                        help="short-word audit: at most this many letters (default %(default)s)")
+    parser.add_argument(
+        "--policy",
+        choices=POLICY_NAMES,
+        default="normalized",
+        help="primary normalization policy (default normalized; the others are reported beside it)",
+    )
+    parser.add_argument(
+        "--normalizer",
+        choices=POLICY_VERSIONS,
+        default=POLICY_VERSION,
+        help="normalizer version (default %(default)s; older ones reproduce older scores)",
+    )
+    parser.add_argument(
+        "--lexicon",
+        type=Path,
+        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
+        "'negation<TAB>word' per line (its sha256 goes into the signature)",
+    )
+    parser.add_argument(
+        "--collar",
+        type=non_negative_seconds,
+        default=DEFAULT_COLLAR_S,
+        help="collar in seconds for the time-constrained alignment (default %(default)s)",
+    )
+    parser.add_argument(
+        "--time-constrained", action="store_true", help="also report a time-constrained alignment (diagnosis)"
+    )
+    parser.add_argument(
+        "--show-alignment",
+        action="store_true",
+        help="also print the aligned reference and hypothesis (REF/HYP/EVAL lines, as sclite's pra)",
+    )
+    parser.add_argument(
+        "--short-max",
+        type=non_negative_int,
+        default=DEFAULT_SHORT_MAX,
+        help="short-word audit: at most this many letters (default %(default)s)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -88,14 +116,23 @@ def run(args: argparse.Namespace) -> int:
     hypothesis = read_hypothesis(args.hyp, recording_id, channel)
     names = tuple(read_names(args.names)) if args.names else ()
     vad = read_vad_segments(args.vad) if args.vad else None
-    options = ScoreOptions(policy=args.policy, names=names, short_word_max_letters=args.short_max,
-                           collar=args.collar, time_constrained=args.time_constrained,
-                           normalizer=args.normalizer, lexicon=args.lexicon)
+    options = ScoreOptions(
+        policy=args.policy,
+        names=names,
+        short_word_max_letters=args.short_max,
+        collar=args.collar,
+        time_constrained=args.time_constrained,
+        normalizer=args.normalizer,
+        lexicon=args.lexicon,
+    )
     score = score_recording(reference, hypothesis, options, vad)
     alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
-        print(json.dumps({**score.to_json(), "alignment": [row.to_json() for row in alignment]},
-                         ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {**score.to_json(), "alignment": [row.to_json() for row in alignment]}, ensure_ascii=False, indent=2
+            )
+        )
     else:
         print(render_text(score))
         if args.show_alignment:
@@ -103,15 +140,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_alignment(score: "RecordingScore", alignment: "list[AlignedWord]") -> str:
+def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str:
     """The alignment in sclite's pra layout, under a line naming its policy and its counts."""
     from toolkit.scorer.alignment_view import render_pra
 
     ops = [row.op for row in alignment]
     counts = " ".join(str(ops.count(op)) for op in ("equal", "substitute", "delete", "insert"))
-    return (f"\nalignment of {score.recording_id} (policy {score.signature.fields['audit_policy']}; "
-            f"correct words lower case, errors upper case, onsets in seconds)\n"
-            f"Scores: (#C #S #D #I) {counts}\n{render_pra(alignment)}")
+    return (
+        f"\nalignment of {score.recording_id} (policy {score.signature.fields['audit_policy']}; "
+        f"correct words lower case, errors upper case, onsets in seconds)\n"
+        f"Scores: (#C #S #D #I) {counts}\n{render_pra(alignment)}"
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -122,7 +161,7 @@ def _s(value: float | None, unit: str = " s") -> str:
     return NA if value is None else f"{value:.3f}{unit}"
 
 
-def render_text(score: "RecordingScore") -> str:
+def render_text(score: RecordingScore) -> str:
     """A short human-readable report; every time-based figure says "not available" when unmeasurable."""
     data: dict[str, Any] = score.to_json()
     c = score.counts
@@ -143,33 +182,46 @@ def render_text(score: "RecordingScore") -> str:
     if n["intervals"] and not n["available"]:
         lines.append(f"non-speech: {NA} (no timed hypothesis words)")
     elif n["intervals"]:
-        lines.append(f"non-speech: {n['invented_words']} invented word(s) in {n['minutes']:.2f} min "
-                     f"({n['per_minute']:.2f}/min), {n['intervals_with_text']} of {n['intervals']} "
-                     f"interval(s) with text")
+        lines.append(
+            f"non-speech: {n['invented_words']} invented word(s) in {n['minutes']:.2f} min "
+            f"({n['per_minute']:.2f}/min), {n['intervals_with_text']} of {n['intervals']} "
+            f"interval(s) with text"
+        )
     else:
         lines.append(f"non-speech: {NA} (no confirmed non-speech intervals)")
     if t["available"]:
-        lines.append(f"timing: onset |error| median {_s(t['onset_abs_median_s'])}, p95 {_s(t['onset_abs_p95_s'])}, "
-                     f"drift {_s(t['drift_s_per_min'], ' s/min')}, coverage {t['matched_timed_words']}"
-                     f"/{t['ref_timed_words']} timed reference words; {t['untimed_hyp_words']} untimed "
-                     f"hypothesis word(s)")
+        lines.append(
+            f"timing: onset |error| median {_s(t['onset_abs_median_s'])}, p95 {_s(t['onset_abs_p95_s'])}, "
+            f"drift {_s(t['drift_s_per_min'], ' s/min')}, coverage {t['matched_timed_words']}"
+            f"/{t['ref_timed_words']} timed reference words; {t['untimed_hyp_words']} untimed "
+            f"hypothesis word(s)"
+        )
     else:
         why = "no timed reference words" if not t["ref_timed_words"] else "no timed hypothesis words"
         lines.append(f"timing: {NA} ({why})")
     if "vad" in data:
         v = data["vad"]
-        lines.append(f"VAD: speech recall {_pct(v['speech_recall'])} of {v['speech_s']:.2f} s ({v['speech_source']}); "
-                     f"clipped words {v['clipped_words']}/{v['ref_timed_words']}, clipped negations "
-                     f"{v['clipped_negations']}/{v['ref_timed_negations']}")
+        lines.append(
+            f"VAD: speech recall {_pct(v['speech_recall'])} of {v['speech_s']:.2f} s ({v['speech_source']}); "
+            f"clipped words {v['clipped_words']}/{v['ref_timed_words']}, clipped negations "
+            f"{v['clipped_negations']}/{v['ref_timed_negations']}"
+        )
     if "time_constrained" in data:
         tc = data["time_constrained"]
-        lines.append(f"time-constrained (collar {tc['collar_s']:g} s): WER {_pct(tc['wer'])} "
-                     f"(S={tc['substitutions']} D={tc['deletions']} I={tc['insertions']})")
+        lines.append(
+            f"time-constrained (collar {tc['collar_s']:g} s): WER {_pct(tc['wer'])} "
+            f"(S={tc['substitutions']} D={tc['deletions']} I={tc['insertions']})"
+        )
     e = data["excluded"]
-    lines.append(f"excluded unresolved audio: {e['unresolved_s']:.2f} s ({e['ref_words']} reference, "
-                 f"{e['hyp_words']} hypothesis word(s))")
-    for label, items in (("negation", a["negation"]["instances"]), ("name", a["names"]["instances"]),
-                         ("number", a["numbers"]["instances"])):
+    lines.append(
+        f"excluded unresolved audio: {e['unresolved_s']:.2f} s ({e['ref_words']} reference, "
+        f"{e['hyp_words']} hypothesis word(s))"
+    )
+    for label, items in (
+        ("negation", a["negation"]["instances"]),
+        ("name", a["names"]["instances"]),
+        ("number", a["numbers"]["instances"]),
+    ):
         for item in items:
             when = NA if item["time"] is None else f"{item['time']:.2f} s"
             lines.append(f"  {label} {item['kind']} at {when}: '{item['reference']}' -> '{item['hypothesis']}'")

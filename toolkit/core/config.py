@@ -11,8 +11,9 @@ import dataclasses
 import math
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from toolkit.core.errors import InputError
 
@@ -27,22 +28,20 @@ def require_non_negative(record: Any, *names: str) -> None:
             raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
 
 
-def build_config(cls: type[T], table: Mapping[str, Any], *, path: Path | str, where: str,
-                 require_all: bool = True) -> T:
+def build_config(
+    cls: type[T], table: Mapping[str, Any], *, path: Path | str, where: str, require_all: bool = True
+) -> T:
     """Build dataclass ``cls`` from ``table``, checking names and types; errors say ``path: where.key ...``."""
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     hints = typing.get_type_hints(cls)
     unknown = sorted(set(table) - set(fields))
     if unknown:
-        raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; "
-                               f"known: {', '.join(fields)}")
+        raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")
     if require_all:
         missing = [name for name in fields if name not in table]
         if missing:
-            raise InputError(path, f"[{where}] must write out every parameter; missing "
-                                   f"{', '.join(missing)}")
-    values = {name: _coerce(hints[name], value, path=path, where=f"{where}.{name}")
-              for name, value in table.items()}
+            raise InputError(path, f"[{where}] must write out every parameter; missing {', '.join(missing)}")
+    values = {name: _coerce(hints[name], value, path=path, where=f"{where}.{name}") for name, value in table.items()}
     try:
         return cls(**values)
     except (TypeError, ValueError) as error:

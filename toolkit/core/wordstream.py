@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from toolkit.core.errors import ToolkitError
 from toolkit.core.transcripts import Word
@@ -129,13 +129,18 @@ class _Order:
         """What is wrong with ``word`` after the words added so far, and which of them it contradicts."""
         if self.latest is not None and word.start < self.words[self.latest].start:  # type: ignore[operator]
             latest = self.words[self.latest]
-            return (f"is out of order: it starts before word {self.latest + 1} {latest.text!r} "
-                    f"({latest.start:g} s)", self.latest)
+            return (
+                f"is out of order: it starts before word {self.latest + 1} {latest.text!r} ({latest.start:g} s)",
+                self.latest,
+            )
         for _, earlier in self.open:
             other = self.words[earlier]
             if overlap_too_much(other, word):
-                return (f"covers the same stretch as word {earlier + 1} {other.text!r} "
-                        f"({other.start:g}-{other.end:g} s) by more than half", earlier)
+                return (
+                    f"covers the same stretch as word {earlier + 1} {other.text!r} "
+                    f"({other.start:g}-{other.end:g} s) by more than half",
+                    earlier,
+                )
         return None, None
 
 

@@ -11,18 +11,28 @@ import io
 import json
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from toolkit.audio.io import AUDIO_SUFFIXES, Channel, probe_audio
 from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.corpus.manifest import (
+    CSV_COLUMNS,
+    NAMES_ROLE,
+    NO_SPEECH,
+    SPLITS,
+    FileRecord,
+    Manifest,
+    RecordingEntry,
+    _relative,
+)
 from toolkit.formats import NAMES_SUFFIX, REFERENCE_SUFFIXES, read_reference
 from toolkit.formats.ids import describe_difference, recording_id_problem
 from toolkit.formats.text import read_text
-from toolkit.core.files import atomic_write_json, sha256_file
 
-from toolkit.corpus.manifest import CSV_COLUMNS, NAMES_ROLE, NO_SPEECH, SPLITS, FileRecord, Manifest, RecordingEntry, _relative
 
 @dataclass(frozen=True)
 class Assignment:
@@ -34,9 +44,16 @@ class Assignment:
     channel: Channel = None
 
 
-def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_csv: str | Path | None = None,
-           split: str | None = None, channel: Channel = None,
-           allow_mixed_sample_rates: bool = False, no_speech: Iterable[str] = ()) -> Manifest:
+def freeze(
+    audio_dir: str | Path,
+    refs_dir: str | Path,
+    out: str | Path,
+    splits_csv: str | Path | None = None,
+    split: str | None = None,
+    channel: Channel = None,
+    allow_mixed_sample_rates: bool = False,
+    no_speech: Iterable[str] = (),
+) -> Manifest:
     """Check, hash and record a corpus; write ``out`` atomically (nothing is written on any error).
 
     Audio files are matched to references by file stem (``ID.wav`` with ``ID.TextGrid``/``ID.stm``/
@@ -70,14 +87,26 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
         role = next(r for r in roles if r != NAMES_ROLE)
         reference = read_reference(roles[role], rid, info.duration, roles.get(NAMES_ROLE))
         _check_speech_declared(roles[role], rid, reference.text, NO_SPEECH in assignment.strata)
-        entries.append(RecordingEntry(
-            id=rid, path=_relative(path, base), sha256=sha256_file(path), size=path.stat().st_size,
-            duration=info.duration, sample_rate=info.sample_rate, channels=info.channels, channel=chosen,
-            split=assignment.split, strata=list(assignment.strata), speaker=assignment.speaker,
-            references={r: FileRecord(_relative(p, base), sha256_file(p), p.stat().st_size)
-                        for r, p in sorted(roles.items())},
-            base_dir=base,
-        ))
+        entries.append(
+            RecordingEntry(
+                id=rid,
+                path=_relative(path, base),
+                sha256=sha256_file(path),
+                size=path.stat().st_size,
+                duration=info.duration,
+                sample_rate=info.sample_rate,
+                channels=info.channels,
+                channel=chosen,
+                split=assignment.split,
+                strata=list(assignment.strata),
+                speaker=assignment.speaker,
+                references={
+                    r: FileRecord(_relative(p, base), sha256_file(p), p.stat().st_size)
+                    for r, p in sorted(roles.items())
+                },
+                base_dir=base,
+            )
+        )
     manifest = Manifest(entries, allow_mixed_sample_rates, path=out)
     if out.exists():
         try:
@@ -85,8 +114,11 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             same = False
         if not same:
-            raise InputError(out, "already exists and differs from this corpus; a frozen manifest is never "
-                                  "overwritten (remove it or choose another --out)")
+            raise InputError(
+                out,
+                "already exists and differs from this corpus; a frozen manifest is never "
+                "overwritten (remove it or choose another --out)",
+            )
         return manifest
     atomic_write_json(out, manifest.to_json())
     return manifest
@@ -95,11 +127,15 @@ def freeze(audio_dir: str | Path, refs_dir: str | Path, out: str | Path, splits_
 def _check_speech_declared(path: Path, rid: str, text: str, declared_no_speech: bool) -> None:
     """A reference without words is a mistake (a cut or unsaved file) unless the recording is declared silent."""
     if not text.strip() and not declared_no_speech:
-        raise InputError(path, f"the reference has no words; if recording '{rid}' holds no speech, say so "
-                               f"with --no-speech {rid} (or the stratum '{NO_SPEECH}' in --splits)")
+        raise InputError(
+            path,
+            f"the reference has no words; if recording '{rid}' holds no speech, say so "
+            f"with --no-speech {rid} (or the stratum '{NO_SPEECH}' in --splits)",
+        )
     if text.strip() and declared_no_speech:
-        raise InputError(path, f"recording '{rid}' is declared to hold no speech, but its reference has "
-                               f"{len(text.split())} word(s)")
+        raise InputError(
+            path, f"recording '{rid}' is declared to hold no speech, but its reference has {len(text.split())} word(s)"
+        )
 
 
 def _audio_files(audio_dir: Path) -> dict[str, Path]:
@@ -133,20 +169,26 @@ def _reference_files(refs_dir: Path, audio: dict[str, Path], audio_dir: Path) ->
         if role != NAMES_ROLE and others:
             raise InputError(path, f"recording '{rid}' already has a reference ({others[0]}); keep one")
         if rid not in audio:
-            look_alike = next((a for a in audio if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", rid)), None)
+            look_alike = next(
+                (a for a in audio if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", rid)), None
+            )
             hint = "" if look_alike is None else describe_difference(rid, look_alike)
-            raise InputError(path, f"reference for recording '{rid}', but {audio_dir} has no audio named "
-                                   f"'{rid}.*'{hint}")
+            raise InputError(
+                path, f"reference for recording '{rid}', but {audio_dir} has no audio named '{rid}.*'{hint}"
+            )
         found[rid][role] = path
     for rid, path in audio.items():
         if not any(role != NAMES_ROLE for role in found.get(rid, {})):
-            raise InputError(path, f"recording '{rid}' has no reference in {refs_dir} "
-                                   f"(expected {rid}.TextGrid, {rid}.stm or {rid}.txt)")
+            raise InputError(
+                path,
+                f"recording '{rid}' has no reference in {refs_dir} (expected {rid}.TextGrid, {rid}.stm or {rid}.txt)",
+            )
     return dict(found)
 
 
-def _assignments(audio: dict[str, Path], splits_csv: str | Path | None, default: str | None,
-                 channel: Channel, audio_dir: Path) -> dict[str, Assignment]:
+def _assignments(
+    audio: dict[str, Path], splits_csv: str | Path | None, default: str | None, channel: Channel, audio_dir: Path
+) -> dict[str, Assignment]:
     if default is not None and default not in SPLITS:
         raise InputError(None, f"unknown split '{default}' (known: {', '.join(SPLITS)})")
     rows = {} if splits_csv is None else _read_splits_csv(Path(splits_csv), channel)
@@ -169,8 +211,9 @@ def _read_splits_csv(path: Path, channel: Channel) -> dict[str, Assignment]:
     reader = csv.DictReader(io.StringIO(read_text(path)))
     columns = [name.strip() for name in reader.fieldnames or []]
     if "id" not in columns or "split" not in columns or set(columns) - set(CSV_COLUMNS):
-        raise InputError(path, f"columns must be id,split and optionally strata,speaker,channel; "
-                               f"found {','.join(columns) or 'none'}")
+        raise InputError(
+            path, f"columns must be id,split and optionally strata,speaker,channel; found {','.join(columns) or 'none'}"
+        )
     rows: dict[str, Assignment] = {}
     for number, raw in enumerate(reader, 2):
         row = {key.strip(): (value or "").strip() for key, value in raw.items() if key is not None}
@@ -204,8 +247,11 @@ def _channel_for(path: Path, channels: int, chosen: Channel) -> Channel:
     if channels == 1:
         return None
     if chosen is None:
-        raise InputError(path, f"has {channels} channels; name a channel (0-{channels - 1}) or 'mix' "
-                               "(splits CSV column 'channel', or --channel)")
+        raise InputError(
+            path,
+            f"has {channels} channels; name a channel (0-{channels - 1}) or 'mix' "
+            "(splits CSV column 'channel', or --channel)",
+        )
     if chosen != "mix" and not 0 <= int(chosen) < channels:
         raise InputError(path, f"has no channel {chosen} (it has {channels}: 0-{channels - 1})")
     return chosen
@@ -216,9 +262,12 @@ def _check_sample_rates(audio_dir: Path, audio: dict[str, Path], infos: dict[str
     for rid, info in infos.items():
         rates[info.sample_rate].append(audio[rid].name)
     if len(rates) > 1 and not allowed:
-        listing = "; ".join(f"{rate} Hz: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}"
-                            for rate, names in sorted(rates.items()))
-        raise InputError(audio_dir, f"mixed sample rates ({listing}); convert the originals to one rate "
-                                    "or freeze with --allow-mixed-sample-rates")
-
-
+        listing = "; ".join(
+            f"{rate} Hz: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}"
+            for rate, names in sorted(rates.items())
+        )
+        raise InputError(
+            audio_dir,
+            f"mixed sample rates ({listing}); convert the originals to one rate "
+            "or freeze with --allow-mixed-sample-rates",
+        )

@@ -19,10 +19,10 @@ from typing import Any
 from toolkit.audio.io import Channel, load_audio, probe_audio
 from toolkit.audio.signal import Signal
 from toolkit.core.errors import InputError
+from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.transcripts import Reference
 from toolkit.formats import read_reference
 from toolkit.formats.text import read_text
-from toolkit.core.transcripts import Reference
-from toolkit.core.files import config_hash, sha256_file
 
 FORMAT_VERSION = 1
 SPLITS = ("tuning", "holdout", "challenge", "drift")
@@ -110,8 +110,12 @@ class RecordingEntry:
         if role is None:
             raise InputError(self.audio_path, f"recording '{self.id}' has no reference in the manifest")
         names = self.references.get(NAMES_ROLE)
-        return read_reference(self.resolve(self.references[role].path), self.id, self.duration,
-                              None if names is None else self.resolve(names.path))
+        return read_reference(
+            self.resolve(self.references[role].path),
+            self.id,
+            self.duration,
+            None if names is None else self.resolve(names.path),
+        )
 
     def _check_audio(self) -> Problem | None:
         problem = _check_file(self.audio_path, self.sha256, self.size)
@@ -133,18 +137,41 @@ class RecordingEntry:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "path": self.path, "sha256": self.sha256, "size": self.size,
-            "duration": self.duration, "sample_rate": self.sample_rate, "channels": self.channels,
-            "channel": self.channel, "split": self.split, "strata": list(self.strata),
+            "id": self.id,
+            "path": self.path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "duration": self.duration,
+            "sample_rate": self.sample_rate,
+            "channels": self.channels,
+            "channel": self.channel,
+            "split": self.split,
+            "strata": list(self.strata),
             "speaker": self.speaker,
-            "references": {role: {"path": r.path, "sha256": r.sha256, "size": r.size}
-                           for role, r in sorted(self.references.items())},
+            "references": {
+                role: {"path": r.path, "sha256": r.sha256, "size": r.size}
+                for role, r in sorted(self.references.items())
+            },
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], base_dir: Path) -> "RecordingEntry":
-        fields = {key: data[key] for key in ("id", "path", "sha256", "size", "duration", "sample_rate",
-                                              "channels", "channel", "split", "strata", "speaker")}
+    def from_json(cls, data: dict[str, Any], base_dir: Path) -> RecordingEntry:
+        fields = {
+            key: data[key]
+            for key in (
+                "id",
+                "path",
+                "sha256",
+                "size",
+                "duration",
+                "sample_rate",
+                "channels",
+                "channel",
+                "split",
+                "strata",
+                "speaker",
+            )
+        }
         references = {role: FileRecord(**record) for role, record in data["references"].items()}
         return cls(**fields, references=references, base_dir=base_dir)
 
@@ -181,7 +208,7 @@ class Manifest:
         """The recordings of one split, in manifest order."""
         return [entry for entry in self.recordings if entry.split == name]
 
-    def verify(self) -> list["Problem"]:
+    def verify(self) -> list[Problem]:
         """Every file whose hash, size, duration or sample rate differs (empty if none)."""
         return [problem for entry in self.recordings for problem in entry.verify()]
 
@@ -191,8 +218,11 @@ class Manifest:
         if len(problems) == 1:
             raise InputError(problems[0].path, problems[0].problem)
         if problems:
-            raise InputError(self.path, f"{len(problems)} files differ from the frozen manifest: "
-                                        + "; ".join(str(problem) for problem in problems))
+            raise InputError(
+                self.path,
+                f"{len(problems)} files differ from the frozen manifest: "
+                + "; ".join(str(problem) for problem in problems),
+            )
 
 
 def load(path: str | Path) -> Manifest:
@@ -201,8 +231,9 @@ def load(path: str | Path) -> Manifest:
     try:
         data = json.loads(read_text(path))
         if data.get("format") != FORMAT_VERSION:
-            raise InputError(path, f"unsupported manifest format {data.get('format')!r} "
-                                   f"(this toolkit reads format {FORMAT_VERSION})")
+            raise InputError(
+                path, f"unsupported manifest format {data.get('format')!r} (this toolkit reads format {FORMAT_VERSION})"
+            )
         manifest = Manifest(
             recordings=[RecordingEntry.from_json(item, path.parent) for item in data["recordings"]],
             allow_mixed_sample_rates=bool(data["allow_mixed_sample_rates"]),
@@ -214,8 +245,11 @@ def load(path: str | Path) -> Manifest:
     except (KeyError, TypeError, AttributeError) as error:
         raise InputError(path, f"not a manifest: missing or malformed field {error}") from None
     if recorded != manifest.sha256:
-        raise InputError(path, f"manifest was edited after freezing: it records sha256 {recorded}, "
-                               f"its content hashes to {manifest.sha256}")
+        raise InputError(
+            path,
+            f"manifest was edited after freezing: it records sha256 {recorded}, "
+            f"its content hashes to {manifest.sha256}",
+        )
     return manifest
 
 

@@ -19,13 +19,13 @@ import numpy as np
 import soundfile
 import soxr
 
+from toolkit.core.errors import ToolkitError
+from toolkit.core.files import atomic_write_bytes, atomic_write_json, atomic_write_text, sha256_file
+from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
 from toolkit.demo import sounds
 from toolkit.demo.sentences import SENTENCES, Sentence
 from toolkit.demo.synth import SPEAKERS, SpeakerStyle, Voice, detect_voice, synthesize_many
-from toolkit.core.errors import ToolkitError
 from toolkit.formats import write_names, write_reference_textgrid
-from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.core.files import atomic_write_bytes, atomic_write_json, atomic_write_text, sha256_file
 
 SAMPLE_RATE = 16000
 SPEECH_DBFS = -20.0  # RMS level of the speech track over its utterances
@@ -148,8 +148,9 @@ def _plans(count: int) -> list[_Plan]:
     return plans
 
 
-def _phrase_clips(sentences: list[Sentence], speaker: SpeakerStyle, voice: Voice,
-                  cache_dir: Path, workers: int) -> list[list[tuple[str, np.ndarray]]]:
+def _phrase_clips(
+    sentences: list[Sentence], speaker: SpeakerStyle, voice: Voice, cache_dir: Path, workers: int
+) -> list[list[tuple[str, np.ndarray]]]:
     """Per sentence, its phrases with their synthesized, resampled and trimmed audio."""
     phrases = [p for s in sentences for p in s.phrases]
     outputs = iter(synthesize_many([(p, speaker) for p in phrases], voice, cache_dir, workers))
@@ -167,8 +168,15 @@ def _phrase_clips(sentences: list[Sentence], speaker: SpeakerStyle, voice: Voice
     return clips
 
 
-def _assemble(plan: _Plan, seconds: float, rng: np.random.Generator, stream: _SentenceStream,
-              voice: Voice, cache_dir: Path, workers: int) -> _Tracks:
+def _assemble(
+    plan: _Plan,
+    seconds: float,
+    rng: np.random.Generator,
+    stream: _SentenceStream,
+    voice: Voice,
+    cache_dir: Path,
+    workers: int,
+) -> _Tracks:
     """Lay out utterances, pauses and non-speech stretches until ``seconds`` of audio are reached."""
     tracks = _Tracks()
     target = round(seconds * SAMPLE_RATE)
@@ -229,8 +237,11 @@ def _reference(recording_id: str, speaker: str, tracks: _Tracks) -> Reference:
         t0, t1 = start / SAMPLE_RATE, end / SAMPLE_RATE
         utterances.append(Utterance(t0, t1, sentence.text, speaker))
         speech.append(Interval(t0, t1, SPEECH))
-    words = [Word(_PUNCTUATION.sub("", phrase), start / SAMPLE_RATE, end / SAMPLE_RATE)
-             for start, end, phrase in tracks.phrases if len(phrase.split()) == 1]
+    words = [
+        Word(_PUNCTUATION.sub("", phrase), start / SAMPLE_RATE, end / SAMPLE_RATE)
+        for start, end, phrase in tracks.phrases
+        if len(phrase.split()) == 1
+    ]
     speech += [Interval(s / SAMPLE_RATE, e / SAMPLE_RATE, NONSPEECH) for s, e, _ in tracks.stretches]
     names = list(dict.fromkeys(n for _, _, sentence in tracks.utterances for n in sentence.names))
     return Reference(recording_id, utterances, words, sorted(speech, key=lambda i: i.start), [], names)
@@ -252,7 +263,9 @@ def _remove_stale(out_dir: Path, keep: set[str]) -> None:
 def _readme(voice: Voice, seed: int, infos: list[RecordingInfo]) -> str:
     rows = "\n".join(
         f"| {r.recording_id} | {r.split} | {r.speaker} | {r.strata} | {r.duration:.1f} | "
-        f"{len(r.reference.utterances)} | {len(r.stretches)} |" for r in infos)
+        f"{len(r.reference.utterances)} | {len(r.stretches)} |"
+        for r in infos
+    )
     return f"""# pt-BR demo corpus (synthetic, built by `toolkit.demo.build_corpus`, seed {seed})
 
 Voice: {voice.label}.
@@ -295,25 +308,37 @@ def _metadata(voice: Voice, seed: int, infos: list[RecordingInfo], out_dir: Path
         "nonspeech_db_re_speech": NONSPEECH_DB,
         "snrs_db": sorted({r.snr_db for r in infos if r.snr_db is not None}),
         "noise": "pink, 50 Hz - 8 kHz, SNR measured on utterance samples",
-        "recordings": [{
-            "id": r.recording_id,
-            "split": r.split,
-            "speaker": r.speaker,
-            "strata": r.strata,
-            "snr_db": r.snr_db,
-            "duration": r.duration,
-            "audio": r.audio.relative_to(out_dir).as_posix(),
-            "audio_sha256": sha256_file(r.audio),
-            "names": r.reference.names,
-            "utterances": [{"start": u.start, "end": u.end, "text": u.text, "speaker": u.speaker}
-                           for u in r.reference.utterances],
-            "nonspeech": [{"start": s.start, "end": s.end, "kind": s.kind} for s in r.stretches],
-        } for r in infos],
+        "recordings": [
+            {
+                "id": r.recording_id,
+                "split": r.split,
+                "speaker": r.speaker,
+                "strata": r.strata,
+                "snr_db": r.snr_db,
+                "duration": r.duration,
+                "audio": r.audio.relative_to(out_dir).as_posix(),
+                "audio_sha256": sha256_file(r.audio),
+                "names": r.reference.names,
+                "utterances": [
+                    {"start": u.start, "end": u.end, "text": u.text, "speaker": u.speaker}
+                    for u in r.reference.utterances
+                ],
+                "nonspeech": [{"start": s.start, "end": s.end, "kind": s.kind} for s in r.stretches],
+            }
+            for r in infos
+        ],
     }
 
 
-def build_corpus(out_dir: Path, seed: int = 0, recordings: int = 4, recording_seconds: float = 120.0,
-                 cache_dir: Path | None = None, workers: int = 2, engine: str | None = None) -> CorpusInfo:
+def build_corpus(
+    out_dir: Path,
+    seed: int = 0,
+    recordings: int = 4,
+    recording_seconds: float = 120.0,
+    cache_dir: Path | None = None,
+    workers: int = 2,
+    engine: str | None = None,
+) -> CorpusInfo:
     """Build ``recordings`` recordings of about ``recording_seconds`` each into ``out_dir``.
 
     The same seed and voice give byte-identical files; synthesis is cached in ``cache_dir``
@@ -339,8 +364,21 @@ def build_corpus(out_dir: Path, seed: int = 0, recordings: int = 4, recording_se
         write_reference_textgrid(reference, textgrid, duration)
         names = write_names(reference.names, out_dir / "refs" / f"{plan.recording_id}.names.txt")
         stretches = tuple(NonSpeechStretch(s / SAMPLE_RATE, e / SAMPLE_RATE, k) for s, e, k in tracks.stretches)
-        infos.append(RecordingInfo(plan.recording_id, plan.split, plan.speaker.tag, plan.strata,
-                                   plan.snr_db, duration, audio, textgrid, names, reference, stretches))
+        infos.append(
+            RecordingInfo(
+                plan.recording_id,
+                plan.split,
+                plan.speaker.tag,
+                plan.strata,
+                plan.snr_db,
+                duration,
+                audio,
+                textgrid,
+                names,
+                reference,
+                stretches,
+            )
+        )
     _remove_stale(out_dir, {r.recording_id for r in infos})
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")

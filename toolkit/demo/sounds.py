@@ -28,7 +28,7 @@ def trim_silence(samples: np.ndarray, sample_rate: int, threshold_db: float = -4
     active = np.flatnonzero(power > power.max() * 10 ** (threshold_db / 10))
     if len(active) == 0:
         return samples[:0]
-    return samples[active[0]:active[-1] + 1]
+    return samples[active[0] : active[-1] + 1]
 
 
 def _faded(samples: np.ndarray, sample_rate: int) -> np.ndarray:
@@ -36,7 +36,7 @@ def _faded(samples: np.ndarray, sample_rate: int) -> np.ndarray:
     ramp = np.linspace(0.0, 1.0, n, endpoint=False)
     out = samples.copy()
     out[:n] *= ramp
-    out[len(out) - n:] *= ramp[::-1]
+    out[len(out) - n :] *= ramp[::-1]
     return out
 
 
@@ -69,7 +69,7 @@ def tone_sequence(n: int, sample_rate: int, rng: np.random.Generator) -> np.ndar
         envelope = np.minimum(t / 0.01, 1.0) * np.exp(-t * rng.uniform(3.0, 8.0))
         for freq in notes:
             for harmonic, weight in ((1, 1.0), (2, 0.5), (3, 0.25)):
-                out[position:position + length] += weight * envelope * np.sin(2 * np.pi * freq * harmonic * t)
+                out[position : position + length] += weight * envelope * np.sin(2 * np.pi * freq * harmonic * t)
         position += length
     return out / max(rms(out), 1e-12)
 

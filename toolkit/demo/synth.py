@@ -18,10 +18,10 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import soundfile
@@ -80,8 +80,7 @@ class Synthesized:
 def _package_version(package: str) -> str:
     if shutil.which("dpkg-query") is None:
         return "unknown"
-    result = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True, check=False)
     return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else "unknown"
 
 
@@ -97,10 +96,16 @@ def detect_voice(engine: str | None = None) -> Voice:
         return Voice("rhvoice", RHVOICE_VOICE, _package_version("rhvoice-brazilian-portuguese"))
     if shutil.which("espeak-ng") and engine in (None, "espeak-ng"):
         return Voice("espeak-ng", "pt-br", _package_version("espeak-ng-data"))
-    wanted = "RHVoice with the Leticia-F123 voice" if engine == "rhvoice" else \
-        "espeak-ng" if engine == "espeak-ng" else "a pt-BR speech synthesizer"
-    raise ToolkitError(f"{wanted} is not installed: install rhvoice-brazilian-portuguese "
-                       "(Debian non-free) or espeak-ng")
+    wanted = (
+        "RHVoice with the Leticia-F123 voice"
+        if engine == "rhvoice"
+        else "espeak-ng"
+        if engine == "espeak-ng"
+        else "a pt-BR speech synthesizer"
+    )
+    raise ToolkitError(
+        f"{wanted} is not installed: install rhvoice-brazilian-portuguese (Debian non-free) or espeak-ng"
+    )
 
 
 def engine_environment(cache_dir: Path) -> dict[str, str]:
@@ -108,17 +113,29 @@ def engine_environment(cache_dir: Path) -> dict[str, str]:
     or configuration) and a PulseAudio runtime directory that exists, so libpulse never has to invent one."""
     runtime = cache_dir / ".pulse-runtime"
     runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return {"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C.UTF-8", "HOME": str(cache_dir / ".home"),
-            "PULSE_RUNTIME_PATH": str(runtime)}
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LC_ALL": "C.UTF-8",
+        "HOME": str(cache_dir / ".home"),
+        "PULSE_RUNTIME_PATH": str(runtime),
+    }
 
 
 def _command(voice: Voice, style: SpeakerStyle, out: Path) -> list[str]:
     if voice.engine == "rhvoice":
-        return ["RHVoice-test", "-p", voice.name, "-t", str(style.pitch), "-r", str(style.rate),
-                "-o", str(out)]
-    return ["espeak-ng", "-v", f"{voice.name}+{style.variant}",
-            "-p", str(round(_ESPEAK_PITCH * style.pitch / 100)),
-            "-s", str(round(_ESPEAK_SPEED * style.rate / 100)), "--stdin", "-w", str(out)]
+        return ["RHVoice-test", "-p", voice.name, "-t", str(style.pitch), "-r", str(style.rate), "-o", str(out)]
+    return [
+        "espeak-ng",
+        "-v",
+        f"{voice.name}+{style.variant}",
+        "-p",
+        str(round(_ESPEAK_PITCH * style.pitch / 100)),
+        "-s",
+        str(round(_ESPEAK_SPEED * style.rate / 100)),
+        "--stdin",
+        "-w",
+        str(out),
+    ]
 
 
 def cache_key(voice: Voice, style: SpeakerStyle, text: str) -> str:
@@ -135,11 +152,17 @@ def synthesize(text: str, voice: Voice, style: SpeakerStyle, cache_dir: Path) ->
         os.close(fd)
         scratch = Path(name)
         try:
-            result = subprocess.run(_command(voice, style, scratch), input=text.encode("utf-8"),
-                                    capture_output=True, check=False, env=engine_environment(cache_dir))
+            result = subprocess.run(
+                _command(voice, style, scratch),
+                input=text.encode("utf-8"),
+                capture_output=True,
+                check=False,
+                env=engine_environment(cache_dir),
+            )
             if result.returncode != 0 or scratch.stat().st_size <= 44:
-                raise ToolkitError(f"{voice.engine} failed on {text!r}: "
-                                   f"{result.stderr.decode('utf-8', 'replace').strip()}")
+                raise ToolkitError(
+                    f"{voice.engine} failed on {text!r}: {result.stderr.decode('utf-8', 'replace').strip()}"
+                )
             atomic_write_bytes(cached, scratch.read_bytes())
         finally:
             scratch.unlink(missing_ok=True)
@@ -147,11 +170,11 @@ def synthesize(text: str, voice: Voice, style: SpeakerStyle, cache_dir: Path) ->
     return Synthesized(np.ascontiguousarray(samples.mean(axis=1)), rate)
 
 
-def synthesize_many(items: Sequence[tuple[str, SpeakerStyle]], voice: Voice, cache_dir: Path,
-                    workers: int = 2) -> list[Synthesized]:
+def synthesize_many(
+    items: Sequence[tuple[str, SpeakerStyle]], voice: Voice, cache_dir: Path, workers: int = 2
+) -> list[Synthesized]:
     """Synthesize (text, style) pairs in parallel engine processes; results keep the input order."""
     unique = list(dict.fromkeys(items))
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        done = dict(zip(unique, pool.map(lambda item: synthesize(item[0], voice, item[1], cache_dir),
-                                         unique)))
+        done = dict(zip(unique, pool.map(lambda item: synthesize(item[0], voice, item[1], cache_dir), unique)))
     return [done[item] for item in items]

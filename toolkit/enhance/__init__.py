@@ -7,14 +7,15 @@ stage table into a validated enhancer before any audio is touched.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.enhance.base import EnhancementResult, Enhancer
 from toolkit.enhance.delay import measure_delay
 from toolkit.enhance.gtcrn import GtcrnEnhancer, GtcrnParams
 from toolkit.enhance.params import EnhancerParams
 from toolkit.enhance.spectral_gate import NoiseReduceEnhancer, NoiseReduceParams
-from toolkit.core.errors import InputError
 
 ENHANCERS: dict[str, tuple[type[Enhancer], type[EnhancerParams]]] = {
     "noisereduce": (NoiseReduceEnhancer, NoiseReduceParams),
@@ -22,8 +23,7 @@ ENHANCERS: dict[str, tuple[type[Enhancer], type[EnhancerParams]]] = {
 }
 
 
-def build_enhancer(name: str, params: Mapping[str, Any] | None = None,
-                   source: str | None = None) -> Enhancer:
+def build_enhancer(name: str, params: Mapping[str, Any] | None = None, source: str | None = None) -> Enhancer:
     """The enhancer called ``name`` with ``params`` checked; errors name ``source`` (e.g. the experiment file)."""
     if name not in ENHANCERS:
         raise InputError(source, f"unknown enhancer {name!r}; known: {', '.join(sorted(ENHANCERS))}")
@@ -32,6 +32,14 @@ def build_enhancer(name: str, params: Mapping[str, Any] | None = None,
 
 
 __all__ = [
-    "ENHANCERS", "EnhancementResult", "Enhancer", "EnhancerParams", "GtcrnEnhancer", "GtcrnParams",
-    "NoiseReduceEnhancer", "NoiseReduceParams", "build_enhancer", "measure_delay",
+    "ENHANCERS",
+    "EnhancementResult",
+    "Enhancer",
+    "EnhancerParams",
+    "GtcrnEnhancer",
+    "GtcrnParams",
+    "NoiseReduceEnhancer",
+    "NoiseReduceParams",
+    "build_enhancer",
+    "measure_delay",
 ]

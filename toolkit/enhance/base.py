@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from toolkit.audio.signal import Signal, delayed
+from toolkit.core.errors import InputError, ToolkitError
 from toolkit.enhance.delay import measure_delay
 from toolkit.enhance.params import EnhancerParams
-from toolkit.core.errors import InputError, ToolkitError
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ class Enhancer(ABC):
             return EnhancementResult(delayed(prepared, prepared.samples, 0.0), 0.0, 0.0)
         output = np.asarray(self.enhance(prepared.samples, prepared.sample_rate), dtype=np.float32)
         if output.shape != prepared.samples.shape:
-            raise ToolkitError(f"{self.name} returned {output.shape} samples for an input of "
-                               f"{prepared.samples.shape}")
+            raise ToolkitError(f"{self.name} returned {output.shape} samples for an input of {prepared.samples.shape}")
         # Rounded to the microsecond (far below a sample) so a delay-free enhancer records exactly 0.
         lag = measure_delay(prepared.samples, output, prepared.sample_rate, self.params.max_lag_s)
         delay = round(lag, 6) + 0.0

@@ -18,8 +18,7 @@ from toolkit.core.errors import InputError, ToolkitError
 _BLOCK = 1 << 16
 
 
-def measure_delay(reference: np.ndarray, processed: np.ndarray, sample_rate: int,
-                  max_lag_s: float = 0.5) -> float:
+def measure_delay(reference: np.ndarray, processed: np.ndarray, sample_rate: int, max_lag_s: float = 0.5) -> float:
     """Seconds by which ``processed`` lags ``reference`` (positive: the output is late).
 
     Returns 0.0 when either signal is silent, since no lag can be seen. Raises
@@ -50,7 +49,7 @@ def _correlation(reference: np.ndarray, processed: np.ndarray, max_lag: int) -> 
     """``scores[k] = sum_n reference[n] * processed[n + k - max_lag]`` for k in 0..2*max_lag."""
     scores = np.zeros(2 * max_lag + 1)
     for start in range(0, len(reference), _BLOCK):
-        block = reference[start:start + _BLOCK].astype(np.float64)
+        block = reference[start : start + _BLOCK].astype(np.float64)
         window = _slice_zero_filled(processed, start - max_lag, start + len(block) + max_lag)
         if np.any(block) and np.any(window):
             scores += correlate(window, block, mode="valid", method="fft")
@@ -62,7 +61,7 @@ def _slice_zero_filled(samples: np.ndarray, first: int, last: int) -> np.ndarray
     out = np.zeros(last - first)
     lo, hi = max(first, 0), min(last, len(samples))
     if hi > lo:
-        out[lo - first:hi - first] = samples[lo:hi]
+        out[lo - first : hi - first] = samples[lo:hi]
     return out
 
 

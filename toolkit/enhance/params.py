@@ -9,18 +9,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import typing
-from typing import Any, ClassVar, Mapping, TypeVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
 
 from toolkit.core.errors import InputError
 
 P = TypeVar("P", bound="EnhancerParams")
 
 
-def bounded(default: Any, *, minimum: float | None = None, maximum: float | None = None,
-            above: float | None = None) -> Any:
+def bounded(
+    default: Any, *, minimum: float | None = None, maximum: float | None = None, above: float | None = None
+) -> Any:
     """A dataclass field with inclusive ``minimum``/``maximum`` or exclusive ``above`` bounds."""
-    return dataclasses.field(default=default,
-                             metadata={"minimum": minimum, "maximum": maximum, "above": above})
+    return dataclasses.field(default=default, metadata={"minimum": minimum, "maximum": maximum, "above": above})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,8 +34,7 @@ class EnhancerParams:
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
         for field in dataclasses.fields(self):
-            value = _checked(self.enhancer, field.name, getattr(self, field.name),
-                             hints[field.name], field.metadata)
+            value = _checked(self.enhancer, field.name, getattr(self, field.name), hints[field.name], field.metadata)
             object.__setattr__(self, field.name, value)
         self.check()
 
@@ -50,8 +50,9 @@ class EnhancerParams:
         known = {field.name for field in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise InputError(source, f"unknown {cls.enhancer} parameter(s) {', '.join(unknown)}; "
-                                     f"known: {', '.join(sorted(known))}")
+            raise InputError(
+                source, f"unknown {cls.enhancer} parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
         try:
             return cls(**values)
         except InputError as error:
@@ -63,6 +64,7 @@ class EnhancerParams:
 
 def _checked(enhancer: str, name: str, value: Any, kind: Any, limits: Mapping[str, Any]) -> Any:
     """``value`` converted to ``kind`` (bool, int or float) if it is one and within ``limits``."""
+
     def fail(expected: str) -> InputError:
         return InputError(None, f"{enhancer} parameter {name} must be {expected}, got {value!r}")
 
@@ -77,8 +79,11 @@ def _checked(enhancer: str, name: str, value: Any, kind: Any, limits: Mapping[st
     if not math.isfinite(value):
         raise fail("a finite number")
     minimum, maximum, above = limits.get("minimum"), limits.get("maximum"), limits.get("above")
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum) \
-            or (above is not None and value <= above):
+    if (
+        (minimum is not None and value < minimum)
+        or (maximum is not None and value > maximum)
+        or (above is not None and value <= above)
+    ):
         raise fail(_range_text(minimum, maximum, above))
     return kind(value)
 

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from toolkit.core.errors import InputError
 from toolkit.enhance.base import Enhancer
 from toolkit.enhance.params import EnhancerParams, bounded
-from toolkit.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,16 @@ class NoiseReduceParams(EnhancerParams):
         """The mask-smoothing spans must cover at least one frequency bin and one frame."""
         bin_hz = sample_rate / (self.n_fft / 2)
         if self.freq_mask_smooth_hz < bin_hz:
-            raise self.fail(f"freq_mask_smooth_hz must be at least {bin_hz:g} Hz at {sample_rate} Hz "
-                            f"with n_fft {self.n_fft}, got {self.freq_mask_smooth_hz:g}")
+            raise self.fail(
+                f"freq_mask_smooth_hz must be at least {bin_hz:g} Hz at {sample_rate} Hz "
+                f"with n_fft {self.n_fft}, got {self.freq_mask_smooth_hz:g}"
+            )
         hop_ms = self.hop_length / sample_rate * 1000
         if self.time_mask_smooth_ms < hop_ms:
-            raise self.fail(f"time_mask_smooth_ms must be at least {hop_ms:g} ms at {sample_rate} Hz "
-                            f"with hop_length {self.hop_length}, got {self.time_mask_smooth_ms:g}")
+            raise self.fail(
+                f"time_mask_smooth_ms must be at least {hop_ms:g} ms at {sample_rate} Hz "
+                f"with hop_length {self.hop_length}, got {self.time_mask_smooth_ms:g}"
+            )
 
 
 class NoiseReduceEnhancer(Enhancer):
@@ -77,9 +81,13 @@ class NoiseReduceEnhancer(Enhancer):
         params.check_rate(sample_rate)
         options = params.to_json()
         del options["max_lag_s"]
-        return self._reduce_noise(y=samples, sr=sample_rate, use_torch=False, n_jobs=1,
-                                  use_tqdm=False, **options)
+        return self._reduce_noise(y=samples, sr=sample_rate, use_torch=False, n_jobs=1, use_tqdm=False, **options)
 
     def identity(self) -> dict[str, Any]:
-        return {"name": self.name, "library": "noisereduce", "library_version": version("noisereduce"),
-                "model_sha256": None, "parameters": self.params.to_json()}
+        return {
+            "name": self.name,
+            "library": "noisereduce",
+            "library_version": version("noisereduce"),
+            "model_sha256": None,
+            "parameters": self.params.to_json(),
+        }

@@ -12,6 +12,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json
+from toolkit.core.transcripts import Hypothesis, Reference, Word
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
 from toolkit.formats.ids import describe_difference
 from toolkit.formats.names import read_names, write_names
@@ -20,14 +22,18 @@ from toolkit.formats.stm import read_stm_reference, write_stm
 from toolkit.formats.text import read_text
 from toolkit.formats.textgrid import DURATION_TOLERANCE, read_textgrid, write_textgrid
 from toolkit.formats.words import checked_word
-from toolkit.core.transcripts import Hypothesis, Reference, Word
-from toolkit.core.files import atomic_write_json
 
 __all__ = [
-    "REFERENCE_SUFFIXES", "NAMES_SUFFIX",
-    "read_reference", "write_reference_textgrid", "write_stm",
-    "read_hypothesis", "write_ctm", "write_hypothesis_json",
-    "read_names", "write_names",
+    "REFERENCE_SUFFIXES",
+    "NAMES_SUFFIX",
+    "read_reference",
+    "write_reference_textgrid",
+    "write_stm",
+    "read_hypothesis",
+    "write_ctm",
+    "write_hypothesis_json",
+    "read_names",
+    "write_names",
 ]
 
 REFERENCE_SUFFIXES = {".textgrid": "textgrid", ".stm": "stm", ".txt": "text"}
@@ -35,8 +41,13 @@ NAMES_SUFFIX = ".names.txt"
 _WORD_FIELDS = {f.name for f in fields(Word)}
 
 
-def read_reference(path: str | Path, recording_id: str | None = None, duration: float | None = None,
-                   names_path: str | Path | None = None, channel: str | None = None) -> Reference:
+def read_reference(
+    path: str | Path,
+    recording_id: str | None = None,
+    duration: float | None = None,
+    names_path: str | Path | None = None,
+    channel: str | None = None,
+) -> Reference:
     """Read a ``.TextGrid``, ``.stm`` or ``.txt`` reference, with names from ``names_path`` if given.
 
     ``duration`` (the recording's, in seconds) bounds TextGrid intervals and ends an untimed text;
@@ -87,23 +98,40 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as error:
         raise InputError(path, f"malformed JSON at line {error.lineno}: {error.msg}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("recording_id"), str) \
-            or not isinstance(data.get("words"), list):
-        raise InputError(path, "not a hypothesis record: expected an object with a string 'recording_id' "
-                               "and a list 'words'")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("recording_id"), str)
+        or not isinstance(data.get("words"), list)
+    ):
+        raise InputError(
+            path, "not a hypothesis record: expected an object with a string 'recording_id' and a list 'words'"
+        )
     if not isinstance(data.get("arm", ""), str) or not isinstance(data.get("meta", {}), dict):
         raise InputError(path, "not a hypothesis record: 'arm' must be a string and 'meta' an object")
     if recording_id is not None and data["recording_id"] != recording_id:
-        raise InputError(path, f"hypothesis is for recording '{data['recording_id']}', "
-                               f"expected '{recording_id}'{describe_difference(data['recording_id'], recording_id)}")
+        raise InputError(
+            path,
+            f"hypothesis is for recording '{data['recording_id']}', "
+            f"expected '{recording_id}'{describe_difference(data['recording_id'], recording_id)}",
+        )
     words = []
     previous = -math.inf
     for index, item in enumerate(data["words"], 1):
         if not isinstance(item, dict) or not set(item) <= _WORD_FIELDS or "text" not in item:
-            raise InputError(path, f"word {index}: expected an object with 'text' and optional "
-                                   f"{', '.join(sorted(_WORD_FIELDS - {'text'}))}, got {item!r}"[:300])
-        word = checked_word(path, f"word {index}", item["text"], item.get("start"), item.get("end"),
-                            item.get("confidence"), item.get("segment_id"))
+            raise InputError(
+                path,
+                f"word {index}: expected an object with 'text' and optional "
+                f"{', '.join(sorted(_WORD_FIELDS - {'text'}))}, got {item!r}"[:300],
+            )
+        word = checked_word(
+            path,
+            f"word {index}",
+            item["text"],
+            item.get("start"),
+            item.get("end"),
+            item.get("confidence"),
+            item.get("segment_id"),
+        )
         if word.timed:
             if word.start < previous:  # type: ignore[operator]
                 raise InputError(path, f"word {index} '{word.text}' at {word.start} s is out of order")
@@ -118,5 +146,7 @@ def _check_within(path: Path, reference: Reference, duration: float | None) -> N
         return
     for utterance in reference.utterances:
         if utterance.end > duration + DURATION_TOLERANCE:
-            raise InputError(path, f"segment {utterance.start:g}-{utterance.end:g} s ends after the "
-                                   f"recording's duration ({duration:g} s)")
+            raise InputError(
+                path,
+                f"segment {utterance.start:g}-{utterance.end:g} s ends after the recording's duration ({duration:g} s)",
+            )

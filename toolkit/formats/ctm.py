@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_text
+from toolkit.core.transcripts import Hypothesis, Word
 from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
 from toolkit.formats.words import checked_word
-from toolkit.core.transcripts import Hypothesis, Word
-from toolkit.core.files import atomic_write_text
 
 CHANNEL = "1"
 UNTIMED = ";; untimed "
@@ -32,7 +32,7 @@ def read_ctm(path: str | Path) -> dict[str, CtmWords]:
     last: dict[tuple[str, str], tuple[int, float]] = {}
     for number, line in enumerate(read_text(path).splitlines(), 1):
         if line.startswith(UNTIMED):
-            recording, _, text = line[len(UNTIMED):].partition(" ")
+            recording, _, text = line[len(UNTIMED) :].partition(" ")
             if text.strip():
                 words.setdefault(recording, []).append((None, Word(text.strip())))
             continue
@@ -40,22 +40,32 @@ def read_ctm(path: str | Path) -> dict[str, CtmWords]:
             continue
         fields = line.split()
         if len(fields) not in (5, 6):
-            raise InputError(path, f"line {number}: expected 'recording channel start duration word "
-                                   f"[confidence]', got {len(fields)} fields")
+            raise InputError(
+                path,
+                f"line {number}: expected 'recording channel start duration word "
+                f"[confidence]', got {len(fields)} fields",
+            )
         recording, channel, word = fields[0], fields[1], fields[4]
         start = parse_number(path, number, fields[2], "start")
         duration = parse_number(path, number, fields[3], "duration")
         confidence = parse_number(path, number, fields[5], "confidence") if len(fields) == 6 else None
         if start < 0 or duration < 0:
-            raise InputError(path, f"line {number}: negative {'start' if start < 0 else 'duration'} "
-                                   f"({fields[2] if start < 0 else fields[3]})")
+            raise InputError(
+                path,
+                f"line {number}: negative {'start' if start < 0 else 'duration'} "
+                f"({fields[2] if start < 0 else fields[3]})",
+            )
         key = (recording, channel)
         if key in last and start < last[key][1] - _EPS:
-            raise InputError(path, f"line {number}: word '{word}' at {start:g} s is out of order "
-                                   f"(line {last[key][0]} starts at {last[key][1]:g} s)")
+            raise InputError(
+                path,
+                f"line {number}: word '{word}' at {start:g} s is out of order "
+                f"(line {last[key][0]} starts at {last[key][1]:g} s)",
+            )
         last[key] = (number, start)
         words.setdefault(recording, []).append(
-            (channel, checked_word(path, f"line {number}", word, start, start + duration, confidence)))
+            (channel, checked_word(path, f"line {number}", word, start, start + duration, confidence))
+        )
     return words
 
 
@@ -64,8 +74,9 @@ def ctm_channels(words: CtmWords) -> list[str]:
     return sorted({channel for channel, _ in words if channel is not None})
 
 
-def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id: str,
-               channel: str | None = None, arm: str = "") -> Hypothesis:
+def select_ctm(
+    path: str | Path, by_recording: dict[str, CtmWords], recording_id: str, channel: str | None = None, arm: str = ""
+) -> Hypothesis:
     """The hypothesis for one recording and channel; several channels without a choice are refused."""
     if recording_id not in by_recording:
         if not by_recording:
@@ -75,14 +86,19 @@ def select_ctm(path: str | Path, by_recording: dict[str, CtmWords], recording_id
     words = by_recording[recording_id]
     channels = ctm_channels(words)
     if channel is None and len(channels) > 1:
-        raise InputError(path, f"recording '{recording_id}' has words on channels {', '.join(channels)}; "
-                               "name the channel to score")
+        raise InputError(
+            path, f"recording '{recording_id}' has words on channels {', '.join(channels)}; name the channel to score"
+        )
     if channel is not None and channels and channel not in channels:
-        raise InputError(path, f"recording '{recording_id}' has no words on channel '{channel}' "
-                               f"(channels: {', '.join(channels)})")
+        raise InputError(
+            path, f"recording '{recording_id}' has no words on channel '{channel}' (channels: {', '.join(channels)})"
+        )
     if len(channels) > 1 and any(c is None for c, _ in words):
-        raise InputError(path, f"recording '{recording_id}' has untimed words, which name no channel, "
-                               f"and words on channels {', '.join(channels)}")
+        raise InputError(
+            path,
+            f"recording '{recording_id}' has untimed words, which name no channel, "
+            f"and words on channels {', '.join(channels)}",
+        )
     return Hypothesis(recording_id, [word for c, word in words if channel is None or c in (None, channel)], arm=arm)
 
 
@@ -99,7 +115,7 @@ def read_ctm_hypothesis(path: str | Path, recording_id: str | None = None, chann
 def _header_arm(path: str | Path) -> str:
     """The arm named by a header ``write_ctm`` wrote, or "" when there is none."""
     first = read_text(path).partition("\n")[0]
-    arm = first[len(HEADER):].strip() if first.startswith(HEADER) else ""
+    arm = first[len(HEADER) :].strip() if first.startswith(HEADER) else ""
     return "" if arm == "-" else arm
 
 

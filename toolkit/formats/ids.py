@@ -14,8 +14,10 @@ def recording_id_problem(recording_id: str) -> str | None:
     if not recording_id:
         return "the recording id is empty"
     if any(ch.isspace() for ch in recording_id):
-        return (f"recording id {recording_id!r} contains whitespace, which CTM and STM lines cannot carry; "
-                f"rename it to {'_'.join(recording_id.split()) or '_'!r}")
+        return (
+            f"recording id {recording_id!r} contains whitespace, which CTM and STM lines cannot carry; "
+            f"rename it to {'_'.join(recording_id.split()) or '_'!r}"
+        )
     if any(unicodedata.category(ch).startswith("C") for ch in recording_id):
         return f"recording id {recording_id!r} contains a control or invisible character ({code_points(recording_id)})"
     if recording_id.startswith(";;"):
@@ -31,6 +33,8 @@ def code_points(text: str) -> str:
 def describe_difference(first: str, second: str) -> str:
     """A hint for two ids that differ; spells out code points when they only differ in Unicode normalization."""
     if first != second and unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second):
-        return (f" (they differ in Unicode normalization: {first!r} is {code_points(first)}, "
-                f"{second!r} is {code_points(second)}; save both names in NFC)")
+        return (
+            f" (they differ in Unicode normalization: {first!r} is {code_points(first)}, "
+            f"{second!r} is {code_points(second)}; save both names in NFC)"
+        )
     return ""

@@ -5,11 +5,11 @@ The scorer uses them to check that names survive recognition (SPEC section 3).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from toolkit.formats.text import read_text
 from toolkit.core.files import atomic_write_text
+from toolkit.formats.text import read_text
 
 
 def read_names(path: str | Path) -> list[str]:

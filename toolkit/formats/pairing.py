@@ -23,8 +23,8 @@ class _Side:
     """What one file says about which recordings (and channels) it holds."""
 
     path: Path
-    role: str                      # "reference" or "hypothesis"
-    ids: tuple[str, ...]           # recording ids carried in the file; empty when named by the file stem
+    role: str  # "reference" or "hypothesis"
+    ids: tuple[str, ...]  # recording ids carried in the file; empty when named by the file stem
     channels: dict[str, list[str]]  # channels per carried recording id (CTM/STM only)
 
     @property
@@ -38,8 +38,9 @@ class _Side:
         return f"{self.role} '{held}' (in {self.path.name})"
 
 
-def pair_ids(reference_path: str | Path, hypothesis_path: str | Path, recording_id: str | None = None,
-             channel: str | None = None) -> tuple[str, str | None]:
+def pair_ids(
+    reference_path: str | Path, hypothesis_path: str | Path, recording_id: str | None = None, channel: str | None = None
+) -> tuple[str, str | None]:
     """The one recording id and channel both files hold, or an InputError naming both ids.
 
     ``recording_id`` and ``channel`` name them explicitly (a file without ids is then taken to be
@@ -50,8 +51,11 @@ def pair_ids(reference_path: str | Path, hypothesis_path: str | Path, recording_
     chosen = recording_id if recording_id is not None else _agreed_id(reference, hypothesis)
     for side in (reference, hypothesis):
         if side.ids and chosen not in side.ids:
-            raise InputError(side.path, f"holds no recording '{chosen}' (it holds {', '.join(side.ids)})"
-                                        f"{describe_difference(chosen, side.ids[0]) if len(side.ids) == 1 else ''}")
+            raise InputError(
+                side.path,
+                f"holds no recording '{chosen}' (it holds {', '.join(side.ids)})"
+                f"{describe_difference(chosen, side.ids[0]) if len(side.ids) == 1 else ''}",
+            )
     return chosen, _agreed_channel(reference, hypothesis, chosen, channel)
 
 
@@ -64,11 +68,16 @@ def _agreed_id(reference: _Side, hypothesis: _Side) -> str:
         if len(single) == 1 and single[0] in other:
             return single[0]
     if len(ref_ids) == 1 and len(hyp_ids) == 1:
-        raise InputError(hypothesis.path, f"{reference.describe()} and {hypothesis.describe()} are different "
-                                          f"recordings{describe_difference(ref_ids[0], hyp_ids[0])}; "
-                                          "if they are the same recording, name it with --id")
-    raise InputError(hypothesis.path, f"cannot tell which recording to score: {reference.describe()}, "
-                                      f"{hypothesis.describe()}; name it with --id")
+        raise InputError(
+            hypothesis.path,
+            f"{reference.describe()} and {hypothesis.describe()} are different "
+            f"recordings{describe_difference(ref_ids[0], hyp_ids[0])}; "
+            "if they are the same recording, name it with --id",
+        )
+    raise InputError(
+        hypothesis.path,
+        f"cannot tell which recording to score: {reference.describe()}, {hypothesis.describe()}; name it with --id",
+    )
 
 
 def _agreed_channel(reference: _Side, hypothesis: _Side, recording_id: str, channel: str | None) -> str | None:
@@ -76,18 +85,25 @@ def _agreed_channel(reference: _Side, hypothesis: _Side, recording_id: str, chan
     if channel is not None:
         for side in (reference, hypothesis):
             if held[side.role] and channel not in held[side.role]:
-                raise InputError(side.path, f"recording '{recording_id}' has no channel '{channel}' "
-                                            f"(channels: {', '.join(held[side.role])})")
+                raise InputError(
+                    side.path,
+                    f"recording '{recording_id}' has no channel '{channel}' (channels: {', '.join(held[side.role])})",
+                )
         return channel
     for side in (reference, hypothesis):
         if len(held[side.role]) > 1:
-            raise InputError(side.path, f"recording '{recording_id}' is on channels "
-                                        f"{', '.join(held[side.role])}; choose one with --channel")
+            raise InputError(
+                side.path,
+                f"recording '{recording_id}' is on channels {', '.join(held[side.role])}; choose one with --channel",
+            )
     ref_channels, hyp_channels = held["reference"], held["hypothesis"]
     if ref_channels and hyp_channels and ref_channels != hyp_channels:
-        raise InputError(hypothesis.path, f"reference '{recording_id}' is channel {ref_channels[0]} "
-                                          f"(in {reference.path.name}), hypothesis '{recording_id}' is channel "
-                                          f"{hyp_channels[0]}; if they are the same audio, name it with --channel")
+        raise InputError(
+            hypothesis.path,
+            f"reference '{recording_id}' is channel {ref_channels[0]} "
+            f"(in {reference.path.name}), hypothesis '{recording_id}' is channel "
+            f"{hyp_channels[0]}; if they are the same audio, name it with --channel",
+        )
     return (ref_channels or hyp_channels or [None])[0]
 
 
@@ -99,9 +115,9 @@ def _side(path: Path, role: str) -> _Side:
         return _Side(path, role, ids, {rid: stm_channels(references, rid) for rid in ids})
     if suffix == ".ctm":
         by_recording = read_ctm(path)
-        return _Side(path, role, tuple(sorted(by_recording)),
-                     {rid: ctm_channels(words) for rid, words in by_recording.items()})
+        return _Side(
+            path, role, tuple(sorted(by_recording)), {rid: ctm_channels(words) for rid, words in by_recording.items()}
+        )
     if suffix == ".json":
         return _Side(path, role, (read_hypothesis(path).recording_id,), {})
     return _Side(path, role, (), {})
-

@@ -9,14 +9,14 @@ and channel; one speaker's segments may not overlap. Channels of one recording a
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_text
+from toolkit.core.transcripts import Interval, Reference, Utterance
 from toolkit.formats.ids import recording_id_problem
 from toolkit.formats.text import parse_number, read_text
-from toolkit.core.transcripts import Interval, Reference, Utterance
-from toolkit.core.files import atomic_write_text
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"
@@ -35,21 +35,33 @@ def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
             continue
         fields = line.split()
         if len(fields) < 5:
-            raise InputError(path, f"line {number}: expected 'recording channel speaker start end [<label>] "
-                                   f"text', got {len(fields)} fields")
+            raise InputError(
+                path,
+                f"line {number}: expected 'recording channel speaker start end [<label>] "
+                f"text', got {len(fields)} fields",
+            )
         recording, channel, speaker = fields[:3]
-        start, end = parse_number(path, number, fields[3], "start time"), parse_number(path, number, fields[4], "end time")
+        start, end = (
+            parse_number(path, number, fields[3], "start time"),
+            parse_number(path, number, fields[4], "end time"),
+        )
         rest = fields[5:]
         if rest and rest[0].startswith("<"):
             rest = _drop_label(path, number, rest)
         text = " ".join(rest)
         if start < 0 or end < start:
-            raise InputError(path, f"line {number}: segment {start:g}-{end:g} s "
-                                   f"{'starts before 0' if start < 0 else 'ends before it starts'}")
+            raise InputError(
+                path,
+                f"line {number}: segment {start:g}-{end:g} s "
+                f"{'starts before 0' if start < 0 else 'ends before it starts'}",
+            )
         key = (recording, channel)
         if key in last_start and start < last_start[key][1] - _EPS:
-            raise InputError(path, f"line {number}: segment at {start:g} s is out of order "
-                                   f"(line {last_start[key][0]} starts at {last_start[key][1]:g} s)")
+            raise InputError(
+                path,
+                f"line {number}: segment at {start:g} s is out of order "
+                f"(line {last_start[key][0]} starts at {last_start[key][1]:g} s)",
+            )
         last_start[key] = (number, start)
         reference = references.setdefault(key, Reference(recording, []))
         if speaker == GAP_SPEAKER:
@@ -59,8 +71,11 @@ def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
             continue
         speaker_key = (recording, channel, speaker)
         if speaker_key in last_by_speaker and start < last_by_speaker[speaker_key][1] - _EPS:
-            raise InputError(path, f"line {number}: segment {start:g}-{end:g} s overlaps speaker "
-                                   f"{speaker}'s segment on line {last_by_speaker[speaker_key][0]}")
+            raise InputError(
+                path,
+                f"line {number}: segment {start:g}-{end:g} s overlaps speaker "
+                f"{speaker}'s segment on line {last_by_speaker[speaker_key][0]}",
+            )
         last_by_speaker[speaker_key] = (number, end)
         if text:
             reference.utterances.append(Utterance(start, end, text, "" if speaker == UNKNOWN_SPEAKER else speaker))
@@ -72,20 +87,25 @@ def stm_channels(references: dict[tuple[str, str], Reference], recording_id: str
     return sorted(channel for recording, channel in references if recording == recording_id)
 
 
-def select_stm(path: str | Path, references: dict[tuple[str, str], Reference], recording_id: str,
-               channel: str | None = None) -> Reference:
+def select_stm(
+    path: str | Path, references: dict[tuple[str, str], Reference], recording_id: str, channel: str | None = None
+) -> Reference:
     """One recording's reference on one channel; several channels without a choice are refused."""
     channels = stm_channels(references, recording_id)
     if not channels:
         found = ", ".join(sorted({recording for recording, _ in references})) or "none"
         raise InputError(path, f"no segments for recording '{recording_id}' (recordings in the file: {found})")
     if channel is None and len(channels) > 1:
-        raise InputError(path, f"recording '{recording_id}' has segments on channels {', '.join(channels)}; "
-                               "a reference is one channel; keep one")
+        raise InputError(
+            path,
+            f"recording '{recording_id}' has segments on channels {', '.join(channels)}; "
+            "a reference is one channel; keep one",
+        )
     chosen = channels[0] if channel is None else channel
     if chosen not in channels:
-        raise InputError(path, f"recording '{recording_id}' has no segments on channel '{channel}' "
-                               f"(channels: {', '.join(channels)})")
+        raise InputError(
+            path, f"recording '{recording_id}' has no segments on channel '{channel}' (channels: {', '.join(channels)})"
+        )
     return references[(recording_id, chosen)]
 
 
@@ -110,10 +130,12 @@ def write_stm(references: Iterable[Reference], path: str | Path) -> Path:
         rows += [(i.start, i.end, UNKNOWN_SPEAKER, IGNORE) for i in reference.unresolved]
         for start, end, speaker, text in sorted(rows):
             if math.isinf(end):
-                raise InputError(path, f"recording {reference.recording_id}: an untimed utterance "
-                                       "cannot be written to STM")
-            lines.append(f"{reference.recording_id} {CHANNEL} {speaker.replace(' ', '_')} "
-                         f"{start:.3f} {end:.3f} {text}".rstrip())
+                raise InputError(
+                    path, f"recording {reference.recording_id}: an untimed utterance cannot be written to STM"
+                )
+            lines.append(
+                f"{reference.recording_id} {CHANNEL} {speaker.replace(' ', '_')} {start:.3f} {end:.3f} {text}".rstrip()
+            )
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
@@ -121,5 +143,5 @@ def _drop_label(path: str | Path, line: int, fields: list[str]) -> list[str]:
     """Remove a ``<o,f0,male>`` label (it may contain no spaces in sclite, but be lenient)."""
     for index, field in enumerate(fields):
         if field.endswith(">"):
-            return fields[index + 1:]
+            return fields[index + 1 :]
     raise InputError(path, f"line {line}: label '<...' is not closed with '>'")

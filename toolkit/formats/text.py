@@ -31,11 +31,17 @@ def read_text(path: str | Path, allow_empty: bool = True) -> str:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise InputError(path, f"unknown text encoding: byte {error.start} is not valid {error.encoding} "
-                               "(save the file as UTF-8, or UTF-16 with a byte-order mark)") from None
+        raise InputError(
+            path,
+            f"unknown text encoding: byte {error.start} is not valid {error.encoding} "
+            "(save the file as UTF-8, or UTF-16 with a byte-order mark)",
+        ) from None
     if "\x00" in text:
-        raise InputError(path, "unknown text encoding: the text contains NUL characters "
-                               "(UTF-16 without a byte-order mark?); save the file as UTF-8")
+        raise InputError(
+            path,
+            "unknown text encoding: the text contains NUL characters "
+            "(UTF-16 without a byte-order mark?); save the file as UTF-8",
+        )
     return text
 
 

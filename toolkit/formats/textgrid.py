@@ -18,9 +18,9 @@ from praatio import textgrid as praat
 from praatio.utilities import textgrid_io
 
 from toolkit.core.errors import InputError
-from toolkit.formats.text import read_text
-from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
 from toolkit.core.files import atomic_write_text
+from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.formats.text import read_text
 
 UTTERANCES = "utterances"
 WORDS = "words"
@@ -56,15 +56,22 @@ def read_textgrid(path: str | Path, recording_id: str | None = None, duration: f
         return [] if tier is None else [(s, e, " ".join(t.split())) for s, e, t in tier.entries if t.strip()]
 
     utterances = sorted(
-        (Utterance(s, e, text, _speaker(name)) for name in ours if _is_utterance_tier(name)
-         for s, e, text in labelled(name)),
+        (
+            Utterance(s, e, text, _speaker(name))
+            for name in ours
+            if _is_utterance_tier(name)
+            for s, e, text in labelled(name)
+        ),
         key=lambda u: (u.start, u.end, u.speaker),
     )
     speech = []
     for start, end, label in labelled(SPEECH_TIER):
         if label not in (SPEECH, NONSPEECH):
-            raise InputError(path, f"tier '{SPEECH_TIER}' has label '{label}' at {start:g}-{end:g} s; "
-                                   f"expected '{SPEECH}', '{NONSPEECH}' or empty (not annotated)")
+            raise InputError(
+                path,
+                f"tier '{SPEECH_TIER}' has label '{label}' at {start:g}-{end:g} s; "
+                f"expected '{SPEECH}', '{NONSPEECH}' or empty (not annotated)",
+            )
         speech.append(Interval(start, end, label))
     return Reference(
         recording_id=recording_id or Path(path).stem,
@@ -94,8 +101,10 @@ def write_textgrid(reference: Reference, path: str | Path, duration: float) -> P
         intervals = []
         for start, end, label in entries:
             if end > duration + DURATION_TOLERANCE and end != float("inf"):
-                raise InputError(path, f"tier '{name}' interval {start:g}-{end:g} s ends after the "
-                                       f"recording's duration {duration:g} s")
+                raise InputError(
+                    path,
+                    f"tier '{name}' interval {start:g}-{end:g} s ends after the recording's duration {duration:g} s",
+                )
             intervals.append((_time(start), _time(min(end, duration)), label))
         try:
             grid.addTier(praat.IntervalTier(name, intervals, 0.0, _time(duration)))
@@ -103,8 +112,13 @@ def write_textgrid(reference: Reference, path: str | Path, duration: float) -> P
             raise InputError(path, f"tier '{name}': {error}".replace("\n", " ")) from None
     with tempfile.TemporaryDirectory() as scratch:
         draft = Path(scratch) / "draft.TextGrid"
-        grid.save(str(draft), format="long_textgrid", includeBlankSpaces=True,
-                  minimumIntervalLength=None, reportingMode="error")
+        grid.save(
+            str(draft),
+            format="long_textgrid",
+            includeBlankSpaces=True,
+            minimumIntervalLength=None,
+            reportingMode="error",
+        )
         text = draft.read_text(encoding="utf-8")
     return atomic_write_text(path, text)
 
@@ -130,7 +144,8 @@ def _speaker(tier_name: str) -> str:
 _LONG_TIER_COUNT = re.compile(r"^\s*size\s*=\s*(\d+)", re.MULTILINE)
 _LONG_ENTRY_COUNT = re.compile(r"(?:intervals|points):\s*size\s*=\s*(\d+)")
 _SHORT_TIER_HEADER = re.compile(
-    r'"(?:IntervalTier|TextTier)"\s*\n\s*"(?:[^"]|"")*"\s*\n\s*\S+\s*\n\s*\S+\s*\n\s*(\d+)\s*\n')
+    r'"(?:IntervalTier|TextTier)"\s*\n\s*"(?:[^"]|"")*"\s*\n\s*\S+\s*\n\s*\S+\s*\n\s*(\d+)\s*\n'
+)
 _NEGATIVE = re.compile(r"(?:xmin|xmax|number)\s*=\s*-\s*0*\.?0*[1-9]")
 
 
@@ -138,18 +153,29 @@ def _parse(path: str | Path, text: str) -> list[_Tier]:
     """Parse with praatio, then check what praatio tolerates: truncation and negative times."""
     stripped = text.lstrip()
     is_json = stripped.startswith("{")
-    if not is_json and not (stripped.startswith("File type") and "ooTextFile" in stripped[:40]
-                            and '"TextGrid"' in stripped[:80]):
-        raise InputError(path, "malformed TextGrid: missing the 'File type = \"ooTextFile\"' / "
-                               "'Object class = \"TextGrid\"' header")
+    if not is_json and not (
+        stripped.startswith("File type") and "ooTextFile" in stripped[:40] and '"TextGrid"' in stripped[:80]
+    ):
+        raise InputError(
+            path, "malformed TextGrid: missing the 'File type = \"ooTextFile\"' / 'Object class = \"TextGrid\"' header"
+        )
     if _NEGATIVE.search(text):
         raise InputError(path, "malformed TextGrid: it has a negative time")
     try:
         raw = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
-        tiers = [_Tier(t["name"], t["class"] == praat.INTERVAL_TIER,
-                       [(float(e[0]), float(e[1]), str(e[2])) if t["class"] == praat.INTERVAL_TIER
-                        else (float(e[0]), float(e[0]), str(e[1])) for e in t["entries"]])
-                 for t in raw["tiers"]]
+        tiers = [
+            _Tier(
+                t["name"],
+                t["class"] == praat.INTERVAL_TIER,
+                [
+                    (float(e[0]), float(e[1]), str(e[2]))
+                    if t["class"] == praat.INTERVAL_TIER
+                    else (float(e[0]), float(e[0]), str(e[1]))
+                    for e in t["entries"]
+                ],
+            )
+            for t in raw["tiers"]
+        ]
     except Exception as error:  # praatio's parser fails with assorted exception types
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(path, f"malformed TextGrid: {detail}") from None
@@ -179,15 +205,22 @@ def _check_counts(path: str | Path, text: str, tiers: list[_Tier]) -> None:
     if len(declared_entries) != len(tiers):
         headed = len(declared_entries)
         name = tiers[headed].name if headed < len(tiers) else "?"
-        raise InputError(path, f"malformed or truncated TextGrid: tier '{name}' has no interval count "
-                               f"(only {headed} of {len(tiers)} tier headers are complete)")
+        raise InputError(
+            path,
+            f"malformed or truncated TextGrid: tier '{name}' has no interval count "
+            f"(only {headed} of {len(tiers)} tier headers are complete)",
+        )
     if declared_tiers is not None and int(declared_tiers.group(1)) != len(tiers):
-        raise InputError(path, f"malformed or truncated TextGrid: it declares {declared_tiers.group(1)} "
-                               f"tiers but holds {len(tiers)}")
+        raise InputError(
+            path, f"malformed or truncated TextGrid: it declares {declared_tiers.group(1)} tiers but holds {len(tiers)}"
+        )
     for tier, declared in zip(tiers, declared_entries):
         if declared != len(tier.entries):
-            raise InputError(path, f"malformed or truncated TextGrid: tier '{tier.name}' declares "
-                                   f"{declared} intervals but holds {len(tier.entries)}")
+            raise InputError(
+                path,
+                f"malformed or truncated TextGrid: tier '{tier.name}' declares "
+                f"{declared} intervals but holds {len(tier.entries)}",
+            )
 
 
 def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
@@ -204,8 +237,9 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
         if previous is not None:
             p_number, p_start, p_end = previous
             if start < p_start - _EPS:
-                raise InputError(path, f"{where} is out of order: it starts before interval {p_number} "
-                                       f"({p_start:g}-{p_end:g} s)")
+                raise InputError(
+                    path, f"{where} is out of order: it starts before interval {p_number} ({p_start:g}-{p_end:g} s)"
+                )
             if start < p_end - _EPS:
                 raise InputError(path, f"{where} overlaps interval {p_number} ({p_start:g}-{p_end:g} s)")
         if duration is not None and label.strip() and end > duration + DURATION_TOLERANCE:

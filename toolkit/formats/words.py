@@ -15,8 +15,9 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def checked_word(path: str | Path, where: str, text: Any, start: Any, end: Any, confidence: Any = None,
-                 segment_id: Any = None) -> Word:
+def checked_word(
+    path: str | Path, where: str, text: Any, start: Any, end: Any, confidence: Any = None, segment_id: Any = None
+) -> Word:
     """A :class:`Word` whose text is a non-empty string and whose times are both absent or both finite,
     ``0 <= start <= end``, confidence absent or finite; else an InputError naming ``where`` in ``path``."""
     if not isinstance(text, str) or not text.strip():
@@ -31,9 +32,17 @@ def checked_word(path: str | Path, where: str, text: Any, start: Any, end: Any, 
         if not math.isfinite(value):
             raise InputError(path, f"{where}: word '{text}' {name} {value!r} is not a finite number")
     if start is not None and (start < 0 or end < start):
-        raise InputError(path, f"{where}: word '{text}' has impossible times {start:g}-{end:g} s "
-                               f"({'negative start' if start < 0 else 'it ends before it starts'})")
+        raise InputError(
+            path,
+            f"{where}: word '{text}' has impossible times {start:g}-{end:g} s "
+            f"({'negative start' if start < 0 else 'it ends before it starts'})",
+        )
     if segment_id is not None and not isinstance(segment_id, str):
         raise InputError(path, f"{where}: word '{text}' segment_id must be a string, not {segment_id!r}")
-    return Word(text, None if start is None else float(start), None if end is None else float(end),
-                None if confidence is None else float(confidence), segment_id)
+    return Word(
+        text,
+        None if start is None else float(start),
+        None if end is None else float(end),
+        None if confidence is None else float(confidence),
+        segment_id,
+    )

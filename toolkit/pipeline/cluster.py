@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.pipeline.recording import RecordingResult, run_recording
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.measure import lifetime_peak_rss_mb
+from toolkit.pipeline.recording import RecordingResult, run_recording
 
 # Worker processes must be able to start the model services (child processes): Dask's nanny
 # makes its workers daemonic unless told otherwise, and daemonic processes cannot have children.
@@ -62,8 +62,9 @@ class WorkPlan:
     def key(self) -> str:
         from toolkit.core.files import config_hash
 
-        return config_hash([str(self.experiment_path), self.arms, str(self.folder), self.identities, self.runtimes,
-                            self.arms_json])
+        return config_hash(
+            [str(self.experiment_path), self.arms, str(self.folder), self.identities, self.runtimes, self.arms_json]
+        )
 
 
 @dataclass
@@ -82,6 +83,7 @@ class ClusterRun:
 
 
 # --- in each worker process ------------------------------------------------------------------
+
 
 @dataclass
 class _Loaded:
@@ -118,12 +120,14 @@ def _load(plan: WorkPlan) -> _Loaded:
     if _slot(plan) in _LOADED:
         return _LOADED[_slot(plan)]
     if multiprocessing.current_process().daemon:
-        raise ToolkitError(f"tasks run in a daemonic process, which cannot start the model services; "
-                           f"start the Dask workers with {DAEMON_FIX} in their environment")
-    from toolkit.pipeline.runner import ArmRunner
-    from toolkit.pipeline.recognizers import RecognizerPool
+        raise ToolkitError(
+            f"tasks run in a daemonic process, which cannot start the model services; "
+            f"start the Dask workers with {DAEMON_FIX} in their environment"
+        )
     from toolkit.pipeline.cache import ResultCache
     from toolkit.pipeline.experiment import load_experiment
+    from toolkit.pipeline.recognizers import RecognizerPool
+    from toolkit.pipeline.runner import ArmRunner
 
     experiment = load_experiment(plan.experiment_path)
     arms = experiment.select_arms(list(plan.arms))
@@ -133,18 +137,24 @@ def _load(plan: WorkPlan) -> _Loaded:
         mine = identities.get(name)
         if mine != identity:
             differ = sorted(k for k in {*identity, *(mine or {})} if (mine or {}).get(k) != identity.get(k))
-            raise ToolkitError(f"{plan.experiment_path}: recognizer {name} resolves differently here than on the "
-                               f"coordinator ({', '.join(differ)} differ); every worker must see the same "
-                               "experiment and model files")
+            raise ToolkitError(
+                f"{plan.experiment_path}: recognizer {name} resolves differently here than on the "
+                f"coordinator ({', '.join(differ)} differ); every worker must see the same "
+                "experiment and model files"
+            )
     for name in plan.recognizers:
         mine = pool.runtime(name)
         if mine != plan.runtimes[name]:
-            raise ToolkitError(f"recognizer {name}: CTranslate2 here selects {_cpu_code(mine)}, on the coordinator "
-                               f"{_cpu_code(plan.runtimes[name])}; the words would depend on the machine: run on "
-                               f"like machines, or set the same CT2_FORCE_CPU_ISA on every worker and the coordinator")
+            raise ToolkitError(
+                f"recognizer {name}: CTranslate2 here selects {_cpu_code(mine)}, on the coordinator "
+                f"{_cpu_code(plan.runtimes[name])}; the words would depend on the machine: run on "
+                f"like machines, or set the same CT2_FORCE_CPU_ISA on every worker and the coordinator"
+            )
     if [arm.to_json() for arm in arms] != plan.arms_json:
-        raise ToolkitError(f"{plan.experiment_path}: the arms differ here from the coordinator's; every worker "
-                           "must see the same experiment file")
+        raise ToolkitError(
+            f"{plan.experiment_path}: the arms differ here from the coordinator's; every worker "
+            "must see the same experiment file"
+        )
     runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
     for name, value in plan.environ.items():  # inherited by the services started from here on
         if value is None:
@@ -157,8 +167,10 @@ def _load(plan: WorkPlan) -> _Loaded:
 
 
 def _cpu_code(runtime: dict[str, Any]) -> str:
-    return (f"ISA {runtime.get('isa')}, int8 GEMM {runtime.get('gemm_s8')}, compute type {runtime.get('compute_type')} "
-            f"({runtime.get('cpu')})")
+    return (
+        f"ISA {runtime.get('isa')}, int8 GEMM {runtime.get('gemm_s8')}, compute type {runtime.get('compute_type')} "
+        f"({runtime.get('cpu')})"
+    )
 
 
 def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> RecordingResult:
@@ -182,15 +194,21 @@ def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordi
 
 def _release(key: str) -> dict[str, Any]:
     """Stop this worker's services of one run; their loads (with lifetime peaks) and this process's peak."""
-    report: dict[str, Any] = {"host": socket.gethostname(), "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1),
-                              "recognizer_loads": {}, "stage_loads": {}}
+    report: dict[str, Any] = {
+        "host": socket.gethostname(),
+        "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1),
+        "recognizer_loads": {},
+        "stage_loads": {},
+    }
     slots = [slot for slot in _LOADED if slot[0] == key]
     for index, slot in enumerate(slots):
         loaded = _LOADED.pop(slot)
         loaded.close()
         suffix = f" #{index + 1}" if len(slots) > 1 else ""  # one set of services per task thread
         report["recognizer_loads"].update({name + suffix: load.to_json() for name, load in loaded.pool.loads().items()})
-        report["stage_loads"].update({name + suffix: load.to_json() for name, load in loaded.runner.stages.loads().items()})
+        report["stage_loads"].update(
+            {name + suffix: load.to_json() for name, load in loaded.runner.stages.loads().items()}
+        )
     return report
 
 
@@ -199,6 +217,7 @@ def _cpus() -> list[int]:
 
 
 # --- in the coordinating process ---------------------------------------------------------------
+
 
 class Cluster:
     """A Dask client on a local cluster it starts (``workers``) or on an existing scheduler.
@@ -222,8 +241,13 @@ class Cluster:
             _check_threads(f"--workers {workers}", workers, threads_per_task, cores, oversubscribe, "this machine")
             try:
                 with dask.config.set({"distributed.worker.daemon": False}):
-                    self._local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.CRITICAL)
+                    self._local = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                    )
             finally:
                 self._restore_environ()
             self.client = Client(self._local)
@@ -243,8 +267,14 @@ class Cluster:
             tasks, cores = hosts.get(worker["host"], (0, set()))
             hosts[worker["host"]] = (tasks + worker["nthreads"], cores | set(cpus.get(address, [])))
         for host, (tasks, cores) in hosts.items():
-            _check_threads(f"the cluster's workers on {host} ({tasks} task threads)", tasks, threads_per_task,
-                           len(cores), oversubscribe, host)
+            _check_threads(
+                f"the cluster's workers on {host} ({tasks} task threads)",
+                tasks,
+                threads_per_task,
+                len(cores),
+                oversubscribe,
+                host,
+            )
 
     def run(self, plan: WorkPlan, entries: list[Any], keys: dict[str, dict[str, str]], bar: Any) -> ClusterRun:
         """Send every recording of ``entries`` (longest first) and collect results as they finish."""
@@ -257,8 +287,15 @@ class Cluster:
         futures = {}
         for rank, entry in enumerate(sorted(entries, key=lambda e: -e.duration)):
             shared = replace(entry, base_dir=entry.base_dir.resolve())  # workers have their own working folder
-            future = self.client.submit(_recording_task, plan, shared, keys[entry.id], pure=False,
-                                        key=f"ablate-{entry.id}-{token}", priority=-rank)
+            future = self.client.submit(
+                _recording_task,
+                plan,
+                shared,
+                keys[entry.id],
+                pure=False,
+                key=f"ablate-{entry.id}-{token}",
+                priority=-rank,
+            )
             futures[future] = entry
         for future in as_completed(futures):
             entry = futures[future]
@@ -290,7 +327,7 @@ class Cluster:
             self._local.close()
             self._restore_environ()
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -299,7 +336,9 @@ class Cluster:
 
 def _check_threads(what: str, tasks: int, threads: int, cores: int, oversubscribe: bool, where: str) -> None:
     if tasks * threads > cores and not oversubscribe:
-        raise ToolkitError(f"{what} with recognizers decoding on cpu_threads = {threads} would run {tasks * threads} "
-                           f"decoding threads on the {cores} cores of {where}; set cpu_threads = "
-                           f"{max(1, cores // tasks)} in the experiment's recognizer decoding tables, use fewer "
-                           "workers, or pass --oversubscribe")
+        raise ToolkitError(
+            f"{what} with recognizers decoding on cpu_threads = {threads} would run {tasks * threads} "
+            f"decoding threads on the {cores} cores of {where}; set cpu_threads = "
+            f"{max(1, cores // tasks)} in the experiment's recognizer decoding tables, use fewer "
+            "workers, or pass --oversubscribe"
+        )

@@ -29,15 +29,16 @@ name split differently by each recognizer ("A Fernando" / "afernando a") is take
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from toolkit.scorer.align import EQUAL, align_timed
-from toolkit.scorer.normalize.same_word import word_key
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, stream_problems
+from toolkit.scorer.align import EQUAL, align_timed
+from toolkit.scorer.normalize.same_word import word_key
 
 FIRST, SECOND = 0, 1
 
@@ -53,7 +54,7 @@ class _Slot:
     agreement: bool
     side: int = FIRST
 
-    def join(self, other: "_Slot") -> "_Slot":
+    def join(self, other: _Slot) -> _Slot:
         return _Slot(self.a_lo, other.a_hi, self.b_lo, other.b_hi, agreement=False)
 
 
@@ -72,8 +73,9 @@ def _slots(first: Sequence[Word], second: Sequence[Word], collar: float) -> list
     """Agreements (paired equal words) and the maximal runs between them, in order."""
     a_start, a_end = _times(first)
     b_start, _ = _times(second)
-    alignment = align_timed([word_key(w.text) for w in first], [word_key(w.text) for w in second],
-                            a_start, a_end, b_start, collar)
+    alignment = align_timed(
+        [word_key(w.text) for w in first], [word_key(w.text) for w in second], a_start, a_end, b_start, collar
+    )
     slots: list[_Slot] = []
     a, b = 0, 0
     for op, ai, bi in zip(alignment.ops.tolist(), alignment.ref_index.tolist(), alignment.hyp_index.tolist()):
@@ -91,7 +93,7 @@ def _slots(first: Sequence[Word], second: Sequence[Word], collar: float) -> list
 def _decide(slot: _Slot, first: Sequence[Word], second: Sequence[Word]) -> _Slot:
     if slot.agreement:
         return replace(slot, side=FIRST)
-    keep_second = _confidence(second[slot.b_lo:slot.b_hi]) > _confidence(first[slot.a_lo:slot.a_hi])
+    keep_second = _confidence(second[slot.b_lo : slot.b_hi]) > _confidence(first[slot.a_lo : slot.a_hi])
     return replace(slot, side=SECOND if keep_second else FIRST)
 
 
@@ -100,7 +102,7 @@ def _emit(slots: list[_Slot], first: Sequence[Word], second: Sequence[Word]) -> 
     words: list[Word] = []
     owners: list[int] = []
     for index, slot in enumerate(slots):
-        chosen = first[slot.a_lo:slot.a_hi] if slot.side == FIRST else second[slot.b_lo:slot.b_hi]
+        chosen = first[slot.a_lo : slot.a_hi] if slot.side == FIRST else second[slot.b_lo : slot.b_hi]
         words.extend(chosen)
         owners.extend([index] * len(chosen))
     return words, owners
@@ -113,13 +115,14 @@ def _merge(slots: list[_Slot], lo: int, hi: int, first: Sequence[Word], second: 
     while hi + 1 < len(slots) and not slots[hi + 1].agreement:
         hi += 1
     joined = slots[lo]
-    for slot in slots[lo + 1:hi + 1]:
+    for slot in slots[lo + 1 : hi + 1]:
         joined = joined.join(slot)
-    return [*slots[:lo], _decide(replace(joined, agreement=False), first, second), *slots[hi + 1:]]
+    return [*slots[:lo], _decide(replace(joined, agreement=False), first, second), *slots[hi + 1 :]]
 
 
-def combine_streams(first: Sequence[Word], second: Sequence[Word], labels: tuple[str, str],
-                    pair_collar_s: float = 0.5) -> tuple[list[Word], list[dict[str, Any]]]:
+def combine_streams(
+    first: Sequence[Word], second: Sequence[Word], labels: tuple[str, str], pair_collar_s: float = 0.5
+) -> tuple[list[Word], list[dict[str, Any]]]:
     """Merged words and the disagreement runs between ``first`` and ``second`` (the rule above).
 
     Both inputs must be valid word streams (``toolkit.core.wordstream``); the output is one as well.
@@ -141,18 +144,22 @@ def combine_streams(first: Sequence[Word], second: Sequence[Word], labels: tuple
 
 def _disagrees(slot: _Slot, first: Sequence[Word], second: Sequence[Word]) -> bool:
     """A run whose two sides differ as written (a run of the same words at other times is no disagreement)."""
-    keys = [[k for k in map(word_key, (w.text for w in side)) if k]
-            for side in (first[slot.a_lo:slot.a_hi], second[slot.b_lo:slot.b_hi])]
+    keys = [
+        [k for k in map(word_key, (w.text for w in side)) if k]
+        for side in (first[slot.a_lo : slot.a_hi], second[slot.b_lo : slot.b_hi])
+    ]
     return not slot.agreement and keys[0] != keys[1]
 
 
 def _span(slot: _Slot, first: Sequence[Word], second: Sequence[Word], labels: tuple[str, str]) -> dict[str, Any]:
-    a, b = first[slot.a_lo:slot.a_hi], second[slot.b_lo:slot.b_hi]
+    a, b = first[slot.a_lo : slot.a_hi], second[slot.b_lo : slot.b_hi]
     timed = [w for w in (*a, *b) if w.timed]
     return {
         "start": min((w.start for w in timed), default=None),  # type: ignore[type-var]
         "end": max((w.end for w in timed), default=None),  # type: ignore[type-var]
-        labels[0]: " ".join(w.text for w in a), labels[1]: " ".join(w.text for w in b),
-        f"{labels[0]}_confidence": round(_confidence(a), 4), f"{labels[1]}_confidence": round(_confidence(b), 4),
+        labels[0]: " ".join(w.text for w in a),
+        labels[1]: " ".join(w.text for w in b),
+        f"{labels[0]}_confidence": round(_confidence(a), 4),
+        f"{labels[1]}_confidence": round(_confidence(b), 4),
         "kept": labels[slot.side],
     }

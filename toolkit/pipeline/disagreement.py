@@ -14,17 +14,18 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from toolkit.core.errors import InputError, ToolkitError
-from toolkit.scorer.normalize.same_word import word_key
-from toolkit.core.transcripts import Word
 from toolkit.core.files import atomic_write_json, atomic_write_text
+from toolkit.core.transcripts import Word
+from toolkit.scorer.normalize.same_word import word_key
 
 _KINDS = {frozenset({"replace"}): "substitution", frozenset({"delete"}): "only_a", frozenset({"insert"}): "only_b"}
 CSV_COLUMNS = ("recording_id", "label_a", "label_b", "start", "end", "time_source", "kind", "text_a", "text_b")
@@ -55,9 +56,16 @@ class DisagreementSpan:
         return " ".join(w.text for w in self.words_b)
 
     def to_json(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "time_source": self.time_source, "kind": self.kind,
-                "text_a": self.text_a, "text_b": self.text_b,
-                "words_a": [asdict(w) for w in self.words_a], "words_b": [asdict(w) for w in self.words_b]}
+        return {
+            "start": self.start,
+            "end": self.end,
+            "time_source": self.time_source,
+            "kind": self.kind,
+            "text_a": self.text_a,
+            "text_b": self.text_b,
+            "words_a": [asdict(w) for w in self.words_a],
+            "words_b": [asdict(w) for w in self.words_b],
+        }
 
 
 @dataclass(frozen=True)
@@ -70,12 +78,13 @@ class _Run:
     b_hi: int
     tags: frozenset[str]
 
-    def join(self, other: "_Run") -> "_Run":
+    def join(self, other: _Run) -> _Run:
         return _Run(self.a_lo, other.a_hi, self.b_lo, other.b_hi, self.tags | other.tags)
 
 
-def disagreement_spans(words_a: Sequence[Word], words_b: Sequence[Word],
-                       merge_gap: float = 1.0) -> list[DisagreementSpan]:
+def disagreement_spans(
+    words_a: Sequence[Word], words_b: Sequence[Word], merge_gap: float = 1.0
+) -> list[DisagreementSpan]:
     """Spans where ``words_a`` and ``words_b`` disagree, merged when less than ``merge_gap`` s apart."""
     if not (math.isfinite(merge_gap) and merge_gap >= 0):
         raise ToolkitError(f"merge_gap must be a finite number >= 0, not {merge_gap!r}")
@@ -104,21 +113,40 @@ def disagreement_spans(words_a: Sequence[Word], words_b: Sequence[Word],
     return [span for _, span in merged]
 
 
-def write_disagreements(spans: Sequence[DisagreementSpan], path: str | PathLike[str], *, recording_id: str,
-                      label_a: str, label_b: str) -> Path:
+def write_disagreements(
+    spans: Sequence[DisagreementSpan], path: str | PathLike[str], *, recording_id: str, label_a: str, label_b: str
+) -> Path:
     """Write spans atomically as JSON (full words) or CSV (one row per span), chosen by the suffix."""
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".json":
-        return atomic_write_json(target, {"recording_id": recording_id, "label_a": label_a, "label_b": label_b,
-                                          "spans": [span.to_json() for span in spans]})
+        return atomic_write_json(
+            target,
+            {
+                "recording_id": recording_id,
+                "label_a": label_a,
+                "label_b": label_b,
+                "spans": [span.to_json() for span in spans],
+            },
+        )
     if suffix == ".csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for span in spans:
-            writer.writerow([recording_id, label_a, label_b, _cell(span.start), _cell(span.end),
-                             span.time_source or "", span.kind, span.text_a, span.text_b])
+            writer.writerow(
+                [
+                    recording_id,
+                    label_a,
+                    label_b,
+                    _cell(span.start),
+                    _cell(span.end),
+                    span.time_source or "",
+                    span.kind,
+                    span.text_a,
+                    span.text_b,
+                ]
+            )
         return atomic_write_text(target, buffer.getvalue())
     raise InputError(target, "a disagreement list must be written as .json or .csv")
 
@@ -128,10 +156,11 @@ def _cell(value: float | None) -> str:
 
 
 def _span(seq_a: list[Word], seq_b: list[Word], run: _Run) -> DisagreementSpan:
-    words_a, words_b = tuple(seq_a[run.a_lo:run.a_hi]), tuple(seq_b[run.b_lo:run.b_hi])
+    words_a, words_b = tuple(seq_a[run.a_lo : run.a_hi]), tuple(seq_b[run.b_lo : run.b_hi])
     kind = _KINDS.get(run.tags, "mixed")
-    sides = [_side_time(seq, lo, hi) for seq, lo, hi in ((seq_a, run.a_lo, run.a_hi), (seq_b, run.b_lo, run.b_hi))
-             if hi > lo]
+    sides = [
+        _side_time(seq, lo, hi) for seq, lo, hi in ((seq_a, run.a_lo, run.a_hi), (seq_b, run.b_lo, run.b_hi)) if hi > lo
+    ]
     known = [side for side in sides if side is not None]
     if len(known) < len(sides):
         return DisagreementSpan(None, None, words_a, words_b, kind, None)

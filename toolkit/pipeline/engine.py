@@ -13,22 +13,22 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tqdm import tqdm
 
-from toolkit.pipeline.runner import ArmRunner, reuse_counts
-from toolkit.pipeline.recognizers import RecognizerPool
-from toolkit.pipeline.recording import RecordingResult, run_recording, stored_output, times
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.files import atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.cache import ResultCache
 from toolkit.pipeline.environment import hardware, library_versions
-from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.measure import Measurement
+from toolkit.pipeline.recognizers import RecognizerPool
+from toolkit.pipeline.recording import RecordingResult, run_recording, stored_output, times
 from toolkit.pipeline.runlock import RunLock
+from toolkit.pipeline.runner import ArmRunner, reuse_counts
 from toolkit.runs.folder import RunFolder
-from toolkit.core.files import atomic_write_json, config_hash, sha256_file
 
 
 @dataclass
@@ -61,7 +61,7 @@ class RunSummary:
         failed = {f["arm"] for f in self.arm_failures}
         return [arm for arm in self.arms if arm in failed]
 
-    def add(self, result: "RecordingResult") -> None:
+    def add(self, result: RecordingResult) -> None:
         """Count one recording's results (call in manifest order: rows keep that order)."""
         if result.failure is not None:
             self.failures.append({"recording": result.recording, "error": result.failure})
@@ -82,20 +82,32 @@ class RunSummary:
     def describe(self) -> str:
         """One line for the terminal: reuse per level, what this run spent, what the results cost when made."""
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
-        failed = (f"{len(self.failures)} of {len(self.recordings)} recordings FAILED "
-                  f"({', '.join(f['recording'] for f in self.failures)}); " if self.failures else "")
+        failed = (
+            f"{len(self.failures)} of {len(self.recordings)} recordings FAILED "
+            f"({', '.join(f['recording'] for f in self.failures)}); "
+            if self.failures
+            else ""
+        )
         for arm in self.failed_arms:
             count = sum(f["arm"] == arm for f in self.arm_failures)
             failed += f"arm {arm} FAILED on {count} of {len(self.recordings)} recordings; "
-        return (failed + f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
-                f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
-                f"starting workers and loading models); measured when made, the results cost "
-                f"{self.measured.wall_s:.1f} s (a unit shared by two arms counts in both)")
+        return (
+            failed + f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
+            f"this run spent {self.this_run.wall_s:.1f} s wall on results (plus {self.load_wall_s:.1f} s "
+            f"starting workers and loading models); measured when made, the results cost "
+            f"{self.measured.wall_s:.1f} s (a unit shared by two arms counts in both)"
+        )
 
 
-def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | None = None,
-                   progress: bool = True, workers: int = 1, scheduler: str | None = None,
-                   oversubscribe: bool = False) -> RunSummary:
+def run_experiment(
+    experiment: Experiment,
+    split: str,
+    arm_names: list[str] | None = None,
+    progress: bool = True,
+    workers: int = 1,
+    scheduler: str | None = None,
+    oversubscribe: bool = False,
+) -> RunSummary:
     """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
 
     ``workers`` above 1 decodes that many recordings at once on a local Dask cluster;
@@ -129,21 +141,42 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         "seed": experiment.seed,
         "recognizers": identities,
         "recognizer_runtime": runtimes,
-        "recognizer_relations": {name: relation(identities[experiment.primary], identity)
-                                 for name, identity in identities.items() if name != experiment.primary},
+        "recognizer_relations": {
+            name: relation(identities[experiment.primary], identity)
+            for name, identity in identities.items()
+            if name != experiment.primary
+        },
         "arms": [arm.to_json() for arm in arms],
     }
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
-    keys = {entry.id: {arm.name: config_hash({"audio": entry.sha256, "arm": arm.to_json(), "recognizers": identities,
-                                              "runtime": runtimes, "time_tolerance_s": experiment.time_tolerance_s})
-                       for arm in arms}
-            for entry in entries}
+    keys = {
+        entry.id: {
+            arm.name: config_hash(
+                {
+                    "audio": entry.sha256,
+                    "arm": arm.to_json(),
+                    "recognizers": identities,
+                    "runtime": runtimes,
+                    "time_tolerance_s": experiment.time_tolerance_s,
+                }
+            )
+            for arm in arms
+        }
+        for entry in entries
+    }
     # (recording, arm) results still to make; recordings without any are read back here, loading nothing.
-    missing = {(e.id, a.name) for e in entries for a in arms
-               if stored_output(folder, a.name, e.id, keys[e.id][a.name]) is None}
+    missing = {
+        (e.id, a.name) for e in entries for a in arms if stored_output(folder, a.name, e.id, keys[e.id][a.name]) is None
+    }
     pending = [e for e in entries if any((e.id, a.name) in missing for a in arms)]
-    needed = list(dict.fromkeys(name for arm in arms for name in runner.recognizers_for(arm)
-                                if any((e.id, arm.name) in missing for e in entries)))
+    needed = list(
+        dict.fromkeys(
+            name
+            for arm in arms
+            for name in runner.recognizers_for(arm)
+            if any((e.id, arm.name) in missing for e in entries)
+        )
+    )
     pending_ids = {e.id for e in pending}
     distributed = bool(pending) and (workers > 1 or scheduler is not None)
     if distributed:
@@ -152,27 +185,44 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
         # Opened (and its CPU threads checked) before the run folder is written.
         threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
         cluster = Cluster(workers, scheduler, threads, oversubscribe)
-        plan = WorkPlan(experiment.path.resolve(), tuple(a.name for a in arms), folder.root.resolve(), identities,
-                        runtimes,
-                        config["arms"], tuple(needed), cluster.environ)
+        plan = WorkPlan(
+            experiment.path.resolve(),
+            tuple(a.name for a in arms),
+            folder.root.resolve(),
+            identities,
+            runtimes,
+            config["arms"],
+            tuple(needed),
+            cluster.environ,
+        )
     else:
         # Models load before any recording (their cost is reported apart) and before the run folder
         # is written, only for arms with work left: an unchanged rerun loads nothing.
         pool.start(needed)
     with cluster if distributed else nullcontext():
         lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
-        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        started = datetime.now(UTC).isoformat(timespec="seconds")
         record = {
-            "status": "running", "started": started, "split": split, "config": config,
+            "status": "running",
+            "started": started,
+            "split": split,
+            "config": config,
             "manifest": {"path": str(experiment.manifest_path), "sha256": manifest.sha256},
-            "recordings": [entry.id for entry in entries], "versions": library_versions(), "hardware": hardware(),
+            "recordings": [entry.id for entry in entries],
+            "versions": library_versions(),
+            "hardware": hardware(),
         }
         atomic_write_json(folder.record, record)
 
         summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
         results: dict[str, RecordingResult] = {}
-        with pool, runner.stages, tqdm(total=len(entries) * len(arms), desc=f"{experiment.name}/{split}",
-                                       unit="arm", disable=not progress) as bar:
+        with (
+            pool,
+            runner.stages,
+            tqdm(
+                total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm", disable=not progress
+            ) as bar,
+        ):
             for entry in entries:
                 if not distributed or entry.id not in pending_ids:
                     results[entry.id] = run_recording(runner, folder, arms, entry, keys[entry.id], bar)
@@ -183,19 +233,31 @@ def run_experiment(experiment: Experiment, split: str, arm_names: list[str] | No
     for entry in entries:
         summary.add(results[entry.id])
     if distributed:
-        summary.load_wall_s = sum(load["ready_wall_s"] for loads in (parallel.recognizer_loads, parallel.stage_loads)
-                                  for load in loads.values())
+        summary.load_wall_s = sum(
+            load["ready_wall_s"]
+            for loads in (parallel.recognizer_loads, parallel.stage_loads)
+            for load in loads.values()
+        )
         recognizer_loads, stage_loads = parallel.recognizer_loads, parallel.stage_loads
     else:
-        summary.load_wall_s = sum(load.ready_wall_s for workers_ in (pool, runner.stages)
-                                  for load in workers_.loads().values())
+        summary.load_wall_s = sum(
+            load.ready_wall_s for workers_ in (pool, runner.stages) for load in workers_.loads().values()
+        )
         recognizer_loads = {name: load.to_json() for name, load in pool.loads().items()}
         stage_loads = {name: load.to_json() for name, load in runner.stages.loads().items()}
-    record.update(status="failed" if summary.failures else "complete",
-                  finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  measurements=summary.rows, computed=summary.computed, reused=summary.reused,
-                  failures=summary.failures, arm_failures=summary.arm_failures, reuse=summary.reuse_json(), this_run=times(summary.this_run),
-                  recognizer_loads=recognizer_loads, stage_loads=stage_loads)
+    record.update(
+        status="failed" if summary.failures else "complete",
+        finished=datetime.now(UTC).isoformat(timespec="seconds"),
+        measurements=summary.rows,
+        computed=summary.computed,
+        reused=summary.reused,
+        failures=summary.failures,
+        arm_failures=summary.arm_failures,
+        reuse=summary.reuse_json(),
+        this_run=times(summary.this_run),
+        recognizer_loads=recognizer_loads,
+        stage_loads=stage_loads,
+    )
     atomic_write_json(folder.record, record)
     lock.release()
     return summary

@@ -9,9 +9,27 @@ from importlib import metadata
 from typing import Any
 
 LIBRARIES = (
-    "ptbr-asr-ablate", "numpy", "scipy", "pandas", "statsmodels", "soundfile", "soxr", "praatio",
-    "jiwer", "rapidfuzz", "num2words", "faster-whisper", "ctranslate2", "whisperx", "torch",
-    "torchaudio", "silero-vad", "onnxruntime", "noisereduce", "pyannote.audio", "transformers",
+    "ptbr-asr-ablate",
+    "numpy",
+    "scipy",
+    "pandas",
+    "statsmodels",
+    "soundfile",
+    "soxr",
+    "praatio",
+    "jiwer",
+    "rapidfuzz",
+    "num2words",
+    "faster-whisper",
+    "ctranslate2",
+    "whisperx",
+    "torch",
+    "torchaudio",
+    "silero-vad",
+    "onnxruntime",
+    "noisereduce",
+    "pyannote.audio",
+    "transformers",
 )
 
 
@@ -36,6 +54,10 @@ def hardware() -> dict[str, Any]:
     if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
         memory_gb = round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1)
     return {
-        "platform": platform.platform(), "python": sys.version.split()[0], "machine": platform.machine(),
-        "cpu": cpu, "cpu_count": os.cpu_count(), "memory_gb": memory_gb,
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "memory_gb": memory_gb,
     }

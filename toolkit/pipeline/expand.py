@@ -6,8 +6,8 @@ the name of a leave-one-out arm says exactly what it runs.
 
 from __future__ import annotations
 
-from toolkit.pipeline.experiment import Experiment
 from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import Experiment
 
 
 def arm_name(components: list[str]) -> str:
@@ -18,8 +18,10 @@ def expand_arms(experiment: Experiment, combine: list[str], leave_one_out: bool)
     """The combination of ``combine`` and, optionally, each arm with one of them removed."""
     unknown = [c for c in combine if c not in experiment.components]
     if unknown:
-        raise InputError(experiment.path, f"unknown component(s) {', '.join(unknown)}; "
-                                          f"components are {', '.join(experiment.components)}")
+        raise InputError(
+            experiment.path,
+            f"unknown component(s) {', '.join(unknown)}; components are {', '.join(experiment.components)}",
+        )
     if len(set(combine)) != len(combine):
         raise InputError(experiment.path, f"--combine names a component twice: {', '.join(combine)}")
     arms = {arm_name(combine): list(combine)}

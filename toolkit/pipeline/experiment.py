@@ -31,8 +31,13 @@ class RecognizerSpec:
     decoding: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "backend": self.backend, "model": self.model,
-                "label": self.label, "decoding": self.decoding}
+        return {
+            "name": self.name,
+            "backend": self.backend,
+            "model": self.model,
+            "label": self.label,
+            "decoding": self.decoding,
+        }
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class Arm:
     def stage(self, stage: str) -> Component | None:
         return next((c for c in self.components if c.stage == stage), None)
 
-    def origin_variants(self) -> list["Arm"]:
+    def origin_variants(self) -> list[Arm]:
         """This arm rerun at each of its windows' shifted origins, named ``NAME@<origin>s``."""
         windows = self.stage("windows")
         if windows is None:
@@ -74,8 +79,7 @@ class Arm:
         return variants
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "components": [c.to_json() for c in self.components],
-                "variant_of": self.variant_of}
+        return {"name": self.name, "components": [c.to_json() for c in self.components], "variant_of": self.variant_of}
 
 
 @dataclass
@@ -107,15 +111,17 @@ class Experiment:
         if names is None:
             return list(self.arms.values())
         if not names or any(not name for name in names):
-            raise InputError(self.path, f"empty arm name in the arm list {','.join(names)!r}; name arms from "
-                                        f"{', '.join(self.arms)}")
+            raise InputError(
+                self.path, f"empty arm name in the arm list {','.join(names)!r}; name arms from {', '.join(self.arms)}"
+            )
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise InputError(self.path, f"arm(s) {', '.join(repeated)} named more than once; each arm runs once")
         unknown = [n for n in names if n not in self.arms]
         if unknown:
-            raise InputError(self.path, f"unknown arm(s) {', '.join(unknown)}; "
-                                        f"this experiment has {', '.join(self.arms)}")
+            raise InputError(
+                self.path, f"unknown arm(s) {', '.join(unknown)}; this experiment has {', '.join(self.arms)}"
+            )
         return [self.arms[n] for n in names]
 
 
@@ -133,8 +139,18 @@ def load_experiment(path: str | Path) -> Experiment:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise InputError(path, f"not a valid TOML experiment file ({error})") from None
 
-    known_top = {"name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "components", "arms",
-                 "lexicon", "normalizer"}
+    known_top = {
+        "name",
+        "manifest",
+        "recognizer",
+        "time_tolerance_s",
+        "seed",
+        "recognizers",
+        "components",
+        "arms",
+        "lexicon",
+        "normalizer",
+    }
     unknown = sorted(set(raw) - known_top)
     if unknown:
         raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
@@ -153,13 +169,15 @@ def load_experiment(path: str | Path) -> Experiment:
     for name, table in _tables(path, raw, "components", required=False):
         stage = table.get("stage")
         if stage not in STAGES:
-            raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; "
-                                   f"stages are {', '.join(STAGES)}")
+            raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
         params = {k: v for k, v in table.items() if k != "stage"}
         config = parse_stage(stage, params, path=path, where=f"components.{name}")
         if stage == "second_model" and (config.recognizer not in recognizers or config.recognizer == primary):
-            raise InputError(path, f"[components.{name}] recognizer {config.recognizer!r} must be one of "
-                                   f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}")
+            raise InputError(
+                path,
+                f"[components.{name}] recognizer {config.recognizer!r} must be one of "
+                f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}",
+            )
         components[name] = Component(name, stage, config)
 
     arms: dict[str, Arm] = {}
@@ -173,9 +191,16 @@ def load_experiment(path: str | Path) -> Experiment:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(path, f"seed must be a non-negative integer, not {seed!r}")
     return Experiment(
-        path=path, name=str(raw["name"]), manifest_path=(path.parent / raw["manifest"]),
-        primary=primary, recognizers=recognizers, components=components, arms=arms,
-        time_tolerance_s=float(tolerance), seed=seed, **_scoring_keys(path, raw),
+        path=path,
+        name=str(raw["name"]),
+        manifest_path=(path.parent / raw["manifest"]),
+        primary=primary,
+        recognizers=recognizers,
+        components=components,
+        arms=arms,
+        time_tolerance_s=float(tolerance),
+        seed=seed,
+        **_scoring_keys(path, raw),
     )
 
 
@@ -211,14 +236,20 @@ def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
 
     expected = {"backend", "model", "label", "decoding"}
     if set(table) != expected:
-        raise InputError(path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; "
-                               f"got {', '.join(sorted(table))}")
+        raise InputError(
+            path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; got {', '.join(sorted(table))}"
+        )
     for key in ("backend", "model", "label"):
         _require_text(path, f"recognizers.{name}.{key}", table[key])
     if not isinstance(table["decoding"], dict):
         raise InputError(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")
-    spec = RecognizerSpec(name=name, backend=table["backend"], model=table["model"],
-                          label=table["label"], decoding=dict(table["decoding"]))
+    spec = RecognizerSpec(
+        name=name,
+        backend=table["backend"],
+        model=table["model"],
+        label=table["label"],
+        decoding=dict(table["decoding"]),
+    )
     check_recognizer(spec, path=path)
     return spec
 
@@ -244,8 +275,11 @@ def _arm(path: Path, name: str, members: list[str], components: dict[str, Compon
 
     unknown = [m for m in members if m not in components]
     if unknown:
-        raise InputError(path, f"arm {name!r} uses unknown component(s) {', '.join(unknown)}; "
-                               f"components are {', '.join(components) or '(none)'}")
+        raise InputError(
+            path,
+            f"arm {name!r} uses unknown component(s) {', '.join(unknown)}; "
+            f"components are {', '.join(components) or '(none)'}",
+        )
     chosen = [components[m] for m in members]
     stages = [c.stage for c in chosen]
     repeated = sorted({s for s in stages if stages.count(s) > 1})

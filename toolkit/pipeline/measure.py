@@ -11,9 +11,9 @@ import os
 import resource
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Iterator
 
 _STATM = "/proc/self/statm"
 _STATUS = "/proc/self/status"
@@ -26,7 +26,7 @@ class Measurement:
     cpu_s: float = 0.0
     peak_rss_mb: float = 0.0
 
-    def add(self, other: "Measurement") -> None:
+    def add(self, other: Measurement) -> None:
         """Accumulate a sequential part: times add up, the peak is the larger one."""
         self.wall_s += other.wall_s
         self.cpu_s += other.cpu_s

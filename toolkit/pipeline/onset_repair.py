@@ -21,15 +21,16 @@ VAD pass, not the punctuation, says the word swallowed a pause:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
-from toolkit.pipeline.windows import pauses
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.windows import pauses
 
 
-def clamp_onsets(words: Sequence[Word], speech: Sequence[tuple[float, float]], min_pause: float,
-                 max_word: float) -> tuple[list[Word], int]:
+def clamp_onsets(
+    words: Sequence[Word], speech: Sequence[tuple[float, float]], min_pause: float, max_word: float
+) -> tuple[list[Word], int]:
     """``words`` with each long word that runs through a pause cut back (rules above), and how many moved."""
     if not math.isfinite(min_pause) or min_pause < 0:
         raise ValueError(f"min_pause must be a finite number >= 0, not {min_pause!r}")

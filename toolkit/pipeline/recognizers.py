@@ -8,14 +8,15 @@ recording. Workers start by ``start`` or on first use; an unchanged rerun starts
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from toolkit.pipeline.workers import Worker, Workers
 from toolkit.asr.segments import Transcript
 from toolkit.audio.signal import Signal
 from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.measure import Measurement
+from toolkit.pipeline.workers import Worker, Workers
 
 
 @dataclass
@@ -71,8 +72,7 @@ class RecognizerPool(Workers):
         return self.get(name, _recognizer_service, (self._specs[name].to_json(), self.seed))
 
     def identity(self, name: str) -> dict[str, Any]:
-        return {"name": name, "label": self._specs[name].label, "seed": self.seed,
-                **self._recognizers[name].identity()}
+        return {"name": name, "label": self._specs[name].label, "seed": self.seed, **self._recognizers[name].identity()}
 
     def identities(self) -> dict[str, dict[str, Any]]:
         return {name: self.identity(name) for name in self._recognizers}

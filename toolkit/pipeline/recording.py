@@ -13,12 +13,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
+from toolkit.core.files import atomic_write_json
+from toolkit.core.transcripts import Hypothesis
 from toolkit.pipeline.experiment import Arm
 from toolkit.pipeline.measure import Measurement, measure
-from toolkit.core.transcripts import Hypothesis
+from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
 from toolkit.runs.folder import RunFolder
-from toolkit.core.files import atomic_write_json
 
 
 @dataclass
@@ -44,12 +44,17 @@ class RecordingResult:
 
 def arm_failure(arm: str, recording: str, error: StageError) -> dict[str, str]:
     """The record of an arm that failed on one recording, with its one-line message."""
-    return {"arm": arm, "recording": recording, "stage": error.stage,
-            "error": f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}"}
+    return {
+        "arm": arm,
+        "recording": recording,
+        "stage": error.stage,
+        "error": f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}",
+    }
 
 
-def run_recording(runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: Any, keys: dict[str, str],
-                  bar: Any = None) -> RecordingResult:
+def run_recording(
+    runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: Any, keys: dict[str, str], bar: Any = None
+) -> RecordingResult:
     """Every arm on one recording: stored results are read back, the others computed and written
     (full output last), then the disagreement lists against the baseline. ``bar`` (tqdm) advances per arm."""
     result = RecordingResult(entry.id)
@@ -106,25 +111,42 @@ def stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) ->
     return stored if stored.get("unit_key") == unit_key and "segments" in stored and "reuse" in stored else None
 
 
-def _write_result(folder: RunFolder, arm: Arm, recording: str, duration: float, output: ArmOutput,
-                  unit_key: str, this_run: dict[str, float]) -> dict[str, Any]:
+def _write_result(
+    folder: RunFolder,
+    arm: Arm,
+    recording: str,
+    duration: float,
+    output: ArmOutput,
+    unit_key: str,
+    this_run: dict[str, float],
+) -> dict[str, Any]:
     """Write hypothesis (JSON + CTM), disagreement list, then the full output last (the completion mark)."""
     from toolkit.formats import write_ctm, write_hypothesis_json
 
-    hypothesis = Hypothesis(recording, output.words, arm=arm.name,
-                            meta={"unmapped_times": output.unmapped_times, "notes": output.notes,
-                                  "recognizers": output.recognizer_notes})
+    hypothesis = Hypothesis(
+        recording,
+        output.words,
+        arm=arm.name,
+        meta={"unmapped_times": output.unmapped_times, "notes": output.notes, "recognizers": output.recognizer_notes},
+    )
     write_hypothesis_json(hypothesis, folder.hypothesis_json(arm.name, recording))
     write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
-    stored = {"unit_key": unit_key, "arm": arm.name, "recording": recording, "duration": duration,
-              "this_run": this_run, **output.to_json()}
+    stored = {
+        "unit_key": unit_key,
+        "arm": arm.name,
+        "recording": recording,
+        "duration": duration,
+        "this_run": this_run,
+        **output.to_json(),
+    }
     stored["real_time_factor"] = round(output.compute.wall_s / duration, 4) if duration > 0 else None
     atomic_write_json(folder.arm_output(arm.name, recording), stored)
     return stored
 
 
-def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
-         this_run: Measurement | None) -> dict[str, Any]:
+def _row(
+    arm: str, recording: str, duration: float, stored: dict[str, Any], this_run: Measurement | None
+) -> dict[str, Any]:
     """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
     toolkit.report.run_report says what each figure means."""
     from toolkit.asr.segments import temperature_summary
@@ -133,29 +155,42 @@ def _row(arm: str, recording: str, duration: float, stored: dict[str, Any],
     units = stored["reuse"].values() if this_run is not None else []
     this_run = this_run or Measurement()
     temperatures = temperature_summary(stored["segments"])
-    return {"arm": arm, "recording": recording, "duration_s": duration, "words": len(stored["words"]),
-            "wall_s": compute["wall_s"], "cpu_s": compute["cpu_s"], "peak_rss_mb": compute["peak_rss_mb"],
-            "real_time_factor": stored["real_time_factor"],
-            "this_run_wall_s": round(this_run.wall_s, 4), "this_run_cpu_s": round(this_run.cpu_s, 4),
-            "result": "computed" if units else "reused",
-            "units_computed": sum(u["computed"] for u in units), "units_reused": sum(u["reused"] for u in units),
-            "decoded_s": temperatures["decoded_s"], "fallback_share": temperatures["fallback_share"],
-            "fallback_dominated": temperatures["fallback_dominated"],
-            "temperatures": "; ".join(f"{t}: {100 * share:.0f}%"
-                                      for t, share in temperatures["share_by_temperature"].items()),
-            "unmapped_times": stored["unmapped_times"],
-            "seams": len(stored["seams"]), "disagreements": len(stored["disagreements"])}
+    return {
+        "arm": arm,
+        "recording": recording,
+        "duration_s": duration,
+        "words": len(stored["words"]),
+        "wall_s": compute["wall_s"],
+        "cpu_s": compute["cpu_s"],
+        "peak_rss_mb": compute["peak_rss_mb"],
+        "real_time_factor": stored["real_time_factor"],
+        "this_run_wall_s": round(this_run.wall_s, 4),
+        "this_run_cpu_s": round(this_run.cpu_s, 4),
+        "result": "computed" if units else "reused",
+        "units_computed": sum(u["computed"] for u in units),
+        "units_reused": sum(u["reused"] for u in units),
+        "decoded_s": temperatures["decoded_s"],
+        "fallback_share": temperatures["fallback_share"],
+        "fallback_dominated": temperatures["fallback_dominated"],
+        "temperatures": "; ".join(
+            f"{t}: {100 * share:.0f}%" for t, share in temperatures["share_by_temperature"].items()
+        ),
+        "unmapped_times": stored["unmapped_times"],
+        "seams": len(stored["seams"]),
+        "disagreements": len(stored["disagreements"]),
+    }
 
 
-def _write_arm_disagreements(folder: RunFolder, recording: str, arms: list[Arm],
-                             outputs: dict[str, dict[str, Any]]) -> None:
+def _write_arm_disagreements(
+    folder: RunFolder, recording: str, arms: list[Arm], outputs: dict[str, dict[str, Any]]
+) -> None:
     """Disagreement lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline
     (none for an arm that failed, or for any when the baseline failed).
 
     Disagreements between two recognizers of one arm stay in that arm's output file.
     """
-    from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
     from toolkit.core.transcripts import Word
+    from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 
     base = arms[0].name
     if base not in outputs:

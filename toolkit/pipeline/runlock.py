@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import fcntl
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 LOCK_NAME = ".lock"
 
@@ -29,15 +30,17 @@ class RunLock:
         self.waited = False
         self._handle: IO[str] | None = None
 
-    def acquire(self, notify: Callable[[str], None] = _tell) -> "RunLock":
+    def acquire(self, notify: Callable[[str], None] = _tell) -> RunLock:
         """Take the lock, waiting (and saying so through ``notify``) while another run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a", encoding="utf-8")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            notify(f"another run is working in {self.path.parent}; waiting for it to finish "
-                   "(its finished results will be reused, not recomputed)")
+            notify(
+                f"another run is working in {self.path.parent}; waiting for it to finish "
+                "(its finished results will be reused, not recomputed)"
+            )
             fcntl.flock(handle, fcntl.LOCK_EX)
             self.waited = True
         self._handle = handle

@@ -12,22 +12,23 @@ Decoding, VAD and enhancement results are cached by content, so arms that share 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
+from toolkit.audio.signal import Signal, crop, resample
+from toolkit.audio.timemap import TimeMap
+from toolkit.audio.vad import SileroVadConfig, merge_regions
+from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.transcripts import Word
+from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
+from toolkit.pipeline.cache import ResultCache
+from toolkit.pipeline.experiment import Arm, Experiment
+from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
 from toolkit.pipeline.workers import Workers
-from toolkit.audio.signal import Signal, crop, resample
-from toolkit.audio.timemap import TimeMap
-from toolkit.pipeline.cache import ResultCache
-from toolkit.core.errors import InputError, ToolkitError
-from toolkit.pipeline.experiment import Arm, Experiment
-from toolkit.pipeline.measure import Measurement
-from toolkit.core.transcripts import Word
-from toolkit.audio.vad import SileroVadConfig, merge_regions
-from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
@@ -135,8 +136,9 @@ def _vad_service(config: Any) -> Any:
 class ArmRunner:
     """Runs arms of one experiment, sharing recognizers and the result cache."""
 
-    def __init__(self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool,
-                 arms: list[Arm]) -> None:
+    def __init__(
+        self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool, arms: list[Arm]
+    ) -> None:
         from toolkit.pipeline.stages import make_enhancer
 
         self.experiment = experiment
@@ -145,8 +147,9 @@ class ArmRunner:
         # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
         self.stages = Workers()
         # Built once, before any decoding, so a model that cannot load stops the run up front.
-        self._enhancers = {c.name: make_enhancer(c.config) for arm in arms for c in arm.components
-                           if c.stage == "enhance"}
+        self._enhancers = {
+            c.name: make_enhancer(c.config) for arm in arms for c in arm.components if c.stage == "enhance"
+        }
 
     # --- the arm ------------------------------------------------------------------------
     def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
@@ -169,12 +172,14 @@ class ArmRunner:
             config: SecondModelConfig = arm.stage("second_model").config  # type: ignore[union-attr]
             with stage("second_model combine"):
                 output.words, output.disagreements = combine_streams(
-                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=config.pair_collar_s)
+                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=config.pair_collar_s
+                )
                 check_stream(output.words, duration, "combined words")
             output.notes.append(
                 f"combined {names[0]} with {names[1]}: words paired within {config.pair_collar_s} s; each "
                 "disagreement run goes to the side with the higher mean word confidence (ties keep the first), "
-                "grown where needed so the words stay in time order")
+                "grown where needed so the words stay in time order"
+            )
         else:
             output.words = streams[0]
         if arm.stage("onset_repair") is not None:
@@ -192,8 +197,9 @@ class ArmRunner:
         return [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
 
     # --- stages -------------------------------------------------------------------------
-    def _enhance(self, arm: Arm, audio_sha256: str, original: Signal,
-                 output: ArmOutput) -> tuple[Signal, dict[str, Any]]:
+    def _enhance(
+        self, arm: Arm, audio_sha256: str, original: Signal, output: ArmOutput
+    ) -> tuple[Signal, dict[str, Any]]:
         component = arm.stage("enhance")
         lineage: dict[str, Any] = {"audio_sha256": audio_sha256, "enhance": None}
         if component is None:
@@ -207,8 +213,12 @@ class ArmRunner:
             worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
             result, spent = worker.call(original)
             samples = result.signal.samples
-            cached = {"sample_rate": result.signal.sample_rate, "timemap": result.signal.timemap.to_json(),
-                      "meta": result.meta(), "measurement": spent.to_json()}
+            cached = {
+                "sample_rate": result.signal.sample_rate,
+                "timemap": result.signal.timemap.to_json(),
+                "meta": result.meta(),
+                "measurement": spent.to_json(),
+            }
             self.cache.put_array(key, samples)
             self.cache.put(key, cached)
         output.count("enhance", cached["measurement"], computed)
@@ -217,8 +227,9 @@ class ArmRunner:
         lineage["enhance"] = identity
         return enhanced, lineage
 
-    def _segment(self, arm: Arm, prepared: Signal, lineage: dict[str, Any],
-                 output: ArmOutput) -> list[list[DecodeUnit]]:
+    def _segment(
+        self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput
+    ) -> list[list[DecodeUnit]]:
         """Units to decode, grouped: units in one group are overlapping windows to reconcile."""
         vad = arm.stage("vad")
         windows = arm.stage("windows")
@@ -238,35 +249,43 @@ class ArmRunner:
                 groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
                 continue
             placed = self._windows(windows, prepared, (start, end), lineage, output)
-            groups.append([
-                DecodeUnit(f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b),
-                           placement)
-                for i, (a, b, placement) in enumerate(placed)
-            ])
+            groups.append(
+                [
+                    DecodeUnit(
+                        f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b), placement
+                    )
+                    for i, (a, b, placement) in enumerate(placed)
+                ]
+            )
         return groups
 
-    def _windows(self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any],
-                 output: ArmOutput) -> list[tuple[float, float, dict[str, str] | None]]:
+    def _windows(
+        self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any], output: ArmOutput
+    ) -> list[tuple[float, float, dict[str, str] | None]]:
         """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
         config: WindowsConfig = component.config
         start, end = region
         if config.placement == "grid":
             from toolkit.pipeline.windows import plan_windows
 
-            return [(a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s,
-                                                          config.origin_s)]
+            return [
+                (a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s, config.origin_s)
+            ]
         from toolkit.pipeline.windows import plan_pause_windows
 
-        regions = self._vad_regions(f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared,
-                                    lineage, output)
+        regions = self._vad_regions(
+            f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared, lineage, output
+        )
         speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
-        placed = plan_pause_windows(end - start, config.length_s, config.overlap_s, config.origin_s, speech,
-                                    config.pauses)
+        placed = plan_pause_windows(
+            end - start, config.length_s, config.overlap_s, config.origin_s, speech, config.pauses
+        )
         return [(w.start, w.end, w.to_json()) for w in placed]
 
     def _repair_onsets(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> None:
         """With an onset_repair stage, the arm's final words (after seams and combine) get the repair of
-        toolkit/pipeline/onset_repair.py against the speech of its own Silero pass on ``prepared``, mapped to original time."""
+        toolkit/pipeline/onset_repair.py against the speech of its own Silero pass on ``prepared``, mapped to
+        original time."""
         component = arm.stage("onset_repair")
         if component is None:
             return
@@ -274,19 +293,23 @@ class ArmRunner:
 
         config: OnsetRepairConfig = component.config
         regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
-        speech = [(a, b) for a, b in self._original_spans(prepared, regions)
-                  if a is not None and b is not None and b > a]
-        output.words, output.retimed_onsets = clamp_onsets(output.words, speech, config.min_pause_s,
-                                                           config.clamp_word_s)
+        speech = [
+            (a, b) for a, b in self._original_spans(prepared, regions) if a is not None and b is not None and b > a
+        ]
+        output.words, output.retimed_onsets = clamp_onsets(
+            output.words, speech, config.min_pause_s, config.clamp_word_s
+        )
 
-    def _original_spans(self, prepared: Signal,
-                        spans: list[tuple[float, float]]) -> list[tuple[float | None, float | None]]:
+    def _original_spans(
+        self, prepared: Signal, spans: list[tuple[float, float]]
+    ) -> list[tuple[float | None, float | None]]:
         """``spans`` of ``prepared`` in original recording time (None where a time maps nowhere)."""
         tm, tol = prepared.timemap, self.experiment.time_tolerance_s
         return [(tm(a, tolerance=tol), tm(b, tolerance=tol)) for a, b in spans]
 
-    def _vad_regions(self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any],
-                     output: ArmOutput) -> list[tuple[float, float]]:
+    def _vad_regions(
+        self, name: str, silero: SileroVadConfig, prepared: Signal, lineage: dict[str, Any], output: ArmOutput
+    ) -> list[tuple[float, float]]:
         """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
         setting or the windows' pause pass with the same parameters shares them)."""
         key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(silero)})
@@ -300,8 +323,15 @@ class ArmRunner:
         output.count("vad", cached["measurement"], computed)
         return [tuple(r) for r in cached["regions"]]
 
-    def _recognize(self, arm: Arm, name: str, groups: list[list[DecodeUnit]],
-                   lineage: dict[str, Any], output: ArmOutput, duration: float) -> list[Word]:
+    def _recognize(
+        self,
+        arm: Arm,
+        name: str,
+        groups: list[list[DecodeUnit]],
+        lineage: dict[str, Any],
+        output: ArmOutput,
+        duration: float,
+    ) -> list[Word]:
         """Each group decoded, its windows reconciled, the groups joined in order: checked at each step."""
         words: list[Word] = []
         for group in groups:
@@ -317,9 +347,11 @@ class ArmRunner:
                 from toolkit.pipeline.seams import reconcile
 
                 with stage(f"windows (seams of {name})"):
-                    results = [WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
-                               for unit, unit_words in zip(group, decoded)
-                               for span in [unit.original_span]]
+                    results = [
+                        WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
+                        for unit, unit_words in zip(group, decoded)
+                        for span in [unit.original_span]
+                    ]
                     merged, reports = reconcile(results, arm.stage("windows").config.seam)  # type: ignore[union-attr]
                     check_stream(merged, duration, "reconciled words")
                 output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
@@ -334,16 +366,26 @@ class ArmRunner:
         region = [round(unit.region[0], 6), round(unit.region[1], 6)]
         # The CPU code CTranslate2 runs is part of the key: a cache shared by two machines must not
         # hand one machine's words to the other.
-        key = self.cache.key_for({"kind": "decode", "lineage": lineage, "region": region,
-                                  "recognizer": identity, "runtime": self.recognizers.runtime(name)})
+        key = self.cache.key_for(
+            {
+                "kind": "decode",
+                "lineage": lineage,
+                "region": region,
+                "recognizer": identity,
+                "runtime": self.recognizers.runtime(name),
+            }
+        )
         cached = self.cache.get(key)
         # Entries from before segments were recorded are decoded again, so every result has them.
         computed = cached is None or "segments" not in cached
         if computed:
             decoded = self.recognizers.transcribe(name, unit.signal)
-            cached = {"words": [asdict(w) for w in decoded.transcript.words],
-                      "segments": [s.to_json() for s in decoded.transcript.segments],
-                      "measurement": decoded.measurement.to_json(), "notes": decoded.notes}
+            cached = {
+                "words": [asdict(w) for w in decoded.transcript.words],
+                "segments": [s.to_json() for s in decoded.transcript.segments],
+                "measurement": decoded.measurement.to_json(),
+                "notes": decoded.notes,
+            }
             self.cache.put(key, cached)
         spent = output.count("decode", cached["measurement"], computed)
         notes = cached.get("notes", {})
@@ -351,14 +393,24 @@ class ArmRunner:
         so_far = output.recognizer_notes.get(name, {})
         output.recognizer_notes[name] = {**notes, **{k: so_far.get(k, 0) + v for k, v in counts.items()}}
         start, end = unit.original_span
-        output.units.append({"unit": unit.unit_id, "recognizer": name, "original_start": start,
-                             "original_end": end, "cached": not computed, **spent.to_json(),
-                             **({"placement": unit.placement} if unit.placement else {}), **counts})
+        output.units.append(
+            {
+                "unit": unit.unit_id,
+                "recognizer": name,
+                "original_start": start,
+                "original_end": end,
+                "cached": not computed,
+                **spent.to_json(),
+                **({"placement": unit.placement} if unit.placement else {}),
+                **counts,
+            }
+        )
         output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
 
-    def _segments_to_original(self, name: str, unit: DecodeUnit,
-                              segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _segments_to_original(
+        self, name: str, unit: DecodeUnit, segments: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         """Segment records in original time (``None`` where unmappable), with their decoded seconds."""
         tm, tol, length = unit.signal.timemap, self.experiment.time_tolerance_s, unit.signal.duration
 
@@ -370,8 +422,16 @@ class ArmRunner:
         for segment in segments:
             start = min(max(segment["start"], 0.0), length)
             end = min(max(segment["end"], start), length)
-            records.append({**segment, "recognizer": name, "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
-                            "start": original(start), "end": original(end), "seconds": round(end - start, 3)})
+            records.append(
+                {
+                    **segment,
+                    "recognizer": name,
+                    "segment_id": f"{unit.unit_id}/{segment['segment_id']}",
+                    "start": original(start),
+                    "end": original(end),
+                    "seconds": round(end - start, 3),
+                }
+            )
         return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:

@@ -3,12 +3,10 @@ seam, runs of consecutive pairs, the longest common pause, and how much of a wor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from typing import Callable
-
 from toolkit.core.transcripts import Word
-
 from toolkit.pipeline.seam_records import _AGREE, _TIMING, LEFT, SeamConfig, WindowResult
 
 
@@ -32,8 +30,9 @@ class _Entry:
         return window.end - self.end if side == LEFT else self.start - window.start
 
 
-def _align(lz: list[_Entry], rz: list[_Entry], config: SeamConfig,
-           reach: Callable[[_Entry, _Entry], float]) -> list[tuple[int, int, str]]:
+def _align(
+    lz: list[_Entry], rz: list[_Entry], config: SeamConfig, reach: Callable[[_Entry, _Entry], float]
+) -> list[tuple[int, int, str]]:
     """Monotonic pairing maximising (agreeing pairs, timing pairs, -total onset shift)."""
     n, m = len(lz), len(rz)
     kinds: list[list[tuple[str, float] | None]] = [[None] * m for _ in range(n)]

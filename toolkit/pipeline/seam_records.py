@@ -3,8 +3,9 @@ kept, dropped (with their reason), retimed and flagged (toolkit/pipeline/seams.p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from toolkit.core.config import require_non_negative
 from toolkit.core.transcripts import Word
@@ -34,8 +35,9 @@ class SeamConfig:
     def __post_init__(self) -> None:
         require_non_negative(self, "onset_tolerance", "max_onset_shift", "context", "fragment_overlap", "edge_zone")
         if self.max_onset_shift < self.onset_tolerance:
-            raise ValueError(f"max_onset_shift ({self.max_onset_shift}) must be >= onset_tolerance "
-                             f"({self.onset_tolerance})")
+            raise ValueError(
+                f"max_onset_shift ({self.max_onset_shift}) must be >= onset_tolerance ({self.onset_tolerance})"
+            )
         if not 0 < self.fragment_overlap <= 1:
             raise ValueError(f"fragment_overlap is a fraction in (0, 1], not {self.fragment_overlap!r}")
 
@@ -83,8 +85,13 @@ class SeamFlag:
         return "note" if self.kind in NOTE_FLAGS else "review"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "detail": self.detail, "priority": self.priority,
-                "left": [asdict(w) for w in self.left], "right": [asdict(w) for w in self.right]}
+        return {
+            "kind": self.kind,
+            "detail": self.detail,
+            "priority": self.priority,
+            "left": [asdict(w) for w in self.left],
+            "right": [asdict(w) for w in self.right],
+        }
 
 
 @dataclass(frozen=True)
@@ -124,12 +131,18 @@ class SeamReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "index": self.index, "left_window": self.left_window, "right_window": self.right_window,
-            "start": self.start, "end": self.end, "cut_time": self.cut_time, "empty_side": self.empty_side,
+            "index": self.index,
+            "left_window": self.left_window,
+            "right_window": self.right_window,
+            "start": self.start,
+            "end": self.end,
+            "cut_time": self.cut_time,
+            "empty_side": self.empty_side,
             "kept_left": [asdict(w) for w in self.kept_left],
             "kept_right": [asdict(w) for w in self.kept_right],
             "dropped": [d.to_json() for d in self.dropped],
-            "flags": [f.to_json() for f in self.flags], "review": self.ambiguous,
+            "flags": [f.to_json() for f in self.flags],
+            "review": self.ambiguous,
             "retimed": [r.to_json() for r in self.retimed],
         }
 
@@ -139,5 +152,3 @@ class Reconciled(NamedTuple):
 
     words: list[Word]
     seams: list[SeamReport]
-
-

@@ -58,16 +58,26 @@ Rules, in the order they apply to one seam:
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from toolkit.core.errors import ToolkitError
-from toolkit.scorer.normalize.same_word import word_key
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import overlap_too_much
-
 from toolkit.pipeline.seam_alignment import _align, _covered, _Entry, _pause, _runs
-from toolkit.pipeline.seam_records import (_AGREE, _TIMING, LEFT, RIGHT, DroppedWord,
-                                          Reconciled, RetimedWord, SeamConfig, SeamFlag, SeamReport, WindowResult)
+from toolkit.pipeline.seam_records import (
+    _AGREE,
+    _TIMING,
+    LEFT,
+    RIGHT,
+    DroppedWord,
+    Reconciled,
+    RetimedWord,
+    SeamConfig,
+    SeamFlag,
+    SeamReport,
+    WindowResult,
+)
+from toolkit.scorer.normalize.same_word import word_key
 
 
 def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()) -> Reconciled:
@@ -84,8 +94,12 @@ def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()
         times[k].update(seam.retimed_left)
         times[k + 1].update(seam.retimed_right)
         reports.append(report)
-    kept = [(k, w, times[k].get(p, w)) for k, window in enumerate(windows) for p, w in enumerate(window.words)
-            if p not in drops[k]]
+    kept = [
+        (k, w, times[k].get(p, w))
+        for k, window in enumerate(windows)
+        for p, w in enumerate(window.words)
+        if p not in drops[k]
+    ]
     return Reconciled(_settle(_in_order(kept, reports), windows, reports), reports)
 
 
@@ -98,11 +112,15 @@ def _in_order(kept: list[tuple[int, Word, Word]], reports: list[SeamReport]) -> 
     previous: Word | None = None
     for n, (k, own, word) in enumerate(kept):
         if word is not own:
-            following = next((o for _, o, _ in kept[n + 1:] if o.timed), None)
-            early = previous is not None and (word.start < previous.start  # type: ignore[operator]
-                                              or overlap_too_much(previous, word))
-            late = following is not None and (word.start > following.start  # type: ignore[operator]
-                                              or overlap_too_much(word, following))
+            following = next((o for _, o, _ in kept[n + 1 :] if o.timed), None)
+            early = previous is not None and (
+                word.start < previous.start  # type: ignore[operator]
+                or overlap_too_much(previous, word)
+            )
+            late = following is not None and (
+                word.start > following.start  # type: ignore[operator]
+                or overlap_too_much(word, following)
+            )
             if early or late:
                 word = own
                 for report in reports:
@@ -128,8 +146,9 @@ def _settle(kept: list[tuple[int, Word]], windows: Sequence[WindowResult], repor
             keep = not _keeps_first(windows, other_k, other, k, word)
             if keep:
                 del final[clash]
-            _record_settled(reports, (other_k, other) if not keep else (k, word),
-                            (k, word) if not keep else (other_k, other))
+            _record_settled(
+                reports, (other_k, other) if not keep else (k, word), (k, word) if not keep else (other_k, other)
+            )
         if keep:
             final.append((k, word))
     return [word for _, word in final]
@@ -149,13 +168,16 @@ def _clash(final: list[tuple[int, Word]], k: int, word: Word) -> int | None:
 
 def _keeps_first(windows: Sequence[WindowResult], first_k: int, first: Word, second_k: int, second: Word) -> bool:
     """Of two contradicting words, whether the first (earlier in the merge) is the one kept."""
+
     def fixed(k: int, word: Word, other_k: int) -> bool:  # reaches outside the shared interval of the two windows
         if k == other_k:
             return False
         return word.start < windows[other_k].start if k < other_k else word.end > windows[other_k].end  # type: ignore[operator]
 
-    rank = [(fixed(k, w, o), w.end - w.start)  # type: ignore[operator]
-            for k, w, o in ((first_k, first, second_k), (second_k, second, first_k))]
+    rank = [
+        (fixed(k, w, o), w.end - w.start)  # type: ignore[operator]
+        for k, w, o in ((first_k, first, second_k), (second_k, second, first_k))
+    ]
     return rank[0] >= rank[1]
 
 
@@ -169,9 +191,13 @@ def _record_settled(reports: list[SeamReport], kept: tuple[int, Word], dropped: 
     report.kept_left = [w for w in report.kept_left if w is not word]
     report.kept_right = [w for w in report.kept_right if w is not word]
     if not same:
-        report.flags.append(SeamFlag("disagreement", f"'{word.text}' dropped: its times contradict the kept "
-                                                     f"'{kept_word.text}' of the other window",
-                                     **{side: (word,)}))
+        report.flags.append(
+            SeamFlag(
+                "disagreement",
+                f"'{word.text}' dropped: its times contradict the kept '{kept_word.text}' of the other window",
+                **{side: (word,)},
+            )
+        )
 
 
 def _check_windows(windows: Sequence[WindowResult]) -> None:
@@ -180,12 +206,15 @@ def _check_windows(windows: Sequence[WindowResult]) -> None:
             raise ToolkitError(f"window {window.window_id}: end {window.end} is not after start {window.start}")
     for prev, nxt in zip(windows, windows[1:]):
         if not prev.start <= nxt.start <= prev.end <= nxt.end:
-            raise ToolkitError(f"windows {prev.window_id} [{prev.start}, {prev.end}] and {nxt.window_id} "
-                               f"[{nxt.start}, {nxt.end}] are not ordered, overlapping neighbours")
+            raise ToolkitError(
+                f"windows {prev.window_id} [{prev.start}, {prev.end}] and {nxt.window_id} "
+                f"[{nxt.start}, {nxt.end}] are not ordered, overlapping neighbours"
+            )
     for first, third in zip(windows, windows[2:]):
         if third.start < first.end:
-            raise ToolkitError(f"windows {first.window_id} and {third.window_id} overlap: at most two windows "
-                               f"may cover any instant")
+            raise ToolkitError(
+                f"windows {first.window_id} and {third.window_id} overlap: at most two windows may cover any instant"
+            )
 
 
 class _Seam:
@@ -194,10 +223,12 @@ class _Seam:
     def __init__(self, index: int, left: WindowResult, right: WindowResult, config: SeamConfig) -> None:
         self.left, self.right, self.config = left, right, config
         self.a, self.b = right.start, left.end
-        self.lz = self._zone(left, fixed_if=lambda s, e: s < self.a,
-                             near=lambda s, e: e > self.a - config.context or s >= self.a)
-        self.rz = self._zone(right, fixed_if=lambda s, e: e > self.b,
-                             near=lambda s, e: s < self.b + config.context or e <= self.b)
+        self.lz = self._zone(
+            left, fixed_if=lambda s, e: s < self.a, near=lambda s, e: e > self.a - config.context or s >= self.a
+        )
+        self.rz = self._zone(
+            right, fixed_if=lambda s, e: e > self.b, near=lambda s, e: s < self.b + config.context or e <= self.b
+        )
         self.left_untimed = self._untimed_in_seam(left, self.lz, seam_at_end=True)
         self.right_untimed = self._untimed_in_seam(right, self.rz, seam_at_end=False)
         self.last_fixed_left = max((n for n, e in enumerate(self.lz) if e.fixed), default=-1)
@@ -210,8 +241,9 @@ class _Seam:
         self.retimed_right: dict[int, Word] = {}
 
     @staticmethod
-    def _zone(window: WindowResult, fixed_if: Callable[[float, float], bool],
-              near: Callable[[float, float], bool]) -> list[_Entry]:
+    def _zone(
+        window: WindowResult, fixed_if: Callable[[float, float], bool], near: Callable[[float, float], bool]
+    ) -> list[_Entry]:
         """Timed words whose window-clamped span is near the seam, marked fixed when they cross its edge."""
         entries = []
         for pos, word in enumerate(window.words):
@@ -267,13 +299,13 @@ class _Seam:
             kept_left, kept_right = left.pos in self.kept[LEFT], right.pos in self.kept[RIGHT]
             if kept_left == kept_right:
                 continue
-            kept, side, other, other_window = ((left, LEFT, right, self.right) if kept_left
-                                               else (right, RIGHT, left, self.left))
+            kept, side, other, other_window = (
+                (left, LEFT, right, self.right) if kept_left else (right, RIGHT, left, self.left)
+            )
             own_window = self.left if side == LEFT else self.right
             if kept.fixed or other.inset(RIGHT if side == LEFT else LEFT, other_window) <= kept.inset(side, own_window):
                 continue  # a fixed word reaches outside the shared interval: never touched
-            retimed = Word(kept.word.text, other.word.start, other.word.end, kept.word.confidence,
-                           kept.word.segment_id)
+            retimed = Word(kept.word.text, other.word.start, other.word.end, kept.word.confidence, kept.word.segment_id)
             (self.retimed_left if side == LEFT else self.retimed_right)[kept.pos] = retimed
             self.report.retimed.append(RetimedWord(side, kept.word, other.word.start, other.word.end))
 
@@ -281,19 +313,31 @@ class _Seam:
         """Flag kept free words only one window heard that lie within the edge zone of their window."""
         paired = {LEFT: {self.lz[i].pos for i, _, _ in pairs}, RIGHT: {self.rz[j].pos for _, j, _ in pairs}}
         found: dict[str, list[Word]] = {LEFT: [], RIGHT: []}
-        for side, entries, window, others in ((LEFT, self.lz, self.left, self.rz),
-                                              (RIGHT, self.rz, self.right, self.lz)):
+        for side, entries, window, others in (
+            (LEFT, self.lz, self.left, self.rz),
+            (RIGHT, self.rz, self.right, self.lz),
+        ):
             if all(o.fixed for o in others):
                 continue  # the other window heard nothing here: flagged empty_side instead
             for entry in entries:
-                if (not entry.fixed and entry.pos in self.kept[side] and entry.pos not in paired[side]
-                        and entry.inset(side, window) < self.config.edge_zone):
+                if (
+                    not entry.fixed
+                    and entry.pos in self.kept[side]
+                    and entry.pos not in paired[side]
+                    and entry.inset(side, window) < self.config.edge_zone
+                ):
                     found[side].append(entry.word)
         if found[LEFT] or found[RIGHT]:
             count = len(found[LEFT]) + len(found[RIGHT])
-            self.report.flags.append(SeamFlag(
-                "edge_word", f"{count} word(s) heard by one window only, within {self.config.edge_zone} s of "
-                             f"its edge: times kept as decoded", tuple(found[LEFT]), tuple(found[RIGHT])))
+            self.report.flags.append(
+                SeamFlag(
+                    "edge_word",
+                    f"{count} word(s) heard by one window only, within {self.config.edge_zone} s of "
+                    f"its edge: times kept as decoded",
+                    tuple(found[LEFT]),
+                    tuple(found[RIGHT]),
+                )
+            )
 
     def _valid(self, i: int, j: int) -> bool:
         """A cut at pair (i, j) must keep every fixed word: fixed left words before it, fixed right after."""
@@ -320,8 +364,9 @@ class _Seam:
                     best, cut = rank, (pick[0], pick[1])
             if cut is not None:
                 if kinds != {_AGREE}:
-                    self.report.flags.append(SeamFlag(
-                        "no_agreement", "no word pair agrees in time; cut on a timing-disagreement pair"))
+                    self.report.flags.append(
+                        SeamFlag("no_agreement", "no word pair agrees in time; cut on a timing-disagreement pair")
+                    )
                 return cut
         return None
 
@@ -337,8 +382,9 @@ class _Seam:
         drop_right = {j for j, e in enumerate(self.rz) if not e.fixed and (j < cj or (j == cj and keep_side == LEFT))}
         self._apply(drop_left, drop_right, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
 
-    def _apply(self, drop_left: set[int], drop_right: set[int],
-               matched_left: set[int], matched_right: set[int]) -> None:
+    def _apply(
+        self, drop_left: set[int], drop_right: set[int], matched_left: set[int], matched_right: set[int]
+    ) -> None:
         """Drop the given zone entries, each with its reason; flag words that nothing else covers."""
         kept_left = [e for i, e in enumerate(self.lz) if i not in drop_left]
         kept_right = [e for j, e in enumerate(self.rz) if j not in drop_right]
@@ -350,9 +396,14 @@ class _Seam:
             self._drop(RIGHT, self.rz[j], reason)
         lost = [d for d in self.report.dropped if d.reason in ("after_cut", "before_cut")]
         if lost:
-            self.report.flags.append(SeamFlag(
-                "disagreement", f"{len(lost)} word(s) heard by one window only were dropped at the cut",
-                tuple(d.word for d in lost if d.side == LEFT), tuple(d.word for d in lost if d.side == RIGHT)))
+            self.report.flags.append(
+                SeamFlag(
+                    "disagreement",
+                    f"{len(lost)} word(s) heard by one window only were dropped at the cut",
+                    tuple(d.word for d in lost if d.side == LEFT),
+                    tuple(d.word for d in lost if d.side == RIGHT),
+                )
+            )
 
     def _cover(self, entry: _Entry, other_kept: list[_Entry], default: str) -> str:
         """Why an unmatched word goes: the other side kept a word over most of its time, or only the cut."""
@@ -374,11 +425,20 @@ class _Seam:
             return
         cut = _pause(self.lz + self.rz, self.a, self.b)
         self.report.cut_time = cut
-        self._apply({i for i, e in enumerate(self.lz) if not e.fixed and e.mid >= cut},
-                    {j for j, e in enumerate(self.rz) if not e.fixed and e.mid < cut}, set(), set())
-        self.report.flags.append(SeamFlag(
-            "no_agreement", f"no word pair matches across the seam; cut at {cut:.3f} s (longest common pause)",
-            tuple(e.word for e in left_free), tuple(e.word for e in right_free)))
+        self._apply(
+            {i for i, e in enumerate(self.lz) if not e.fixed and e.mid >= cut},
+            {j for j, e in enumerate(self.rz) if not e.fixed and e.mid < cut},
+            set(),
+            set(),
+        )
+        self.report.flags.append(
+            SeamFlag(
+                "no_agreement",
+                f"no word pair matches across the seam; cut at {cut:.3f} s (longest common pause)",
+                tuple(e.word for e in left_free),
+                tuple(e.word for e in right_free),
+            )
+        )
 
     def _drop_fragments(self) -> None:
         for side, entries, others in ((LEFT, self.lz, self.rz), (RIGHT, self.rz, self.lz)):
@@ -392,10 +452,15 @@ class _Seam:
                 continue
             left, right = self.lz[i].word, self.rz[j].word
             kept = [side for side, entry in ((LEFT, self.lz[i]), (RIGHT, self.rz[j])) if entry.pos in self.kept[side]]
-            self.report.flags.append(SeamFlag(
-                "timing", f"same word, onsets differ by {abs(left.start - right.start):.3f} s "
-                          f"(> {self.config.onset_tolerance} s); kept {' and '.join(kept) or 'neither'}",
-                (left,), (right,)))
+            self.report.flags.append(
+                SeamFlag(
+                    "timing",
+                    f"same word, onsets differ by {abs(left.start - right.start):.3f} s "
+                    f"(> {self.config.onset_tolerance} s); kept {' and '.join(kept) or 'neither'}",
+                    (left,),
+                    (right,),
+                )
+            )
 
     def _finish(self) -> None:
         report = self.report
@@ -407,16 +472,24 @@ class _Seam:
             if not heard and other_kept:
                 report.empty_side = side
                 other = RIGHT if side == LEFT else LEFT
-                report.flags.append(SeamFlag(
-                    "empty_side", f"the {side} window has no words in the shared interval where the {other} "
-                                  f"window heard {len(other_kept)}; kept the {other} window's words",
-                    **{other: tuple(other_kept)}))
+                report.flags.append(
+                    SeamFlag(
+                        "empty_side",
+                        f"the {side} window has no words in the shared interval where the {other} "
+                        f"window heard {len(other_kept)}; kept the {other} window's words",
+                        **{other: tuple(other_kept)},
+                    )
+                )
         for side, window, positions in ((LEFT, self.left, self.left_untimed), (RIGHT, self.right, self.right_untimed)):
             if positions:
                 words = tuple(window.words[p] for p in positions)
-                report.flags.append(SeamFlag(
-                    "untimed", f"{len(words)} untimed word(s) of the {side} window kept in order, not reconciled",
-                    **{side: words}))
+                report.flags.append(
+                    SeamFlag(
+                        "untimed",
+                        f"{len(words)} untimed word(s) of the {side} window kept in order, not reconciled",
+                        **{side: words},
+                    )
+                )
 
     def _drop(self, side: str, entry: _Entry, reason: str) -> None:
         self.kept[side].discard(entry.pos)
@@ -428,5 +501,3 @@ def _kept_in_seam(window: WindowResult, zone: list[_Entry], kept: set[int], unti
     """Kept words of one window inside the shared interval, untimed ones included, in the window's order."""
     positions = {e.pos for e in zone if not e.fixed and e.pos in kept} | set(untimed)
     return [window.words[p] for p in sorted(positions)]
-
-

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config, require_non_negative
 from toolkit.core.errors import InputError
-from toolkit.audio.vad import SileroVadConfig
 
 STAGES = ("enhance", "vad", "windows", "second_model", "onset_repair")
 BACKENDS = ("faster-whisper", "whisperx")
@@ -41,11 +41,14 @@ class VadStageConfig(SileroVadConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.merge_max_s < 0 or self.merge_max_gap_s < 0:
-            raise ValueError(f"merge_max_s ({self.merge_max_s}) and merge_max_gap_s ({self.merge_max_gap_s}) "
-                             "must not be negative")
+            raise ValueError(
+                f"merge_max_s ({self.merge_max_s}) and merge_max_gap_s ({self.merge_max_gap_s}) must not be negative"
+            )
         if self.merge_max_s > 0 and self.max_speech_duration_s > self.merge_max_s:
-            raise ValueError(f"max_speech_duration_s {self.max_speech_duration_s} must not exceed merge_max_s "
-                             f"{self.merge_max_s} (the merge never splits a region, so units would be longer)")
+            raise ValueError(
+                f"max_speech_duration_s {self.max_speech_duration_s} must not exceed merge_max_s "
+                f"{self.merge_max_s} (the merge never splits a region, so units would be longer)"
+            )
 
     def silero(self) -> SileroVadConfig:
         """The Silero part alone: what the speech regions (and their cache entry) depend on."""
@@ -71,12 +74,16 @@ class WindowsConfig:
 
     def __post_init__(self) -> None:
         if self.length_s <= 0 or self.overlap_s < 0:
-            raise ValueError(f"window length ({self.length_s}) must be positive and overlap ({self.overlap_s}) not negative")
+            raise ValueError(
+                f"window length ({self.length_s}) must be positive and overlap ({self.overlap_s}) not negative"
+            )
         if self.length_s <= self.overlap_s:
             raise ValueError(f"window length {self.length_s} s must be longer than its overlap {self.overlap_s} s")
         if self.overlap_s > self.length_s / 2:
-            raise ValueError(f"overlap {self.overlap_s} s may be at most half the window length "
-                             f"{self.length_s} s (seams are decided between two windows)")
+            raise ValueError(
+                f"overlap {self.overlap_s} s may be at most half the window length "
+                f"{self.length_s} s (seams are decided between two windows)"
+            )
         for origin in (self.origin_s, *self.shifted_origins_s):
             if not 0 <= origin < self.length_s - self.overlap_s:
                 raise ValueError(f"origin {origin} s must lie in [0, length_s - overlap_s)")
@@ -103,10 +110,10 @@ class SecondModelConfig:
 
     def __post_init__(self) -> None:
         if self.mode == "replace" and self.pair_collar_s is not None:
-            raise ValueError("pair_collar_s applies only to mode = \"combine\"")
+            raise ValueError('pair_collar_s applies only to mode = "combine"')
         if self.mode == "combine":
             if self.pair_collar_s is None:
-                raise ValueError("mode = \"combine\" must write out pair_collar_s (seconds)")
+                raise ValueError('mode = "combine" must write out pair_collar_s (seconds)')
             require_non_negative(self, "pair_collar_s")
 
 
@@ -160,8 +167,9 @@ def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -
         return _parse_enhance(params, path=path, where=where)
     if stage == "onset_repair":
         table = dict(params)
-        vad_config = _subtable(table, "vad", SileroVadConfig, "the Silero parameters of the pause pass",
-                               path=path, where=where)
+        vad_config = _subtable(
+            table, "vad", SileroVadConfig, "the Silero parameters of the pause pass", path=path, where=where
+        )
         return build_config(OnsetRepairConfig, {**table, "vad": vad_config}, path=path, where=where)
     raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
 
@@ -170,14 +178,17 @@ def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
     """``[where.pauses]`` (with its ``vad`` table) is required by ``placement = "vad_pauses"`` and refused otherwise."""
     if placement != "vad_pauses":
         if table is not None and placement == "grid":
-            raise InputError(path, f"[{where}.pauses] applies only to placement = \"vad_pauses\", "
-                                   f"not placement = {placement!r}")
+            raise InputError(
+                path, f'[{where}.pauses] applies only to placement = "vad_pauses", not placement = {placement!r}'
+            )
         return None
     if not isinstance(table, dict) or not isinstance(table.get("vad"), dict):
-        raise InputError(path, f"placement = \"vad_pauses\" needs a [{where}.pauses] table with its "
-                               f"[{where}.pauses.vad] Silero parameters")
-    from toolkit.pipeline.windows import PauseConfig
+        raise InputError(
+            path,
+            f'placement = "vad_pauses" needs a [{where}.pauses] table with its [{where}.pauses.vad] Silero parameters',
+        )
     from toolkit.audio.vad import SileroVadConfig
+    from toolkit.pipeline.windows import PauseConfig
 
     rest = dict(table)
     vad = build_config(SileroVadConfig, rest.pop("vad"), path=path, where=f"{where}.pauses.vad")
@@ -220,9 +231,11 @@ def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> Enhance
 def check_recognizer(spec: Any, *, path: Path) -> None:
     """Refuse an unknown backend or bad decoding parameters when the experiment is loaded."""
     if spec.backend not in BACKENDS:
-        raise InputError(path, f"[recognizers.{spec.name}] backend must be one of {', '.join(BACKENDS)}, "
-                               f"not {spec.backend!r}")
+        raise InputError(
+            path, f"[recognizers.{spec.name}] backend must be one of {', '.join(BACKENDS)}, not {spec.backend!r}"
+        )
     from toolkit.asr import decoding_config_class
 
-    build_config(decoding_config_class(spec.backend), spec.decoding, path=path,
-                 where=f"recognizers.{spec.name}.decoding")
+    build_config(
+        decoding_config_class(spec.backend), spec.decoding, path=path, where=f"recognizers.{spec.name}.decoding"
+    )

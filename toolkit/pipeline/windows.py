@@ -34,12 +34,12 @@ seams are reconciled only inside it, exactly as on the grid.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
+from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import require_non_negative
 from toolkit.core.errors import ToolkitError
-from toolkit.audio.vad import SileroVadConfig
 
 PAUSE = "pause"
 GRID = "grid"
@@ -78,11 +78,14 @@ class PlacedWindow:
 def check_pause_layout(length: float, overlap: float, search: float) -> None:
     """Refuse a search range the sequential layout cannot honour (ValueError naming the rule)."""
     if search >= overlap:
-        raise ValueError(f"search_s ({search}) must be smaller than overlap_s ({overlap}), "
-                         f"so neighbouring windows still overlap")
+        raise ValueError(
+            f"search_s ({search}) must be smaller than overlap_s ({overlap}), so neighbouring windows still overlap"
+        )
     if length < 2 * overlap + search:
-        raise ValueError(f"length_s ({length}) must be at least 2 * overlap_s + search_s "
-                         f"({2 * overlap + search}), so at most two windows cover any instant")
+        raise ValueError(
+            f"length_s ({length}) must be at least 2 * overlap_s + search_s "
+            f"({2 * overlap + search}), so at most two windows cover any instant"
+        )
 
 
 def pauses(speech: Sequence[tuple[float, float]], duration: float, min_pause: float) -> list[tuple[float, float]]:
@@ -97,8 +100,14 @@ def pauses(speech: Sequence[tuple[float, float]], duration: float, min_pause: fl
     return gaps
 
 
-def plan_pause_windows(duration: float, length: float, overlap: float, origin: float,
-                       speech: Sequence[tuple[float, float]], config: PauseConfig) -> list[PlacedWindow]:
+def plan_pause_windows(
+    duration: float,
+    length: float,
+    overlap: float,
+    origin: float,
+    speech: Sequence[tuple[float, float]],
+    config: PauseConfig,
+) -> list[PlacedWindow]:
     """Windows covering [0, duration] with edges in pauses of ``speech`` (rules in the module docstring)."""
     if not (math.isfinite(duration) and duration > 0):
         raise ToolkitError(f"recording duration must be positive to lay out windows, not {duration!r}")
@@ -126,8 +135,7 @@ def plan_pause_windows(duration: float, length: float, overlap: float, origin: f
         start, start_at = _nearest(starts, aim, low, max(low, aim + config.search_s))
 
 
-def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: float,
-             high: float) -> tuple[float, str]:
+def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: float, high: float) -> tuple[float, str]:
     """The point within [low, high] nearest ``aim`` of the first of ``zones`` that has one (rounded to
     microseconds), else ``aim`` clipped there."""
     for candidates in zones:
@@ -159,8 +167,10 @@ def plan_windows(duration: float, length: float, overlap: float, origin: float =
     if length <= overlap:
         raise ToolkitError(f"window length {length} s must be longer than its overlap {overlap} s")
     if 2 * overlap > length:
-        raise ToolkitError(f"window overlap {overlap} s exceeds half the window length {length} s; "
-                           f"seams are reconciled between two windows only")
+        raise ToolkitError(
+            f"window overlap {overlap} s exceeds half the window length {length} s; "
+            f"seams are reconciled between two windows only"
+        )
     step = length - overlap
     if not 0 <= origin < step:
         raise ToolkitError(f"window origin {origin} s must lie in [0, {step}) (window length minus overlap)")
@@ -176,5 +186,3 @@ def plan_windows(duration: float, length: float, overlap: float, origin: float =
         if reaches_end:
             return spans
         k += 1
-
-

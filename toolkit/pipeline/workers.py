@@ -11,9 +11,10 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any
 
 from toolkit.core.errors import ToolkitError
 from toolkit.pipeline.measure import Measurement, lifetime_peak_rss_mb, measure
@@ -35,10 +36,13 @@ class WorkerLoad:
     worker_peak_rss_mb: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"wall_s": round(self.wall_s, 4), "cpu_s": round(self.cpu_s, 4),
-                "ready_wall_s": round(self.ready_wall_s, 4),
-                "rss_after_load_mb": round(self.rss_after_load_mb, 1),
-                "worker_peak_rss_mb": None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1)}
+        return {
+            "wall_s": round(self.wall_s, 4),
+            "cpu_s": round(self.cpu_s, 4),
+            "ready_wall_s": round(self.ready_wall_s, 4),
+            "rss_after_load_mb": round(self.rss_after_load_mb, 1),
+            "worker_peak_rss_mb": None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1),
+        }
 
 
 def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
@@ -89,8 +93,9 @@ class Worker:
             kind, *payload = self.connection.recv()
         except (EOFError, ConnectionResetError):
             self.process.join(5)
-            raise ToolkitError(f"{self.label}: its worker process ended unexpectedly "
-                               f"(exit code {self.process.exitcode})") from None
+            raise ToolkitError(
+                f"{self.label}: its worker process ended unexpectedly (exit code {self.process.exitcode})"
+            ) from None
         if kind == "error":
             raise ToolkitError(f"{self.label}: {payload[0]}")
         if kind != expected:
@@ -146,7 +151,7 @@ class Workers:
             worker.kill()
         self._workers.clear()
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -16,10 +16,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, canonical_json, sha256_bytes
@@ -56,9 +57,13 @@ class AuditLog:
             lines = self._raw_lines()
             if lines and not lines[-1].endswith(b"\n"):
                 raise InputError(self.path, f"entry {len(lines)} is a torn line; run 'ablate audit verify'")
-            entry = {"seq": len(lines) + 1, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                     "event": event, **fields,
-                     "prev_sha256": sha256_bytes(lines[-1]) if lines else GENESIS}
+            entry = {
+                "seq": len(lines) + 1,
+                "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                "event": event,
+                **fields,
+                "prev_sha256": sha256_bytes(lines[-1]) if lines else GENESIS,
+            }
             line = (canonical_json(entry) + "\n").encode("utf-8")
             os.write(fd, line)
             os.fsync(fd)
@@ -101,11 +106,16 @@ def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None
         if not line.endswith(b"\n"):
             raise InputError(log.path, f"entry {k} is torn (no end of line)")
         if data.get("seq") != k:
-            raise InputError(log.path, f"entry {k} ({data.get('event')}) says seq {data.get('seq')}: "
-                                       f"entries were deleted or reordered")
+            raise InputError(
+                log.path,
+                f"entry {k} ({data.get('event')}) says seq {data.get('seq')}: entries were deleted or reordered",
+            )
         if data.get("prev_sha256") != previous:
-            raise InputError(log.path, f"entry {k} ({data.get('event')}) does not chain to entry {k - 1}: "
-                                       f"entry {k - 1} was edited, or entries were deleted or reordered")
+            raise InputError(
+                log.path,
+                f"entry {k} ({data.get('event')}) does not chain to entry {k - 1}: "
+                f"entry {k - 1} was edited, or entries were deleted or reordered",
+            )
         previous = sha256_bytes(line)
         chain.append(previous)
     head = {"entries": 0, "last_sha256": GENESIS}
@@ -119,8 +129,11 @@ def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None
     if not any(head.get("entries") == n and head.get("last_sha256") == chain[n] for n in held):
         if head.get("entries") == len(lines):
             raise InputError(log.path, f"entry {len(lines)} was edited: it no longer hashes to what its head records")
-        raise InputError(log.path, f"the log has {len(lines)} entries but its head records "
-                                   f"{head.get('entries')}: entries were deleted or added by hand")
+        raise InputError(
+            log.path,
+            f"the log has {len(lines)} entries but its head records "
+            f"{head.get('entries')}: entries were deleted or added by hand",
+        )
     if current_hash is None:
         return len(lines)
     latest: dict[tuple[str, str], tuple[int, str, str]] = {}
@@ -132,6 +145,7 @@ def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None
         actual = current_hash(kind, log.folder / path)
         if actual != recorded:
             state = "is missing" if actual is None else f"hashes to {actual}"
-            raise InputError(log.path, f"entry {k} ({event}) records {kind} {path} with sha256 {recorded}; "
-                                       f"on disk it {state}")
+            raise InputError(
+                log.path, f"entry {k} ({event}) records {kind} {path} with sha256 {recorded}; on disk it {state}"
+            )
     return len(lines)

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from toolkit.core.errors import InputError
+from toolkit.core.files import sha256_file
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
-from toolkit.core.files import sha256_file
 
 if TYPE_CHECKING:
     from toolkit.runs.scored import Evaluation
@@ -45,18 +45,26 @@ class GateSpec:
 SPECS = (
     GateSpec("new_negation_errors", "negation flips and insertions the baseline did not make", "<=", True),
     GateSpec("new_name_errors", "name occurrences the baseline got right and the challenger got wrong", "<=", True),
-    GateSpec("new_number_errors", "number occurrences the baseline got right and the challenger got wrong", "<=",
-             True),
-    GateSpec("lost_speech_turns", "reference turns the baseline recognized (>= half the words) and the "
-             "challenger deleted entirely", "<=", True),
+    GateSpec("new_number_errors", "number occurrences the baseline got right and the challenger got wrong", "<=", True),
+    GateSpec(
+        "lost_speech_turns",
+        "reference turns the baseline recognized (>= half the words) and the challenger deleted entirely",
+        "<=",
+        True,
+    ),
     GateSpec("seam_omissions", "reference words the challenger omitted near a window seam", "<=", True),
     GateSpec("seam_duplications", "words the challenger duplicated near a window seam", "<=", True),
     GateSpec("vad_speech_recall", "fraction of annotated speech duration the challenger's VAD kept", ">=", False),
     GateSpec("onset_p95_s", "p95 absolute word onset error of the challenger, seconds", "<=", False),
-    GateSpec("drift_s_per_min", "largest per-recording |onset drift| of the challenger, seconds per minute",
-             "|x| <=", False),
-    GateSpec("wer_reduction_points", "lower bound of the paired bootstrap interval of the WER reduction, "
-             "percentage points", ">=", False),
+    GateSpec(
+        "drift_s_per_min", "largest per-recording |onset drift| of the challenger, seconds per minute", "|x| <=", False
+    ),
+    GateSpec(
+        "wer_reduction_points",
+        "lower bound of the paired bootstrap interval of the WER reduction, percentage points",
+        ">=",
+        False,
+    ),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
 
@@ -97,8 +105,11 @@ def load_gates(path: str | Path) -> GatesFile:
     gates = {}
     for spec in SPECS:
         if spec.name not in raw:
-            raise InputError(path, f"missing key '{spec.name}': every gate must be written out "
-                                   f"(or declared applicable = false with a reason)")
+            raise InputError(
+                path,
+                f"missing key '{spec.name}': every gate must be written out "
+                f"(or declared applicable = false with a reason)",
+            )
         gates[spec.name] = _gate(path, spec, raw[spec.name])
     return GatesFile(path, sha256_file(path), gates)
 
@@ -155,10 +166,19 @@ class GateResult:
     instances: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": self.passed, "value": self.value, "threshold": self.threshold,
-                "applicable": self.applicable, "comparison": self.comparison, "measures": self.measures,
-                "opportunities": self.opportunities, "note": self.note, "reason": self.reason,
-                "instances": self.instances}
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "value": self.value,
+            "threshold": self.threshold,
+            "applicable": self.applicable,
+            "comparison": self.comparison,
+            "measures": self.measures,
+            "opportunities": self.opportunities,
+            "note": self.note,
+            "reason": self.reason,
+            "instances": self.instances,
+        }
 
 
 @dataclass
@@ -173,12 +193,19 @@ class GateReport:
     caveat: str
     holdout: dict[str, Any]
     signature: str
-    challenge: "GateReport | None" = None
+    challenge: GateReport | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data = {"verdict": self.verdict, "gates": [g.to_json() for g in self.gates], "caveat": self.caveat,
-                "holdout": self.holdout, "signature": self.signature, "split": self.split,
-                "baseline": self.baseline, "challenger": self.challenger}
+        data = {
+            "verdict": self.verdict,
+            "gates": [g.to_json() for g in self.gates],
+            "caveat": self.caveat,
+            "holdout": self.holdout,
+            "signature": self.signature,
+            "split": self.split,
+            "baseline": self.baseline,
+            "challenger": self.challenger,
+        }
         if self.split == "holdout":
             data["challenge"] = self.challenge.to_json() if self.challenge is not None else None
         return data
@@ -191,8 +218,10 @@ class GateReport:
                 lines.append(f"  n/a   {g.name}: not applicable ({g.reason})")
                 continue
             mark = "PASS" if g.passed else "FAIL"
-            lines.append(f"  {mark}  {g.name}: {_fmt(g.value)} (must be {g.comparison.replace('x', 'value')} "
-                         f"{_fmt(g.threshold)}){' — ' + g.note if g.note else ''}")
+            lines.append(
+                f"  {mark}  {g.name}: {_fmt(g.value)} (must be {g.comparison.replace('x', 'value')} "
+                f"{_fmt(g.threshold)}){' — ' + g.note if g.note else ''}"
+            )
             if not g.passed:
                 for item in g.instances:
                     lines.append("          " + _instance_line(item))
@@ -221,7 +250,7 @@ def _instance_line(item: dict[str, Any]) -> str:
     return " | ".join(parts)
 
 
-def _baseline_text(score: "RecordingScore", start: float | None, end: float | None) -> str:
+def _baseline_text(score: RecordingScore, start: float | None, end: float | None) -> str:
     """The baseline's words whose times fall inside ``[start, end]`` (for instances without a token position)."""
     at = score.aligned
     if at is None or start is None:
@@ -232,29 +261,42 @@ def _baseline_text(score: "RecordingScore", start: float | None, end: float | No
     return words.quote(np.flatnonzero((mids >= start - 1e-6) & (mids <= end + 1e-6)).tolist())
 
 
-def _baseline_at(base: "RecordingScore", chal: "RecordingScore", instance: Any) -> str:
+def _baseline_at(base: RecordingScore, chal: RecordingScore, instance: Any) -> str:
     """What the baseline wrote at the reference word an instance of the challenger quotes (same reference tokens)."""
     at = chal.aligned
     for i in range(len(at.ref)):
         source = int(at.ref.source[i])
-        if at.ref.words.texts[source] == instance.reference and \
-                round(float(at.ref.words.span_start[source]), 3) == instance.time:
+        if (
+            at.ref.words.texts[source] == instance.reference
+            and round(float(at.ref.words.span_start[source]), 3) == instance.time
+        ):
             return base.aligned.ref_instance("", i, i).hypothesis
     return _baseline_text(base, instance.time, instance.end)
 
 
-def _occurrence_instance(recording: str, occurrence: Occurrence, base: "RecordingScore",
-                         chal: "RecordingScore") -> dict[str, Any]:
+def _occurrence_instance(
+    recording: str, occurrence: Occurrence, base: RecordingScore, chal: RecordingScore
+) -> dict[str, Any]:
     at_c, at_b = chal.aligned, base.aligned
     extra = None if occurrence.hyp_token < 0 else np.array([occurrence.hyp_token])
     inst = at_c.ref_instance(occurrence.audit, occurrence.first, occurrence.last, extra)
     reference = "" if occurrence.key[0] == "inserted" else inst.reference
     challenger = at_c.hyp.texts[at_c.hyp.source[occurrence.hyp_token]] if occurrence.hyp_token >= 0 else inst.hypothesis
     baseline = at_b.ref_instance(occurrence.audit, occurrence.first, occurrence.last).hypothesis
-    kind = {"negation": "negation inserted" if occurrence.key[0] == "inserted" else "negation flip",
-            "names": "name error", "numbers": "number error"}[occurrence.audit]
-    return {"recording": recording, "kind": kind, "time": inst.time, "end": inst.end, "reference": reference,
-            "baseline": baseline, "challenger": challenger}
+    kind = {
+        "negation": "negation inserted" if occurrence.key[0] == "inserted" else "negation flip",
+        "names": "name error",
+        "numbers": "number error",
+    }[occurrence.audit]
+    return {
+        "recording": recording,
+        "kind": kind,
+        "time": inst.time,
+        "end": inst.end,
+        "reference": reference,
+        "baseline": baseline,
+        "challenger": challenger,
+    }
 
 
 def _compare(spec: GateSpec, value: float, threshold: float) -> bool:
@@ -270,19 +312,25 @@ def refuse_failed_arms(record: dict[str, Any], path: Path, *, challenger: str, b
     for role, arm in (("challenger", challenger), ("baseline", baseline)):
         failed = [f for f in record.get("arm_failures", []) if f["arm"] == arm]
         if failed:
-            raise InputError(path, f"no verdict: the {role} failed on {len(failed)} of {len(record['recordings'])} "
-                                   f"recordings ({failed[0]['error']})")
+            raise InputError(
+                path,
+                f"no verdict: the {role} failed on {len(failed)} of {len(record['recordings'])} "
+                f"recordings ({failed[0]['error']})",
+            )
 
 
-def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, *,
-                   baseline: str = "baseline") -> GateReport:
+def evaluate_gates(
+    evaluation: Evaluation, challenger: str, gates: GatesFile, *, baseline: str = "baseline"
+) -> GateReport:
     """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.scorer.score import audit_vocabulary
 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
-            raise InputError(evaluation.folder.root, f"the run has no arm {arm!r}; it has {', '.join(evaluation.scores)}")
+            raise InputError(
+                evaluation.folder.root, f"the run has no arm {arm!r}; it has {', '.join(evaluation.scores)}"
+            )
     refuse_failed_arms(evaluation.record, evaluation.folder.record, challenger=challenger, baseline=baseline)
     base_scores, chal_scores = evaluation.scores[baseline], evaluation.scores[challenger]
     manifest = load_manifest(evaluation.record["manifest"]["path"])
@@ -301,8 +349,11 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
                 chances[o.audit] += 1
         for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns)):
             new[o.audit].append(_occurrence_instance(rid, o, base, chal))
-    for gate_name, audit in (("new_negation_errors", "negation"), ("new_name_errors", "names"),
-                             ("new_number_errors", "numbers")):
+    for gate_name, audit in (
+        ("new_negation_errors", "negation"),
+        ("new_name_errors", "names"),
+        ("new_number_errors", "numbers"),
+    ):
         measured[gate_name] = (len(new[audit]), chances[audit], "", new[audit])
 
     lost, recognized, lost_items = 0, 0, []
@@ -312,18 +363,38 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
             continue
         lost, recognized = lost + turns.lost, recognized + turns.recognized
         for i in turns.instances:
-            lost_items.append({"recording": rid, "kind": "lost turn", "time": i.time, "end": i.end,
-                               "reference": i.reference, "baseline": _baseline_text(base_scores[rid], i.time, i.end),
-                               "challenger": i.hypothesis})
+            lost_items.append(
+                {
+                    "recording": rid,
+                    "kind": "lost turn",
+                    "time": i.time,
+                    "end": i.end,
+                    "reference": i.reference,
+                    "baseline": _baseline_text(base_scores[rid], i.time, i.end),
+                    "challenger": i.hypothesis,
+                }
+            )
     measured["lost_speech_turns"] = (lost, recognized, "", lost_items)
 
     seamed = [(rid, s) for rid, s in sorted(chal_scores.items()) if s.seams is not None]
     n_seams = sum(s.seams.seams for _, s in seamed)
     for gate_name, kind in (("seam_omissions", "seam omission"), ("seam_duplications", "seam duplication")):
-        items = [{"recording": rid, "kind": kind, "time": i.time, "end": i.end, "reference": i.reference,
-                  "baseline": _baseline_at(base_scores[rid], s, i) if i.reference and kind == "seam omission"
-                  else _baseline_text(base_scores[rid], i.time, i.end), "challenger": i.hypothesis}
-                 for rid, s in seamed for i in s.seams.instances if i.kind == kind]
+        items = [
+            {
+                "recording": rid,
+                "kind": kind,
+                "time": i.time,
+                "end": i.end,
+                "reference": i.reference,
+                "baseline": _baseline_at(base_scores[rid], s, i)
+                if i.reference and kind == "seam omission"
+                else _baseline_text(base_scores[rid], i.time, i.end),
+                "challenger": i.hypothesis,
+            }
+            for rid, s in seamed
+            for i in s.seams.instances
+            if i.kind == kind
+        ]
         note = "" if seamed else "the challenger has no window seams"
         measured[gate_name] = (len(items), n_seams, note, items)
 
@@ -331,34 +402,68 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
     if vads:
         speech = sum(v.speech_s for _, v in vads)
         recall = sum(v.retained_s for _, v in vads) / speech if speech else None
-        items = [{"recording": rid, "kind": i.kind, "time": i.time, "end": i.end, "reference": i.reference,
-                  "baseline": _baseline_text(base_scores[rid], i.time, i.end), "challenger": ""}
-                 for rid, v in vads for i in v.instances]
+        items = [
+            {
+                "recording": rid,
+                "kind": i.kind,
+                "time": i.time,
+                "end": i.end,
+                "reference": i.reference,
+                "baseline": _baseline_text(base_scores[rid], i.time, i.end),
+                "challenger": "",
+            }
+            for rid, v in vads
+            for i in v.instances
+        ]
         measured["vad_speech_recall"] = (recall, None, "" if speech else "no annotated speech", items)
     else:
         measured["vad_speech_recall"] = (1.0, None, "the challenger has no VAD stage: it decodes all audio", [])
 
     pooled = sum((s.timing for s in chal_scores.values()), TimingScore(recordings=0))  # the corpus's onset errors
     p95, errors = pooled.onset_abs_p95_s, pooled.onset_errors
-    per_rec_p95 = [{"recording": rid, "detail": f"p95 |onset error| {s.timing.to_json()['onset_abs_p95_s']} s"}
-                   for rid, s in sorted(chal_scores.items()) if s.timing.available]
-    measured["onset_p95_s"] = (p95, len(errors), "" if p95 is not None else "no matched timed reference words",
-                               per_rec_p95)
+    per_rec_p95 = [
+        {"recording": rid, "detail": f"p95 |onset error| {s.timing.to_json()['onset_abs_p95_s']} s"}
+        for rid, s in sorted(chal_scores.items())
+        if s.timing.available
+    ]
+    measured["onset_p95_s"] = (
+        p95,
+        len(errors),
+        "" if p95 is not None else "no matched timed reference words",
+        per_rec_p95,
+    )
     drifts = {rid: s.timing.drift_s_per_min for rid, s in sorted(chal_scores.items())}
     known = {rid: d for rid, d in drifts.items() if d is not None}
     worst = max(known.values(), key=abs) if known else None
-    measured["drift_s_per_min"] = (worst, len(known), "" if known else "no recording has enough timed words",
-                                   [{"recording": rid, "detail": f"drift {d:+.4f} s/min"} for rid, d in known.items()])
+    measured["drift_s_per_min"] = (
+        worst,
+        len(known),
+        "" if known else "no recording has enough timed words",
+        [{"recording": rid, "detail": f"drift {d:+.4f} s/min"} for rid, d in known.items()],
+    )
     comparison = evaluation.comparisons.get(challenger)
     reduction = 100 * comparison.reduction_ci[0] if comparison is not None else None
-    wer_items = [] if comparison is None else [
-        {"recording": r["recording_id"], "detail": f"baseline WER {100 * r['baseline_wer']:.1f}%, challenger "
-                                                   f"{100 * r['challenger_wer']:.1f}% (N={r['ref_words']})"}
-        for r in comparison.per_recording.to_dict(orient="records")]
-    wer_note = "" if comparison is None else (
-        f"reduction {100 * -comparison.delta:+.2f} points, {int(100 * comparison.confidence)}% CI "
-        f"[{100 * comparison.reduction_ci[0]:+.2f}, {100 * comparison.reduction_ci[1]:+.2f}]"
-        + (f"; {comparison.warning}" if comparison.warning else ""))
+    wer_items = (
+        []
+        if comparison is None
+        else [
+            {
+                "recording": r["recording_id"],
+                "detail": f"baseline WER {100 * r['baseline_wer']:.1f}%, challenger "
+                f"{100 * r['challenger_wer']:.1f}% (N={r['ref_words']})",
+            }
+            for r in comparison.per_recording.to_dict(orient="records")
+        ]
+    )
+    wer_note = (
+        ""
+        if comparison is None
+        else (
+            f"reduction {100 * -comparison.delta:+.2f} points, {int(100 * comparison.confidence)}% CI "
+            f"[{100 * comparison.reduction_ci[0]:+.2f}, {100 * comparison.reduction_ci[1]:+.2f}]"
+            + (f"; {comparison.warning}" if comparison.warning else "")
+        )
+    )
     measured["wer_reduction_points"] = (reduction, comparison.recordings if comparison else None, wer_note, wer_items)
 
     results = []
@@ -366,26 +471,64 @@ def evaluate_gates(evaluation: "Evaluation", challenger: str, gates: GatesFile, 
         gate = gates.gates[spec.name]
         value, opportunities, note, items = measured[spec.name]
         if not gate.applicable:
-            results.append(GateResult(spec.name, False, None, value, gate.threshold, spec.comparison, spec.measures,
-                                      opportunities, note, gate.reason, []))
+            results.append(
+                GateResult(
+                    spec.name,
+                    False,
+                    None,
+                    value,
+                    gate.threshold,
+                    spec.comparison,
+                    spec.measures,
+                    opportunities,
+                    note,
+                    gate.reason,
+                    [],
+                )
+            )
             continue
         passed = value is not None and _compare(spec, float(value), float(gate.threshold))
         if value is None:
             note = f"not measurable: {note}; declare it not applicable with a reason, or it fails"
-        results.append(GateResult(spec.name, True, passed, value, gate.threshold, spec.comparison, spec.measures,
-                                   opportunities, note, "", [] if passed else items))
+        results.append(
+            GateResult(
+                spec.name,
+                True,
+                passed,
+                value,
+                gate.threshold,
+                spec.comparison,
+                spec.measures,
+                opportunities,
+                note,
+                "",
+                [] if passed else items,
+            )
+        )
     verdict = PROMOTE if all(r.passed for r in results if r.applicable) else RETAIN
     holdout = _size(evaluation, baseline)
-    return GateReport(evaluation.record["split"], baseline, challenger, verdict, results,
-                      caveat(evaluation.record["split"], holdout, results), holdout, evaluation.signature)
+    return GateReport(
+        evaluation.record["split"],
+        baseline,
+        challenger,
+        verdict,
+        results,
+        caveat(evaluation.record["split"], holdout, results),
+        holdout,
+        evaluation.signature,
+    )
 
 
-def _size(evaluation: "Evaluation", baseline: str) -> dict[str, Any]:
-    seconds = sum(float(r.get("duration_s", 0.0)) for r in evaluation.record.get("measurements", [])
-                  if r.get("arm") == baseline)
+def _size(evaluation: Evaluation, baseline: str) -> dict[str, Any]:
+    seconds = sum(
+        float(r.get("duration_s", 0.0)) for r in evaluation.record.get("measurements", []) if r.get("arm") == baseline
+    )
     words = sum(s.counts.ref_words for s in evaluation.scores[baseline].values())
-    return {"recordings": len(evaluation.scores[baseline]), "minutes": round(seconds / 60, 2),
-            "reference_words": int(words)}
+    return {
+        "recordings": len(evaluation.scores[baseline]),
+        "minutes": round(seconds / 60, 2),
+        "reference_words": int(words),
+    }
 
 
 def rule_of_three(failures: int, opportunities: int | None) -> str | None:
@@ -394,16 +537,22 @@ def rule_of_three(failures: int, opportunities: int | None) -> str | None:
         return None
     if opportunities == 0:
         return "0 opportunities: this gate tested nothing"
-    return f"0 failures in {opportunities}: 95% upper bound on the failure rate about 3/{opportunities} = " \
-           f"{3 / opportunities:.1%}"
+    return (
+        f"0 failures in {opportunities}: 95% upper bound on the failure rate about 3/{opportunities} = "
+        f"{3 / opportunities:.1%}"
+    )
 
 
 def caveat(split: str, size: dict[str, Any], results: list[GateResult]) -> str:
     """Always printed: the test set's size and what a zero-failure pass can and cannot show."""
     spec = {s.name: s for s in SPECS}
-    bounds = [f"{r.name}: {bound}" for r in results if r.applicable and spec[r.name].count
-              and (bound := rule_of_three(int(r.value or 0), r.opportunities))]
-    text = (f"{split} is {size['recordings']} recording(s), {size['minutes']:.1f} min, "
-            f"{size['reference_words']} reference words; a small pass cannot establish rare-failure reliability")
+    bounds = [
+        f"{r.name}: {bound}"
+        for r in results
+        if r.applicable and spec[r.name].count and (bound := rule_of_three(int(r.value or 0), r.opportunities))
+    ]
+    text = (
+        f"{split} is {size['recordings']} recording(s), {size['minutes']:.1f} min, "
+        f"{size['reference_words']} reference words; a small pass cannot establish rare-failure reliability"
+    )
     return text + (" (" + "; ".join(bounds) + ")" if bounds else "")
-

@@ -32,26 +32,49 @@ def gate_sections(folder: RunFolder) -> list[Section]:
     if not path.is_file():
         return []
     report = json.loads(path.read_text(encoding="utf-8"))
-    lines = [f"- verdict: **{report['verdict']}** (challenger `{report['challenger']}` vs `{report['baseline']}`, "
-             f"{report['split']} split)",
-             f"- caveat: {report['caveat']}"]
+    lines = [
+        f"- verdict: **{report['verdict']}** (challenger `{report['challenger']}` vs `{report['baseline']}`, "
+        f"{report['split']} split)",
+        f"- caveat: {report['caveat']}",
+    ]
     lines += [f"- not applicable: `{g['name']}` ({g['reason']})" for g in report["gates"] if not g["applicable"]]
     if report.get("challenge"):
         lines.append(f"- challenge split, reported apart and never pooled: **{report['challenge']['verdict']}**")
     rows, instances = [], []
     for g in report["gates"]:
         failed = g["passed"] is False
-        rows.append({"gate": g["name"], "measures": g["measures"], "value": _value(g["value"]),
-                     "rule": f"{g['comparison'].replace('x', 'value')} {_value(g['threshold'])}",
-                     "passed": "n/a" if not g["applicable"] else ("yes" if g["passed"] else "NO"),
-                     "instances": f"{len(g['instances'])} (see Gate instances)" if failed and g["instances"] else "",
-                     "note": g["note"] or g["reason"]})
-        instances += [{"gate": g["name"], "recording": i.get("recording", ""),
-                       "time (s)": _value(i.get("time")), "reference": i.get("reference", ""),
-                       "baseline": i.get("baseline", ""), "challenger": i.get("challenger", ""),
-                       "detail": i.get("detail", i.get("kind", ""))} for i in g["instances"]] if failed else []
-    return [("Gates", "\n".join(lines)), ("Gate results", pd.DataFrame.from_records(rows)),
-            ("Gate instances", pd.DataFrame.from_records(instances))]
+        rows.append(
+            {
+                "gate": g["name"],
+                "measures": g["measures"],
+                "value": _value(g["value"]),
+                "rule": f"{g['comparison'].replace('x', 'value')} {_value(g['threshold'])}",
+                "passed": "n/a" if not g["applicable"] else ("yes" if g["passed"] else "NO"),
+                "instances": f"{len(g['instances'])} (see Gate instances)" if failed and g["instances"] else "",
+                "note": g["note"] or g["reason"],
+            }
+        )
+        instances += (
+            [
+                {
+                    "gate": g["name"],
+                    "recording": i.get("recording", ""),
+                    "time (s)": _value(i.get("time")),
+                    "reference": i.get("reference", ""),
+                    "baseline": i.get("baseline", ""),
+                    "challenger": i.get("challenger", ""),
+                    "detail": i.get("detail", i.get("kind", "")),
+                }
+                for i in g["instances"]
+            ]
+            if failed
+            else []
+        )
+    return [
+        ("Gates", "\n".join(lines)),
+        ("Gate results", pd.DataFrame.from_records(rows)),
+        ("Gate instances", pd.DataFrame.from_records(instances)),
+    ]
 
 
 def _describe(entry: dict[str, Any]) -> str:
@@ -59,15 +82,20 @@ def _describe(entry: dict[str, Any]) -> str:
     details = []
     if "challenger" in entry and isinstance(entry["challenger"], dict):
         c = entry["challenger"]
-        details.append(f"arm `{c.get('arm')}`, config sha256 `{str(c.get('config_sha256'))[:12]}…`, gates sha256 "
-                       f"`{str(c.get('gates_sha256'))[:12]}…`, scorer `{c.get('signature_hash')}`")
+        details.append(
+            f"arm `{c.get('arm')}`, config sha256 `{str(c.get('config_sha256'))[:12]}…`, gates sha256 "
+            f"`{str(c.get('gates_sha256'))[:12]}…`, scorer `{c.get('signature_hash')}`"
+        )
     for key in ("split", "run", "verdict", "computed", "reused", "reason", "command"):
         if key in entry:
             details.append(f"{key} {entry[key]}")
     if "manifest_sha256" in entry:
         details.append(f"manifest sha256 `{entry['manifest_sha256'][:12]}…`")
-    details += [f"{h['kind']} `{h['path']}` sha256 `{h['sha256'][:12]}…`" for h in entry.get("hashes", [])
-                if h["kind"] != "manifest"]
+    details += [
+        f"{h['kind']} `{h['path']}` sha256 `{h['sha256'][:12]}…`"
+        for h in entry.get("hashes", [])
+        if h["kind"] != "manifest"
+    ]
     return f"- {entry.get('time', '')} #{entry.get('seq')} **{event}**" + (": " + ", ".join(details) if details else "")
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import InputError, ToolkitError
-from toolkit.protocol.audit import AuditLog, verify
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.protocol.audit import AuditLog, verify
 
 TEST_SPLITS = ("holdout", "challenge")
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 
 from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.pipeline.experiment import Experiment
-from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
+from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.state import named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder
-from toolkit.core.files import atomic_write_json, sha256_file
 
 GATES_JSON = "gates.json"
 
@@ -34,13 +34,21 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
     ran = {arm["name"]: arm for arm in record["config"]["arms"]}
     for role in ("baseline", "challenger"):
         if ran.get(frozen[role]["name"]) != frozen[role]:
-            raise InputError(folder.record, f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
-                                            f"configuration ({challenger_file(experiment)})")
-    refuse_failed_arms(record, folder.record, challenger=frozen["challenger"]["name"], baseline=frozen["baseline"]["name"])
+            raise InputError(
+                folder.record,
+                f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
+                f"configuration ({challenger_file(experiment)})",
+            )
+    refuse_failed_arms(
+        record, folder.record, challenger=frozen["challenger"]["name"], baseline=frozen["baseline"]["name"]
+    )
     expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
     if sorted(record.get("recordings", [])) != sorted(expected):
-        raise InputError(folder.record, f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
-                                        f"the manifest's {split} split ({', '.join(expected)})")
+        raise InputError(
+            folder.record,
+            f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
+            f"the manifest's {split} split ({', '.join(expected)})",
+        )
     for arm in (a["name"] for a in record["config"]["arms"]):
         for rid in expected:
             for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
@@ -60,18 +68,28 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     state = replay(verified_log(experiment.folder))
     frozen = state.challenger
     if frozen is None:
-        raise InputError(experiment.path, f"no frozen challenger: run 'ablate challenger freeze {experiment.folder} "
-                                          f"--arm ARM --gates GATES.toml', then the holdout")
+        raise InputError(
+            experiment.path,
+            f"no frozen challenger: run 'ablate challenger freeze {experiment.folder} "
+            f"--arm ARM --gates GATES.toml', then the holdout",
+        )
     if "holdout" not in state.finished:
-        raise InputError(experiment.path, f"the holdout has not been run to the end for challenger "
-                                          f"{frozen['arm']!r}: run 'ablate run {experiment.folder} --split holdout'")
+        raise InputError(
+            experiment.path,
+            f"the holdout has not been run to the end for challenger "
+            f"{frozen['arm']!r}: run 'ablate run {experiment.folder} --split holdout'",
+        )
     copy = gates_copy(experiment)
     gates = load_gates(copy)
     changed = fingerprint(experiment, frozen["arm"], sha256_file(copy)).changes_from(frozen)
     if changed:
-        raise refuse(AuditLog(experiment.folder), "gate", copy,
-                     f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
-                     f"opened: needs fresh test data")
+        raise refuse(
+            AuditLog(experiment.folder),
+            "gate",
+            copy,
+            f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
+            f"opened: needs fresh test data",
+        )
     log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses edited after the holdout finished
     evaluated = {}
     for split in ("holdout", "challenge"):
@@ -83,8 +101,14 @@ def gate_verdict(experiment: Experiment) -> GateReport:
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():
         path = atomic_write_json(evaluation.folder.scores / GATES_JSON, split_report.to_json())
-        log.append("gate evaluated", split=split, run=evaluation.folder.root.name, verdict=split_report.verdict,
-                   challenger=frozen["arm"], failed=[g.name for g in split_report.gates if g.passed is False],
-                   hashes=[named("file", path, sha256_file(path), experiment.folder)])
+        log.append(
+            "gate evaluated",
+            split=split,
+            run=evaluation.folder.root.name,
+            verdict=split_report.verdict,
+            challenger=frozen["arm"],
+            failed=[g.name for g in split_report.gates if g.passed is False],
+            hashes=[named("file", path, sha256_file(path), experiment.folder)],
+        )
         write_reports(evaluation, report_sections(evaluation.folder))  # again, with the gates and this verdict
     return report

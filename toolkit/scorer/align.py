@@ -17,8 +17,8 @@ in reading order the insertions of a gap come before its deletions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -50,8 +50,10 @@ class Alignment:
 
     def pairs(self) -> list[AlignedPair]:
         """The steps as records, in order."""
-        return [AlignedPair(OP_NAMES[o], None if r < 0 else int(r), None if h < 0 else int(h))
-                for o, r, h in zip(self.ops.tolist(), self.ref_index.tolist(), self.hyp_index.tolist())]
+        return [
+            AlignedPair(OP_NAMES[o], None if r < 0 else int(r), None if h < 0 else int(h))
+            for o, r, h in zip(self.ops.tolist(), self.ref_index.tolist(), self.hyp_index.tolist())
+        ]
 
     def count(self, op: int) -> int:
         return int(np.count_nonzero(self.ops == op))
@@ -106,18 +108,30 @@ def align(ref: Sequence[str], hyp: Sequence[str]) -> Alignment:
     return Alignment(ops, ref_index, hyp_index, len(ref), len(hyp))
 
 
-def _build(ops: list[np.ndarray], ris: list[np.ndarray], his: list[np.ndarray],
-           ref_len: int, hyp_len: int) -> Alignment:
+def _build(
+    ops: list[np.ndarray], ris: list[np.ndarray], his: list[np.ndarray], ref_len: int, hyp_len: int
+) -> Alignment:
     """Concatenate per-block step arrays into one alignment."""
     if not ops:
         empty = np.zeros(0, dtype=np.int64)
         return Alignment(np.zeros(0, dtype=np.int8), empty, empty, ref_len, hyp_len)
-    return Alignment(np.concatenate(ops).astype(np.int8), np.concatenate(ris).astype(np.int64),
-                     np.concatenate(his).astype(np.int64), ref_len, hyp_len)
+    return Alignment(
+        np.concatenate(ops).astype(np.int8),
+        np.concatenate(ris).astype(np.int64),
+        np.concatenate(his).astype(np.int64),
+        ref_len,
+        hyp_len,
+    )
 
 
-def align_timed(ref: Sequence[str], hyp: Sequence[str], ref_start: np.ndarray, ref_end: np.ndarray,
-                hyp_onset: np.ndarray, collar: float) -> Alignment:
+def align_timed(
+    ref: Sequence[str],
+    hyp: Sequence[str],
+    ref_start: np.ndarray,
+    ref_end: np.ndarray,
+    hyp_onset: np.ndarray,
+    collar: float,
+) -> Alignment:
     """Alignment where hyp word j may pair with ref word i only if its onset is in [start_i - collar, end_i + collar].
 
     ``ref_start``/``ref_end`` give each reference word's span (its own time, or its utterance's);
@@ -187,9 +201,20 @@ def _blocks(jmin: np.ndarray, jmax: np.ndarray, n: int, m: int) -> list[tuple[in
     return blocks
 
 
-def _align_block(r_ids: np.ndarray, h_ids: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 onset: np.ndarray, r0: int, r1: int, h0: int, h1: int,
-                 ops: list[np.ndarray], ris: list[np.ndarray], his: list[np.ndarray]) -> None:
+def _align_block(
+    r_ids: np.ndarray,
+    h_ids: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    onset: np.ndarray,
+    r0: int,
+    r1: int,
+    h0: int,
+    h1: int,
+    ops: list[np.ndarray],
+    ris: list[np.ndarray],
+    his: list[np.ndarray],
+) -> None:
     """Dense chain DP on one block: F[i][j] = best 2*hits + subs using ref[:i], hyp[:j]."""
     nb, mb = r1 - r0, h1 - h0
     times = onset[h0:h1]

@@ -10,8 +10,9 @@ S/D/I under errors), with onset lines where there are times, wrapped into blocks
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,16 +45,23 @@ def _time(value: float) -> float | None:
     return None if math.isnan(value) else round(float(value), 3)
 
 
-def critical_marks(at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
+def critical_marks(
+    at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]]
+) -> list[tuple[str, ...]]:
     """Per reference token, which audits watch it: ``negation``, ``name``, ``number``."""
     negation = negation_mask(at.ref, negations)
     name = np.zeros(len(at.ref), dtype=bool)
     for first, last in find_occurrences(at.ref.texts, names):
-        name[first:last + 1] = True
+        name[first : last + 1] = True
     marks = []
     for k in range(len(at.ref)):
-        marks.append(tuple(label for label, on in (("negation", negation[k]), ("name", name[k]),
-                                                   ("number", at.ref.is_number[k])) if on))
+        marks.append(
+            tuple(
+                label
+                for label, on in (("negation", negation[k]), ("name", name[k]), ("number", at.ref.is_number[k]))
+                if on
+            )
+        )
     return marks
 
 
@@ -64,16 +72,18 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
     for op, i, j in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist(), at.alignment.hyp_index.tolist()):
         r = int(at.ref.source[i]) if op != INSERT else -1
         h = int(at.hyp.source[j]) if op != DELETE else -1
-        rows.append(AlignedWord(
-            reference=at.ref.texts[i] if r >= 0 else None,
-            hypothesis=at.hyp.texts[j] if h >= 0 else None,
-            op=OP_NAMES[op],
-            ref_start=_time(ref_words.start[r]) if r >= 0 else None,
-            ref_end=_time(ref_words.end[r]) if r >= 0 else None,
-            hyp_start=_time(hyp_words.start[h]) if h >= 0 else None,
-            hyp_end=_time(hyp_words.end[h]) if h >= 0 else None,
-            critical=tuple(critical[i]) if critical is not None and r >= 0 else (),
-        ))
+        rows.append(
+            AlignedWord(
+                reference=at.ref.texts[i] if r >= 0 else None,
+                hypothesis=at.hyp.texts[j] if h >= 0 else None,
+                op=OP_NAMES[op],
+                ref_start=_time(ref_words.start[r]) if r >= 0 else None,
+                ref_end=_time(ref_words.end[r]) if r >= 0 else None,
+                hyp_start=_time(hyp_words.start[h]) if h >= 0 else None,
+                hyp_end=_time(hyp_words.end[h]) if h >= 0 else None,
+                critical=tuple(critical[i]) if critical is not None and r >= 0 else (),
+            )
+        )
     return rows
 
 

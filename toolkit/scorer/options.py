@@ -31,7 +31,9 @@ class ScoreOptions:
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
         if self.normalizer not in POLICY_VERSIONS:
-            raise ValueError(f"unknown normalizer version {self.normalizer!r}; choose from {', '.join(POLICY_VERSIONS)}")
+            raise ValueError(
+                f"unknown normalizer version {self.normalizer!r}; choose from {', '.join(POLICY_VERSIONS)}"
+            )
         if self.collar < 0 or self.short_word_max_letters < 0 or self.seam_margin_s < 0 or self.bootstrap_samples < 1:
             raise ValueError("collar, short_word_max_letters and seam_margin_s must be >= 0, bootstrap_samples >= 1")
 

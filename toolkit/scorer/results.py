@@ -7,13 +7,14 @@ score is the part-by-part sum of recording scores (micro-averaging).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from toolkit.scorer.metrics.aligned import AlignedTokens
-from toolkit.scorer.metrics.audits import (NegationAudit, OccurrenceAudit, ShortWordAudit)
+from toolkit.scorer.metrics.audits import NegationAudit, OccurrenceAudit, ShortWordAudit
 from toolkit.scorer.metrics.figures import Figure, Figures
 from toolkit.scorer.metrics.nonspeech import NOTHING_PLACED, NonspeechScore
 from toolkit.scorer.metrics.seam_errors import SeamScore
@@ -25,7 +26,6 @@ from toolkit.scorer.signature import Signature
 
 if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring one pair stays quick
     pass
-
 
 
 @dataclass(frozen=True)
@@ -140,16 +140,22 @@ class RecordingScore(_Parts):
     aligned: AlignedTokens | None = field(default=None, repr=False)
     utterance_of_word: np.ndarray | None = field(default=None, repr=False)
 
-    def __add__(self, other: "RecordingScore | CorpusScore") -> "CorpusScore":
+    def __add__(self, other: RecordingScore | CorpusScore) -> CorpusScore:
         return CorpusScore() + self + other
 
-    def __radd__(self, other: "int | CorpusScore") -> "CorpusScore":
+    def __radd__(self, other: int | CorpusScore) -> CorpusScore:
         return CorpusScore() + self if other == 0 else other + self
 
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
-        return {"signature": self.signature.text, "signature_fields": self.signature.to_json(),
-                "recording_id": self.recording_id, "arm": self.arm, "policy": self.policy, **self._parts_json()}
+        return {
+            "signature": self.signature.text,
+            "signature_fields": self.signature.to_json(),
+            "recording_id": self.recording_id,
+            "arm": self.arm,
+            "policy": self.policy,
+            **self._parts_json(),
+        }
 
     def flat(self) -> dict[str, Any]:
         """One table row: the figures of every part (rates are recomputed from counts when pooled)."""
@@ -184,31 +190,36 @@ class CorpusScore(_Parts):
     time_constrained: ErrorCounts | None = None
 
     @classmethod
-    def of(cls, scores: Iterable[RecordingScore]) -> "CorpusScore":
+    def of(cls, scores: Iterable[RecordingScore]) -> CorpusScore:
         return sum(scores, cls())  # type: ignore[return-value]
 
     @property
     def signature(self) -> Signature | None:  # type: ignore[override]
         return self.recordings[0].signature if self.recordings else None
 
-    def __add__(self, other: "CorpusScore | RecordingScore") -> "CorpusScore":
+    def __add__(self, other: CorpusScore | RecordingScore) -> CorpusScore:
         if not isinstance(other, (CorpusScore, RecordingScore)):
             return NotImplemented
         if self.signature is not None and other.signature is not None and self.signature.hash != other.signature.hash:
-            raise ValueError(f"cannot add scores of different scorer signatures ({self.signature.hash} and "
-                             f"{other.signature.hash})")
+            raise ValueError(
+                f"cannot add scores of different scorer signatures ({self.signature.hash} and {other.signature.hash})"
+            )
         added = {part.attr: _add(getattr(self, part.attr), getattr(other, part.attr)) for part in PARTS}
         theirs = other.recordings if isinstance(other, CorpusScore) else (other,)
-        return CorpusScore(self.recordings + theirs, unplaced_word_times=self.unplaced_word_times
-                           + other.unplaced_word_times, **added)
+        return CorpusScore(
+            self.recordings + theirs, unplaced_word_times=self.unplaced_word_times + other.unplaced_word_times, **added
+        )
 
-    def __radd__(self, other: int) -> "CorpusScore":
+    def __radd__(self, other: int) -> CorpusScore:
         return self if other == 0 else NotImplemented
 
     def to_json(self) -> dict[str, Any]:
         """The pooled figures, in the JSON layout of one recording's."""
-        return {"signature": self.signature.text if self.signature is not None else None,
-                "recordings": len(self.recordings), **self._parts_json()}
+        return {
+            "signature": self.signature.text if self.signature is not None else None,
+            "recordings": len(self.recordings),
+            **self._parts_json(),
+        }
 
     def flat(self) -> dict[str, Any]:
         """The aggregate table row: the recording row's columns, pooled (per-recording-only figures left out)."""
@@ -218,5 +229,3 @@ class CorpusScore(_Parts):
 def _add(a: Any, b: Any) -> Any:
     """Sum of two optional records (a part a recording lacks adds nothing)."""
     return b if a is None else a if b is None else a + b
-
-

@@ -16,17 +16,18 @@ reported. An empty or missing hypothesis scores as all deletions.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rapidfuzz.distance import Indel
 
-from toolkit.scorer.align import align, align_timed
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Hypothesis, Reference
+from toolkit.scorer.align import align, align_timed
 from toolkit.scorer.metrics.aligned import AlignedTokens
-from toolkit.scorer.metrics.audits import (name_audit,
-                                    negation_audit, negation_mask, number_audit, short_word_audit)
+from toolkit.scorer.metrics.audits import name_audit, negation_audit, negation_mask, number_audit, short_word_audit
 from toolkit.scorer.metrics.intervals import contains, merge, overlap, subtract, total
 from toolkit.scorer.metrics.nonspeech import nonspeech_score
 from toolkit.scorer.metrics.seam_errors import seam_score
@@ -37,7 +38,6 @@ from toolkit.scorer.metrics.wer import ErrorCounts, error_counts
 from toolkit.scorer.normalize import NormalizationPolicy
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
 from toolkit.scorer.normalize.same_word import word_key
-from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.signature import scorer_signature
 
@@ -47,9 +47,9 @@ if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring 
 from toolkit.scorer.results import Exclusions, RecordingScore
 
 # The accent-folded tables are folded copies of the normalized ones when the presets allow it.
-FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(NormalizationPolicy.normalized(),
-                                                                      accent_fold=True)
-
+FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(
+    NormalizationPolicy.normalized(), accent_fold=True
+)
 
 
 def _nan(value: float | None) -> float:
@@ -86,9 +86,12 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
             if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
                 pairs = list(enumerate(cand))
             else:
-                pairs = [(a, cand[b]) for block in Indel.opcodes(word_keys, cand_keys) if block.tag == "equal"
-                         for a, b in zip(range(block.src_start, block.src_end),
-                                         range(block.dest_start, block.dest_end))]
+                pairs = [
+                    (a, cand[b])
+                    for block in Indel.opcodes(word_keys, cand_keys)
+                    if block.tag == "equal"
+                    for a, b in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
+                ]
             for a, k in pairs:
                 used[k] = True
                 w_start[a], w_end[a] = float(timed[k].start), float(timed[k].end)  # type: ignore[arg-type]
@@ -128,8 +131,9 @@ def _midpoints(words: SourceWords) -> np.ndarray:
     return np.where(np.isnan(words.end), words.start, (words.start + words.end) / 2)
 
 
-def _exclude(reference: Reference, ref: SourceWords, utt: np.ndarray, hyp: SourceWords,
-             unresolved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _exclude(
+    reference: Reference, ref: SourceWords, utt: np.ndarray, hyp: SourceWords, unresolved: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Keep-masks for reference and hypothesis words outside unresolved spans."""
     if not len(unresolved):
         return np.ones(len(ref), dtype=bool), np.ones(len(hyp), dtype=bool)
@@ -148,14 +152,17 @@ def _exclude(reference: Reference, ref: SourceWords, utt: np.ndarray, hyp: Sourc
 
 def _span(reference: Reference, ref: SourceWords) -> tuple[float, float] | None:
     """The scored reference span (utterances if timed, else timed words), for thirds."""
-    points = [t for u in reference.utterances if math.isfinite(u.start) and math.isfinite(u.end)
-              for t in (u.start, u.end)]
+    points = [
+        t for u in reference.utterances if math.isfinite(u.start) and math.isfinite(u.end) for t in (u.start, u.end)
+    ]
     if not points:
         points = ref.start[ref.timed].tolist() + ref.end[ref.timed].tolist()
     return (min(points), max(points)) if points else None
 
 
-def audit_vocabulary(reference_names: Sequence[str], options: ScoreOptions) -> tuple[frozenset[str], list[tuple[str, ...]]]:
+def audit_vocabulary(
+    reference_names: Sequence[str], options: ScoreOptions
+) -> tuple[frozenset[str], list[tuple[str, ...]]]:
     """The negations and the normalized names (reference, options and user lexicon) the audits look for.
 
     One definition for the scorer and the gates, so both audit the same words.
@@ -164,9 +171,13 @@ def audit_vocabulary(reference_names: Sequence[str], options: ScoreOptions) -> t
     return norm.negations, [tuple(norm.words(n)) for n in (*reference_names, *options.names, *norm.names)]
 
 
-def score_recording(reference: Reference, hypothesis: Hypothesis | None, options: ScoreOptions = ScoreOptions(),
-                    vad_segments: Sequence[tuple[float, float]] | None = None,
-                    seams: Sequence[tuple[float, float]] | None = None) -> RecordingScore:
+def score_recording(
+    reference: Reference,
+    hypothesis: Hypothesis | None,
+    options: ScoreOptions = ScoreOptions(),
+    vad_segments: Sequence[tuple[float, float]] | None = None,
+    seams: Sequence[tuple[float, float]] | None = None,
+) -> RecordingScore:
     """Score one hypothesis (None = missing = empty) against its reference with every metric.
 
     ``vad_segments`` (a VAD arm's speech regions) add VAD recall; ``seams`` (a windowed arm's
@@ -221,7 +232,9 @@ def score_recording(reference: Reference, hypothesis: Hypothesis | None, options
         unplaced_word_times=unplaced,
         aligned=at,
         utterance_of_word=utt,
-        time_constrained=_time_constrained(primary_ref, primary_hyp, options.collar) if options.time_constrained else None,
+        time_constrained=_time_constrained(primary_ref, primary_hyp, options.collar)
+        if options.time_constrained
+        else None,
         vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
         seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
@@ -232,19 +245,24 @@ def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorC
     return error_counts(ref.texts, hyp.texts, alignment)
 
 
-def _vad(reference: Reference, ref_words: SourceWords, at: AlignedTokens, negations: frozenset[str],
-         unresolved: np.ndarray, vad_segments: Sequence[tuple[float, float]]) -> VadScore:
+def _vad(
+    reference: Reference,
+    ref_words: SourceWords,
+    at: AlignedTokens,
+    negations: frozenset[str],
+    unresolved: np.ndarray,
+    vad_segments: Sequence[tuple[float, float]],
+) -> VadScore:
     for start, end in vad_segments:
         if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end < start:
             raise InputError(None, f"impossible VAD segment {start:g}-{end:g} s")
     speech = merge((i.start, i.end) for i in reference.annotated_speech())
     source = "speech tier"
     if not len(speech):
-        speech = merge((u.start, u.end) for u in reference.utterances
-                       if math.isfinite(u.start) and math.isfinite(u.end))
+        speech = merge(
+            (u.start, u.end) for u in reference.utterances if math.isfinite(u.start) and math.isfinite(u.end)
+        )
         source = "utterances"
     token_neg = negation_mask(at.ref, negations)
     word_neg = np.bincount(at.ref.source[token_neg], minlength=len(ref_words)) > 0
     return vad_score(subtract(speech, unresolved), source, merge(vad_segments), ref_words, word_neg)
-
-

@@ -8,17 +8,18 @@ count, and the versions of the libraries that compute the figures.
 from __future__ import annotations
 
 import platform
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from toolkit import __version__
+from toolkit.core.files import config_hash
 from toolkit.scorer.align import COSTS
 from toolkit.scorer.metrics.seam_errors import LOCATION_RULE as SEAM_LOCATION_RULE
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
-from toolkit.core.files import config_hash
 
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
@@ -79,8 +80,8 @@ def _version(name: str) -> str:
         return "absent"
 
 
-@lru_cache(maxsize=None)
-def scorer_signature(options: "ScoreOptions") -> Signature:
+@cache
+def scorer_signature(options: ScoreOptions) -> Signature:
     """The signature of scoring with ``options`` in this environment."""
     normalizers = {name: normalizer(name, options.normalizer, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
@@ -90,8 +91,11 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         "policy": options.policy,
         "audit_policy": options.audit_policy,
         "normalizers": normalizers,
-        "alignment": {"engine": "rapidfuzz.distance.Levenshtein", "costs": COSTS,
-                      "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion"},
+        "alignment": {
+            "engine": "rapidfuzz.distance.Levenshtein",
+            "costs": COSTS,
+            "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion",
+        },
         "collar_s": options.collar,
         "time_constrained": options.time_constrained,
         "short_word_max_letters": options.short_word_max_letters,
@@ -107,8 +111,8 @@ def scorer_signature(options: "ScoreOptions") -> Signature:
         ("ablate-score", "v", __version__),
         ("policy", "p", options.policy),
         ("norm", "n", f"{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}"),
-        ("lex", "lex", config_hash(primary.get('lexicons', {}))[:8]),
-        *([("user-lex", "ulex", primary['user_lexicon']['sha256'][:8])] if "user_lexicon" in primary else []),
+        ("lex", "lex", config_hash(primary.get("lexicons", {}))[:8]),
+        *([("user-lex", "ulex", primary["user_lexicon"]["sha256"][:8])] if "user_lexicon" in primary else []),
         ("align", "a", "lev-S1D1I1"),
         ("collar", "c", f"{options.collar:g}"),
         ("tc", "tc", "yes" if options.time_constrained else "no"),

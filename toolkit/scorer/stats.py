@@ -8,8 +8,9 @@ Delta = challenger - baseline, so a negative delta (positive reduction) is an im
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,22 +46,35 @@ class PairedComparison:
         return -self.ci_high, -self.ci_low
 
     def to_json(self) -> dict[str, Any]:
-        return {"recordings": self.recordings, "baseline_wer": self.baseline_wer,
-                "challenger_wer": self.challenger_wer, "delta": self.delta,
-                "ci": [self.ci_low, self.ci_high], "reduction_ci": list(self.reduction_ci),
-                "confidence": self.confidence,
-                "bootstrap": {"samples": self.bootstrap_samples, "seed": self.bootstrap_seed},
-                "wilcoxon_p": self.wilcoxon_p, "sign_test_p": self.sign_test_p, "warning": self.warning,
-                "per_recording": self.per_recording.to_dict(orient="records")}
+        return {
+            "recordings": self.recordings,
+            "baseline_wer": self.baseline_wer,
+            "challenger_wer": self.challenger_wer,
+            "delta": self.delta,
+            "ci": [self.ci_low, self.ci_high],
+            "reduction_ci": list(self.reduction_ci),
+            "confidence": self.confidence,
+            "bootstrap": {"samples": self.bootstrap_samples, "seed": self.bootstrap_seed},
+            "wilcoxon_p": self.wilcoxon_p,
+            "sign_test_p": self.sign_test_p,
+            "warning": self.warning,
+            "per_recording": self.per_recording.to_dict(orient="records"),
+        }
 
 
 def _counts(value: Any) -> ErrorCounts:
     return value if isinstance(value, ErrorCounts) else value.counts
 
 
-def paired_comparison(baseline: Mapping[str, Any], challenger: Mapping[str, Any], *,
-                      samples: int = 10000, seed: int = 0, confidence: float = 0.95,
-                      min_recordings: int = MIN_RECORDINGS) -> PairedComparison:
+def paired_comparison(
+    baseline: Mapping[str, Any],
+    challenger: Mapping[str, Any],
+    *,
+    samples: int = 10000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    min_recordings: int = MIN_RECORDINGS,
+) -> PairedComparison:
     """Compare two systems; values are :class:`ErrorCounts` or anything with ``.counts`` (RecordingScore).
 
     Both mappings must cover the same recording ids (a missing hypothesis is an empty one, scored).
@@ -83,9 +97,17 @@ def paired_comparison(baseline: Mapping[str, Any], challenger: Mapping[str, Any]
     with np.errstate(invalid="ignore", divide="ignore"):
         wer_base, wer_chal = e_base / n_ref, e_chal / n_ref
     deltas = wer_chal - wer_base
-    table = pd.DataFrame({"recording_id": ids, "ref_words": n_ref.astype(int), "baseline_errors": e_base.astype(int),
-                          "challenger_errors": e_chal.astype(int), "baseline_wer": wer_base,
-                          "challenger_wer": wer_chal, "delta": deltas})
+    table = pd.DataFrame(
+        {
+            "recording_id": ids,
+            "ref_words": n_ref.astype(int),
+            "baseline_errors": e_base.astype(int),
+            "challenger_errors": e_chal.astype(int),
+            "baseline_wer": wer_base,
+            "challenger_wer": wer_chal,
+            "delta": deltas,
+        }
+    )
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, len(ids), size=(samples, len(ids)))
     n_boot = n_ref[pick].sum(axis=1)
@@ -100,11 +122,22 @@ def paired_comparison(baseline: Mapping[str, Any], challenger: Mapping[str, Any]
     sign_p = float(sign_test(nonzero, 0)[1]) if len(nonzero) else (1.0 if len(valid) else None)
     warning = None
     if len(ids) < min_recordings:
-        warning = (f"only {len(ids)} recording(s): the interval and tests cannot establish a reliable "
-                   f"difference (at least {min_recordings} are needed to mean anything)")
+        warning = (
+            f"only {len(ids)} recording(s): the interval and tests cannot establish a reliable "
+            f"difference (at least {min_recordings} are needed to mean anything)"
+        )
     return PairedComparison(
-        recordings=len(ids), baseline_wer=float(e_base.sum() / n_ref.sum()),
+        recordings=len(ids),
+        baseline_wer=float(e_base.sum() / n_ref.sum()),
         challenger_wer=float(e_chal.sum() / n_ref.sum()),
         delta=float((e_chal.sum() - e_base.sum()) / n_ref.sum()),
-        ci_low=float(low), ci_high=float(high), confidence=confidence, bootstrap_samples=samples,
-        bootstrap_seed=seed, wilcoxon_p=wilcoxon_p, sign_test_p=sign_p, per_recording=table, warning=warning)
+        ci_low=float(low),
+        ci_high=float(high),
+        confidence=confidence,
+        bootstrap_samples=samples,
+        bootstrap_seed=seed,
+        wilcoxon_p=wilcoxon_p,
+        sign_test_p=sign_p,
+        per_recording=table,
+        warning=warning,
+    )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
-
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.files import atomic_write_text
 
@@ -50,5 +50,7 @@ def score_tables(rows: Iterable[tuple[str, str, Any, RecordingScore]]) -> tuple[
 def write_tables(per_recording: pd.DataFrame, aggregate: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
     """Write both tables as CSV, atomically, into ``out_dir``."""
     out = Path(out_dir)
-    return (atomic_write_text(out / "per_recording.csv", per_recording.to_csv(index=False)),
-            atomic_write_text(out / "aggregate.csv", aggregate.to_csv(index=False)))
+    return (
+        atomic_write_text(out / "per_recording.csv", per_recording.to_csv(index=False)),
+        atomic_write_text(out / "aggregate.csv", aggregate.to_csv(index=False)),
+    )

@@ -33,8 +33,13 @@ class Instance:
     hypothesis: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "time": self.time, "end": self.end,
-                "reference": self.reference, "hypothesis": self.hypothesis}
+        return {
+            "kind": self.kind,
+            "time": self.time,
+            "end": self.end,
+            "reference": self.reference,
+            "hypothesis": self.hypothesis,
+        }
 
 
 class AlignedTokens:
@@ -68,19 +73,23 @@ class AlignedTokens:
     def hyp_tokens_for(self, first: int, last: int) -> np.ndarray:
         """Hypothesis tokens aligned to reference tokens ``first..last`` (inclusive), insertions between included."""
         lo, hi = self.ref_step[first], self.ref_step[last]
-        h = self.alignment.hyp_index[lo:hi + 1]
+        h = self.alignment.hyp_index[lo : hi + 1]
         return h[h >= 0]
 
     def ref_instance(self, kind: str, first: int, last: int, extra_hyp: np.ndarray | None = None) -> Instance:
         """An instance about reference tokens ``first..last``; ``extra_hyp`` tokens are quoted too."""
-        ref_words = self.ref.source[first:last + 1]
+        ref_words = self.ref.source[first : last + 1]
         hyp_tokens = self.hyp_tokens_for(first, last)
         if extra_hyp is not None:
             hyp_tokens = np.union1d(hyp_tokens, extra_hyp)
         hyp_words = self.hyp.source[hyp_tokens]
-        return Instance(kind, _time(self.ref.words.span_start[ref_words[0]]),
-                        _time(self.ref.words.span_end[ref_words[-1]]),
-                        self.ref.words.quote(ref_words), self.hyp.words.quote(hyp_words))
+        return Instance(
+            kind,
+            _time(self.ref.words.span_start[ref_words[0]]),
+            _time(self.ref.words.span_end[ref_words[-1]]),
+            self.ref.words.quote(ref_words),
+            self.hyp.words.quote(hyp_words),
+        )
 
     def hyp_instance(self, kind: str, j: int) -> Instance:
         """An instance about hypothesis token ``j``; reference side is its partner, if any."""

@@ -21,8 +21,9 @@ Each audit has a denominator (reference occurrences) and an instance list for th
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,8 +98,9 @@ class OccurrenceAudit(Figures):
         return {"instances": _instances(self.instances)}
 
 
-def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray,
-                        deleted: Sequence[bool]) -> set[int]:
+def dropped_repetitions(
+    spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray, deleted: Sequence[bool]
+) -> set[int]:
     """Indices of ``spans`` (sorted reference token spans) whose whole deletion is a dropped repetition.
 
     Spans with the same key that follow each other with nothing between, in one turn, form a
@@ -109,8 +111,12 @@ def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], t
     k = 0
     while k < len(spans):
         end = k + 1
-        while (end < len(spans) and spans[end][0] == spans[end - 1][1] + 1 and keys[end] == keys[k]
-               and turns[spans[end][0]] == turns[spans[k][0]]):
+        while (
+            end < len(spans)
+            and spans[end][0] == spans[end - 1][1] + 1
+            and keys[end] == keys[k]
+            and turns[spans[end][0]] == turns[spans[k][0]]
+        ):
             end += 1
         gone = [m for m in range(k, end) if deleted[m]]
         dropped.update(gone[1:] if len(gone) == end - k else gone)
@@ -119,7 +125,7 @@ def dropped_repetitions(spans: Sequence[tuple[int, int]], keys: Sequence[Any], t
 
 
 def _wholly_deleted(at: AlignedTokens, first: int, last: int) -> bool:
-    return bool((at.ref_op[first:last + 1] == DELETE).all()) and not at.insertions_inside(first, last)
+    return bool((at.ref_op[first : last + 1] == DELETE).all()) and not at.insertions_inside(first, last)
 
 
 @dataclass(frozen=True)
@@ -149,11 +155,15 @@ def negation_outcomes(at: AlignedTokens, negations: frozenset[str], turns: np.nd
     positions = np.flatnonzero(ref_neg).tolist()
     # A negation is lost to the turn when deleted or replaced by a word that is no negation; the
     # polarity rule of a run (a member lost while another survives) treats both alike.
-    lost = [int(at.ref_op[i]) == DELETE
-            or (int(at.ref_op[i]) == SUBSTITUTE and not hyp_neg[int(at.ref_partner[i])]) for i in positions]
+    lost = [
+        int(at.ref_op[i]) == DELETE or (int(at.ref_op[i]) == SUBSTITUTE and not hyp_neg[int(at.ref_partner[i])])
+        for i in positions
+    ]
     dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns, lost)
-    return [(i, None if at.ref_op[i] == EQUAL else REPETITION_DROPPED if k in dropped else _KIND[int(at.ref_op[i])])
-            for k, i in enumerate(positions)]
+    return [
+        (i, None if at.ref_op[i] == EQUAL else REPETITION_DROPPED if k in dropped else _KIND[int(at.ref_op[i])])
+        for k, i in enumerate(positions)
+    ]
 
 
 def inserted_negations(at: AlignedTokens, negations: frozenset[str]) -> list[int]:
@@ -176,9 +186,13 @@ def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarr
     instances = [at.ref_instance(outcome, i, i) for i, outcome in outcomes]
     instances += [at.hyp_instance("inserted", j) for j in inserted]
     dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
-    return NegationAudit(ref_count=int(negation_mask(at.ref, negations).sum()), flipped=len(outcomes) - dropped,
-                         inserted=len(inserted), repetition_dropped=dropped,
-                         instances=tuple(sorted(instances, key=lambda x: (x.time is None, x.time or 0.0))))
+    return NegationAudit(
+        ref_count=int(negation_mask(at.ref, negations).sum()),
+        flipped=len(outcomes) - dropped,
+        inserted=len(inserted),
+        repetition_dropped=dropped,
+        instances=tuple(sorted(instances, key=lambda x: (x.time is None, x.time or 0.0))),
+    )
 
 
 def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
@@ -191,20 +205,31 @@ def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> 
     for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
         width = len(phrase)
         for k in positions.get(phrase[0], []):
-            if tuple(texts[k:k + width]) == phrase and not taken[k:k + width].any():
-                taken[k:k + width] = True
+            if tuple(texts[k : k + width]) == phrase and not taken[k : k + width].any():
+                taken[k : k + width] = True
                 spans.append((k, k + width - 1))
     return sorted(spans)
 
 
-def name_outcomes(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> list[tuple[Span, str | None]]:
+def name_outcomes(
+    at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray
+) -> list[tuple[Span, str | None]]:
     """Each reference name occurrence's token span and outcome: None (right), a repetition dropped, or "error"."""
     spans = find_occurrences(at.ref.texts, names)
-    dropped = dropped_repetitions(spans, [tuple(at.ref.texts[a:b + 1]) for a, b in spans], turns,
-                                  [_wholly_deleted(at, a, b) for a, b in spans])
-    return [((first, last), REPETITION_DROPPED if k in dropped else
-             "error" if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last) else None)
-            for k, (first, last) in enumerate(spans)]
+    dropped = dropped_repetitions(
+        spans, [tuple(at.ref.texts[a : b + 1]) for a, b in spans], turns, [_wholly_deleted(at, a, b) for a, b in spans]
+    )
+    return [
+        (
+            (first, last),
+            REPETITION_DROPPED
+            if k in dropped
+            else "error"
+            if (at.ref_op[first : last + 1] != EQUAL).any() or at.insertions_inside(first, last)
+            else None,
+        )
+        for k, (first, last) in enumerate(spans)
+    ]
 
 
 def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray) -> OccurrenceAudit:
@@ -212,8 +237,12 @@ def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndar
     outcomes = name_outcomes(at, names, turns)
     wrong = [(span, outcome) for span, outcome in outcomes if outcome is not None]
     dropped = sum(outcome == REPETITION_DROPPED for _, outcome in wrong)
-    return OccurrenceAudit(ref_count=len(outcomes), errors=len(wrong) - dropped, repetition_dropped=dropped,
-                           instances=tuple(at.ref_instance(outcome, a, b) for (a, b), outcome in wrong))
+    return OccurrenceAudit(
+        ref_count=len(outcomes),
+        errors=len(wrong) - dropped,
+        repetition_dropped=dropped,
+        instances=tuple(at.ref_instance(outcome, a, b) for (a, b), outcome in wrong),
+    )
 
 
 def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, str | None]]:
@@ -227,11 +256,16 @@ def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, st
     members = np.flatnonzero(groups >= 0)
     bounds = np.flatnonzero(np.diff(groups[members]) != 0) + 1
     spans = [(int(span[0]), int(span[-1])) for span in np.split(members, bounds)]
-    dropped = dropped_repetitions(spans, [at.ref.number_value[a] for a, _ in spans], turns,
-                                  [_wholly_deleted(at, a, b) for a, b in spans])
-    return [((first, last), REPETITION_DROPPED if k in dropped else
-             None if _number_correct(at, first, last, hyp_sizes) else "error")
-            for k, (first, last) in enumerate(spans)]
+    dropped = dropped_repetitions(
+        spans, [at.ref.number_value[a] for a, _ in spans], turns, [_wholly_deleted(at, a, b) for a, b in spans]
+    )
+    return [
+        (
+            (first, last),
+            REPETITION_DROPPED if k in dropped else None if _number_correct(at, first, last, hyp_sizes) else "error",
+        )
+        for k, (first, last) in enumerate(spans)
+    ]
 
 
 def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
@@ -246,14 +280,15 @@ def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
             touched = np.setdiff1d(hyp_groups[at.hyp_tokens_for(first, last)], [-1])
             instances.append(at.ref_instance(outcome, first, last, np.flatnonzero(np.isin(hyp_groups, touched))))
     dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
-    return OccurrenceAudit(ref_count=len(outcomes), errors=len(instances) - dropped, repetition_dropped=dropped,
-                           instances=tuple(instances))
+    return OccurrenceAudit(
+        ref_count=len(outcomes), errors=len(instances) - dropped, repetition_dropped=dropped, instances=tuple(instances)
+    )
 
 
 def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray) -> bool:
-    if (at.ref_op[first:last + 1] != EQUAL).any() or at.insertions_inside(first, last):
+    if (at.ref_op[first : last + 1] != EQUAL).any() or at.insertions_inside(first, last):
         return False
-    partners = at.ref_partner[first:last + 1]
+    partners = at.ref_partner[first : last + 1]
     hyp_group = set(at.hyp.number_group[partners].tolist())
     if len(hyp_group) != 1:
         return False
@@ -271,5 +306,10 @@ def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
     short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number
     wrong = [(i, _KIND[int(at.ref_op[i])]) for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist()]
     deleted = sum(kind == "deleted" for _, kind in wrong)
-    return ShortWordAudit(max_letters=max_letters, ref_count=int(short.sum()), substituted=len(wrong) - deleted,
-                          deleted=deleted, instances=tuple(at.ref_instance(kind, i, i) for i, kind in wrong))
+    return ShortWordAudit(
+        max_letters=max_letters,
+        ref_count=int(short.sum()),
+        substituted=len(wrong) - deleted,
+        deleted=deleted,
+        instances=tuple(at.ref_instance(kind, i, i) for i, kind in wrong),
+    )

@@ -9,14 +9,19 @@ reference tokens precede it) and its text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
 from toolkit.scorer.metrics.aligned import AlignedTokens
-from toolkit.scorer.metrics.audits import (REPETITION_DROPPED, inserted_negations, name_outcomes, negation_outcomes,
-                                    number_outcomes)
+from toolkit.scorer.metrics.audits import (
+    REPETITION_DROPPED,
+    inserted_negations,
+    name_outcomes,
+    negation_outcomes,
+    number_outcomes,
+)
 
 AUDITS = ("negation", "names", "numbers")
 Key = tuple[str, int, int | str]
@@ -35,24 +40,31 @@ class Occurrence:
     hyp_token: int = -1  # the inserted hypothesis token, for an insertion
 
 
-def critical_occurrences(at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]],
-                         turns: np.ndarray) -> list[Occurrence]:
+def critical_occurrences(
+    at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]], turns: np.ndarray
+) -> list[Occurrence]:
     """Every reference negation, name and number occurrence, and every inserted negation.
 
     Whether an occurrence is wrong is the audits' own outcome (``turns``: each reference token's
     turn), so a false start the audits count as "repetition dropped" is not an error here either.
     """
-    found = [Occurrence("negation", ("ref", i, i), outcome not in RIGHT, i, i)
-             for i, outcome in negation_outcomes(at, negations, turns)]
+    found = [
+        Occurrence("negation", ("ref", i, i), outcome not in RIGHT, i, i)
+        for i, outcome in negation_outcomes(at, negations, turns)
+    ]
     last_ref = max(len(at.ref) - 1, 0)
     for j in inserted_negations(at, negations):
         slot = int(at.hyp_slot[j])
         anchor = min(max(slot, 0), last_ref)
         found.append(Occurrence("negation", ("inserted", slot, at.hyp.texts[j]), True, anchor, anchor, j))
-    found += [Occurrence("names", ("ref", first, last), outcome not in RIGHT, first, last)
-              for (first, last), outcome in name_outcomes(at, names, turns)]
-    found += [Occurrence("numbers", ("ref", first, last), outcome not in RIGHT, first, last)
-              for (first, last), outcome in number_outcomes(at, turns)]
+    found += [
+        Occurrence("names", ("ref", first, last), outcome not in RIGHT, first, last)
+        for (first, last), outcome in name_outcomes(at, names, turns)
+    ]
+    found += [
+        Occurrence("numbers", ("ref", first, last), outcome not in RIGHT, first, last)
+        for (first, last), outcome in number_outcomes(at, turns)
+    ]
     return found
 
 

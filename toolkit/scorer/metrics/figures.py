@@ -10,8 +10,9 @@ properties recomputed from the sums, never averaged.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,11 @@ class Figures:
 
     def columns(self, prefix: str = "", pooled: bool = False) -> dict[str, Any]:
         """The record's table columns (``pooled``: a corpus row, without per-recording-only figures)."""
-        return {prefix + f.column_name: f.value(self) for f in self.FIGURES
-                if f.column_name is not None and (f.pooled if pooled else f.recording)}
+        return {
+            prefix + f.column_name: f.value(self)
+            for f in self.FIGURES
+            if f.column_name is not None and (f.pooled if pooled else f.recording)
+        }
 
     def __add__(self, other: Any) -> Any:
         if type(other) is not type(self):
@@ -83,4 +87,3 @@ class Figures:
             add = f.metadata.get("add", operator.add)
             values[f.name] = add(getattr(self, f.name), getattr(other, f.name))
         return type(self)(**values)
-

@@ -26,9 +26,16 @@ class NonspeechScore(Figures):
     Pooled (``+``), a record that is not available adds nothing: its non-speech cannot be compared.
     """
 
-    FIGURES = (Figure("available", pooled=False), Figure("seconds", digits=3), Figure("minutes", None, digits=4),
-               Figure("invented_words", attr="invented"), Figure("per_minute"), Figure("intervals"),
-               Figure("intervals_with_text", attr="with_text"), Figure("fraction_with_text", None))
+    FIGURES = (
+        Figure("available", pooled=False),
+        Figure("seconds", digits=3),
+        Figure("minutes", None, digits=4),
+        Figure("invented_words", attr="invented"),
+        Figure("per_minute"),
+        Figure("intervals"),
+        Figure("intervals_with_text", attr="with_text"),
+        Figure("fraction_with_text", None),
+    )
 
     seconds: float = 0.0
     intervals: int = 0
@@ -60,7 +67,7 @@ class NonspeechScore(Figures):
     def json_extras(self) -> dict[str, Any]:
         return {"instances": list(self.instances)}
 
-    def __add__(self, other: "NonspeechScore") -> "NonspeechScore":
+    def __add__(self, other: NonspeechScore) -> NonspeechScore:
         if type(other) is not NonspeechScore:
             return NotImplemented
         if not (self.available and other.available):
@@ -91,7 +98,19 @@ def nonspeech_score(intervals: np.ndarray, hyp: SourceWords, counted: np.ndarray
     instances = []
     for interval in np.unique(kk[inside]).tolist():
         words = np.flatnonzero(inside & (kk == interval))
-        instances.append({"start": round(float(spans[interval, 0]), 3), "end": round(float(spans[interval, 1]), 3),
-                          "text": " ".join(hyp.texts[w] for w in words.tolist()), "words": len(words)})
-    return NonspeechScore(seconds, len(spans), available, invented_words=int(inside.sum()),
-                          intervals_with_text=len(instances), instances=tuple(instances))
+        instances.append(
+            {
+                "start": round(float(spans[interval, 0]), 3),
+                "end": round(float(spans[interval, 1]), 3),
+                "text": " ".join(hyp.texts[w] for w in words.tolist()),
+                "words": len(words),
+            }
+        )
+    return NonspeechScore(
+        seconds,
+        len(spans),
+        available,
+        invented_words=int(inside.sum()),
+        intervals_with_text=len(instances),
+        instances=tuple(instances),
+    )

@@ -34,8 +34,12 @@ LOCATION_RULE = "own onset, else matched neighbours' span cut to its utterance"
 class SeamScore(Figures):
     """Seams scored, with the omissions and duplications found near them (pooled: all add)."""
 
-    FIGURES = (Figure("seams"), Figure("margin_s", None), Figure("omissions", "seam_omissions"),
-               Figure("duplications", "seam_duplications"))
+    FIGURES = (
+        Figure("seams"),
+        Figure("margin_s", None),
+        Figure("omissions", "seam_omissions"),
+        Figure("duplications", "seam_duplications"),
+    )
 
     seams: int
     margin_s: float = field(metadata=SETTING)
@@ -45,8 +49,12 @@ class SeamScore(Figures):
     located: tuple[tuple[float, float], ...] = ()  # per instance: the span it was located in (seconds)
 
     def json_extras(self) -> dict[str, Any]:
-        return {"instances": [i.to_json() | {"located": [_finite(lo), _finite(hi)]}
-                              for i, (lo, hi) in zip(self.instances, self.located)]}
+        return {
+            "instances": [
+                i.to_json() | {"located": [_finite(lo), _finite(hi)]}
+                for i, (lo, hi) in zip(self.instances, self.located)
+            ]
+        }
 
     def at(self, lo: float, hi: float) -> list[Instance]:
         """The instances located in ``[lo, hi]`` (a seam interval widened by ``margin_s``)."""
@@ -66,8 +74,9 @@ def _meets(regions: np.ndarray, lo: float, hi: float) -> bool:
     return bool(np.any((regions[:, 0] <= hi) & (regions[:, 1] >= lo)))
 
 
-def _omission_span(at: AlignedTokens, i: int, ref: tuple[np.ndarray, np.ndarray, np.ndarray],
-                   hyp: tuple[np.ndarray, np.ndarray]) -> tuple[float, float] | None:
+def _omission_span(
+    at: AlignedTokens, i: int, ref: tuple[np.ndarray, np.ndarray, np.ndarray], hyp: tuple[np.ndarray, np.ndarray]
+) -> tuple[float, float] | None:
     """Where deleted reference token ``i`` lies: its own onset, else its neighbours' span cut to its utterance.
 
     ``ref`` holds the reference tokens' onsets and spans, ``hyp`` the hypothesis tokens' starts and ends.
@@ -79,7 +88,7 @@ def _omission_span(at: AlignedTokens, i: int, ref: tuple[np.ndarray, np.ndarray,
     h_start, h_end = hyp
     partner = at.ref_partner
     before = partner[:i][partner[:i] >= 0]
-    after = partner[i + 1:][partner[i + 1:] >= 0]
+    after = partner[i + 1 :][partner[i + 1 :] >= 0]
     lo = float(h_end[before[-1]]) if len(before) else -np.inf
     hi = float(h_start[after[0]]) if len(after) else np.inf
     if np.isnan(utterance[0]) or np.isnan(utterance[1]):
@@ -108,9 +117,15 @@ def seam_score(at: AlignedTokens, seams: list[tuple[float, float]], margin: floa
         onset = float(h_start[j])
         if np.isnan(onset) or not _meets(regions, onset, onset):
             continue
-        nearby = texts[max(0, j - DUPLICATE_REACH):j] + texts[j + 1:j + 1 + DUPLICATE_REACH]
+        nearby = texts[max(0, j - DUPLICATE_REACH) : j] + texts[j + 1 : j + 1 + DUPLICATE_REACH]
         if texts[j] in nearby:
             duplications.append((at.hyp_instance("seam duplication", j), (onset, onset)))
     found = omissions + duplications
-    return SeamScore(seams=len(seams), margin_s=margin, omissions=len(omissions), duplications=len(duplications),
-                     instances=tuple(i for i, _ in found), located=tuple(span for _, span in found))
+    return SeamScore(
+        seams=len(seams),
+        margin_s=margin,
+        omissions=len(omissions),
+        duplications=len(duplications),
+        instances=tuple(i for i, _ in found),
+        located=tuple(span for _, span in found),
+    )

@@ -12,8 +12,9 @@ duplications can count as problems.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,7 @@ from toolkit.scorer.metrics.seam_errors import SeamScore
 from toolkit.scorer.metrics.timing import TimingScore
 
 TIMING_TOLERANCE_S = 0.5
-COLUMNS = ["arm", "flag", "seams", "flagged", "flagged_with_problem", "precision",
-           "seams_with_loss", "loss_flagged"]
+COLUMNS = ["arm", "flag", "seams", "flagged", "flagged_with_problem", "precision", "seams_with_loss", "loss_flagged"]
 
 
 class _Scored(Protocol):
@@ -43,8 +43,9 @@ class SeamProblems:
         return [a or b for a, b in zip(self.loss, self.off_time)]
 
 
-def seam_problems(intervals: list[tuple[float, float]], score: _Scored,
-                  tolerance: float = TIMING_TOLERANCE_S) -> SeamProblems:
+def seam_problems(
+    intervals: list[tuple[float, float]], score: _Scored, tolerance: float = TIMING_TOLERANCE_S
+) -> SeamProblems:
     """Real problems per seam interval, from the scorer's seam instances and onset errors."""
     margin = score.seams.margin_s if score.seams is not None else 0.0
     onsets, errors = score.timing.ref_onsets, score.timing.onset_errors
@@ -57,8 +58,9 @@ def seam_problems(intervals: list[tuple[float, float]], score: _Scored,
     return SeamProblems(loss, off)
 
 
-def flag_precision(seams: pd.DataFrame, scores: Mapping[str, Mapping[str, _Scored]],
-                   tolerance: float = TIMING_TOLERANCE_S) -> pd.DataFrame:
+def flag_precision(
+    seams: pd.DataFrame, scores: Mapping[str, Mapping[str, _Scored]], tolerance: float = TIMING_TOLERANCE_S
+) -> pd.DataFrame:
     """Per arm: a row for seams marked for review (``flag = "review"``) and one per flag kind (notes included).
 
     ``seams`` is the run's seam table (columns arm, recording_id, start, end, flags as
@@ -74,16 +76,25 @@ def flag_precision(seams: pd.DataFrame, scores: Mapping[str, Mapping[str, _Score
             if score is None:
                 continue
             problems = seam_problems(list(zip(rec_seams["start"], rec_seams["end"])), score, tolerance)
-            for flags, review, loss, problem in zip(rec_seams["flags"], rec_seams["review"], problems.loss,
-                                                    problems.any):
+            for flags, review, loss, problem in zip(
+                rec_seams["flags"], rec_seams["review"], problems.loss, problems.any
+            ):
                 kinds = {k for k in str(flags).split(";") if k and k != "nan"}
                 marks.append((kinds, bool(review), loss, problem))
         for flag in ["review", *sorted({k for kinds, _, _, _ in marks for k in kinds})]:
             hit = [review if flag == "review" else flag in kinds for kinds, review, _, _ in marks]
             flagged = sum(hit)
             good = sum(h and problem for h, (_, _, _, problem) in zip(hit, marks))
-            rows.append({"arm": arm, "flag": flag, "seams": len(marks), "flagged": flagged,
-                         "flagged_with_problem": good, "precision": good / flagged if flagged else None,
-                         "seams_with_loss": sum(loss for _, _, loss, _ in marks),
-                         "loss_flagged": sum(h and loss for h, (_, _, loss, _) in zip(hit, marks))})
+            rows.append(
+                {
+                    "arm": arm,
+                    "flag": flag,
+                    "seams": len(marks),
+                    "flagged": flagged,
+                    "flagged_with_problem": good,
+                    "precision": good / flagged if flagged else None,
+                    "seams_with_loss": sum(loss for _, _, loss, _ in marks),
+                    "loss_flagged": sum(h and loss for h, (_, _, loss, _) in zip(hit, marks)),
+                }
+            )
     return pd.DataFrame.from_records(rows, columns=COLUMNS)

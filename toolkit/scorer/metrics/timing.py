@@ -11,8 +11,9 @@ hypothesis onset, error) so a reader can see where a p95 comes from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -37,12 +38,17 @@ class TimingScore(Figures):
     several recordings has neither, since a slope over time does not pool across recordings.
     """
 
-    FIGURES = (Figure("available", "timing_available", pooled=False),
-               Figure("ref_timed_words", "timing_ref_timed_words"),
-               Figure("matched_timed_words", "timing_matched_timed_words"), Figure("coverage", "timing_coverage"),
-               Figure("onset_abs_median_s", digits=4), Figure("onset_abs_p95_s", digits=4),
-               Figure("drift_s_per_min", digits=4, pooled=False),
-               Figure("hyp_words"), Figure("untimed_hyp_words"))
+    FIGURES = (
+        Figure("available", "timing_available", pooled=False),
+        Figure("ref_timed_words", "timing_ref_timed_words"),
+        Figure("matched_timed_words", "timing_matched_timed_words"),
+        Figure("coverage", "timing_coverage"),
+        Figure("onset_abs_median_s", digits=4),
+        Figure("onset_abs_p95_s", digits=4),
+        Figure("drift_s_per_min", digits=4, pooled=False),
+        Figure("hyp_words"),
+        Figure("untimed_hyp_words"),
+    )
 
     ref_timed_words: int = 0
     hyp_words: int = 0
@@ -97,9 +103,13 @@ class TimingScore(Figures):
         out = {}
         for k, name in enumerate(THIRDS):
             err = self.onset_errors[part == k]
-            out[name] = {"start": _r(edges[k]), "end": _r(edges[k + 1]), "matched": len(err),
-                         "onset_median_s": _r(np.median(err)) if len(err) else None,
-                         "onset_abs_median_s": _r(np.median(np.abs(err))) if len(err) else None}
+            out[name] = {
+                "start": _r(edges[k]),
+                "end": _r(edges[k + 1]),
+                "matched": len(err),
+                "onset_median_s": _r(np.median(err)) if len(err) else None,
+                "onset_abs_median_s": _r(np.median(np.abs(err))) if len(err) else None,
+            }
         return out
 
     def worst_onsets(self, count: int = WORST_ONSETS) -> list[dict[str, Any]]:
@@ -107,32 +117,46 @@ class TimingScore(Figures):
         if not self.available:
             return []
         order = np.argsort(-np.abs(self.onset_errors), kind="stable")[:count]
-        return [{"reference": self.ref_texts[k] if k < len(self.ref_texts) else "",
-                 "ref_onset_s": _r(self.ref_onsets[k]), "hyp_onset_s": _r(self.ref_onsets[k] + self.onset_errors[k]),
-                 "onset_error_s": _r(self.onset_errors[k])} for k in order.tolist()]
+        return [
+            {
+                "reference": self.ref_texts[k] if k < len(self.ref_texts) else "",
+                "ref_onset_s": _r(self.ref_onsets[k]),
+                "hyp_onset_s": _r(self.ref_onsets[k] + self.onset_errors[k]),
+                "onset_error_s": _r(self.onset_errors[k]),
+            }
+            for k in order.tolist()
+        ]
 
     def json_extras(self) -> dict[str, Any]:
         return {"thirds": self.thirds(), "worst_onsets": self.worst_onsets()}
 
-    def __add__(self, other: "TimingScore") -> "TimingScore":
+    def __add__(self, other: TimingScore) -> TimingScore:
         if type(other) is not TimingScore:
             return NotImplemented
         timed = [s for s in (self, other) if s.available]
-        return TimingScore(ref_timed_words=sum(s.ref_timed_words for s in timed),
-                           hyp_words=self.hyp_words + other.hyp_words,
-                           untimed_hyp_words=self.untimed_hyp_words + other.untimed_hyp_words,
-                           ref_onsets=np.concatenate([np.zeros(0), *(s.ref_onsets for s in timed)]),
-                           onset_errors=np.concatenate([np.zeros(0), *(s.onset_errors for s in timed)]),
-                           ref_texts=tuple(t for s in timed for t in s.ref_texts),
-                           recordings=self.recordings + other.recordings)
+        return TimingScore(
+            ref_timed_words=sum(s.ref_timed_words for s in timed),
+            hyp_words=self.hyp_words + other.hyp_words,
+            untimed_hyp_words=self.untimed_hyp_words + other.untimed_hyp_words,
+            ref_onsets=np.concatenate([np.zeros(0), *(s.ref_onsets for s in timed)]),
+            onset_errors=np.concatenate([np.zeros(0), *(s.onset_errors for s in timed)]),
+            ref_texts=tuple(t for s in timed for t in s.ref_texts),
+            recordings=self.recordings + other.recordings,
+        )
 
 
 def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = WORST_ONSETS) -> list[dict[str, Any]]:
     """Each arm's ``count`` largest absolute onset errors over its recordings, largest first."""
     rows = []
     for arm, by_recording in timings.items():
-        ranked = sorted(({"arm": arm, "recording": recording, **row} for recording, timing in by_recording.items()
-                         for row in timing.worst_onsets(count)), key=lambda row: -abs(row["onset_error_s"]))
+        ranked = sorted(
+            (
+                {"arm": arm, "recording": recording, **row}
+                for recording, timing in by_recording.items()
+                for row in timing.worst_onsets(count)
+            ),
+            key=lambda row: -abs(row["onset_error_s"]),
+        )
         rows.extend(ranked[:count])
     return rows
 
@@ -151,5 +175,12 @@ def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingS
     good = ~np.isnan(hyp_on)
     onsets = ref_on[picked][good]
     texts = [ref_words.texts[int(k)] for k in at.ref.source[picked][good].tolist()]
-    return TimingScore(ref_timed_words=ref_timed, hyp_words=len(hyp_produced), untimed_hyp_words=untimed,
-                       ref_onsets=onsets, onset_errors=hyp_on[good] - onsets, span=span, ref_texts=tuple(texts))
+    return TimingScore(
+        ref_timed_words=ref_timed,
+        hyp_words=len(hyp_produced),
+        untimed_hyp_words=untimed,
+        ref_onsets=onsets,
+        onset_errors=hyp_on[good] - onsets,
+        span=span,
+        ref_texts=tuple(texts),
+    )

@@ -7,8 +7,8 @@ every token remembers its source word, so audits can quote and time what was rea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -33,11 +33,16 @@ class SourceWords:
     def timed(self) -> np.ndarray:
         return ~np.isnan(self.start)
 
-    def select(self, keep: np.ndarray) -> "SourceWords":
+    def select(self, keep: np.ndarray) -> SourceWords:
         """The words where boolean ``keep`` is true."""
         idx = np.flatnonzero(keep)
-        return SourceWords([self.texts[i] for i in idx.tolist()], self.start[idx], self.end[idx],
-                           self.span_start[idx], self.span_end[idx])
+        return SourceWords(
+            [self.texts[i] for i in idx.tolist()],
+            self.start[idx],
+            self.end[idx],
+            self.span_start[idx],
+            self.span_end[idx],
+        )
 
     def quote(self, indices: Sequence[int]) -> str:
         """The written text of the given source words, each once, in order."""
@@ -97,8 +102,14 @@ def tokenize(normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[
         groups_here = [-1 if t.number_group is None else group_offset + t.number_group for t in tokens]
         number_group.extend(groups_here)
         group_offset = max(group_offset, max(groups_here, default=-1) + 1)
-    return TokenTable(texts, np.asarray(source, dtype=np.int64), np.asarray(is_number, dtype=bool),
-                      np.asarray(number_group, dtype=np.int64), number_value, words)
+    return TokenTable(
+        texts,
+        np.asarray(source, dtype=np.int64),
+        np.asarray(is_number, dtype=bool),
+        np.asarray(number_group, dtype=np.int64),
+        number_value,
+        words,
+    )
 
 
 def fold_table(table: TokenTable) -> TokenTable:

@@ -25,8 +25,11 @@ RECOGNIZED_FRACTION = 0.5
 class LostTurns(Figures):
     """Turns the baseline recognized (``recognized``, the denominator) and those this arm lost."""
 
-    FIGURES = (Figure("count", "lost_turns", attr="lost"),
-               Figure("denominator", "lost_turns_denominator", attr="recognized"), Figure("rule", None))
+    FIGURES = (
+        Figure("count", "lost_turns", attr="lost"),
+        Figure("denominator", "lost_turns_denominator", attr="recognized"),
+        Figure("rule", None),
+    )
 
     recognized: int = 0
     lost: int = 0
@@ -59,5 +62,8 @@ def lost_turns(baseline: AlignedTokens, arm: AlignedTokens, utterance_of_word: n
     turn = utterance_of_word[arm.ref.source] if len(arm.ref) else np.zeros(0, dtype=np.int64)
     recognized = [u for u, (hit, total) in sorted(base.items()) if total and hit >= RECOGNIZED_FRACTION * total]
     lost = [np.flatnonzero(turn == u) for u in recognized if mine[u][0] == 0]
-    return LostTurns(recognized=len(recognized), lost=len(lost),
-                     instances=tuple(arm.ref_instance("lost turn", int(t[0]), int(t[-1])) for t in lost))
+    return LostTurns(
+        recognized=len(recognized),
+        lost=len(lost),
+        instances=tuple(arm.ref_instance("lost turn", int(t[0]), int(t[-1])) for t in lost),
+    )

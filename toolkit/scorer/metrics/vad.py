@@ -29,10 +29,18 @@ class VadScore(Figures):
     Pooled (``+``), durations and counts add and recall is recomputed from the summed durations.
     """
 
-    FIGURES = (Figure("recordings", recording=False), Figure("speech_s", digits=3), Figure("retained_s", digits=3),
-               Figure("speech_recall", "recall", attr="recall"), Figure("speech_source", None),
-               Figure("ref_timed_words"), Figure("clipped_words"), Figure("dropped_words", None),
-               Figure("ref_timed_negations"), Figure("clipped_negations"))
+    FIGURES = (
+        Figure("recordings", recording=False),
+        Figure("speech_s", digits=3),
+        Figure("retained_s", digits=3),
+        Figure("speech_recall", "recall", attr="recall"),
+        Figure("speech_source", None),
+        Figure("ref_timed_words"),
+        Figure("clipped_words"),
+        Figure("dropped_words", None),
+        Figure("ref_timed_negations"),
+        Figure("clipped_negations"),
+    )
 
     speech_s: float
     retained_s: float
@@ -53,8 +61,9 @@ class VadScore(Figures):
         return {"instances": [i.to_json() for i in self.instances]}
 
 
-def vad_score(speech: np.ndarray, speech_source: str, vad: np.ndarray, words: SourceWords,
-              negation: np.ndarray) -> VadScore:
+def vad_score(
+    speech: np.ndarray, speech_source: str, vad: np.ndarray, words: SourceWords, negation: np.ndarray
+) -> VadScore:
     """Score merged VAD segments against merged annotated ``speech`` and timed reference ``words``.
 
     ``negation`` marks the source words that are negations.
@@ -68,7 +77,14 @@ def vad_score(speech: np.ndarray, speech_source: str, vad: np.ndarray, words: So
         w = int(timed[k])
         kind = ("dropped" if not touched[k] else "clipped") + (" negation" if negation[w] else "")
         instances.append(Instance(kind, round(float(start[k]), 3), round(float(end[k]), 3), words.texts[w], ""))
-    return VadScore(speech_s=total(speech), retained_s=total(intersect(speech, vad)), speech_source=speech_source,
-                    ref_timed_words=len(timed), clipped_words=int((~whole).sum()), dropped_words=int((~touched).sum()),
-                    ref_timed_negations=int(negation[timed].sum()),
-                    clipped_negations=int((negation[timed] & ~whole).sum()), instances=tuple(instances))
+    return VadScore(
+        speech_s=total(speech),
+        retained_s=total(intersect(speech, vad)),
+        speech_source=speech_source,
+        ref_timed_words=len(timed),
+        clipped_words=int((~whole).sum()),
+        dropped_words=int((~touched).sum()),
+        ref_timed_negations=int(negation[timed].sum()),
+        clipped_negations=int((negation[timed] & ~whole).sum()),
+        instances=tuple(instances),
+    )

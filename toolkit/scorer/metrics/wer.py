@@ -7,8 +7,8 @@ characters, as in jiwer.cer).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
@@ -20,8 +20,21 @@ from toolkit.scorer.metrics.figures import Figure, Figures
 class ErrorCounts(Figures):
     """S/D/I/N and hits for words plus character errors and length; add two to pool recordings."""
 
-    FIGURES = tuple(Figure(key) for key in ("wer", "cer", "errors", "ref_words", "hits", "substitutions",
-                                            "deletions", "insertions", "ref_chars", "char_errors"))
+    FIGURES = tuple(
+        Figure(key)
+        for key in (
+            "wer",
+            "cer",
+            "errors",
+            "ref_words",
+            "hits",
+            "substitutions",
+            "deletions",
+            "insertions",
+            "ref_chars",
+            "char_errors",
+        )
+    )
 
     ref_words: int = 0
     hits: int = 0

@@ -93,8 +93,9 @@ def _is_numeral(context: WordContext) -> bool:
     return context.roman is not None or context.core[:1].isdigit()
 
 
-def context_readings(words: Sequence[str], lexicons: Lexicons, roman_numerals: bool, abbreviations: bool,
-                     cache: dict[str, WordContext]) -> dict[int, tuple[str, ...]]:
+def context_readings(
+    words: Sequence[str], lexicons: Lexicons, roman_numerals: bool, abbreviations: bool, cache: dict[str, WordContext]
+) -> dict[int, tuple[str, ...]]:
     """Source-word index -> the words it is read as, for the words whose reading needs context."""
     contexts = []
     for word in words:
@@ -114,8 +115,13 @@ def context_readings(words: Sequence[str], lexicons: Lexicons, roman_numerals: b
             continue
         key = context.key if abbreviations else context.core.lower()
         entry = lexicons.abbreviations.get(key)
-        if abbreviations and entry is not None and entry.before_number and following is not None \
-                and _is_numeral(following):
+        if (
+            abbreviations
+            and entry is not None
+            and entry.before_number
+            and following is not None
+            and _is_numeral(following)
+        ):
             out[index] = entry.words
             key = entry.words[-1]
         elif abbreviations and key == "d" and following is not None:

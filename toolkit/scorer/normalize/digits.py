@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -29,10 +29,30 @@ CURRENCIES = {
 # Letters before "$" that recognizers write as a word of their own ("R" "$" for "R$").
 CURRENCY_PREFIXES = frozenset(symbol[:-1] for symbol in CURRENCIES if symbol.endswith("$") and len(symbol) > 1)
 _ORD_UNITS = ("", "primeiro", "segundo", "terceiro", "quarto", "quinto", "sexto", "sétimo", "oitavo", "nono")
-_ORD_TENS = ("", "décimo", "vigésimo", "trigésimo", "quadragésimo", "quinquagésimo", "sexagésimo",
-             "septuagésimo", "octogésimo", "nonagésimo")
-_ORD_HUNDREDS = ("", "centésimo", "ducentésimo", "tricentésimo", "quadringentésimo", "quingentésimo",
-                 "sexcentésimo", "septingentésimo", "octingentésimo", "noningentésimo")
+_ORD_TENS = (
+    "",
+    "décimo",
+    "vigésimo",
+    "trigésimo",
+    "quadragésimo",
+    "quinquagésimo",
+    "sexagésimo",
+    "septuagésimo",
+    "octogésimo",
+    "nonagésimo",
+)
+_ORD_HUNDREDS = (
+    "",
+    "centésimo",
+    "ducentésimo",
+    "tricentésimo",
+    "quadringentésimo",
+    "quingentésimo",
+    "sexcentésimo",
+    "septingentésimo",
+    "octingentésimo",
+    "noningentésimo",
+)
 _MAX_CARDINAL_DIGITS = 15
 _MAX_FRACTION_DIGITS = 3
 
@@ -237,10 +257,14 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces:
         prefix = ""
         if core in CURRENCIES and index + span < len(pieces) and has_digit(pieces[index + span]):
             prefix, core, span = core, core + _trim(pieces[index + span]), span + 1
-        while (join_pieces and core[-1:].isdigit() and index + span < len(pieces)
-               and _CONTINUATION.fullmatch(piece := pieces[index + span].rstrip(".,;:!?"))):
+        while (
+            join_pieces
+            and core[-1:].isdigit()
+            and index + span < len(pieces)
+            and _CONTINUATION.fullmatch(piece := pieces[index + span].rstrip(".,;:!?"))
+        ):
             core, span = core + piece, span + 1
-        digits = core[len(prefix):]
+        digits = core[len(prefix) :]
         if _SHORT_DIGITS.fullmatch(digits) and pieces[index + span - 1].endswith(digits):
             while index + span < len(pieces) and _THREE_DIGITS.fullmatch(_trim(pieces[index + span])):
                 following = pieces[index + span]
@@ -263,7 +287,7 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces:
         return _fallback(core, span)
     words, value, used_multiplier = found
     span += 1 if used_multiplier else 0
-    literal = "".join(_trim(piece) for piece in pieces[index:index + span])
+    literal = "".join(_trim(piece) for piece in pieces[index : index + span])
     return Numeral(span=span, literal=literal, words=words, value=value)
 
 

@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION
 from toolkit.core.files import sha256_file
+from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION
 
 LEXICON_DIR = Path(__file__).resolve().parent / "lexicons"
 EQUIVALENCES = "equivalences.tsv"
@@ -176,8 +176,9 @@ def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
             if form in equivalences:
                 raise InputError(path, f"line {number}: {form!r} is listed twice")
             if form in shipped.equivalences or form in shipped.homophones:
-                raise InputError(path, f"line {number}: {form!r} is already in the shipped tables; "
-                                       "a user lexicon only adds forms")
+                raise InputError(
+                    path, f"line {number}: {form!r} is already in the shipped tables; a user lexicon only adds forms"
+                )
             equivalences[form] = tuple(words.lower().split())
         elif kind == "name":
             names.append(_fields(path, number, line, (2,), "name<TAB>the name as written")[1])
@@ -187,7 +188,9 @@ def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
                 raise InputError(path, f"line {number}: a negation is one word, not {word!r}")
             negations.append(word)
         else:
-            raise InputError(path, f"line {number}: unknown entry {kind!r}; a line starts with "
-                                   f"{', '.join(USER_KINDS)} and a TAB")
-    return UserLexicon(path, equivalences, tuple(dict.fromkeys(names)), tuple(dict.fromkeys(negations)),
-                       sha256_file(path))
+            raise InputError(
+                path, f"line {number}: unknown entry {kind!r}; a line starts with {', '.join(USER_KINDS)} and a TAB"
+            )
+    return UserLexicon(
+        path, equivalences, tuple(dict.fromkeys(names)), tuple(dict.fromkeys(negations)), sha256_file(path)
+    )

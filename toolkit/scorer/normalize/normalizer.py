@@ -89,8 +89,9 @@ class _Rules:
         cached = self._pieces.get(word)
         if cached is None:
             if self.policy.abbreviations:
-                cached = tuple(out for piece in unicodedata.normalize("NFC", word).split()
-                               for out in self._abbreviated(piece))
+                cached = tuple(
+                    out for piece in unicodedata.normalize("NFC", word).split() for out in self._abbreviated(piece)
+                )
             else:
                 cached = self._unicode_pieces(word)
             self._pieces[word] = cached
@@ -153,8 +154,9 @@ class _Rules:
         return self._fold(text.lower() if self.policy.lowercase else text)
 
 
-def _equivalences(policy: NormalizationPolicy, lexicons: Lexicons,
-                  user: UserLexicon | None) -> dict[str, tuple[str, ...]]:
+def _equivalences(
+    policy: NormalizationPolicy, lexicons: Lexicons, user: UserLexicon | None
+) -> dict[str, tuple[str, ...]]:
     """The shipped equivalences, the homophones if the policy folds them, and a user lexicon's."""
     table = dict(lexicons.equivalences)
     if policy.homophones:
@@ -166,15 +168,20 @@ def _equivalences(policy: NormalizationPolicy, lexicons: Lexicons,
 
 @lru_cache(maxsize=32)
 def _rules(policy: NormalizationPolicy, directory: Path, user: Path | None, user_sha256: str | None) -> _Rules:
-    return _Rules(policy, load_lexicons(directory, policy.version),
-                  load_user_lexicon(user) if user is not None else None)
+    return _Rules(
+        policy, load_lexicons(directory, policy.version), load_user_lexicon(user) if user is not None else None
+    )
 
 
 class Normalizer:
     """Applies one frozen ``NormalizationPolicy``; see protocol/normalization-policy.md."""
 
-    def __init__(self, policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
-                 user_lexicon: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        policy: NormalizationPolicy | None = None,
+        lexicon_dir: Path | str = LEXICON_DIR,
+        user_lexicon: Path | str | None = None,
+    ) -> None:
         self.policy = policy if policy is not None else NormalizationPolicy.normalized()
         self.lexicon_dir = Path(lexicon_dir)
         self.user_lexicon = Path(user_lexicon) if user_lexicon is not None else None
@@ -194,8 +201,11 @@ class Normalizer:
         skip = 0
         plain = rules.plain_words
         policy = self.policy
-        readings = context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations,
-                                    rules.contexts) if policy.roman_numerals or policy.abbreviations else {}
+        readings = (
+            context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
+            if policy.roman_numerals or policy.abbreviations
+            else {}
+        )
         for index, word in enumerate(source_words):
             forms = None
             if skip == 0 and index in readings:
@@ -210,8 +220,9 @@ class Normalizer:
             sources.extend([index] * len(forms))
         return self._tag(texts, sources, presets)
 
-    def _numeral_word(self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str],
-                      offset: int) -> tuple[tuple[str, ...], int]:
+    def _numeral_word(
+        self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str], offset: int
+    ) -> tuple[tuple[str, ...], int]:
         """Forms of a word holding a numeral, which may take pieces of the next words.
 
         ``skip`` pieces at the start were already used by a numeral of an earlier word; returns
@@ -222,7 +233,7 @@ class Normalizer:
         used = min(skip, len(own))
         own, skip = own[used:], skip - used
         window = list(own)
-        for following in source_words[index + 1:index + 1 + _LOOKAHEAD]:
+        for following in source_words[index + 1 : index + 1 + _LOOKAHEAD]:
             window.extend(rules.pieces(following))
         out: list[str] = []
         pos = 0
@@ -233,8 +244,9 @@ class Normalizer:
                 forms = None
             step = 1
             if forms is None:
-                numeral = find_numeral(window, pos, merge=policy.numbers_to_words,
-                                       join_pieces=bool(policy.numeral_pieces))
+                numeral = find_numeral(
+                    window, pos, merge=policy.numbers_to_words, join_pieces=bool(policy.numeral_pieces)
+                )
                 if numeral is not None and policy.numbers_to_words:
                     forms = tuple(form for word in numeral.words for form in rules.forms(word))
                     step = numeral.span
@@ -301,7 +313,10 @@ class Normalizer:
         return signature
 
 
-def load_negations(policy: NormalizationPolicy | None = None, lexicon_dir: Path | str = LEXICON_DIR,
-                   user_lexicon: Path | str | None = None) -> frozenset[str]:
+def load_negations(
+    policy: NormalizationPolicy | None = None,
+    lexicon_dir: Path | str = LEXICON_DIR,
+    user_lexicon: Path | str | None = None,
+) -> frozenset[str]:
     """Negation words from negations.txt (and a user lexicon), normalized by ``policy``."""
     return Normalizer(policy, lexicon_dir, user_lexicon).negations

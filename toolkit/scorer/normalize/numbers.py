@@ -16,39 +16,128 @@ from toolkit.scorer.normalize.chars import fold_accents
 
 MULTIPLIERS = {
     "mil": 10**3,
-    "milhão": 10**6, "milhões": 10**6,
-    "bilhão": 10**9, "bilhões": 10**9,
-    "trilhão": 10**12, "trilhões": 10**12,
+    "milhão": 10**6,
+    "milhões": 10**6,
+    "bilhão": 10**9,
+    "bilhões": 10**9,
+    "trilhão": 10**12,
+    "trilhões": 10**12,
 }
-_UNITS = {"zero": 0, "um": 1, "uma": 1, "dois": 2, "duas": 2, "três": 3, "quatro": 4, "cinco": 5,
-          "seis": 6, "sete": 7, "oito": 8, "nove": 9}
-_TEENS = {"dez": 10, "onze": 11, "doze": 12, "treze": 13, "catorze": 14, "quatorze": 14, "quinze": 15,
-          "dezesseis": 16, "dezasseis": 16, "dezessete": 17, "dezassete": 17, "dezoito": 18,
-          "dezenove": 19, "dezanove": 19}
-_TENS = {"vinte": 20, "trinta": 30, "quarenta": 40, "cinquenta": 50, "sessenta": 60, "setenta": 70,
-         "oitenta": 80, "noventa": 90}
-_HUNDREDS = {"cento": 100, "duzentos": 200, "trezentos": 300, "quatrocentos": 400, "quinhentos": 500,
-             "seiscentos": 600, "setecentos": 700, "oitocentos": 800, "novecentos": 900}
+_UNITS = {
+    "zero": 0,
+    "um": 1,
+    "uma": 1,
+    "dois": 2,
+    "duas": 2,
+    "três": 3,
+    "quatro": 4,
+    "cinco": 5,
+    "seis": 6,
+    "sete": 7,
+    "oito": 8,
+    "nove": 9,
+}
+_TEENS = {
+    "dez": 10,
+    "onze": 11,
+    "doze": 12,
+    "treze": 13,
+    "catorze": 14,
+    "quatorze": 14,
+    "quinze": 15,
+    "dezesseis": 16,
+    "dezasseis": 16,
+    "dezessete": 17,
+    "dezassete": 17,
+    "dezoito": 18,
+    "dezenove": 19,
+    "dezanove": 19,
+}
+_TENS = {
+    "vinte": 20,
+    "trinta": 30,
+    "quarenta": 40,
+    "cinquenta": 50,
+    "sessenta": 60,
+    "setenta": 70,
+    "oitenta": 80,
+    "noventa": 90,
+}
+_HUNDREDS = {
+    "cento": 100,
+    "duzentos": 200,
+    "trezentos": 300,
+    "quatrocentos": 400,
+    "quinhentos": 500,
+    "seiscentos": 600,
+    "setecentos": 700,
+    "oitocentos": 800,
+    "novecentos": 900,
+}
 _HUNDREDS.update({word[:-2] + "as": value for word, value in list(_HUNDREDS.items()) if value > 100})
 # Canonical spelling inside a number group: masculine cardinals (digits carry no gender, so
 # "2 pessoas" and "duas pessoas" must agree), "catorze", Brazilian teens, no trema.
 # Lone "uma" is not folded: it is far more often the article.
-CANONICAL = {"duas": "dois", "quatorze": "catorze", "dezasseis": "dezesseis", "dezassete": "dezessete",
-             "dezanove": "dezenove", "cinqüenta": "cinquenta"}
+CANONICAL = {
+    "duas": "dois",
+    "quatorze": "catorze",
+    "dezasseis": "dezesseis",
+    "dezassete": "dezessete",
+    "dezanove": "dezenove",
+    "cinqüenta": "cinquenta",
+}
 CANONICAL.update({word: word[:-2] + "os" for word, value in _HUNDREDS.items() if word.endswith("as")})
 
 _ORD_STEMS = {
-    "primeir": 1, "segund": 2, "terceir": 3, "quart": 4, "quint": 5, "sext": 6, "sétim": 7, "oitav": 8,
-    "non": 9, "décim": 10, "vigésim": 20, "trigésim": 30, "quadragésim": 40, "quinquagésim": 50,
-    "sexagésim": 60, "septuagésim": 70, "setuagésim": 70, "octogésim": 80, "nonagésim": 90,
-    "centésim": 100, "ducentésim": 200, "tricentésim": 300, "trecentésim": 300,
-    "quadringentésim": 400, "quingentésim": 500, "sexcentésim": 600, "seiscentésim": 600,
-    "septingentésim": 700, "setingentésim": 700, "octingentésim": 800, "noningentésim": 900,
-    "nongentésim": 900, "milésim": 1000,
+    "primeir": 1,
+    "segund": 2,
+    "terceir": 3,
+    "quart": 4,
+    "quint": 5,
+    "sext": 6,
+    "sétim": 7,
+    "oitav": 8,
+    "non": 9,
+    "décim": 10,
+    "vigésim": 20,
+    "trigésim": 30,
+    "quadragésim": 40,
+    "quinquagésim": 50,
+    "sexagésim": 60,
+    "septuagésim": 70,
+    "setuagésim": 70,
+    "octogésim": 80,
+    "nonagésim": 90,
+    "centésim": 100,
+    "ducentésim": 200,
+    "tricentésim": 300,
+    "trecentésim": 300,
+    "quadringentésim": 400,
+    "quingentésim": 500,
+    "sexcentésim": 600,
+    "seiscentésim": 600,
+    "septingentésim": 700,
+    "setingentésim": 700,
+    "octingentésim": 800,
+    "noningentésim": 900,
+    "nongentésim": 900,
+    "milésim": 1000,
 }
 # Alone, these are far more often "according to", a second, a room, a quarter or a weekday.
-_AMBIGUOUS_ORDINALS = {"segundo", "segundos", "segunda", "segundas", "quarto", "quartos", "quarta",
-                       "quartas", "quinta", "quintas", "sexta", "sextas"}
+_AMBIGUOUS_ORDINALS = {
+    "segundo",
+    "segundos",
+    "segunda",
+    "segundas",
+    "quarto",
+    "quartos",
+    "quarta",
+    "quartas",
+    "quinta",
+    "quintas",
+    "sexta",
+    "sextas",
+}
 _CURRENCY_WORDS = {"real": "R$", "reais": "R$", "dólar": "US$", "dólares": "US$", "euro": "€", "euros": "€"}
 _CENTS = frozenset({"centavo", "centavos"})
 _HOURS = frozenset({"hora", "horas"})
@@ -243,7 +332,6 @@ def _units(keys: Sequence[str], end: int, value: str, is_decimal: bool, last_key
     return end, value
 
 
-
 def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     """Every number group in ``keys`` (accent-folded, lower-case token texts), left to right."""
     spans: list[NumberSpan] = []
@@ -259,5 +347,6 @@ def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     return spans
 
 
-_STARTERS = frozenset({"menos", "cem"} | set(_F_UNITS) | set(_F_TEENS) | set(_F_TENS) | set(_F_HUNDREDS)
-                      | set(_F_MULT) | set(_F_ORDINALS))
+_STARTERS = frozenset(
+    {"menos", "cem"} | set(_F_UNITS) | set(_F_TEENS) | set(_F_TENS) | set(_F_HUNDREDS) | set(_F_MULT) | set(_F_ORDINALS)
+)

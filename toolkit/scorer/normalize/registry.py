@@ -6,7 +6,7 @@ imports the other to find out how text was normalized.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from toolkit.scorer.normalize.normalizer import Normalizer
@@ -20,7 +20,7 @@ POLICIES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def normalizer(policy: str, version: str = POLICY_VERSION, lexicon: Path | None = None) -> Normalizer:
     """The (cached) normalizer for a policy name, normalizer version and user lexicon."""
     return Normalizer(POLICIES[policy](version), user_lexicon=lexicon)

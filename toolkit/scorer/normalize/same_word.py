@@ -2,10 +2,10 @@
 
 Two written words are the same when their keys are equal: Unicode NFC, case folded, Unicode
 punctuation removed (symbols such as "%", "$" and "+" stay: they change what is said; "§" is
-punctuation to Unicode), accents kept ("é" and "e" are different words). Used wherever recognized or transcribed words are
-matched as written: combining two recognizers, disagreement spans, seam reconciliation, the
-reference's timed-word tier against its utterances, and the audits (which also fold accents,
-to find lexicon words typed without them).
+punctuation to Unicode), accents kept ("é" and "e" are different words). Used wherever
+recognized or transcribed words are matched as written: combining two recognizers, disagreement
+spans, seam reconciliation, the reference's timed-word tier against its utterances, and the
+audits (which also fold accents, to find lexicon words typed without them).
 """
 
 from __future__ import annotations
