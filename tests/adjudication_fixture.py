@@ -105,7 +105,7 @@ def build_experiment(root: Path, score: bool = True) -> Path:
             "split": "tuning",
             "started": "2026-11-30T00:00:00+00:00",
             "measurements": [],
-            "status": "finished",
+            "status": "complete",
         },
     )
     for rid, turns in TURNS.items():

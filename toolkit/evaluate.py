@@ -54,26 +54,23 @@ def evaluate_run(
     from toolkit.corpus.manifest import load_manifest
 
     record = folder.read_record()
-    manifest = load_manifest(record["manifest"]["path"])
-    if manifest.sha256 != record["manifest"]["sha256"]:
+    manifest = load_manifest(record.manifest_path(folder.root))
+    if manifest.sha256 != record.manifest.sha256:
         raise InputError(
             manifest.path,
-            f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} "
-            f"was made on {record['manifest']['sha256']}",
+            f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} was made on {record.manifest.sha256}",
         )
-    failed = [f["recording"] for f in record.get("failures", [])]
+    failed = [f.recording for f in record.failures]
     if failed:  # scoring the others alone would drop the failed recordings from every denominator
         raise InputError(
             folder.record,
-            f"{len(failed)} of {len(record['recordings'])} recordings failed in this run "
+            f"{len(failed)} of {len(record.recordings)} recordings failed in this run "
             f"({', '.join(failed)}); rerun the experiment to finish them before scoring",
         )
-    failed_arms = {(f["arm"], f["recording"]): f["error"] for f in record.get("arm_failures", [])}
-    entries = [e for e in manifest.recordings if e.id in set(record["recordings"])]
-    arms = [arm["name"] for arm in record["config"]["arms"]]
-    windowed = {
-        arm["name"] for arm in record["config"]["arms"] if any(c["stage"] == "windows" for c in arm["components"])
-    }
+    failed_arms = {(f.arm, f.recording): f.error for f in record.arm_failures}
+    entries = [e for e in manifest.recordings if e.id in set(record.recordings)]
+    arms = record.config.arm_names
+    windowed = record.config.arms_with("windows")
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     seam_rows: list[dict[str, Any]] = []
@@ -113,12 +110,12 @@ def evaluate_run(
         if arm != reference_arm
     }
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in comparisons.items()})
-    runtime = pd.DataFrame.from_records(record.get("measurements", []))
+    runtime = pd.DataFrame.from_records(list(record.measurements))
     atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
     seams = pd.DataFrame.from_records(seam_rows, columns=SEAM_COLUMNS)
     atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
     atomic_write_text(folder.scores / "seam_flags.csv", flag_precision(seams, scores).to_csv(index=False))
-    origin_spread = _origin_spread(aggregate, record["config"]["arms"])
+    origin_spread = _origin_spread(aggregate, list(record.config.arms))
     atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
     signature = rows[0][3].signature.text if rows else ""
     atomic_write_text(folder.scores / "signature.txt", signature + "\n")

@@ -12,10 +12,10 @@ import streamlit as st
 adj, folder = app_state.run_page("Results")
 with app_state.shown_errors():
     record = folder.read_record()
-    used = record.get("manifest", {}).get("sha256", "")
+    used = record.manifest.sha256
     st.markdown(
-        f"Run `{folder.root.name}` · split **{record.get('split', '?')}** · "
-        f"{len(record.get('recordings', []))} recordings · scored against reference version "
+        f"Run `{folder.root.name}` · split **{record.split}** · "
+        f"{len(record.recordings)} recordings · scored against reference version "
         f"(manifest) `{used[:12]}`"
         + ("" if used == adj.manifest.sha256 else f" — **not** the version open here (`{adj.manifest.sha256[:12]}`)")
     )

@@ -98,7 +98,7 @@ with app_state.shown_errors():
     lo, hi = extent(reference, start, end)
     turns = overlapping_turns(reference, start, end)
     record = folder.read_record()
-    arms = [arm["name"] for arm in record["config"]["arms"]]
+    arms = record.config.arm_names
     rows = [
         "<tr><th style='text-align:left;padding-right:1em'>reference</th><td>"
         f"{html.escape(ref_text) or '<i>(no turn: nobody speaks here in the reference)</i>'}</td></tr>"

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Reference
 from toolkit.runs.folder import RunFolder
 
@@ -113,10 +114,9 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
     problems: list[str] = []
     try:
         record = folder.read_record()
-        recordings = list(record["recordings"])
-        arms = [arm["name"] for arm in record["config"]["arms"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        return ReviewQueue([], [f"{folder.record}: not a readable run record ({error})"])
+    except InputError as error:
+        return ReviewQueue([], [str(error)])
+    recordings, arms = list(record.recordings), record.config.arm_names
     raw: list[QueueItem] = []
     for recording in recordings:
         for arm in arms:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"     {summary.describe()}")
     if summary.failures:  # not logged as finished and not scored: a rerun completes them
         for failure in summary.failures:
-            print(f"ablate: {failure['recording']} failed: {failure['error']}", file=sys.stderr)
+            print(f"ablate: {failure.recording} failed: {failure.error}", file=sys.stderr)
         print(
             f"ablate: {len(summary.failures)} of {len(summary.recordings)} recordings failed (listed in "
             f"{summary.folder.record}); fix them and rerun the same command: finished results are kept",
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 def report_arm_failures(summary: RunSummary) -> None:
     """One line per (arm, recording) a stage failed on, then what it means for the scores."""
     for failure in summary.arm_failures:
-        print(f"ablate: {failure['error']}", file=sys.stderr)
+        print(f"ablate: {failure.error}", file=sys.stderr)
     if summary.arm_failures:
         print(
             f"ablate: arm(s) {', '.join(summary.failed_arms)} failed (listed in {summary.folder.record}); the other "

@@ -12,14 +12,15 @@ once on a Dask cluster (toolkit.pipeline.cluster, ``workers`` or ``scheduler``).
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from tqdm import tqdm
 
+from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, ToolkitError
-from toolkit.core.files import atomic_write_json, config_hash, sha256_file
+from toolkit.core.files import config_hash, sha256_file
 from toolkit.pipeline.cache import ResultCache
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Experiment
@@ -29,6 +30,7 @@ from toolkit.pipeline.recording import RecordingResult, run_recording, stored_ou
 from toolkit.pipeline.runlock import RunLock
 from toolkit.pipeline.runner import ArmRunner, reuse_counts
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, stored_path
 
 
 @dataclass
@@ -52,19 +54,19 @@ class RunSummary:
     measured: Measurement = field(default_factory=Measurement)
     load_wall_s: float = 0.0
     rows: list[dict[str, Any]] = field(default_factory=list)
-    failures: list[dict[str, str]] = field(default_factory=list)
-    arm_failures: list[dict[str, str]] = field(default_factory=list)
+    failures: list[RecordingFailure] = field(default_factory=list)
+    arm_failures: list[ArmFailure] = field(default_factory=list)
 
     @property
     def failed_arms(self) -> list[str]:
         """Arms that failed on at least one recording, in arm order."""
-        failed = {f["arm"] for f in self.arm_failures}
+        failed = {f.arm for f in self.arm_failures}
         return [arm for arm in self.arms if arm in failed]
 
     def add(self, result: RecordingResult) -> None:
         """Count one recording's results (call in manifest order: rows keep that order)."""
         if result.failure is not None:
-            self.failures.append({"recording": result.recording, "error": result.failure})
+            self.failures.append(RecordingFailure(result.recording, result.failure))
             return
         self.arm_failures.extend(result.arm_failures)
         self.computed += result.computed
@@ -84,12 +86,12 @@ class RunSummary:
         units = ", ".join(f"{kind} {c['computed']} computed/{c['reused']} reused" for kind, c in self.units.items())
         failed = (
             f"{len(self.failures)} of {len(self.recordings)} recordings FAILED "
-            f"({', '.join(f['recording'] for f in self.failures)}); "
+            f"({', '.join(f.recording for f in self.failures)}); "
             if self.failures
             else ""
         )
         for arm in self.failed_arms:
-            count = sum(f["arm"] == arm for f in self.arm_failures)
+            count = sum(f.arm == arm for f in self.arm_failures)
             failed += f"arm {arm} FAILED on {count} of {len(self.recordings)} recordings; "
         return (
             failed + f"{self.computed} arm results computed, {self.reused} reused; in the computed ones: {units}; "
@@ -202,17 +204,17 @@ def run_experiment(
     with cluster if distributed else nullcontext():
         lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        record = {
-            "status": "running",
-            "started": started,
-            "split": split,
-            "config": config,
-            "manifest": {"path": str(experiment.manifest_path), "sha256": manifest.sha256},
-            "recordings": [entry.id for entry in entries],
-            "versions": library_versions(),
-            "hardware": hardware(),
-        }
-        atomic_write_json(folder.record, record)
+        record = RunRecord(
+            status="running",
+            started=started,
+            split=split,
+            config=build_config(RunConfig, config, path=folder.record, where="config", require_all=False),
+            manifest=ManifestUse(stored_path(experiment.manifest_path, experiment.folder), manifest.sha256),
+            recordings=tuple(entry.id for entry in entries),
+            versions=library_versions(),
+            hardware=hardware(),
+        )
+        record.write(folder.record)
 
         summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
         results: dict[str, RecordingResult] = {}
@@ -229,7 +231,7 @@ def run_experiment(
             if distributed:
                 parallel = cluster.run(plan, pending, keys, bar)
                 results.update(parallel.results)
-                record["parallel"] = parallel.to_json()
+                record = replace(record, parallel=parallel.to_json())
     for entry in entries:
         summary.add(results[entry.id])
     if distributed:
@@ -245,19 +247,20 @@ def run_experiment(
         )
         recognizer_loads = {name: load.to_json() for name, load in pool.loads().items()}
         stage_loads = {name: load.to_json() for name, load in runner.stages.loads().items()}
-    record.update(
+    record = replace(
+        record,
         status="failed" if summary.failures else "complete",
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
-        measurements=summary.rows,
+        measurements=tuple(summary.rows),
         computed=summary.computed,
         reused=summary.reused,
-        failures=summary.failures,
-        arm_failures=summary.arm_failures,
+        failures=tuple(summary.failures),
+        arm_failures=tuple(summary.arm_failures),
         reuse=summary.reuse_json(),
         this_run=times(summary.this_run),
         recognizer_loads=recognizer_loads,
         stage_loads=stage_loads,
     )
-    atomic_write_json(folder.record, record)
+    record.write(folder.record)
     lock.release()
     return summary

@@ -19,6 +19,7 @@ from toolkit.pipeline.experiment import Arm
 from toolkit.pipeline.measure import Measurement, measure
 from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import ArmFailure
 
 
 @dataclass
@@ -39,17 +40,14 @@ class RecordingResult:
     measured: Measurement = field(default_factory=Measurement)
     worker: str | None = None
     failure: str | None = None
-    arm_failures: list[dict[str, str]] = field(default_factory=list)
+    arm_failures: list[ArmFailure] = field(default_factory=list)
 
 
-def arm_failure(arm: str, recording: str, error: StageError) -> dict[str, str]:
+def arm_failure(arm: str, recording: str, error: StageError) -> ArmFailure:
     """The record of an arm that failed on one recording, with its one-line message."""
-    return {
-        "arm": arm,
-        "recording": recording,
-        "stage": error.stage,
-        "error": f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}",
-    }
+    return ArmFailure(
+        arm, recording, error.stage, f"arm {arm}, stage {error.stage}, recording {recording}: {error.problem}"
+    )
 
 
 def run_recording(

@@ -24,6 +24,7 @@ from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, ne
 from toolkit.scorer.metrics.timing import TimingScore
 
 if TYPE_CHECKING:
+    from toolkit.runs.record import RunRecord
     from toolkit.runs.scored import Evaluation
     from toolkit.scorer.results import RecordingScore
 
@@ -307,14 +308,14 @@ def _compare(spec: GateSpec, value: float, threshold: float) -> bool:
     return abs(value) <= threshold + 1e-12
 
 
-def refuse_failed_arms(record: dict[str, Any], path: Path, *, challenger: str, baseline: str) -> None:
+def refuse_failed_arms(record: RunRecord, path: Path, *, challenger: str, baseline: str) -> None:
     """No verdict when a stage failed for the challenger or the baseline on any recording of the run."""
     for role, arm in (("challenger", challenger), ("baseline", baseline)):
-        failed = [f for f in record.get("arm_failures", []) if f["arm"] == arm]
+        failed = [f for f in record.arm_failures if f.arm == arm]
         if failed:
             raise InputError(
                 path,
-                f"no verdict: the {role} failed on {len(failed)} of {len(record['recordings'])} "
+                f"no verdict: the {role} failed on {len(failed)} of {len(record.recordings)} "
                 f"recordings ({failed[0]['error']})",
             )
 
@@ -333,7 +334,7 @@ def evaluate_gates(
             )
     refuse_failed_arms(evaluation.record, evaluation.folder.record, challenger=challenger, baseline=baseline)
     base_scores, chal_scores = evaluation.scores[baseline], evaluation.scores[challenger]
-    manifest = load_manifest(evaluation.record["manifest"]["path"])
+    manifest = load_manifest(evaluation.record.manifest_path(evaluation.folder.root))
     entries = {e.id: e for e in manifest.recordings if e.id in chal_scores}
 
     measured: dict[str, tuple[float | None, int | None, str, list[dict[str, Any]]]] = {}
@@ -508,21 +509,19 @@ def evaluate_gates(
     verdict = PROMOTE if all(r.passed for r in results if r.applicable) else RETAIN
     holdout = _size(evaluation, baseline)
     return GateReport(
-        evaluation.record["split"],
+        evaluation.record.split,
         baseline,
         challenger,
         verdict,
         results,
-        caveat(evaluation.record["split"], holdout, results),
+        caveat(evaluation.record.split, holdout, results),
         holdout,
         evaluation.signature,
     )
 
 
 def _size(evaluation: Evaluation, baseline: str) -> dict[str, Any]:
-    seconds = sum(
-        float(r.get("duration_s", 0.0)) for r in evaluation.record.get("measurements", []) if r.get("arm") == baseline
-    )
+    seconds = sum(float(r.get("duration_s", 0.0)) for r in evaluation.record.measurements if r.get("arm") == baseline)
     words = sum(s.counts.ref_words for s in evaluation.scores[baseline].values())
     return {
         "recordings": len(evaluation.scores[baseline]),

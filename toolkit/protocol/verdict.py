@@ -31,7 +31,7 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
         raise InputError(folder.record, f"the {split} run recorded in the audit log is missing")
     record = folder.read_record()
     frozen = json.loads(challenger_file(experiment).read_text(encoding="utf-8"))["config"]
-    ran = {arm["name"]: arm for arm in record["config"]["arms"]}
+    ran = {arm["name"]: arm for arm in record.config.arms}
     for role in ("baseline", "challenger"):
         if ran.get(frozen[role]["name"]) != frozen[role]:
             raise InputError(
@@ -43,13 +43,13 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
         record, folder.record, challenger=frozen["challenger"]["name"], baseline=frozen["baseline"]["name"]
     )
     expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
-    if sorted(record.get("recordings", [])) != sorted(expected):
+    if sorted(record.recordings) != sorted(expected):
         raise InputError(
             folder.record,
-            f"the run's recordings ({', '.join(record.get('recordings', []))}) are not "
+            f"the run's recordings ({', '.join(record.recordings)}) are not "
             f"the manifest's {split} split ({', '.join(expected)})",
         )
-    for arm in (a["name"] for a in record["config"]["arms"]):
+    for arm in record.config.arm_names:
         for rid in expected:
             for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
                 if not path.is_file():

@@ -24,6 +24,7 @@ from toolkit.scorer.metrics.seam_flags import TIMING_TOLERANCE_S, flag_precision
 from toolkit.scorer.metrics.timing import WORST_ONSETS, worst_onsets
 
 if TYPE_CHECKING:
+    from toolkit.runs.record import RunRecord
     from toolkit.runs.scored import Evaluation
 
 MAX_INSTANCES = 40
@@ -171,7 +172,7 @@ def render_text_table(evaluation: Evaluation) -> str:
 
 def failure_lines(evaluation: Evaluation) -> list[str]:
     """One line per (arm, recording) a stage failed on, saying how it was scored."""
-    return [f"{f['error']} (scored as no words: every reference word a deletion)" for f in evaluation.arm_failures]
+    return [f"{f.error} (scored as no words: every reference word a deletion)" for f in evaluation.arm_failures]
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -261,7 +262,7 @@ def _fallback(evaluation: Evaluation) -> pd.DataFrame:
 
 
 def _fallback_notes(evaluation: Evaluation) -> str:
-    recognizers = evaluation.record["config"]["recognizers"]
+    recognizers = evaluation.record.config.recognizers
     lines = [
         f"- `{name}`: "
         + (
@@ -288,8 +289,8 @@ def _explain(columns: dict[str, str]) -> str:
 def _loads(evaluation: Evaluation) -> pd.DataFrame:
     record = evaluation.record
     return pd.DataFrame.from_records(
-        [{"worker": f"recognizer {name}", **load} for name, load in record.get("recognizer_loads", {}).items()]
-        + [{"worker": name, **load} for name, load in record.get("stage_loads", {}).items()]
+        [{"worker": f"recognizer {name}", **load} for name, load in record.recognizer_loads.items()]
+        + [{"worker": name, **load} for name, load in record.stage_loads.items()]
     )
 
 
@@ -429,13 +430,13 @@ def _plots(evaluation: Evaluation) -> list[tuple[str, str]]:
     return plots
 
 
-def _reuse(record: dict[str, Any]) -> str:
-    reuse, spent = record.get("reuse", {}), record.get("this_run", {})
+def _reuse(record: RunRecord) -> str:
+    reuse, spent = record.reuse, record.this_run
     counts = "; ".join(
         f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused" for kind, c in reuse.items()
     )
     loading = sum(
-        load["ready_wall_s"] for kind in ("recognizer_loads", "stage_loads") for load in record.get(kind, {}).values()
+        load["ready_wall_s"] for loads in (record.recognizer_loads, record.stage_loads) for load in loads.values()
     )
     return (
         f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
@@ -461,24 +462,24 @@ Section = tuple[str, "pd.DataFrame | str"]  # a heading and its text (Markdown) 
 
 def _sections(evaluation: Evaluation) -> list[Section]:
     record = evaluation.record
-    recognizers = record["config"]["recognizers"]
-    relations = record["config"].get("recognizer_relations", {})
+    recognizers = record.config.recognizers
+    relations = record.config.recognizer_relations
     about = "\n".join(
         [
-            f"- experiment: `{record['config']['experiment']}`, split `{record['split']}`, "
-            f"{len(record['recordings'])} recording(s), started {record['started']}",
-            f"- manifest: `{record['manifest']['path']}`, manifest sha256 `{record['manifest']['sha256']}` "
+            f"- experiment: `{record.config.experiment}`, split `{record.split}`, "
+            f"{len(record.recordings)} recording(s), started {record.started}",
+            f"- manifest: `{record.manifest.path}`, manifest sha256 `{record.manifest.sha256}` "
             "(the hash of its recorded content, as `ablate manifest freeze` and `verify` print it)",
             f"- work: {_reuse(record)}",
             *[
                 f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
                 f"`{str(r.get('weights_sha256', ''))[:16]}…`"
                 + (
-                    f" ({relations[name]['relation']} relative to `{record['config']['primary']}`)"
+                    f" ({relations[name]['relation']} relative to `{record.config.primary}`)"
                     if name in relations
                     else ""
                 )
-                + _cpu_code(record["config"].get("recognizer_runtime", {}).get(name))
+                + _cpu_code(record.config.recognizer_runtime.get(name))
                 for name, r in recognizers.items()
             ],
             f"- scorer signature: `{evaluation.signature}`",
@@ -532,7 +533,7 @@ def write_reports(evaluation: Evaluation, extra_sections: Sequence[Section] = ()
     """Write ``report.md`` and ``report.html`` into the run folder, with ``extra_sections`` last (the
     protocol's gates and audit trail, say); returns both paths and sets them, and the terminal table,
     on ``evaluation``."""
-    title = f"{evaluation.record['config']['experiment']} / {evaluation.record['split']}"
+    title = f"{evaluation.record.config.experiment} / {evaluation.record.split}"
     sections = [*_sections(evaluation), *extra_sections]
     markdown = [f"# ASR ablation report: {title}\n"]
     for heading, content in sections:

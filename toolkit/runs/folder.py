@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.transcripts import Hypothesis
+from toolkit.runs.record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class RunFolder:
     def scores(self) -> Path:
         return self.root / "scores"
 
-    def read_record(self) -> dict[str, Any]:
-        return json.loads(self.record.read_text(encoding="utf-8"))
+    def read_record(self) -> RunRecord:
+        """The checked run record (toolkit.runs.record); a malformed run.json is one line naming it."""
+        return RunRecord.read(self.record)
 
     def read_hypothesis(self, arm: str, recording: str) -> Hypothesis:
         """The stored hypothesis, validated and refused if it is not for ``recording``."""

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from toolkit.runs.folder import RunFolder
+    from toolkit.runs.record import ArmFailure, RunRecord
     from toolkit.scorer.options import ScoreOptions
     from toolkit.scorer.results import RecordingScore
     from toolkit.scorer.stats import PairedComparison
@@ -24,7 +25,7 @@ class Evaluation:
     """Everything scored for one run, and where the report landed."""
 
     folder: RunFolder
-    record: dict[str, Any]
+    record: RunRecord
     per_recording: pd.DataFrame
     aggregate: pd.DataFrame
     comparisons: dict[str, PairedComparison]
@@ -40,9 +41,6 @@ class Evaluation:
     report_html: Path | None = None
 
     @property
-    def arm_failures(self) -> list[dict[str, str]]:
-        """The (arm, recording) pairs a stage failed on, each scored as no words: arm, recording, stage, error."""
-        return list(self.record.get("arm_failures", []))
-
-    def failed_recordings(self, arm: str) -> list[str]:
-        return [f["recording"] for f in self.arm_failures if f["arm"] == arm]
+    def arm_failures(self) -> tuple[ArmFailure, ...]:
+        """The (arm, recording) pairs a stage failed on, each scored as no words."""
+        return self.record.arm_failures

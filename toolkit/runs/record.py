@@ -1,0 +1,205 @@
+"""The run record (``run.json``): what a run was, on what, and how it went, as one typed, checked record.
+
+Written by the pipeline at the start of a run (``status = "running"``) and again at its end, read
+by everything else (evaluation, report, protocol, adjudication, app) through :meth:`RunRecord.read`,
+which refuses a malformed file with one line naming the key. Paths are stored relative to the
+experiment folder (the run folder's grandparent) when they lie inside it, so an experiment folder
+can be moved or copied and still judges its own files, from any working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from toolkit.core.config import build_config
+from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json
+
+Status = Literal["running", "complete", "failed"]
+STATUSES = ("running", "complete", "failed")
+
+
+@dataclass(frozen=True)
+class ArmFailure:
+    """An arm a stage failed for on one recording; ``error`` is the one-line message the run printed."""
+
+    arm: str
+    recording: str
+    stage: str
+    error: str
+
+
+@dataclass(frozen=True)
+class RecordingFailure:
+    """A recording the run could not finish at all (its audio or a worker failed): one line, naming both."""
+
+    recording: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ManifestUse:
+    """The manifest a run was made on: its path (relative to the experiment folder when inside it) and hash."""
+
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run's results depend on; its hash names the run folder."""
+
+    experiment: str
+    primary: str
+    recognizers: dict[str, Any]
+    arms: tuple[dict[str, Any], ...]
+    experiment_file_sha256: str = ""
+    time_tolerance_s: float = 0.0
+    seed: int = 0
+    recognizer_runtime: dict[str, Any] = field(default_factory=dict)
+    recognizer_relations: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def arm_names(self) -> list[str]:
+        return [arm["name"] for arm in self.arms]
+
+    def arm(self, name: str) -> dict[str, Any] | None:
+        return next((arm for arm in self.arms if arm["name"] == name), None)
+
+    def arms_with(self, stage: str) -> set[str]:
+        """Names of the arms that have a stage of this type (``"windows"``, ``"vad"``, ...)."""
+        return {arm["name"] for arm in self.arms if any(c["stage"] == stage for c in arm["components"])}
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """``run.json``: the configuration, the manifest, the recordings, the machine, and the outcome."""
+
+    status: Status
+    started: str
+    split: str
+    config: RunConfig
+    manifest: ManifestUse
+    recordings: tuple[str, ...]
+    versions: dict[str, str | None] = field(default_factory=dict)
+    hardware: dict[str, Any] = field(default_factory=dict)
+    finished: str | None = None
+    measurements: tuple[dict[str, Any], ...] = ()
+    computed: int = 0
+    reused: int = 0
+    failures: tuple[RecordingFailure, ...] = ()
+    arm_failures: tuple[ArmFailure, ...] = ()
+    reuse: dict[str, Any] = field(default_factory=dict)
+    this_run: dict[str, float] = field(default_factory=dict)
+    recognizer_loads: dict[str, Any] = field(default_factory=dict)
+    stage_loads: dict[str, Any] = field(default_factory=dict)
+    parallel: dict[str, Any] | None = None
+
+    def failed_recordings(self, arm: str) -> list[str]:
+        return [f.recording for f in self.arm_failures if f.arm == arm]
+
+    def manifest_path(self, run_root: Path) -> Path:
+        """The manifest's path: as stored if absolute, else under the experiment folder of ``run_root``."""
+        path = Path(self.manifest.path)
+        return path if path.is_absolute() else experiment_folder(run_root) / path
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {key: value for key, value in data.items() if value is not None or key == "finished"}
+
+    def write(self, path: Path) -> Path:
+        return atomic_write_json(path, self.to_json())
+
+    @classmethod
+    def read(cls, path: Path) -> RunRecord:
+        """The run record at ``path``; a missing, malformed or incomplete file is one InputError naming it."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(path, "no run record here (run the experiment first)") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as error:
+            raise InputError(path, f"not a readable run record: {error}") from None
+        return cls.from_json(data, path)
+
+    @classmethod
+    def from_json(cls, data: Any, path: Path) -> RunRecord:
+        top = _table(data, path, "run.json")
+        status = top.get("status")
+        if status not in STATUSES:
+            raise InputError(path, f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        config = _table(top.get("config"), path, "config")
+        return cls(
+            status=status,
+            started=_text(top, "started", path),
+            split=_text(top, "split", path),
+            config=_build(RunConfig, {**config, "arms": tuple(_list(config, "arms", path, dict))}, path, "config"),
+            manifest=_build(ManifestUse, _table(top.get("manifest"), path, "manifest"), path, "manifest"),
+            recordings=tuple(_list(top, "recordings", path, str)),
+            measurements=tuple(_list(top, "measurements", path, dict, required=False)),
+            failures=tuple(
+                _build(RecordingFailure, item, path, "failures")
+                for item in _list(top, "failures", path, dict, required=False)
+            ),
+            arm_failures=tuple(
+                _build(ArmFailure, item, path, "arm_failures")
+                for item in _list(top, "arm_failures", path, dict, required=False)
+            ),
+            **{
+                key: top[key]
+                for key in (
+                    "versions",
+                    "hardware",
+                    "finished",
+                    "computed",
+                    "reused",
+                    "reuse",
+                    "this_run",
+                    "recognizer_loads",
+                    "stage_loads",
+                    "parallel",
+                )
+                if key in top
+            },
+        )
+
+
+def experiment_folder(run_root: Path) -> Path:
+    """The experiment folder of a run folder (``EXP/runs/<run>``)."""
+    return run_root.parent.parent
+
+
+def stored_path(path: Path, experiment: Path) -> str:
+    """How a path is written in a record: relative to the experiment folder when inside it, else absolute."""
+    resolved, base = path.resolve(), experiment.resolve()
+    if resolved == base or base in resolved.parents:
+        return Path(os.path.relpath(resolved, base)).as_posix()
+    return resolved.as_posix()
+
+
+def _table(value: Any, path: Path, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(path, f"{key} must be an object, not {type(value).__name__}")
+    return value
+
+
+def _text(table: dict[str, Any], key: str, path: Path) -> str:
+    value = table.get(key)
+    if not isinstance(value, str):
+        raise InputError(path, f"{key} must be a string, not {value!r}"[:200])
+    return value
+
+
+def _list(table: dict[str, Any], key: str, path: Path, item: type, required: bool = True) -> list[Any]:
+    value = table.get(key, None if required else [])
+    if not isinstance(value, list) or not all(isinstance(v, item) for v in value):
+        raise InputError(path, f"{key} must be a list of {item.__name__}s")
+    return value
+
+
+def _build(cls: type, table: Any, path: Path, key: str) -> Any:
+    """A record's part, every key known and of its declared type (toolkit.core.config.build_config)."""
+    return build_config(cls, _table(table, path, key), path=path, where=key, require_all=False)
