@@ -202,7 +202,7 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     from toolkit.scorer.score import score_recording
 
     record = folder.read_record()
-    entry = next(e for e in load_manifest(record["manifest"]["path"]).recordings if e.id == RECORDING)
+    entry = next(e for e in load_manifest(record.manifest_path(folder.root)).recordings if e.id == RECORDING)
     reference = entry.load_reference()
     output = folder.read_arm_output(arm, RECORDING)
     intervals = sorted({(s["start"], s["end"]) for s in output["seams"]})

@@ -21,6 +21,7 @@ from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
 from toolkit.pipeline.experiment import Experiment
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import stored_path
 
 RATE = 16_000
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -80,9 +81,10 @@ def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
 
 
 def make_experiment(
-    root: Path, manifest: Path, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n'
+    root: Path, manifest: Path | str, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n'
 ) -> Path:
-    """The demo experiment file (every parameter written out) on ``manifest`` with the given arms."""
+    """The demo experiment file (every parameter written out) on ``manifest`` (a path relative to ``root``
+    stays relative, so a copied experiment folder uses its own corpus) with the given arms."""
     text = DEMO.read_text(encoding="utf-8")
     text = text.replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
     text = text[: text.rindex("\n[arms]") + 1] + "[arms]\n" + arms
@@ -121,7 +123,15 @@ def make_run(
             arm_seams = [{"index": k, "start": a, "end": b} for k, (a, b) in enumerate((seams or {}).get(arm, []))]
             atomic_write_json(
                 run.arm_output(arm, rid),
-                {"arm": arm, "recording": rid, "words": [], "seams": arm_seams, "vad_segments": (vad or {}).get(arm)},
+                {
+                    "arm": arm,
+                    "recording": rid,
+                    "words": [],
+                    "seams": arm_seams,
+                    "vad_segments": (vad or {}).get(arm),
+                    "unit_key": f"constructed-{arm}-{rid}",
+                    "code": "constructed",
+                },
             )
             measurements.append(
                 {
@@ -151,7 +161,7 @@ def make_run(
             "started": "2026-11-30T00:00:00+00:00",
             "split": split,
             "config": {"experiment": "constructed", "primary": "whisper_base", "recognizers": {}, "arms": arms},
-            "manifest": {"path": str(manifest), "sha256": load_manifest(manifest).sha256},
+            "manifest": {"path": stored_path(manifest, folder.parent.parent), "sha256": load_manifest(manifest).sha256},
             "recordings": recordings,
             "measurements": measurements,
         },

@@ -97,5 +97,19 @@ def test_the_batched_arm_decodes_with_its_own_recognizer_offline(run) -> None:
     assert {u["recognizer"] for u in output["units"]} == {"whisper_base_batched"}
     notes = output["recognizer_notes"]["whisper_base_batched"]
     assert notes["aligner"] == "not configured" and notes["word_times"] == "recognizer"
-    relation = summary.folder.read_record()["config"]["recognizer_relations"]["whisper_base_batched"]
+    relation = summary.folder.read_record().config.recognizer_relations["whisper_base_batched"]
     assert relation["same_weights"] and relation["backend_changed"]
+
+
+def test_the_audio_the_batched_recognizer_never_decoded_counts_as_cut_by_vad(run) -> None:
+    """Batched decoding decodes only its Silero chunks: that is a VAD stage for the speech-recall gate."""
+    from toolkit.evaluate import evaluate_run
+
+    summary, utterances = run
+    output = summary.folder.read_arm_output("batched", "two")
+    kept = output["vad_segments"]
+    assert kept and all(a < b for a, b in kept)
+    assert sum(b - a for a, b in kept) < output["duration"] - 1.0  # the silences before and between were dropped
+    assert all(any(a <= (u.start + u.end) / 2 <= b for a, b in kept) for u in utterances)
+    scores = evaluate_run(summary.folder).scores
+    assert scores["batched"]["two"].vad is not None and scores["batched"]["two"].vad.speech_s > 0

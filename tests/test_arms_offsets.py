@@ -284,7 +284,7 @@ def test_the_repair_shares_the_windows_pause_pass_with_the_same_silero_parameter
 
 def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:
     _, summary, _ = experiment
-    record = summary.folder.read_record()
+    record = summary.folder.read_record().to_json()
     relation = record["config"]["recognizer_relations"]["whisper_base_greedy"]
     assert relation["relation"] == "same weights, different decoding configuration"
     assert "beam_size" in relation["decoding_changed"]

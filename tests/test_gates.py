@@ -75,7 +75,8 @@ def test_a_challenger_that_fixes_errors_and_breaks_nothing_is_promoted(tmp_path:
     assert gates["drift_s_per_min"].applicable is False and gates["drift_s_per_min"].passed is None
     assert gates["wer_reduction_points"].value > 0.5
     assert gates["new_negation_errors"].opportunities == 3 * 2  # "não" and "ninguém" per recording
-    assert "3/6" in report.caveat and "rare-failure" in report.caveat
+    assert "0 failures in 6: exact one-sided 95% upper bound on the failure rate 39.3%" in report.caveat
+    assert "rare-failure" in report.caveat
     assert report.holdout["recordings"] == 3 and report.holdout["reference_words"] == 3 * 21
     data = report.to_json()
     assert set(data) >= {"verdict", "gates", "caveat", "holdout", "signature"}
@@ -226,3 +227,18 @@ def test_unknown_and_missing_gates_are_named(tmp_path: Path) -> None:
 def test_the_template_writes_out_every_gate() -> None:
     gates = load_gates(TEMPLATE)
     assert all(g.applicable and g.threshold is not None for g in gates.gates.values())
+
+
+def test_a_duplication_the_baseline_made_too_is_not_counted_against_the_seam(tmp_path: Path, manifest: Path) -> None:
+    """Like the critical-word gates, the seam gates count only what the challenger introduced."""
+    words = correct(turns())
+    duplicated = words[:3] + [Word(words[2].text, words[2].start + 0.01, words[2].end)] + words[3:]
+    base = {rid: correct(turns()) for rid in RECORDINGS}
+    seam = (words[2].start - 0.5, words[2].end + 0.5)
+    options = {"stages": {"challenger": ["windows"]}, "seams": {"challenger": [seam]}}
+    both = {**base, "r1": duplicated}  # the baseline inserted the same word there too: not the seam's doing
+    _, _, gates = _evaluate(tmp_path, manifest, both, both, **options)
+    assert gates["seam_duplications"].value == 0 and gates["seam_duplications"].passed
+    other = {**base, "r1": words[:3] + [Word("sim", words[2].start + 0.01, words[2].end)] + words[3:]}
+    _, _, gates = _evaluate(tmp_path, manifest, other, both, **options)  # the baseline inserted another word
+    assert gates["seam_duplications"].value == 1

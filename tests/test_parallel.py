@@ -195,7 +195,7 @@ def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: P
     for summary, mode in ((two, "local"), (local, "scheduler")):
         assert _products(summary.folder.root) == expected
         assert _order(summary.folder.root) == _order(one_worker)
-        record = summary.folder.read_record()
+        record = summary.folder.read_record().to_json()
         assert record["status"] == "complete" and record["failures"] == []
         assert record["parallel"]["mode"] == mode
         ran = sorted(r for worker in record["parallel"]["workers"].values() for r in worker["recordings"])

@@ -79,7 +79,7 @@ def test_freeze_records_every_hash_and_the_holdout_runs_baseline_and_challenger_
     assert vad_stage["stage"] == "vad" and vad_stage["config"]["threshold"] == 0.5
     assert record["config"]["recognizers"]["whisper_base"]["weights_sha256"]
     assert record["signature"].startswith("ablate-score:")
-    assert _events(experiment) == ["manifest frozen", "manifest verified", "challenger frozen"]
+    assert _events(experiment) == ["manifest registered", "manifest verified", "challenger frozen"]
     # freezing the same again records nothing new
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
     assert "already frozen" in capsys.readouterr().out and len(_events(experiment)) == 3
@@ -164,7 +164,7 @@ def test_edited_hypotheses_after_the_holdout_are_caught(experiment, capsys) -> N
     hypothesis.write_text(hypothesis.read_text(encoding="utf-8").replace('"eu"', '"nós"'), encoding="utf-8")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
     error = capsys.readouterr().err
-    assert "(holdout finished) records hypotheses" in error
+    assert "(holdout finished) records evidence runs/holdout-constructed/hypotheses/vad/h1.json" in error
     assert main(["gate", str(experiment.folder)]) == 2
 
 
@@ -246,7 +246,7 @@ def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refus
     assert "is not the frozen challenger's configuration" in capsys.readouterr().err
     words = correct(turns())
     folder = make_run(
-        summary.folder.root,
+        summary.folder.root.with_name("holdout-partial"),  # rewriting the recorded run would re-record evidence
         experiment.manifest_path,
         "holdout",
         {"baseline": {"h1": words}, "vad": {"h1": words}},

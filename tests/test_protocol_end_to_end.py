@@ -108,7 +108,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert main(["audit", "verify", experiment]) == 0
     events = [e.event for e in AuditLog(Path(experiment)).entries()]
     assert events[:7] == [
-        "manifest frozen",
+        "manifest registered",
         "manifest verified",
         "tuning run",
         "refusal",
@@ -124,3 +124,15 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
         "holdout finished",
         "gate evaluated",
     ]
+    # A holdout hypothesis edited after the run is not laundered by a rerun: the resume refuses it,
+    # logs the refusal, records nothing new, and the gate still refuses the edited file.
+    run_root = Path(experiment) / "runs" / AuditLog(Path(experiment)).entries()[-1].data["run"]
+    edited = run_root / "hypotheses" / "vad" / "test.json"
+    edited.write_text(edited.read_text(encoding="utf-8").replace('"text": "', '"text": "x', 1), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and str(edited) in error and "holdout evidence changed" in error
+    assert [e.event for e in AuditLog(Path(experiment)).entries()][-2:] == ["holdout resumed", "refusal"]
+    assert main(["gate", experiment]) == 2
+    assert main(["audit", "verify", experiment]) == 2

@@ -113,7 +113,7 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
         assert baseline["segments"] and all(
             s["outcome"] == FIRST and s["temperature"] == 0.0 for s in baseline["segments"]
         )
-    rows = {(r["arm"], r["recording"]): r for r in summary.folder.read_record()["measurements"]}
+    rows = {(r["arm"], r["recording"]): r for r in summary.folder.read_record().measurements}
     assert all(rows["forced", c]["fallback_share"] == 1.0 and rows["forced", c]["fallback_dominated"] for c in CLIPS)
     assert rows["forced", CLIPS[0]]["temperatures"] == "1.0: 100%"
     assert all(rows["baseline", c]["fallback_share"] == 0.0 for c in CLIPS)
@@ -129,7 +129,7 @@ def test_one_manifest_identity_in_freeze_run_record_report_and_verify(corpus, fo
 
     _, summary, evaluation = forward
     identity = load_manifest(corpus / "manifest.json").sha256
-    assert summary.folder.read_record()["manifest"]["sha256"] == identity
+    assert summary.folder.read_record().manifest.sha256 == identity
     assert identity in evaluation.report_markdown.read_text(encoding="utf-8")
     ablate = [sys.executable, "-m", "toolkit", "manifest"]
     verify = subprocess.run(
@@ -154,8 +154,9 @@ def test_one_manifest_identity_in_freeze_run_record_report_and_verify(corpus, fo
     )
     assert f"(manifest sha256 {identity})" in refrozen.stdout
     # Scoring a run against a manifest that is no longer the one it ran on is refused.
-    record = summary.folder.read_record()
-    record["manifest"]["sha256"] = "0" * 64
+    record = summary.folder.read_record().to_json()
+    manifest_path = summary.folder.read_record().manifest_path(summary.folder.root)
+    record["manifest"] = {"path": str(manifest_path), "sha256": "0" * 64}
     stale = RunFolder(corpus / "stale-run")
     stale.root.mkdir()
     stale.record.write_text(json.dumps(record), encoding="utf-8")
@@ -170,7 +171,7 @@ def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
     assert (rerun.computed, rerun.reused) == (0, 3 * len(CLIPS))
     assert rerun.this_run.wall_s < 0.2 * first.this_run.wall_s
     assert rerun.measured.wall_s == pytest.approx(first.measured.wall_s, abs=0.01)
-    record = rerun.folder.read_record()
+    record = rerun.folder.read_record().to_json()
     assert record["reuse"]["arm_results"] == {"computed": 0, "reused": 3 * len(CLIPS)}
     assert all(
         r["result"] == "reused" and r["this_run_wall_s"] == 0 and r["wall_s"] > 0 for r in record["measurements"]
@@ -184,7 +185,7 @@ def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
     assert (rebuilt.computed, rebuilt.reused) == (3 * len(CLIPS), 0)
     assert rebuilt.units["decode"] == {"computed": 0, "reused": 3 * len(CLIPS)}
     assert rebuilt.this_run.wall_s < 0.2 * rebuilt.measured.wall_s
-    rows = rebuilt.folder.read_record()["measurements"]
+    rows = rebuilt.folder.read_record().measurements
     assert all(r["result"] == "computed" and r["units_computed"] == 0 and r["units_reused"] == 1 for r in rows)
     assert "0 arm results computed" not in rebuilt.describe() and "decode 0 computed/6 reused" in rebuilt.describe()
 
@@ -198,7 +199,7 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
         for name, order in (("in-order", arms), ("reversed", arms[::-1]))
     ]
     before, after = (
-        {(r["arm"], r["recording"]): r["peak_rss_mb"] for r in run.folder.read_record()["measurements"]} for run in runs
+        {(r["arm"], r["recording"]): r["peak_rss_mb"] for r in run.folder.read_record().measurements} for run in runs
     )
     assert before.keys() == after.keys() and len(before) == 4 * len(CLIPS)
     for key, peak in before.items():
@@ -206,7 +207,7 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
         # arms' units, in another order): measured up to ~20%. Sharing a process with a second
         # model, as before the workers, adds at least half again (see the two-model bound below).
         assert peak == pytest.approx(after[key], rel=0.3), key
-    record = runs[1].folder.read_record()
+    record = runs[1].folder.read_record().to_json()
     loads = {
         **{f"recognizer {name}": load for name, load in record["recognizer_loads"].items()},
         **record["stage_loads"],

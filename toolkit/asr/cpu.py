@@ -64,10 +64,9 @@ def _machine_key() -> str:
 
 @cache
 def _probe(model_path: str, compute_type: str, forced: str | None, machine: str) -> tuple[tuple[str, str | None], ...]:
-    from toolkit.asr.models import cache_dir
-    from toolkit.core.files import atomic_write_json, config_hash
+    from toolkit.core.files import atomic_write_json, config_hash, machine_cache
 
-    stored = cache_dir().parent / "cpu" / f"{config_hash([model_path, compute_type, forced, machine])}.json"
+    stored = machine_cache("cpu") / f"{config_hash([model_path, compute_type, forced, machine])}.json"
     try:
         return tuple(json.loads(stored.read_text(encoding="utf-8")).items())
     except (OSError, ValueError, AttributeError):

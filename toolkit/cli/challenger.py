@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _freeze(args: argparse.Namespace) -> int:
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.challenger import challenger_file, freeze_challenger
+    from toolkit.protocol.challenger import challenger_file, freeze_challenger, tuning_note
+    from toolkit.protocol.state import replay, verified_log
 
     experiment = load_experiment(args.experiment)
     frozen, recorded = freeze_challenger(experiment, args.arm, args.gates)
@@ -38,5 +39,12 @@ def _freeze(args: argparse.Namespace) -> int:
         f"{frozen.gates_sha256[:16]}…, manifest sha256 {frozen.manifest_sha256[:16]}…, scorer {frozen.signature_hash}) "
         f"in {challenger_file(experiment)}"
     )
-    print(f"next: ablate run {experiment.folder} --split holdout   (runs baseline and {frozen.arm} once)")
+    note = tuning_note(experiment, frozen.arm)
+    if note:
+        print(note)
+    opened = replay(verified_log(experiment.folder)).finished
+    if "holdout" in opened:
+        print(f"next: ablate gate {experiment.folder}   (the holdout was already run for this challenger)")
+    else:
+        print(f"next: ablate run {experiment.folder} --split holdout   (runs baseline and {frozen.arm} once)")
     return 0

@@ -40,12 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.corpus.freeze import freeze
     from toolkit.demo.corpus import build_corpus
     from toolkit.evaluate import Evaluation, evaluate_run
-    from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.challenger import freeze_challenger
     from toolkit.protocol.gates import TEMPLATE
     from toolkit.protocol.report_sections import report_sections
-    from toolkit.protocol.testsplit import open_test_split, record_run
+    from toolkit.protocol.testsplit import run_split
     from toolkit.protocol.verdict import gate_verdict
 
     corpus_dir = args.experiment / "corpus"
@@ -60,9 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     failed: list[str] = []
 
-    def show(split: str, arms: list[str] | None) -> Evaluation:
-        summary = run_experiment(experiment, split, arms, progress=not args.quiet)
-        record_run(experiment, split, summary)
+    def show(split: str) -> Evaluation:
+        summary = run_split(experiment, split, None, progress=not args.quiet)
         evaluation = evaluate_run(summary.folder, experiment.score_options(), report_sections(summary.folder))
         print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
@@ -71,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         failed.extend(arm for arm in summary.failed_arms if arm not in failed)
         return evaluation
 
-    tuning = show("tuning", open_test_split(experiment, "tuning", None))
+    tuning = show("tuning")
     declared = [
         a.name
         for a in experiment.arms.values()
@@ -90,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         f"{'frozen' if recorded else 'already frozen, identical'} with {TEMPLATE} "
         f"(config sha256 {frozen.config_sha256[:16]}…, gates sha256 {frozen.gates_sha256[:16]}…)"
     )
-    show("holdout", open_test_split(experiment, "holdout", None))
+    show("holdout")
     print()
     print(gate_verdict(experiment).text())
     print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
@@ -104,22 +102,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _protocol_for_this_version(experiment: Experiment) -> None:
-    """Keep the demo's protocol record only while the demo experiment file is the one it began with."""
+    """Keep the demo's protocol record only while the demo experiment file, the scorer and the pipeline code
+    are the ones it began with; else keep it aside, with its test-split runs and the corpus's openings ledger."""
     from datetime import datetime
 
     from toolkit.core.files import atomic_write_text, sha256_file
+    from toolkit.pipeline.code_version import code_digest
     from toolkit.protocol.challenger import protocol_dir
+    from toolkit.protocol.ledger import ledger_path
+    from toolkit.protocol.state import TEST_SPLITS
     from toolkit.scorer.signature import scorer_signature
 
     folder = protocol_dir(experiment)
     stamp = folder / EXPERIMENT_STAMP
-    current = f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash}"
+    current = (
+        f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash} "
+        f"code {code_digest('arm')}"
+    )
     began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
         kept = folder.with_name(f"protocol-before-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}")
         folder.rename(kept)
+        for path in [
+            ledger_path(experiment.manifest_path),
+            *(run for split in TEST_SPLITS for run in experiment.folder.glob(f"runs/{split}-*")),
+        ]:
+            if path.exists():
+                path.rename(kept / path.name)
         print(
-            f"demo: the demo experiment file or the scorer changed since its protocol record began; that record "
-            f"is kept in {kept} and a new one starts (a real experiment would need fresh test data)"
+            f"demo: the demo experiment file, the scorer or the pipeline code changed since its protocol record "
+            f"began; that record (with its test-split runs) is kept in {kept} and a new one starts (a real "
+            "experiment would need fresh test data)"
         )
     atomic_write_text(stamp, current + "\n")

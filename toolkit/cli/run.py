@@ -37,14 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.testsplit import open_test_split, record_run
+    from toolkit.protocol.testsplit import run_split
 
     experiment = load_experiment(args.experiment)
     arms = None if args.arms is None else [a.strip() for a in args.arms.split(",")]
-    arms = open_test_split(experiment, args.split, arms)  # holdout/challenge: frozen challenger, once
-    summary = run_experiment(
+    summary = run_split(  # holdout/challenge: the frozen challenger, once, under the protocol lock
         experiment,
         args.split,
         arms,
@@ -64,7 +62,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    record_run(experiment, args.split, summary)
     report_arm_failures(summary)
     status = 1 if summary.arm_failures else 0
     if args.no_score:

@@ -72,3 +72,10 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 def atomic_write_json(path: str | os.PathLike[str], data: Any) -> Path:
     return atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def machine_cache(name: str) -> Path:
+    """A cache folder of this machine's (models, synthesis, CPU probes): ``$ABLATE_CACHE/NAME`` or
+    ``~/.cache/ptbr-ablate/NAME``. What is kept there is keyed by content, so any run may share it."""
+    root = os.environ.get("ABLATE_CACHE")
+    return (Path(root) if root else Path.home() / ".cache" / "ptbr-ablate") / name

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ import soundfile
 import soxr
 
 from toolkit.core.errors import ToolkitError
-from toolkit.core.files import atomic_write_bytes, atomic_write_json, atomic_write_text, sha256_file
+from toolkit.core.files import atomic_write_bytes, atomic_write_json, atomic_write_text, machine_cache, sha256_file
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
 from toolkit.demo import sounds
 from toolkit.demo.sentences import SENTENCES, Sentence
@@ -133,8 +132,7 @@ class _Tracks:
 
 def default_cache_dir() -> Path:
     """Synthesis cache: ``$ABLATE_CACHE/tts`` or ``~/.cache/ptbr-ablate/tts``."""
-    root = os.environ.get("ABLATE_CACHE")
-    return (Path(root) if root else Path.home() / ".cache" / "ptbr-ablate") / "tts"
+    return machine_cache("tts")
 
 
 def _plans(count: int) -> list[_Plan]:

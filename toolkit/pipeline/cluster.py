@@ -21,6 +21,7 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ class WorkPlan:
     arms_json: list[dict[str, Any]]
     recognizers: tuple[str, ...]  # those with work left, loaded once per worker
     environ: dict[str, str | None]  # the coordinator's NANNY_VARIABLES, for the services
+    guard: Any = None  # which stored results may be reused (toolkit.pipeline.recording.ResultGuard)
 
     @property
     def key(self) -> str:
@@ -180,7 +182,7 @@ def _recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordi
     where = _where()
     try:
         loaded = _load(plan)
-        result = run_recording(loaded.runner, RunFolder(plan.folder), loaded.arms, entry, keys)
+        result = run_recording(loaded.runner, RunFolder(plan.folder), loaded.arms, entry, keys, guard=plan.guard)
     except Exception as error:  # reported per recording, so the run finishes the others
         if not isinstance(error, InputError):  # a service may have died with it: the next task starts afresh
             broken = _LOADED.pop(_slot(plan), None)
@@ -276,8 +278,16 @@ class Cluster:
                 host,
             )
 
-    def run(self, plan: WorkPlan, entries: list[Any], keys: dict[str, dict[str, str]], bar: Any) -> ClusterRun:
-        """Send every recording of ``entries`` (longest first) and collect results as they finish."""
+    def run(
+        self,
+        plan: WorkPlan,
+        entries: list[Any],
+        keys: dict[str, dict[str, str]],
+        bar: Any,
+        on_result: Callable[[RecordingResult], None] | None = None,
+    ) -> ClusterRun:
+        """Send every recording of ``entries`` (longest first) and collect results as they finish
+        (``on_result`` hears of each, here in the coordinator)."""
         from dataclasses import replace
 
         from distributed import as_completed
@@ -304,6 +314,8 @@ class Cluster:
             except Exception as error:  # a recording whose workers kept dying (KilledWorker), say
                 result = RecordingResult(entry.id, failure=" ".join(f"{type(error).__name__}: {error}".split()))
             outcome.results[entry.id] = result
+            if on_result is not None:
+                on_result(result)
             if bar is not None:
                 bar.set_postfix_str(f"{entry.id} {'FAILED' if result.failure else 'done'}")
                 bar.update(len(plan.arms))

@@ -22,11 +22,12 @@ from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.pipeline.cache import ResultCache
+from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
-from toolkit.pipeline.recording import RecordingResult, run_recording, stored_output, times
+from toolkit.pipeline.recording import RecordingResult, ResultGuard, run_recording, stored_output, times
 from toolkit.pipeline.runlock import RunLock
 from toolkit.pipeline.runner import ArmRunner, reuse_counts
 from toolkit.runs.folder import RunFolder
@@ -109,13 +110,15 @@ def run_experiment(
     workers: int = 1,
     scheduler: str | None = None,
     oversubscribe: bool = False,
+    guard: ResultGuard | None = None,
 ) -> RunSummary:
     """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
 
     ``workers`` above 1 decodes that many recordings at once on a local Dask cluster;
     ``scheduler`` (``tcp://HOST:PORT``) sends them to an existing Dask cluster instead
     (toolkit.pipeline.cluster). Either way each recording's results are byte-identical to a
-    one-worker run, and ``run.json`` lists them in manifest order.
+    one-worker run, and ``run.json`` lists them in manifest order. ``guard`` (the protocol's, on a
+    test split) decides which stored results may be reused and hears of each finished recording.
     """
     from toolkit.asr.registry import relation
     from toolkit.corpus.manifest import load_manifest
@@ -160,6 +163,7 @@ def run_experiment(
                     "recognizers": identities,
                     "runtime": runtimes,
                     "time_tolerance_s": experiment.time_tolerance_s,
+                    "code": code_digest("arm"),
                 }
             )
             for arm in arms
@@ -168,7 +172,10 @@ def run_experiment(
     }
     # (recording, arm) results still to make; recordings without any are read back here, loading nothing.
     missing = {
-        (e.id, a.name) for e in entries for a in arms if stored_output(folder, a.name, e.id, keys[e.id][a.name]) is None
+        (e.id, a.name)
+        for e in entries
+        for a in arms
+        if stored_output(folder, a.name, e.id, keys[e.id][a.name], guard) is None
     }
     pending = [e for e in entries if any((e.id, a.name) in missing for a in arms)]
     needed = list(
@@ -196,6 +203,7 @@ def run_experiment(
             config["arms"],
             tuple(needed),
             cluster.environ,
+            guard,
         )
     else:
         # Models load before any recording (their cost is reported apart) and before the run folder
@@ -225,11 +233,18 @@ def run_experiment(
                 total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm", disable=not progress
             ) as bar,
         ):
+
+            def finished(result: RecordingResult) -> None:
+                if guard is not None and result.failure is None:
+                    failed = {f.arm for f in result.arm_failures}
+                    guard.recorded(folder, result.recording, [a.name for a in arms if a.name not in failed])
+
             for entry in entries:
                 if not distributed or entry.id not in pending_ids:
-                    results[entry.id] = run_recording(runner, folder, arms, entry, keys[entry.id], bar)
+                    results[entry.id] = run_recording(runner, folder, arms, entry, keys[entry.id], bar, guard)
+                    finished(results[entry.id])
             if distributed:
-                parallel = cluster.run(plan, pending, keys, bar)
+                parallel = cluster.run(plan, pending, keys, bar, finished)
                 results.update(parallel.results)
                 record = replace(record, parallel=parallel.to_json())
     for entry in entries:

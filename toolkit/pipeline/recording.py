@@ -10,11 +10,13 @@ failed for that recording; the other arms go on.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from toolkit.core.files import atomic_write_json
 from toolkit.core.transcripts import Hypothesis
+from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm
 from toolkit.pipeline.measure import Measurement, measure
 from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
@@ -51,17 +53,24 @@ def arm_failure(arm: str, recording: str, error: StageError) -> ArmFailure:
 
 
 def run_recording(
-    runner: ArmRunner, folder: RunFolder, arms: list[Arm], entry: Any, keys: dict[str, str], bar: Any = None
+    runner: ArmRunner,
+    folder: RunFolder,
+    arms: list[Arm],
+    entry: Any,
+    keys: dict[str, str],
+    bar: Any = None,
+    guard: ResultGuard | None = None,
 ) -> RecordingResult:
-    """Every arm on one recording: stored results are read back, the others computed and written
-    (full output last), then the disagreement lists against the baseline. ``bar`` (tqdm) advances per arm."""
+    """Every arm on one recording: stored results are read back (only those ``guard`` adopts), the others
+    computed and written (full output last), then the disagreement lists against the baseline. ``bar``
+    (tqdm) advances per arm."""
     result = RecordingResult(entry.id)
     signal = None
     outputs: dict[str, dict[str, Any]] = {}
     for arm in arms:
         if bar is not None:
             bar.set_postfix_str(f"{entry.id} {arm.name}")
-        stored = stored_output(folder, arm.name, entry.id, keys[arm.name])
+        stored = stored_output(folder, arm.name, entry.id, keys[arm.name], guard)
         this_run = None
         if stored is None:
             try:
@@ -97,7 +106,22 @@ def times(spent: Measurement) -> dict[str, float]:
     return {"wall_s": round(spent.wall_s, 4), "cpu_s": round(spent.cpu_s, 4)}
 
 
-def stored_output(folder: RunFolder, arm: str, recording: str, unit_key: str) -> dict[str, Any] | None:
+class ResultGuard(Protocol):
+    """Who decides whether a stored result may be reused: for a test split, the protocol, which
+    adopts only results whose files still hash to what its audit log recorded (and refuses
+    changed ones). Picklable: Dask workers read results too."""
+
+    def adopt(self, folder: RunFolder, arm: str, recording: str, unit_key: str) -> bool: ...
+
+    def recorded(self, folder: RunFolder, recording: str, arms: Sequence[str]) -> None: ...
+
+
+def stored_output(
+    folder: RunFolder, arm: str, recording: str, unit_key: str, guard: ResultGuard | None = None
+) -> dict[str, Any] | None:
+    """The stored result of ``arm`` on ``recording`` if it was made with ``unit_key`` (and ``guard`` adopts it)."""
+    if guard is not None and not guard.adopt(folder, arm, recording, unit_key):
+        return None
     path = folder.arm_output(arm, recording)
     if not path.is_file():
         return None
@@ -131,6 +155,7 @@ def _write_result(
     write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
     stored = {
         "unit_key": unit_key,
+        "code": code_digest("arm"),
         "arm": arm.name,
         "recording": recording,
         "duration": duration,

@@ -24,6 +24,7 @@ from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
 from toolkit.pipeline.cache import ResultCache
+from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
@@ -96,6 +97,9 @@ class ArmOutput:
     reuse: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
     recognizer_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmapped_times: int = 0  # recognizer times that map nowhere, or contradict the words before them
+    # Per recognizer, the original-time spans it decoded; partly_decoded when one decoded less than its units.
+    decoded: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    partly_decoded: bool = False
     retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/pipeline/onset_repair.py)
     notes: list[str] = field(default_factory=list)
 
@@ -182,6 +186,8 @@ class ArmRunner:
             )
         else:
             output.words = streams[0]
+        if output.partly_decoded:  # a recognizer dropped audio itself (batched: its VAD chunks only)
+            output.vad_segments = dropped_audio_kept(output, duration)
         if arm.stage("onset_repair") is not None:
             with stage("onset_repair"):
                 self._repair_onsets(arm, prepared, lineage, output)
@@ -206,7 +212,9 @@ class ArmRunner:
             return original, lineage
         enhancer = self._enhancers[component.name]
         identity = enhancer.identity()
-        key = self.cache.key_for({"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity})
+        key = self.cache.key_for(
+            {"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity, "code": code_digest("enhance")}
+        )
         cached, samples = self.cache.get(key), self.cache.get_array(key)
         computed = cached is None or samples is None
         if computed:
@@ -312,7 +320,9 @@ class ArmRunner:
     ) -> list[tuple[float, float]]:
         """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
         setting or the windows' pause pass with the same parameters shares them)."""
-        key = self.cache.key_for({"kind": "vad", "lineage": lineage, "config": asdict(silero)})
+        key = self.cache.key_for(
+            {"kind": "vad", "lineage": lineage, "config": asdict(silero), "code": code_digest("vad")}
+        )
         cached = self.cache.get(key)
         computed = cached is None
         if computed:
@@ -373,11 +383,12 @@ class ArmRunner:
                 "region": region,
                 "recognizer": identity,
                 "runtime": self.recognizers.runtime(name),
+                "code": code_digest("decode"),
             }
         )
         cached = self.cache.get(key)
-        # Entries from before segments were recorded are decoded again, so every result has them.
-        computed = cached is None or "segments" not in cached
+        # Entries from before segments and decoded spans were recorded are decoded again.
+        computed = cached is None or "segments" not in cached or "decoded" not in cached
         if computed:
             decoded = self.recognizers.transcribe(name, unit.signal)
             cached = {
@@ -385,6 +396,7 @@ class ArmRunner:
                 "segments": [s.to_json() for s in decoded.transcript.segments],
                 "measurement": decoded.measurement.to_json(),
                 "notes": decoded.notes,
+                "decoded": decoded.transcript.decoded,
             }
             self.cache.put(key, cached)
         spent = output.count("decode", cached["measurement"], computed)
@@ -406,6 +418,10 @@ class ArmRunner:
             }
         )
         output.segments.extend(self._segments_to_original(name, unit, cached["segments"]))
+        partly = cached["decoded"] is not None
+        spans = self._original_spans(unit.signal, cached["decoded"]) if partly else [unit.original_span]
+        output.decoded.setdefault(name, []).extend((a, b) for a, b in spans if a is not None and b is not None)
+        output.partly_decoded |= partly
         return self._to_original(unit, [Word(**w) for w in cached["words"]], output)
 
     def _segments_to_original(
@@ -438,6 +454,21 @@ class ArmRunner:
         mapped, unmapped = to_original(unit.unit_id, unit.signal.timemap, local, self.experiment.time_tolerance_s)
         output.unmapped_times += unmapped
         return mapped
+
+
+def dropped_audio_kept(output: ArmOutput, duration: float) -> list[tuple[float, float]]:
+    """What audio reached a recognizer, in original time: the VAD stage's regions (or everything), cut to
+    what the recognizers decoded (their union, when two are combined). Whatever drops audio before the
+    recognizer counts as VAD for the speech-recall gate."""
+    from toolkit.scorer.metrics.intervals import intersect, merge
+
+    stage = (
+        merge([(a, b) for a, b in output.vad_segments if a is not None and b is not None])
+        if (output.vad_segments is not None)
+        else merge([(0.0, duration)])
+    )
+    decoded = merge([span for spans in output.decoded.values() for span in spans])
+    return [(round(float(a), 4), round(float(b), 4)) for a, b in intersect(stage, decoded)]
 
 
 def to_original(unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float) -> tuple[list[Word], int]:

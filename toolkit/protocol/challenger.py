@@ -17,6 +17,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.protocol.gates import load_gates
+from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 
 BASELINE = "baseline"
@@ -65,6 +66,17 @@ class Fingerprint:
         return changed
 
 
+def changed_file(experiment: Experiment, current: Fingerprint, frozen: dict[str, Any]) -> Path:
+    """The file a refusal after a change should name: the gates copy, the manifest, or the experiment file."""
+    if current.config_sha256 != frozen.get("config_sha256"):
+        return experiment.path
+    if current.gates_sha256 != frozen.get("gates_sha256"):
+        return gates_copy(experiment)
+    if current.manifest_sha256 != frozen.get("manifest_sha256"):
+        return experiment.manifest_path
+    return experiment.path  # the scorer options
+
+
 def _recognizers_used(experiment: Experiment, arms: list[Arm]) -> list[str]:
     used = {experiment.primary}
     for arm in arms:
@@ -110,14 +122,15 @@ def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fin
 
 
 def note_manifest(experiment: Experiment, log: Any, state: Any) -> None:
-    """Log the manifest the first time the experiment meets it, and that it was verified now."""
+    """Log the manifest the first time the experiment uses it ("registered": it was frozen earlier, by
+    ``ablate manifest freeze``), and that it was verified now."""
     from toolkit.corpus.manifest import load_manifest
 
     manifest = load_manifest(experiment.manifest_path)
     entry = named("manifest", experiment.manifest_path, manifest.sha256, experiment.folder)
     if manifest.sha256 not in state.manifests:
         log.append(
-            "manifest frozen", manifest_sha256=manifest.sha256, hashes=[entry], recordings=len(manifest.recordings)
+            "manifest registered", manifest_sha256=manifest.sha256, hashes=[entry], recordings=len(manifest.recordings)
         )
         state.manifests.add(manifest.sha256)
     log.append("manifest verified", manifest_sha256=manifest.sha256, hashes=[entry])
@@ -127,21 +140,35 @@ def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | P
     """Freeze ``arm_name`` with ``gates_path``; returns the fingerprint and whether anything new was recorded.
 
     Refused (and logged) once a test split was opened in this protocol record, unless the
-    manifest is new and none of its test recordings was ever opened: that starts a new record.
+    manifest is new and none of its test recordings (by audio content) was ever opened: that
+    starts a new record. Gates the holdout's reference formats can never measure are refused
+    before anything is opened. Holds the protocol lock.
     """
+    gates = load_gates(gates_path)  # a typo stops here, nothing written
+    with protocol_lock(experiment.folder, "ablate challenger freeze"):
+        return _freeze(experiment, arm_name, gates_path, gates)
+
+
+def _freeze(experiment: Experiment, arm_name: str, gates_path: str | Path, gates: Any) -> tuple[Fingerprint, bool]:
+    from toolkit.corpus.content import audio_content_sha256
     from toolkit.corpus.manifest import load_manifest
 
-    gates = load_gates(gates_path)  # a typo stops here, nothing written
     log = verified_log(experiment.folder)
     state = replay(log)
     current = fingerprint(experiment, arm_name, gates.sha256)
     frozen = state.challenger
     if frozen is not None and not current.changes_from(frozen):
         return current, False
+    manifest = load_manifest(experiment.manifest_path)
+    unmeasurable = unmeasurable_gates(gates, manifest)
+    if unmeasurable:
+        raise refuse(log, "challenger freeze", gates_path, unmeasurable[0])
     if frozen is not None and state.test_opened:
-        manifest = load_manifest(experiment.manifest_path)
-        test_audio = {e.sha256 for e in manifest.recordings if e.split in TEST_SPLITS}
-        if current.manifest_sha256 == frozen["manifest_sha256"] or test_audio & state.opened_audio:
+        tests = [e for e in manifest.recordings if e.split in TEST_SPLITS]
+        reopened = {e.sha256 for e in tests} & state.opened_audio or (
+            {audio_content_sha256(e) for e in tests} & state.opened_content
+        )
+        if current.manifest_sha256 == frozen["manifest_sha256"] or reopened:
             changed = ", ".join(current.changes_from(frozen))
             raise refuse(
                 log,
@@ -149,15 +176,14 @@ def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | P
                 gates_path,
                 f"the {' and '.join(sorted(state.opened))} was already opened for challenger "
                 f"{frozen['arm']!r}; changing {changed} needs fresh test data (a new manifest whose "
-                f"holdout recordings were never opened, which starts a new protocol record)",
+                f"test recordings, by audio content, were never opened, which starts a new protocol record)",
             )
         log.append(
             "protocol record started",
             manifest_sha256=current.manifest_sha256,
             reason="new manifest with test recordings never opened before",
         )
-    manifest_obj = load_manifest(experiment.manifest_path)
-    manifest_obj.require_verified()
+    manifest.require_verified()
     note_manifest(experiment, log, state)
     copy = gates_copy(experiment)
     if Path(gates_path).resolve() != copy.resolve():
@@ -168,6 +194,7 @@ def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | P
         "challenger frozen",
         challenger={k: v for k, v in record.items() if k != "config"},
         replaces=frozen.get("arm") if frozen else None,
+        tuning_note=tuning_note(experiment, arm_name),
         hashes=[
             named("file", copy, gates.sha256, experiment.folder),
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),
@@ -175,3 +202,50 @@ def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | P
         ],
     )
     return current, True
+
+
+# What a gate needs from the references, and the reference formats that can never hold it.
+_NEEDS = {
+    "onset_p95_s": ("timed reference words", ("stm", "text")),
+    "drift_s_per_min": ("timed reference words", ("stm", "text")),
+    "vad_speech_recall": ("an annotated speech tier", ("stm", "text")),
+}
+
+
+def unmeasurable_gates(gates: Any, manifest: Any) -> list[str]:
+    """Applicable gates the test splits' reference formats can never measure (read from the manifest's
+    file names, not the references' contents): one refusal line each."""
+    problems = []
+    for split in TEST_SPLITS:
+        formats = {entry.reference_role for entry in manifest.split(split)}
+        for name, (needs, lacking) in _NEEDS.items():
+            gate = gates.gates.get(name)
+            blind = sorted(formats & set(lacking))
+            if gate is not None and gate.applicable and blind:
+                problems.append(
+                    f"gate {name} can never be measured on the {split}: it needs {needs}, which its "
+                    f"{' and '.join(blind)} references do not have; declare it 'applicable = false' with a "
+                    "reason in the gates file, or use TextGrid references"
+                )
+    return problems
+
+
+def tuning_note(experiment: Experiment, arm_name: str) -> str | None:
+    """A line when another arm had the lowest WER on the latest scored tuning run (None when ``arm_name`` did)."""
+    import csv
+
+    scored = sorted(experiment.folder.glob("runs/tuning-*/scores/aggregate.csv"), key=lambda p: p.stat().st_mtime)
+    if not scored:
+        return None
+    with open(scored[-1], encoding="utf-8", newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r.get("stratum") == "all" and r.get("wer") not in (None, "")]
+    if not rows:
+        return None
+    best = min(rows, key=lambda r: (float(r["wer"]), r["arm"]))
+    chosen = next((r for r in rows if r["arm"] == arm_name), None)
+    if best["arm"] == arm_name or chosen is None or float(chosen["wer"]) <= float(best["wer"]):
+        return None
+    return (
+        f"note: {best['arm']!r} had the lowest tuning WER ({100 * float(best['wer']):.1f}%), not {arm_name!r} "
+        f"({100 * float(chosen['wer']):.1f}%), in {scored[-1].parent.parent.name}"
+    )

@@ -20,8 +20,10 @@ import numpy as np
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
+from toolkit.scorer.align import INSERT
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
+from toolkit.scorer.normalize.same_word import word_key
 
 if TYPE_CHECKING:
     from toolkit.runs.record import RunRecord
@@ -251,6 +253,22 @@ def _instance_line(item: dict[str, Any]) -> str:
     return " | ".join(parts)
 
 
+def _baseline_inserted(base: RecordingScore, instance: Any, chal: RecordingScore) -> bool:
+    """Whether the baseline inserted the same word within the seam margin of a challenger seam duplication:
+    then the window seam did not introduce it (the gates count what the challenger introduced)."""
+    at = base.aligned
+    if at is None or instance.time is None or chal.seams is None:
+        return False
+    margin, key = chal.seams.margin_s, word_key(instance.hypothesis)
+    words = at.hyp.words
+    for token in np.flatnonzero(at.hyp_op == INSERT).tolist():
+        source = int(at.hyp.source[token])
+        start = words.start[source]
+        if not np.isnan(start) and abs(start - instance.time) <= margin and word_key(words.texts[source]) == key:
+            return True
+    return False
+
+
 def _baseline_text(score: RecordingScore, start: float | None, end: float | None) -> str:
     """The baseline's words whose times fall inside ``[start, end]`` (for instances without a token position)."""
     at = score.aligned
@@ -316,7 +334,7 @@ def refuse_failed_arms(record: RunRecord, path: Path, *, challenger: str, baseli
             raise InputError(
                 path,
                 f"no verdict: the {role} failed on {len(failed)} of {len(record.recordings)} "
-                f"recordings ({failed[0]['error']})",
+                f"recordings ({failed[0].error})",
             )
 
 
@@ -394,7 +412,7 @@ def evaluate_gates(
             }
             for rid, s in seamed
             for i in s.seams.instances
-            if i.kind == kind
+            if i.kind == kind and not (kind == "seam duplication" and _baseline_inserted(base_scores[rid], i, s))
         ]
         note = "" if seamed else "the challenger has no window seams"
         measured[gate_name] = (len(items), n_seams, note, items)
@@ -418,7 +436,12 @@ def evaluate_gates(
         ]
         measured["vad_speech_recall"] = (recall, None, "" if speech else "no annotated speech", items)
     else:
-        measured["vad_speech_recall"] = (1.0, None, "the challenger has no VAD stage: it decodes all audio", [])
+        measured["vad_speech_recall"] = (
+            1.0,
+            None,
+            "the challenger decodes all audio: nothing drops any before the recognizer",
+            [],
+        )
 
     pooled = sum((s.timing for s in chal_scores.values()), TimingScore(recordings=0))  # the corpus's onset errors
     p95, errors = pooled.onset_abs_p95_s, pooled.onset_errors
@@ -530,16 +553,17 @@ def _size(evaluation: Evaluation, baseline: str) -> dict[str, Any]:
     }
 
 
-def rule_of_three(failures: int, opportunities: int | None) -> str | None:
-    """For a zero-failure count, the approximate 95% upper bound on the failure rate (3/n)."""
+def zero_failure_bound(failures: int, opportunities: int | None) -> str | None:
+    """For a zero-failure count, the exact one-sided 95% upper bound on the failure rate, 1 - 0.05^(1/n)
+    (the rule of three, 3/n, is its large-n approximation and exceeds 100% below n = 3)."""
     if failures != 0 or opportunities is None:
         return None
     if opportunities == 0:
         return "0 opportunities: this gate tested nothing"
-    return (
-        f"0 failures in {opportunities}: 95% upper bound on the failure rate about 3/{opportunities} = "
-        f"{3 / opportunities:.1%}"
-    )
+    bound = 1 - 0.05 ** (1 / opportunities)
+    if bound > 0.5:
+        return f"0 failures in {opportunities}: too few to bound the failure rate (95% upper bound {bound:.1%})"
+    return f"0 failures in {opportunities}: exact one-sided 95% upper bound on the failure rate {bound:.1%}"
 
 
 def caveat(split: str, size: dict[str, Any], results: list[GateResult]) -> str:
@@ -548,7 +572,7 @@ def caveat(split: str, size: dict[str, Any], results: list[GateResult]) -> str:
     bounds = [
         f"{r.name}: {bound}"
         for r in results
-        if r.applicable and spec[r.name].count and (bound := rule_of_three(int(r.value or 0), r.opportunities))
+        if r.applicable and spec[r.name].count and (bound := zero_failure_bound(int(r.value or 0), r.opportunities))
     ]
     text = (
         f"{split} is {size['recordings']} recording(s), {size['minutes']:.1f} min, "

@@ -53,10 +53,15 @@ def named(kind: str, path: Path, sha256: str, experiment_folder: Path) -> dict[s
 
 @dataclass
 class ProtocolState:
+    """The current protocol record: the frozen challenger (and the id of its freeze), the test splits
+    opened and finished, and every test recording ever opened, by file and by audio content."""
+
     challenger: dict[str, Any] | None = None
+    record_id: str | None = None
     opened: dict[str, dict[str, Any]] = field(default_factory=dict)
     finished: dict[str, dict[str, Any]] = field(default_factory=dict)
     opened_audio: set[str] = field(default_factory=set)
+    opened_content: set[str] = field(default_factory=set)
     manifests: set[str] = field(default_factory=set)
 
     @property
@@ -64,16 +69,48 @@ class ProtocolState:
         return bool(self.opened)
 
 
-def verified_log(experiment_folder: Path, *, hashes: bool = False) -> AuditLog:
+def verified_log(experiment_folder: Path, *, hashes: bool = False, whole: bool = True) -> AuditLog:
     """The experiment's audit log after checking its chain (an edited log stops everything).
 
     With ``hashes`` every hash it names is checked against the disk too; protocol commands
     that compare hashes themselves (freeze, test-split guard) skip that, so their refusal can
-    say what changed.
+    say what changed. With ``whole`` (every protocol command but a tuning run's record) a
+    protocol record the log does not hold (a frozen challenger, a test-split run) is refused:
+    the log was deleted or replaced.
     """
     log = AuditLog(experiment_folder)
     verify(log, current_hash if hashes else None)
+    if whole:
+        require_whole(log, replay(log))
     return log
+
+
+def require_whole(log: AuditLog, state: ProtocolState) -> None:
+    """Refuse a challenger file or a test-split run that the audit log does not record."""
+    challenger = log.folder / "protocol" / "challenger.json"
+    deleted = (
+        "the audit log does not record it: the log was deleted or replaced, so what the protocol promised "
+        "cannot be checked"
+    )
+    if challenger.is_file() and state.challenger is None and not _ever(log, "challenger frozen"):
+        raise ProtocolError(
+            challenger,
+            f"a frozen challenger is here but {deleted}; restore the log, or use fresh "
+            "test data in a new experiment folder",
+        )
+    runs = log.folder / "runs"
+    for split in TEST_SPLITS:
+        held = [path for path in runs.glob(f"{split}-*") if (path / "run.json").is_file()] if runs.is_dir() else []
+        if held and not _ever(log, f"{split} opened"):
+            raise ProtocolError(
+                held[0],
+                f"a {split} run is here but {deleted}; restore the log, or use fresh "
+                "test data in a new experiment folder",
+            )
+
+
+def _ever(log: AuditLog, event: str) -> bool:
+    return any(entry.event == event for entry in log.entries())
 
 
 def replay(log: AuditLog) -> ProtocolState:
@@ -83,13 +120,14 @@ def replay(log: AuditLog) -> ProtocolState:
         data = entry.data
         if entry.event == "protocol record started":
             state.challenger, state.opened, state.finished = None, {}, {}
-        elif entry.event == "manifest frozen":
+        elif entry.event in ("manifest registered", "manifest frozen"):  # the older logs' name
             state.manifests.add(data["manifest_sha256"])
         elif entry.event == "challenger frozen":
-            state.challenger = data["challenger"]
+            state.challenger, state.record_id = data["challenger"], config_hash(data)[:16]
         elif entry.event.endswith(" opened") and data.get("split") in TEST_SPLITS:
             state.opened[data["split"]] = data
             state.opened_audio.update(data.get("audio_sha256", []))
+            state.opened_content.update(data.get("audio_content_sha256", []))
         elif entry.event.endswith(" finished") and data.get("split") in TEST_SPLITS:
             state.finished[data["split"]] = data
     return state

@@ -2,18 +2,27 @@
 
 :func:`open_test_split` is called before any decoding: it refuses without a frozen challenger,
 for any other arm set, and when anything the verdict depends on changed since the freeze
-(after opening: "needs fresh test data"). A second call with identical hashes resumes the
-same run (the engine recomputes nothing that finished). Tuning runs are free and logged.
+(after opening: "needs fresh test data"). A test split is identified by its recordings' audio
+content, and its opening is claimed in a ledger beside the manifest (toolkit.protocol.ledger),
+so no second experiment or protocol record opens it again. A second call with identical hashes
+resumes the same run: it reuses only results whose files still hash to what the audit log
+recorded (toolkit.protocol.evidence). Tuning runs are free and logged.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.files import sha256_file
+from toolkit.corpus.content import audio_content_sha256
 from toolkit.pipeline.experiment import Experiment
+from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy, note_manifest
-from toolkit.protocol.state import TEST_SPLITS, hypotheses_digest, named, refuse, replay, verified_log
+from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
+from toolkit.protocol.ledger import Opening, claim
+from toolkit.protocol.lock import protocol_lock
+from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 
 if TYPE_CHECKING:
     from toolkit.pipeline.engine import RunSummary
@@ -23,7 +32,7 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
     """Check the protocol before a run of ``split``; returns the arms to run (baseline and challenger)."""
     from toolkit.corpus.manifest import load_manifest
 
-    log = verified_log(experiment.folder)
+    log = verified_log(experiment.folder, whole=split in TEST_SPLITS)
     manifest = load_manifest(experiment.manifest_path)
     if split not in TEST_SPLITS or not manifest.split(split):  # an empty split is the engine's error to name
         return arm_names or list(experiment.arms)
@@ -68,6 +77,18 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
             f"freeze the challenger again before opening the {split}",
         )
     audio = sorted(e.sha256 for e in manifest.split(split))
+    content = sorted(audio_content_sha256(e) for e in manifest.split(split))
+    claim(
+        experiment.manifest_path,
+        Opening(
+            str(experiment.folder.resolve()),
+            state.record_id or "",
+            split,
+            frozen["arm"],
+            current.config_sha256,
+            tuple(content),
+        ),
+    )
     event = "resumed" if split in state.opened else "opened"
     log.append(
         f"{split} {event}",
@@ -78,6 +99,7 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
         manifest_sha256=current.manifest_sha256,
         signature_hash=current.signature_hash,
         audio_sha256=audio,
+        audio_content_sha256=content,
         hashes=[
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),
             named("file", copy, gates_sha, experiment.folder),
@@ -86,11 +108,52 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
     return arms
 
 
+def run_split(experiment: Experiment, split: str, arm_names: list[str] | None, **engine: Any) -> RunSummary:
+    """Run ``split`` under the protocol and record it (``engine``: run_experiment's keyword arguments).
+
+    A test split holds the protocol lock from its opening to its record and reuses only results the
+    audit log recorded; a changed one stops the run, and the refusal is logged. A run with failed
+    recordings is not recorded (a rerun completes it).
+    """
+    from toolkit.pipeline.engine import run_experiment
+
+    test = split in TEST_SPLITS
+    with protocol_lock(experiment.folder, f"ablate run --split {split}") if test else nullcontext():
+        arms = open_test_split(experiment, split, arm_names)
+        try:
+            summary = run_experiment(experiment, split, arms, guard=evidence_guard(experiment, split), **engine)
+        except EvidenceChanged as error:
+            AuditLog(experiment.folder).append("refusal", command=f"run --split {split}", reason=str(error))
+            raise
+        if not summary.failures:
+            record_run(experiment, split, summary)
+    return summary
+
+
+def evidence_guard(experiment: Experiment, split: str) -> EvidenceGuard | None:
+    """For a test split, the protocol's guard over the run's stored results (toolkit.protocol.evidence)."""
+    if split not in TEST_SPLITS:
+        return None
+    return EvidenceGuard(experiment.folder, split, recorded_evidence(verified_log(experiment.folder)))
+
+
 def record_run(experiment: Experiment, split: str, summary: RunSummary) -> None:
-    """Log a finished run: a test split's hypotheses are hashed, so later edits are caught."""
-    log = verified_log(experiment.folder)
-    state = replay(log)
-    note_manifest(experiment, log, state)
+    """Log a finished run. A test split's result files are checked against what was recorded while it ran
+    and any not yet recorded are hashed now, so a later edit is caught and never re-recorded (the refusal
+    is logged instead)."""
+    test = split in TEST_SPLITS
+    log = verified_log(experiment.folder, whole=test)
+    hashes = []
+    if test:
+        guard = EvidenceGuard(experiment.folder, split, recorded_evidence(log))
+        failed = {(f.arm, f.recording) for f in summary.arm_failures}
+        try:
+            for rid in summary.recordings:
+                hashes += guard.recorded_now(summary.folder, rid, [a for a in summary.arms if (a, rid) not in failed])
+        except EvidenceChanged as error:
+            log.append("refusal", command=f"record the {split} run {summary.folder.root.name}", reason=str(error))
+            raise
+    note_manifest(experiment, log, replay(log))
     fields = {
         "split": split,
         "arms": summary.arms,
@@ -98,10 +161,7 @@ def record_run(experiment: Experiment, split: str, summary: RunSummary) -> None:
         "computed": summary.computed,
         "reused": summary.reused,
     }
-    if split in TEST_SPLITS:
-        digest = hypotheses_digest(summary.folder.root)
-        log.append(
-            f"{split} finished", **fields, hashes=[named("hypotheses", summary.folder.root, digest, experiment.folder)]
-        )
+    if test:
+        log.append(f"{split} finished", **fields, hashes=hashes)
     else:
         log.append(f"{split} run", **fields)

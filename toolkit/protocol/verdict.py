@@ -9,13 +9,15 @@ in the run folder (the report's gates section reads it) and logged.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy
+from toolkit.protocol.challenger import BASELINE, challenger_file, changed_file, fingerprint, gates_copy
 from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
+from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder
 
@@ -49,6 +51,7 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
             f"the run's recordings ({', '.join(record.recordings)}) are not "
             f"the manifest's {split} split ({', '.join(expected)})",
         )
+    codes: dict[str, Path] = {}
     for arm in record.config.arm_names:
         for rid in expected:
             for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
@@ -56,11 +59,28 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
                     raise InputError(path, f"missing: the {split} run has no output of arm {arm!r} for {rid!r}")
             if folder.read_hypothesis(arm, rid).recording_id != rid:
                 raise InputError(folder.hypothesis_json(arm, rid), f"this hypothesis is not of recording {rid!r}")
+            codes.setdefault(str(folder.read_arm_output(arm, rid).get("code")), folder.arm_output(arm, rid))
+    if len(codes) > 1:
+        first, second = list(codes.items())[:2]
+        raise InputError(
+            second[1],
+            f"made by pipeline code {second[0]}, but {first[1]} by {first[0]}: results of "
+            "two code versions are never mixed in one verdict",
+        )
     return folder
 
 
 def gate_verdict(experiment: Experiment) -> GateReport:
-    """Evaluate every gate on the holdout run; the challenge split, if run, is reported apart."""
+    """Evaluate every gate on the holdout run; the challenge split, if run, is reported apart.
+
+    Holds the protocol lock; every holdout file it reads is checked against the hashes the audit
+    log recorded when the file was made.
+    """
+    with protocol_lock(experiment.folder, "ablate gate"):
+        return _verdict(experiment)
+
+
+def _verdict(experiment: Experiment) -> GateReport:
     from toolkit.evaluate import evaluate_run
     from toolkit.protocol.report_sections import report_sections
     from toolkit.report.run_report import write_reports
@@ -81,12 +101,13 @@ def gate_verdict(experiment: Experiment) -> GateReport:
         )
     copy = gates_copy(experiment)
     gates = load_gates(copy)
-    changed = fingerprint(experiment, frozen["arm"], sha256_file(copy)).changes_from(frozen)
+    current = fingerprint(experiment, frozen["arm"], sha256_file(copy))
+    changed = current.changes_from(frozen)
     if changed:
         raise refuse(
             AuditLog(experiment.folder),
             "gate",
-            copy,
+            changed_file(experiment, current, frozen),
             f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
             f"opened: needs fresh test data",
         )
