@@ -258,7 +258,7 @@ def test_ctm_stm_and_json_written_by_the_toolkit_read_back_the_same(tmp_path: Pa
     [
         ({"text": "a", "start": "0.5", "end": 1.0}, "start '0.5' is not a number"),
         ({"text": 7, "start": 0.5, "end": 1.0}, "word text must be a non-empty string"),
-        ({"text": "a", "start": float("nan"), "end": 1.0}, "start nan is not a finite number"),
+        ({"text": "a", "start": float("nan"), "end": 1.0}, "malformed JSON at line 1: NaN is not a finite number"),
         ({"text": "a", "start": 0.5}, "has a start or an end but not both"),
         ({"text": "a", "start": -1, "end": 1.0}, "impossible times"),
         ({"text": "a", "start": 0.5, "end": 1.0, "confidence": True}, "confidence True is not a number"),
@@ -273,7 +273,11 @@ def test_bad_json_words_are_refused_like_bad_ctm_lines(tmp_path: Path, word: obj
     path.write_text(json.dumps({"recording_id": "rec", "words": [word]}), encoding="utf-8")
     with pytest.raises(
         InputError,
-        match=f"rec.json: word 1: .*{problem}" if "expected" not in problem else f"rec.json: word 1: {problem}",
+        match=f"rec.json: {problem}"
+        if "malformed" in problem
+        else f"rec.json: word 1: .*{problem}"
+        if "expected" not in problem
+        else f"rec.json: word 1: {problem}",
     ):
         read_hypothesis(path)
 

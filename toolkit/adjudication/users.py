@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 from pathlib import Path
 
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
-from toolkit.formats.text import read_text
+from toolkit.core.text import read_text
 
 FORMAT_VERSION = 1
 _N, _R, _P = 2**14, 8, 1
@@ -51,12 +51,13 @@ def read_users(path: str | Path) -> dict[str, str]:
     """Name -> password hash; a malformed file is an :class:`InputError` naming it."""
     path = Path(path)
     try:
-        data = json.loads(read_text(path))
+        try:
+            data = parse_json(read_text(path), path)
+        except InputError as error:
+            raise InputError(path, f"not a users file: {error.problem}") from None
         users = data["users"]
         if data.get("format") != FORMAT_VERSION or not isinstance(users, dict):
             raise TypeError("unexpected format")
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"not a users file: malformed JSON at line {error.lineno}") from None
     except (KeyError, TypeError, AttributeError) as error:
         raise InputError(path, f"not a users file written by 'ablate app add-user' ({error})") from None
     return {str(name): str(hashed) for name, hashed in users.items()}

@@ -1,9 +1,9 @@
 """Probe and load original recordings (WAV, FLAC, OGG, MP3 via libsndfile) as float32 mono signals.
 
 Bad audio is refused with an :class:`~toolkit.core.errors.InputError` naming the file: missing,
-empty, not audio, zero-length, truncated (a WAV shorter than its RIFF header or data chunk, an Ogg
-stream without its end page, a FLAC/MP3 that decodes short), or multichannel without a
-channel choice. Nothing is padded, guessed or silently downmixed.
+empty, not audio, zero-length, NaN or infinite float samples, truncated (a WAV shorter than its
+RIFF header or data chunk, an Ogg stream without its end page, a FLAC/MP3 that decodes short), or
+multichannel without a channel choice. Nothing is padded, guessed or silently downmixed.
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ def _blocks(path: str | Path, info: sf._SoundFileInfo) -> Iterator[np.ndarray]:
                 block = handle.read(_BLOCK, dtype="float32", always_2d=True)
                 if not len(block):
                     break
+                _require_finite(path, block, decoded, info.samplerate)
                 decoded += len(block)
                 yield block
     except (sf.LibsndfileError, RuntimeError) as error:
@@ -122,6 +123,16 @@ def _blocks(path: str | Path, info: sf._SoundFileInfo) -> Iterator[np.ndarray]:
     if decoded < info.frames - slack:
         raise InputError(
             path, f"truncated audio: the header promises {info.frames} samples, only {decoded} could be decoded"
+        )
+
+
+def _require_finite(path: str | Path, block: np.ndarray, offset: int, rate: int) -> None:
+    """Refuse float audio holding NaN or infinite samples, naming the first one (a corrupt file, not silence)."""
+    bad = ~np.isfinite(block)
+    if bad.any():
+        first = offset + int(np.flatnonzero(bad.any(axis=1))[0])
+        raise InputError(
+            path, f"sample {first} ({first / rate:.3f} s) is not a finite number (NaN or infinity): corrupt float audio"
         )
 
 

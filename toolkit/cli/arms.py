@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from toolkit.core.files import atomic_write_text
 
@@ -50,6 +51,25 @@ def run(args: argparse.Namespace) -> int:
     headers = [line.strip() for line in original.splitlines() if line.lstrip().startswith("[")]
     if not headers or headers[-1] != "[arms]":
         raise InputError(experiment.path, "--write appends to the [arms] table, which must be the file's last table")
-    atomic_write_text(experiment.path, original.rstrip("\n") + "\n" + arms_toml(new))
+    updated = original.rstrip("\n") + "\n" + arms_toml(new)
+    _require_loadable(experiment.path, updated)
+    atomic_write_text(experiment.path, updated)
     print(f"added {', '.join(new)} to {experiment.path}")
     return 0
+
+
+def _require_loadable(path: Path, text: str) -> None:
+    """Refuse to write an experiment file that would not load (checked on a copy beside it, then removed)."""
+    from toolkit.core.errors import InputError
+    from toolkit.pipeline.experiment import load_experiment
+
+    check = path.with_name(f".{path.name}.check")
+    atomic_write_text(check, text)
+    try:
+        load_experiment(check)
+    except InputError as error:
+        raise InputError(
+            path, f"--write refused, nothing written: with these arms the file would not load ({error.problem})"
+        ) from None
+    finally:
+        check.unlink(missing_ok=True)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.core.errors import InputError
+from toolkit.core.text import read_text
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.pairing import pair_ids
-from toolkit.formats.text import read_text
 from toolkit.scorer.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 if TYPE_CHECKING:

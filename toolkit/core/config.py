@@ -8,6 +8,7 @@ names the file, the table and the key before any decoding starts.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -28,12 +29,18 @@ def require_non_negative(record: Any, *names: str) -> None:
             raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """A configuration class's resolved type hints (resolving them is most of a load's time)."""
+    return typing.get_type_hints(cls)
+
+
 def build_config(
     cls: type[T], table: Mapping[str, Any], *, path: Path | str, where: str, require_all: bool = True
 ) -> T:
     """Build dataclass ``cls`` from ``table``, checking names and types; errors say ``path: where.key ...``."""
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     unknown = sorted(set(table) - set(fields))
     if unknown:
         raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")
@@ -81,10 +88,14 @@ def _coerce(hint: Any, value: Any, *, path: Path | str, where: str) -> Any:
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(path, f"{where} must be an integer, not {value!r}")
+        if abs(value) > 2**63 - 1:
+            raise InputError(path, f"{where} must fit a 64-bit integer, not {str(value)[:24]}…")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InputError(path, f"{where} must be a number, not {value!r}")
+        if not math.isfinite(value):
+            raise InputError(path, f"{where} must be a finite number, not {value!r}")
         return float(value)
     if hint is str:
         if not isinstance(value, str):

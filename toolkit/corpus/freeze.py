@@ -19,6 +19,7 @@ from typing import Any
 from toolkit.audio.io import AUDIO_SUFFIXES, Channel, probe_audio
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.core.text import read_text
 from toolkit.corpus.manifest import (
     CSV_COLUMNS,
     NAMES_ROLE,
@@ -31,7 +32,6 @@ from toolkit.corpus.manifest import (
 )
 from toolkit.formats import NAMES_SUFFIX, REFERENCE_SUFFIXES, read_reference
 from toolkit.formats.ids import describe_difference, recording_id_problem
-from toolkit.formats.text import read_text
 
 
 @dataclass(frozen=True)

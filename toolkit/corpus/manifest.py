@@ -10,7 +10,6 @@ recognizer front end on its own; its time map keeps original seconds either way)
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,11 +17,12 @@ from typing import Any
 
 from toolkit.audio.io import Channel, load_audio, probe_audio
 from toolkit.audio.signal import Signal
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.text import read_text
 from toolkit.core.transcripts import Reference
 from toolkit.formats import read_reference
-from toolkit.formats.text import read_text
 
 FORMAT_VERSION = 1
 SPLITS = ("tuning", "holdout", "challenge", "drift")
@@ -225,11 +225,19 @@ class Manifest:
             )
 
 
+def _parsed(path: Path) -> Any:
+    text = read_text(path)  # a missing or undecodable file says so itself
+    try:
+        return parse_json(text, path)
+    except InputError as error:
+        raise InputError(path, f"not a manifest: {error.problem}") from None
+
+
 def load(path: str | Path) -> Manifest:
     """Read a manifest, refusing one that is malformed or was edited after freezing."""
     path = Path(path)
     try:
-        data = json.loads(read_text(path))
+        data = _parsed(path)
         if data.get("format") != FORMAT_VERSION:
             raise InputError(
                 path, f"unsupported manifest format {data.get('format')!r} (this toolkit reads format {FORMAT_VERSION})"
@@ -240,8 +248,6 @@ def load(path: str | Path) -> Manifest:
             path=path,
         )
         recorded = data["manifest_sha256"]
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"not a manifest: malformed JSON at line {error.lineno} ({error.msg})") from None
     except (KeyError, TypeError, AttributeError) as error:
         raise InputError(path, f"not a manifest: missing or malformed field {error}") from None
     if recorded != manifest.sha256:

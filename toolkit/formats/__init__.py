@@ -6,20 +6,20 @@ reader refuses bad input with an :class:`~toolkit.core.errors.InputError` naming
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import fields
 from pathlib import Path
 
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
+from toolkit.core.text import read_text
 from toolkit.core.transcripts import Hypothesis, Reference, Word
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
 from toolkit.formats.ids import describe_difference
 from toolkit.formats.names import read_names, write_names
 from toolkit.formats.plaintext import read_plaintext_hypothesis, read_plaintext_reference
 from toolkit.formats.stm import read_stm_reference, write_stm
-from toolkit.formats.text import read_text
 from toolkit.formats.textgrid import DURATION_TOLERANCE, read_textgrid, write_textgrid
 from toolkit.formats.words import checked_word
 
@@ -94,10 +94,7 @@ def write_hypothesis_json(hypothesis: Hypothesis, path: str | Path) -> Path:
 
 def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
     """A :meth:`Hypothesis.to_json` file, every field type-checked and every word checked like a CTM line."""
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"malformed JSON at line {error.lineno}: {error.msg}") from None
+    data = parse_json(read_text(path), path)
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("recording_id"), str)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
+from toolkit.core.text import parse_number, read_text
 from toolkit.core.transcripts import Hypothesis, Word
 from toolkit.formats.ids import recording_id_problem
-from toolkit.formats.text import parse_number, read_text
 from toolkit.formats.words import checked_word
 
 CHANNEL = "1"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from toolkit.core.names import path_name_problem
+
 
 def recording_id_problem(recording_id: str) -> str | None:
     """Why ``recording_id`` cannot be written to (and read back from) a CTM or STM line, or ``None``.
@@ -22,7 +24,7 @@ def recording_id_problem(recording_id: str) -> str | None:
         return f"recording id {recording_id!r} contains a control or invisible character ({code_points(recording_id)})"
     if recording_id.startswith(";;"):
         return f"recording id {recording_id!r} starts with ';;', which CTM and STM read as a comment"
-    return None
+    return path_name_problem(recording_id, "recording id")  # it names the files of its results too
 
 
 def code_points(text: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolkit.core.files import atomic_write_text
-from toolkit.formats.text import read_text
+from toolkit.core.text import read_text
 
 
 def read_names(path: str | Path) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from toolkit.core.text import read_text
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
-from toolkit.formats.text import read_text
 
 
 def read_plaintext_reference(path: str | Path, recording_id: str | None = None) -> Reference:

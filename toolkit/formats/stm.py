@@ -14,9 +14,9 @@ from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
+from toolkit.core.text import parse_number, read_text
 from toolkit.core.transcripts import Interval, Reference, Utterance
 from toolkit.formats.ids import recording_id_problem
-from toolkit.formats.text import parse_number, read_text
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"

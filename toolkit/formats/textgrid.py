@@ -9,6 +9,7 @@ has intervals out of order, overlapping, reversed, negative or beyond the record
 
 from __future__ import annotations
 
+import math
 import re
 import tempfile
 from dataclasses import dataclass
@@ -17,10 +18,11 @@ from pathlib import Path
 from praatio import textgrid as praat
 from praatio.utilities import textgrid_io
 
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
+from toolkit.core.text import read_text
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.formats.text import read_text
 
 UTTERANCES = "utterances"
 WORDS = "words"
@@ -161,6 +163,8 @@ def _parse(path: str | Path, text: str) -> list[_Tier]:
         )
     if _NEGATIVE.search(text):
         raise InputError(path, "malformed TextGrid: it has a negative time")
+    if is_json:
+        parse_json(text, path)  # refuses NaN, infinities, huge numbers and deep nesting, which praatio takes
     try:
         raw = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
         tiers = [
@@ -230,6 +234,8 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
     previous: tuple[int, float, float] | None = None
     for number, (start, end, label) in enumerate(tier.entries, 1):
         where = f"tier '{tier.name}' interval {number} ({start:g}-{end:g} s)"
+        if not (math.isfinite(start) and math.isfinite(end)):
+            raise InputError(path, f"{where} has a time that is not a finite number")
         if start < 0:
             raise InputError(path, f"{where} starts before 0")
         if end < start or (label.strip() and end - start <= _EPS):

@@ -8,12 +8,14 @@ decoding starts.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
+from toolkit.core.names import path_name_problem
+from toolkit.core.text import read_text
 from toolkit.scorer.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
 
 if TYPE_CHECKING:
@@ -134,10 +136,7 @@ def load_experiment(path: str | Path) -> Experiment:
         path = path / "experiment.toml"
     if not path.is_file():
         raise InputError(path, "experiment file not found")
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(path, f"not a valid TOML experiment file ({error})") from None
+    raw = parse_toml(read_text(path), path)
 
     known_top = {
         "name",
@@ -160,6 +159,7 @@ def load_experiment(path: str | Path) -> Experiment:
     for key in ("name", "manifest", "recognizer"):
         _require_text(path, key, raw[key])
 
+    _require_path_name(path, "experiment", raw["name"])
     recognizers = {name: _recognizer(path, name, table) for name, table in _tables(path, raw, "recognizers")}
     primary = raw["recognizer"]
     if primary not in recognizers:
@@ -188,8 +188,8 @@ def load_experiment(path: str | Path) -> Experiment:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
         raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
     seed = raw["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(path, f"seed must be a non-negative integer, not {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise InputError(path, f"seed must be an integer in [0, 2^32) (CTranslate2's seed), not {str(seed)[:24]}")
     return Experiment(
         path=path,
         name=str(raw["name"]),
@@ -221,11 +221,19 @@ def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     return keys
 
 
+def _require_path_name(path: Path, what: str, name: Any) -> None:
+    """Names become folders and files of a run: one rule (toolkit.core.names) keeps them inside it."""
+    problem = path_name_problem(name, what)
+    if problem is not None:
+        raise InputError(path, problem)
+
+
 def _tables(path: Path, raw: dict[str, Any], key: str, required: bool = True):
     section = raw.get(key, {})
     if not isinstance(section, dict) or (required and not section):
         raise InputError(path, f"[{key}] must be a table with at least one entry")
     for name, table in section.items():
+        _require_path_name(path, key.rstrip("s"), name)
         if not isinstance(table, dict):
             raise InputError(path, f"[{key}.{name}] must be a table")
         yield name, table
@@ -265,6 +273,7 @@ def _arm_items(path: Path, raw: dict[str, Any]):
     if not isinstance(arms, dict) or not arms:
         raise InputError(path, "[arms] must name at least one arm")
     for name, members in arms.items():
+        _require_path_name(path, "arm", name)
         if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
             raise InputError(path, f"arm {name!r} must be a list of component names")
         yield name, members

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -70,6 +72,20 @@ def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
     connection.send(("closed", lifetime_peak_rss_mb()))
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while a worker process starts: it inherits the ignore through exec, and Python then
+    installs no KeyboardInterrupt handler in it. The parent alone answers Ctrl-C, stopping every worker."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may change signal handlers; Dask task threads start workers too
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class Worker:
     """One service in its own spawned process (no inherited threads or loaded models)."""
 
@@ -79,7 +95,8 @@ class Worker:
         self.label = label
         self.connection, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(build, args, child), daemon=True, name=label)
-        self.process.start()
+        with _sigint_ignored():  # the worker starts with Ctrl-C ignored: no KeyboardInterrupt trace from it
+            self.process.start()
         child.close()
         try:
             loaded = Measurement(**self._receive("loaded")[0])

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, canonical_json, sha256_bytes
 
@@ -194,8 +195,8 @@ def _parsed(line: bytes, k: int, count: int, path: Path) -> dict[str, Any]:
     """Entry ``k`` of ``count`` as a JSON object; a torn last line says how to repair it, any other bad line not."""
     torn = k == count and not line.endswith(b"\n")
     try:
-        data = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError):
+        data = parse_json(line.decode("utf-8"), path)
+    except (InputError, UnicodeDecodeError):
         data = None
     if torn:
         raise InputError(path, f"entry {k} is torn (a crash mid-write); {REPAIR_HINT}")

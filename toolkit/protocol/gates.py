@@ -11,15 +11,16 @@ reference turn, and every failed gate lists the instances behind it.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
+from toolkit.core.text import read_text
 from toolkit.scorer.align import INSERT
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
@@ -94,10 +95,7 @@ def load_gates(path: str | Path) -> GatesFile:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "gates file not found")
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(path, f"not a valid TOML gates file ({error})") from None
+    raw = parse_toml(read_text(path), path)
     unknown = sorted(set(raw) - {"format", *SPEC_BY_NAME})
     if unknown:
         raise InputError(path, f"unknown key '{unknown[0]}'; gates are {', '.join(SPEC_BY_NAME)}")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.errors import InputError
+from toolkit.core.names import path_name_problem
 from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.record import RunRecord
 
@@ -26,18 +28,26 @@ class RunFolder:
     def record(self) -> Path:
         return self.root / "run.json"
 
+    def _inside(self, kind: str, arm: str, recording: str, suffix: str) -> Path:
+        """``<root>/<kind>/<arm>/<recording>.<suffix>``; names that would leave the run folder are refused."""
+        for what, name in (("arm", arm), ("recording id", recording)):
+            problem = path_name_problem(name, what)
+            if problem is not None:
+                raise InputError(self.root, problem)
+        return self.root / kind / arm / f"{recording}.{suffix}"
+
     def hypothesis_json(self, arm: str, recording: str) -> Path:
-        return self.root / "hypotheses" / arm / f"{recording}.json"
+        return self._inside("hypotheses", arm, recording, "json")
 
     def hypothesis_ctm(self, arm: str, recording: str) -> Path:
-        return self.root / "hypotheses" / arm / f"{recording}.ctm"
+        return self._inside("hypotheses", arm, recording, "ctm")
 
     def arm_output(self, arm: str, recording: str) -> Path:
-        return self.root / "outputs" / arm / f"{recording}.json"
+        return self._inside("outputs", arm, recording, "json")
 
     def disagreements(self, arm: str, recording: str, suffix: str = "json") -> Path:
         """Where ``arm`` disagrees with the baseline on ``recording`` (JSON or CSV)."""
-        return self.root / "disagreements" / arm / f"{recording}.{suffix}"
+        return self._inside("disagreements", arm, recording, suffix)
 
     @property
     def scores(self) -> Path:

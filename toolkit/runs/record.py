@@ -9,13 +9,13 @@ can be moved or copied and still judges its own files, from any working director
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.core.config import build_config
+from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 
@@ -117,12 +117,12 @@ class RunRecord:
     @classmethod
     def read(cls, path: Path) -> RunRecord:
         """The run record at ``path``; a missing, malformed or incomplete file is one InputError naming it."""
+        if not path.is_file():
+            raise InputError(path, "no run record here (run the experiment first)")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(path, "no run record here (run the experiment first)") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as error:
-            raise InputError(path, f"not a readable run record: {error}") from None
+            data = read_json(path)
+        except InputError as error:
+            raise InputError(path, f"not a readable run record: {error.problem}") from None
         return cls.from_json(data, path)
 
     @classmethod

@@ -1,0 +1,124 @@
+"""One way to read JSON and TOML files: numbers bounded and finite, nesting bounded, one line per problem.
+
+Every reader of a JSON or TOML file a person can edit (experiments, gates, manifests, hypotheses,
+JSON TextGrids, run records, challenger records, users files, the audit log) parses through here,
+so a NaN, an infinity, a 5000-digit integer, a 1e400 or a thousand nested brackets is refused
+with the file and, for JSON, the line, never a traceback or a silently wrong number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.errors import InputError
+from toolkit.core.text import read_text
+
+MAX_DIGITS = 20  # an integer of more digits is refused (the largest int64 has 19)
+MAX_DEPTH = 64  # objects and arrays nested deeper are refused
+MAX_INT = 2**63 - 1
+
+
+class _Bad(ValueError):
+    """A value json/tomllib would accept but the toolkit does not; the message says why, ``token`` what was written."""
+
+    def __init__(self, message: str, token: str) -> None:
+        super().__init__(message)
+        self.token = token
+
+
+def _int(text: str) -> int:
+    digits = text.lstrip("+-")
+    if len(digits) > MAX_DIGITS:
+        raise _Bad(f"a number of {len(digits)} digits ({text[:12]}…) is too large", text)
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > 400:
+        raise _Bad(f"a number of {len(text)} characters ({text[:12]}…) is too long", text)
+    return float(text)
+
+
+def _float(text: str) -> float:
+    value = _bounded_float(text)
+    if not math.isfinite(value):
+        raise _Bad(f"{text[:24]} is not a finite number", text)
+    return value
+
+
+def _constant(text: str) -> Any:
+    raise _Bad(f"{text} is not a finite number", text)
+
+
+def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """The nesting depth of ``value``, stopping past ``limit``."""
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def parse_json(text: str, path: str | Path) -> Any:
+    """``text`` as JSON, refused with one line naming ``path`` when malformed, too deep or holding a bad number."""
+    try:
+        data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    except _Bad as problem:
+        line = text.count("\n", 0, max(text.find(problem.token), 0)) + 1
+        raise InputError(path, f"malformed JSON at line {line}: {problem}") from None
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"malformed JSON at line {error.lineno}: {error.msg}") from None
+    except RecursionError:
+        raise InputError(path, f"malformed JSON: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as error:  # Python's own int limits, say
+        raise InputError(path, f"malformed JSON: {error}") from None
+    if _depth(data) > MAX_DEPTH:
+        raise InputError(path, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
+    """``text`` as TOML with every number finite and every integer fitting 64 bits, else one line naming ``path``."""
+    try:
+        data = tomllib.loads(text, parse_float=_bounded_float)
+    except _Bad as problem:
+        raise InputError(path, f"not valid TOML: {problem}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(path, f"not valid TOML ({error})") from None
+    except (ValueError, RecursionError) as error:  # an integer beyond Python's digit limit, say
+        raise InputError(path, f"not valid TOML ({error})") from None
+    if _depth(data) > MAX_DEPTH:
+        raise InputError(path, f"not valid TOML: nested deeper than {MAX_DEPTH} levels")
+    for where, value in _numbers(data, ""):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise InputError(path, f"{where} = {str(value)[:24]}… does not fit a 64-bit integer")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(path, f"{where} = {value} is not a finite number")
+    return data
+
+
+def _numbers(value: Any, where: str) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [n for key, child in value.items() for n in _numbers(child, f"{where}.{key}" if where else key)]
+    if isinstance(value, list):
+        return [n for k, child in enumerate(value) for n in _numbers(child, f"{where}[{k}]")]
+    return [(where, value)]
+
+
+def read_json(path: str | Path) -> Any:
+    """A JSON file through :func:`parse_json` (its text read strictly, toolkit.core.text)."""
+    return parse_json(read_text(path), path)
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file through :func:`parse_toml`."""
+    return parse_toml(read_text(path), path)
