@@ -1,4 +1,4 @@
-"""Adjudication of references (SPEC section 7), without any user interface.
+"""Adjudication of references, without any user interface.
 
 ``store`` keeps every listener's decision in SQLite with its provenance, ``queue`` ranks the
 spans of a run folder that need a listener, ``spans`` reads what the span review shows,

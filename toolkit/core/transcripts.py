@@ -54,7 +54,7 @@ NONSPEECH = "nonspeech"
 
 @dataclass
 class Reference:
-    """Everything a listener says about one recording (SPEC section 3)."""
+    """Everything a listener says about one recording."""
 
     recording_id: str
     utterances: list[Utterance]

@@ -1,4 +1,4 @@
-"""The frozen manifest: every original recording and reference file with its hash (SPEC section 2).
+"""The frozen manifest: every original recording and reference file with its hash.
 
 ``freeze`` (toolkit.corpus.freeze) checks and hashes a corpus once; ``verify`` re-hashes it and names every file whose
 hash, size, duration or sample rate differs. Audio and references are read only through

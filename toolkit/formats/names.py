@@ -1,6 +1,6 @@
 """Names lists: one proper name per line (UTF-8), blank lines and ``#`` comments ignored.
 
-The scorer uses them to check that names survive recognition (SPEC section 3).
+The scorer uses them to check that names survive recognition.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seam reconciliation for overlapping windows (SPEC section 4).
+"""Seam reconciliation for overlapping windows.
 
 Neighbouring windows share an interval [a, b] = [next.start, prev.end]. Only words whose
 times fall inside it are ever reconciled; everything else is kept as decoded. Inside it the

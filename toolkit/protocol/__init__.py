@@ -1,4 +1,4 @@
-"""The protocol the toolkit enforces (SPEC section 2, steps 4-6).
+"""The protocol the toolkit enforces.
 
 ``audit``: the hash-chained, append-only audit log of an experiment. ``record``: the protocol
 state replayed from that log. ``challenger``: freezing the challenger with the gates file.

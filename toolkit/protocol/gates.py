@@ -1,4 +1,4 @@
-"""Pre-registered gates (SPEC section 8): the gates file, and a PROMOTE / RETAIN BASELINE verdict.
+"""Pre-registered gates: the gates file, and a PROMOTE / RETAIN BASELINE verdict.
 
 The gates file (TOML, template ``protocol/gates.toml``) writes out every gate with its
 threshold; a gate is skipped only when declared ``applicable = false`` with a ``reason``.

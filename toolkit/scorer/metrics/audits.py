@@ -1,4 +1,4 @@
-"""Critical-word audits (SPEC section 5): negations, names, numbers and short words.
+"""Critical-word audits: negations, names, numbers and short words.
 
 Each audit has a denominator (reference occurrences) and an instance list for the review queue.
 - Negation: a token is a negation when its text is in the negation lexicon and its source word

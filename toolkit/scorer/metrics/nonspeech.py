@@ -1,4 +1,4 @@
-"""Invented text in human-confirmed non-speech (SPEC section 5); WER has no denominator there.
+"""Invented text in human-confirmed non-speech; WER has no denominator there.
 
 A hypothesis word is inside a non-speech interval when the midpoint of its span (its onset if
 it has no end) lies in the closed interval. Untimed words cannot be placed and are not counted

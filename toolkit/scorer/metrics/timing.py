@@ -1,4 +1,4 @@
-"""Word timing against reference word times (SPEC section 5).
+"""Word timing against reference word times.
 
 A reference word counts once, through its first normalized token; it is matched when that token
 is a hit whose hypothesis word has an onset. Onset error = hypothesis onset - reference onset.

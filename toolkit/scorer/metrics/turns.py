@@ -1,4 +1,4 @@
-"""Lost speech turns (SPEC section 8): reference turns the baseline recognized and an arm deleted.
+"""Lost speech turns: reference turns the baseline recognized and an arm deleted.
 
 A turn is a reference utterance. It was *recognized* by a system when at least half of its
 normalized reference words are hits in that system's alignment; it is *lost* by an arm when

@@ -1,4 +1,4 @@
-"""VAD speech recall and clipped reference words (SPEC section 5).
+"""VAD speech recall and clipped reference words.
 
 Recall = annotated speech duration kept by the VAD / annotated speech duration, counted only
 inside annotated speech (unresolved spans removed). A timed reference word is clipped when no

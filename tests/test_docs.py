@@ -1,0 +1,60 @@
+"""The documentation is built and its Python snippets run: a page that no longer matches the code fails here."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+SNIPPET = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "ablate run" in cli and "ablate gate" in cli  # generated from the parser
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_snippet_runs(page: Path, tmp_path: Path, monkeypatch) -> None:
+    """A ``>>>`` snippet is a doctest (its printed results must match); any other runs as a script."""
+    monkeypatch.chdir(tmp_path)
+    for number, code in enumerate(SNIPPET.findall(page.read_text(encoding="utf-8")), 1):
+        name = f"{page.name} snippet {number}"
+        if code.lstrip().startswith(">>>"):
+            test = doctest.DocTestParser().get_doctest(code, {}, name, str(page), 0)
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+            output: list[str] = []
+            runner.run(test, out=output.append)
+            assert runner.failures == 0, "".join(output)
+            continue
+        try:
+            exec(compile(code, name, "exec"), {"__name__": "__snippet__"})
+        except Exception as error:  # the page names the failing snippet
+            pytest.fail(f"{name}: {type(error).__name__}: {error}")
+
+
+def test_no_docstring_cites_a_file_outside_the_repository() -> None:
+    cited = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in (ROOT / "toolkit").rglob("*.py")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"SPEC section|\.\./shared", line)
+    ]
+    assert cited == []
