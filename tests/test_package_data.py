@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.scorer.normalize.lexicon import LEXICON_DIR, LEXICON_FILES_2
+from toolkit.scorer.normalize import POLICY_VERSION
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, lexicon_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +51,7 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
     )
     (wheel,) = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in LEXICON_FILES_2} <= set(names)
+    assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in lexicon_files(POLICY_VERSION)} <= set(names)
     subprocess.run(
         [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
         check=True,

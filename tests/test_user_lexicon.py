@@ -88,7 +88,7 @@ def test_score_cli_takes_a_lexicon_and_a_normalizer_version(lexicon: Path, tmp_p
     ]
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["wer"] == 0 and "norm:ptbr-norm-2@" in data["signature"] and "user-lex:" in data["signature"]
+    assert data["wer"] == 0 and "norm:ptbr-norm-3@" in data["signature"] and "user-lex:" in data["signature"]
     assert main([*args, "--normalizer", "ptbr-norm-1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["wer"] > 0 and "norm:ptbr-norm-1@" in data["signature"] and "user-lex:" not in data["signature"]
@@ -105,11 +105,11 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     experiment = load_experiment(path)
     assert experiment.lexicon == lexicon.resolve() and experiment.normalizer == "ptbr-norm-1"
     path.write_text(text, encoding="utf-8")
-    assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-2"
+    assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-3"
     for first, message in (
         ("lexicon = 3", "lexicon must be a file name"),
         ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
-        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2"),
+        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2, ptbr-norm-3"),
     ):
         path.write_text(f"{first}\n" + text, encoding="utf-8")
         with pytest.raises(InputError, match=message):

@@ -2,7 +2,8 @@
 
 It names the normalizer version and options of every policy, the sha256 of every lexicon and
 equivalence table, the alignment engine and costs, the collar, the bootstrap seed and sample
-count, and the versions of the libraries that compute the figures.
+count, the versions of the libraries that compute the figures, and a digest of the scoring code
+itself (``toolkit.scorer.code_digest``), so two equal signatures always mean the same scoring.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit import __version__
 from toolkit.core.files import config_hash
 from toolkit.scorer.align import COSTS
+from toolkit.scorer.code_digest import COVERED, scoring_code_digest
 from toolkit.scorer.metrics.seam_errors import LOCATION_RULE as SEAM_LOCATION_RULE
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
 
@@ -103,6 +105,7 @@ def scorer_signature(options: ScoreOptions) -> Signature:
         "seam_omission_location": SEAM_LOCATION_RULE,
         "bootstrap": {"samples": options.bootstrap_samples, "seed": options.bootstrap_seed},
         "libraries": libraries,
+        "code": {"sha256": scoring_code_digest(), "covers": [f"toolkit/{folder}" for folder in COVERED]},
     }
     digest = config_hash(fields)[:12]
     primary = normalizers[options.policy]
@@ -119,6 +122,7 @@ def scorer_signature(options: ScoreOptions) -> Signature:
         ("short", "sw", str(options.short_word_max_letters)),
         ("seam", "sm", f"{options.seam_margin_s:g}"),
         ("boot", "b", f"{options.bootstrap_samples}@{options.bootstrap_seed}"),
+        ("code", "src", fields["code"]["sha256"][:8]),
         *((k, "", str(v)) for k, v in libraries.items()),
         ("hash", "h", digest),
     ]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
-from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION
+from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION, at_least
 
 LEXICON_DIR = Path(__file__).resolve().parent / "lexicons"
 EQUIVALENCES = "equivalences.tsv"
@@ -25,8 +25,15 @@ FILLERS = "fillers.txt"
 ABBREVIATIONS = "abbreviations.tsv"
 HOMOPHONES = "homophones.tsv"
 ROMAN = "roman.tsv"
-LEXICON_FILES = (EQUIVALENCES, NEGATIONS, FILLERS)
-LEXICON_FILES_2 = (*LEXICON_FILES, ABBREVIATIONS, HOMOPHONES, ROMAN)
+# Each table and the normalizer version that first reads it; a version hashes only the tables it reads.
+FILES_SINCE = {
+    EQUIVALENCES: FIRST_VERSION,
+    NEGATIONS: FIRST_VERSION,
+    FILLERS: FIRST_VERSION,
+    ABBREVIATIONS: "ptbr-norm-2",
+    HOMOPHONES: "ptbr-norm-2",
+    ROMAN: "ptbr-norm-2",
+}
 BEFORE_NUMBER = "before-number"
 ROMAN_KINDS = ("noun", "name")
 GENDERS = ("m", "f")
@@ -35,7 +42,7 @@ USER_KINDS = ("equivalence", "name", "negation")
 
 def lexicon_files(version: str) -> tuple[str, ...]:
     """The files a policy version reads (and hashes into its signature)."""
-    return LEXICON_FILES if version == FIRST_VERSION else LEXICON_FILES_2
+    return tuple(name for name, since in FILES_SINCE.items() if at_least(version, since))
 
 
 @dataclass(frozen=True)
