@@ -12,7 +12,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
-from toolkit.scorer.normalize.lexicon import load_user_lexicon
+from toolkit.scorer.normalize.user_lexicon import load_user_lexicon
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 

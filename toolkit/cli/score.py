@@ -145,7 +145,8 @@ def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str
     from toolkit.scorer.alignment_view import render_pra
 
     ops = [row.op for row in alignment]
-    counts = " ".join(str(ops.count(op)) for op in ("equal", "substitute", "delete", "insert"))
+    correct = ops.count("equal") + ops.count("skip")  # an optional word left out is correct, as in sclite
+    counts = " ".join(str(n) for n in (correct, ops.count("substitute"), ops.count("delete"), ops.count("insert")))
     return (
         f"\nalignment of {score.recording_id} (policy {score.signature.fields['audit_policy']}; "
         f"correct words lower case, errors upper case, onsets in seconds)\n"
@@ -161,6 +162,16 @@ def _s(value: float | None, unit: str = " s") -> str:
     return NA if value is None else f"{value:.3f}{unit}"
 
 
+def _optional_line(score: RecordingScore) -> list[str]:
+    o = score.optional_words
+    if not o.ref_count:
+        return []
+    return [
+        f"optional reference words: {o.ref_count} (matched {o.matched}, substituted {o.substituted}, "
+        f"left out {o.left_out}: no error, counted as hits as sclite -D does)"
+    ]
+
+
 def render_text(score: RecordingScore) -> str:
     """A short human-readable report; every time-based figure says "not available" when unmeasurable."""
     data: dict[str, Any] = score.to_json()
@@ -172,6 +183,7 @@ def render_text(score: RecordingScore) -> str:
         f"WER {_pct(c.wer)}  (S={c.substitutions} D={c.deletions} I={c.insertions} N={c.ref_words}, "
         f"hits {c.hits})   CER {_pct(c.cer)}",
         f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",
+        *_optional_line(score),
         f"negations: {a['negation']['flipped']} of {a['negation']['ref_count']} flipped, "
         f"{a['negation']['inserted']} inserted",
         f"names: {a['names']['errors']} of {a['names']['ref_count']} wrong   "

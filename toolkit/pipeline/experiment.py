@@ -206,7 +206,7 @@ def load_experiment(path: str | Path) -> Experiment:
 
 def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     """``lexicon`` (a file beside the experiment, read now so a bad line fails early) and ``normalizer``."""
-    from toolkit.scorer.normalize.lexicon import load_user_lexicon
+    from toolkit.scorer.normalize.user_lexicon import load_user_lexicon
 
     keys: dict[str, Any] = {}
     if "lexicon" in raw:

@@ -324,7 +324,7 @@ def evaluate_gates(
 ) -> GateReport:
     """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
     from toolkit.corpus.manifest import load_manifest
-    from toolkit.scorer.score import audit_vocabulary
+    from toolkit.scorer.score import audit_rules, audit_vocabulary
 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
@@ -339,15 +339,16 @@ def evaluate_gates(
     measured: dict[str, tuple[float | None, int | None, str, list[dict[str, Any]]]] = {}
     new: dict[str, list[dict[str, Any]]] = {a: [] for a in ("negation", "names", "numbers")}
     chances = {a: 0 for a in new}
+    rules = audit_rules(evaluation.options)
     for rid in sorted(chal_scores):
         base, chal = base_scores[rid], chal_scores[rid]
         negations, names = audit_vocabulary(entries[rid].load_reference().names, evaluation.options)
         turns = base.utterance_of_word[base.aligned.ref.source]  # the reference is the same for both arms
-        base_occ = critical_occurrences(base.aligned, negations, names, turns)
+        base_occ = critical_occurrences(base.aligned, negations, names, turns, rules)
         for o in base_occ:
             if o.key[0] == "ref" and not o.wrong:
                 chances[o.audit] += 1
-        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns)):
+        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns, rules)):
             new[o.audit].append(_occurrence_instance(rid, o, base, chal))
     for gate_name, audit in (
         ("new_negation_errors", "negation"),

@@ -26,6 +26,10 @@ from toolkit.scorer.normalize.registry import POLICIES, normalizer
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
 
+OPTIONAL_RULE = (
+    "a reference word in parentheses may be left out at no cost and is then scored as a hit (sclite -D); "
+    "present, it matches or is substituted like any word (toolkit.scorer.optional_align)"
+)
 LIBRARIES = ("rapidfuzz", "jiwer", "numpy", "scipy", "statsmodels", "pandas", "num2words")
 
 
@@ -88,16 +92,20 @@ def scorer_signature(options: ScoreOptions) -> Signature:
     normalizers = {name: normalizer(name, options.normalizer, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
     libraries["python"] = platform.python_version()
+    optional = any(n["options"].get("optional_words") for n in normalizers.values())
+    alignment: dict[str, Any] = {
+        "engine": "rapidfuzz.distance.Levenshtein",
+        "costs": COSTS,
+        "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion",
+    }
+    if optional:
+        alignment["optional_words"] = OPTIONAL_RULE
     fields: dict[str, Any] = {
         "toolkit": __version__,
         "policy": options.policy,
         "audit_policy": options.audit_policy,
         "normalizers": normalizers,
-        "alignment": {
-            "engine": "rapidfuzz.distance.Levenshtein",
-            "costs": COSTS,
-            "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion",
-        },
+        "alignment": alignment,
         "collar_s": options.collar,
         "time_constrained": options.time_constrained,
         "short_word_max_letters": options.short_word_max_letters,
@@ -116,7 +124,12 @@ def scorer_signature(options: ScoreOptions) -> Signature:
         ("norm", "n", f"{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}"),
         ("lex", "lex", config_hash(primary.get("lexicons", {}))[:8]),
         *([("user-lex", "ulex", primary["user_lexicon"]["sha256"][:8])] if "user_lexicon" in primary else []),
-        ("align", "a", "lev-S1D1I1"),
+        *(
+            [("allow-critical", "crit", str(len(primary["user_lexicon"]["allow_critical"])))]
+            if "allow_critical" in primary.get("user_lexicon", {})
+            else []
+        ),
+        ("align", "a", "lev-S1D1I1" + ("+opt0" if optional else "")),
         ("collar", "c", f"{options.collar:g}"),
         ("tc", "tc", "yes" if options.time_constrained else "no"),
         ("short", "sw", str(options.short_word_max_letters)),

@@ -4,7 +4,7 @@ abbreviations, homophones and Roman-numeral contexts) and hashing them.
 The shipped files live in ``toolkit/scorer/normalize/lexicons/`` (package data, so an installed wheel
 scores like a checkout; they were in ``annotations/lexicons/`` before); their sha256 goes into
 every scoring signature so a changed table can never pass unnoticed. A corpus may add its own
-equivalences, names and negations in a user lexicon (:func:`load_user_lexicon`).
+entries in a user lexicon (``toolkit.scorer.normalize.user_lexicon``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ FILLERS = "fillers.txt"
 ABBREVIATIONS = "abbreviations.tsv"
 HOMOPHONES = "homophones.tsv"
 ROMAN = "roman.tsv"
+LABELS = "labels.tsv"
+COLLOQUIAL = "colloquial.tsv"
 # Each table and the normalizer version that first reads it; a version hashes only the tables it reads.
 FILES_SINCE = {
     EQUIVALENCES: FIRST_VERSION,
@@ -33,11 +35,14 @@ FILES_SINCE = {
     ABBREVIATIONS: "ptbr-norm-2",
     HOMOPHONES: "ptbr-norm-2",
     ROMAN: "ptbr-norm-2",
+    LABELS: "ptbr-norm-3",
+    COLLOQUIAL: "ptbr-norm-3",
 }
 BEFORE_NUMBER = "before-number"
 ROMAN_KINDS = ("noun", "name")
+LABEL_KINDS = ("numbered", "lettered")
+COLLOQUIAL_KINDS = ("negation", "em-um")
 GENDERS = ("m", "f")
-USER_KINDS = ("equivalence", "name", "negation")
 
 
 def lexicon_files(version: str) -> tuple[str, ...]:
@@ -64,20 +69,11 @@ class Lexicons:
     abbreviations: dict[str, Abbreviation] = field(default_factory=dict)
     homophones: dict[str, tuple[str, ...]] = field(default_factory=dict)
     roman: dict[str, tuple[str, str]] = field(default_factory=dict)
+    labels: dict[str, tuple[str, str]] = field(default_factory=dict)
+    colloquial: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class UserLexicon:
-    """A corpus's own additions: equivalences (form -> words), names and negations, and its sha256."""
-
-    path: Path
-    equivalences: dict[str, tuple[str, ...]]
-    names: tuple[str, ...]
-    negations: tuple[str, ...]
-    sha256: str
-
-
-def _lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
+def read_lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -94,7 +90,7 @@ def _lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
     return out
 
 
-def _fields(path: Path, number: int, line: str, counts: tuple[int, ...], expected: str) -> list[str]:
+def split_fields(path: Path, number: int, line: str, counts: tuple[int, ...], expected: str) -> list[str]:
     parts = [part.strip() for part in line.split("\t")]
     if len(parts) not in counts or not all(parts):
         raise InputError(path, f"line {number}: expected '{expected}' (fields separated by a TAB), got {line!r}")
@@ -103,8 +99,8 @@ def _fields(path: Path, number: int, line: str, counts: tuple[int, ...], expecte
 
 def _read_table(path: Path) -> dict[str, tuple[str, ...]]:
     table: dict[str, tuple[str, ...]] = {}
-    for number, line in _lines(path):
-        form, words = _fields(path, number, line, (2,), "form<TAB>canonical")
+    for number, line in read_lines(path):
+        form, words = split_fields(path, number, line, (2,), "form<TAB>canonical")
         if form in table:
             raise InputError(path, f"line {number}: {form!r} is listed twice")
         table[form] = tuple(words.split())
@@ -113,8 +109,8 @@ def _read_table(path: Path) -> dict[str, tuple[str, ...]]:
 
 def _read_abbreviations(path: Path) -> dict[str, Abbreviation]:
     table: dict[str, Abbreviation] = {}
-    for number, line in _lines(path):
-        parts = _fields(path, number, line, (2, 3), f"form<TAB>words[<TAB>{BEFORE_NUMBER}]")
+    for number, line in read_lines(path):
+        parts = split_fields(path, number, line, (2, 3), f"form<TAB>words[<TAB>{BEFORE_NUMBER}]")
         if len(parts) == 3 and parts[2] != BEFORE_NUMBER:
             raise InputError(path, f"line {number}: the third field may only be {BEFORE_NUMBER!r}, not {parts[2]!r}")
         if parts[0] in table:
@@ -125,8 +121,8 @@ def _read_abbreviations(path: Path) -> dict[str, Abbreviation]:
 
 def _read_roman(path: Path) -> dict[str, tuple[str, str]]:
     table: dict[str, tuple[str, str]] = {}
-    for number, line in _lines(path):
-        word, kind, gender = _fields(path, number, line, (3,), "word<TAB>noun|name<TAB>m|f")
+    for number, line in read_lines(path):
+        word, kind, gender = split_fields(path, number, line, (3,), "word<TAB>noun|name<TAB>m|f")
         if kind not in ROMAN_KINDS or gender not in GENDERS or len(word.split()) != 1:
             raise InputError(path, f"line {number}: expected one word, 'noun' or 'name', and 'm' or 'f', got {line!r}")
         if word in table:
@@ -135,8 +131,34 @@ def _read_roman(path: Path) -> dict[str, tuple[str, str]]:
     return table
 
 
+def _read_labels(path: Path) -> dict[str, tuple[str, str]]:
+    table: dict[str, tuple[str, str]] = {}
+    for number, line in read_lines(path):
+        word, kind, gender = split_fields(path, number, line, (3,), "word<TAB>numbered|lettered<TAB>m|f")
+        if kind not in LABEL_KINDS or gender not in GENDERS or len(word.split()) != 1:
+            raise InputError(
+                path, f"line {number}: expected one word, 'numbered' or 'lettered', and 'm' or 'f', got {line!r}"
+            )
+        if word in table:
+            raise InputError(path, f"line {number}: {word!r} is listed twice")
+        table[word] = (kind, gender)
+    return table
+
+
+def _read_cues(path: Path) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for number, line in read_lines(path):
+        word, kind = split_fields(path, number, line, (2,), "word<TAB>negation|em-um")
+        if kind not in COLLOQUIAL_KINDS or len(word.split()) != 1:
+            raise InputError(path, f"line {number}: expected one word and 'negation' or 'em-um', got {line!r}")
+        if word in table:
+            raise InputError(path, f"line {number}: {word!r} is listed twice")
+        table[word] = kind
+    return table
+
+
 def _read_words(path: Path) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(line for _, line in _lines(path)))
+    return tuple(dict.fromkeys(line for _, line in read_lines(path)))
 
 
 @lru_cache(maxsize=8)
@@ -145,6 +167,8 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
     files = lexicon_files(version)
     later = ABBREVIATIONS in files
     return Lexicons(
+        labels=_read_labels(directory / LABELS) if LABELS in files else {},
+        colloquial=_read_cues(directory / COLLOQUIAL) if COLLOQUIAL in files else {},
         equivalences=_read_table(directory / EQUIVALENCES),
         negations=_read_words(directory / NEGATIONS),
         fillers=_read_words(directory / FILLERS),
@@ -152,52 +176,4 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
         abbreviations=_read_abbreviations(directory / ABBREVIATIONS) if later else {},
         homophones=_read_table(directory / HOMOPHONES) if later else {},
         roman=_read_roman(directory / ROMAN) if later else {},
-    )
-
-
-def load_user_lexicon(path: Path | str) -> UserLexicon:
-    """Read a user lexicon: ``equivalence<TAB>form<TAB>words``, ``name<TAB>Name`` or
-    ``negation<TAB>word`` per line, ``#`` comments; any other line, or an equivalence the shipped
-    tables already have, is refused with its line number. Cached until the file changes."""
-    path = Path(path)
-    try:
-        stat = path.stat()
-    except OSError:
-        raise InputError(path, "lexicon file is missing") from None
-    return _load_user_lexicon(path, stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=8)
-def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
-    shipped = load_lexicons(LEXICON_DIR, POLICY_VERSION)
-    equivalences: dict[str, tuple[str, ...]] = {}
-    names: list[str] = []
-    negations: list[str] = []
-    for number, line in _lines(path, lower=False):
-        kind = line.split("\t", 1)[0].strip()
-        if kind == "equivalence":
-            _, form, words = _fields(path, number, line, (3,), "equivalence<TAB>form<TAB>canonical words")
-            form = form.lower()
-            if len(form.split()) != 1:
-                raise InputError(path, f"line {number}: an equivalence form is one word, not {form!r}")
-            if form in equivalences:
-                raise InputError(path, f"line {number}: {form!r} is listed twice")
-            if form in shipped.equivalences or form in shipped.homophones:
-                raise InputError(
-                    path, f"line {number}: {form!r} is already in the shipped tables; a user lexicon only adds forms"
-                )
-            equivalences[form] = tuple(words.lower().split())
-        elif kind == "name":
-            names.append(_fields(path, number, line, (2,), "name<TAB>the name as written")[1])
-        elif kind == "negation":
-            word = _fields(path, number, line, (2,), "negation<TAB>word")[1].lower()
-            if len(word.split()) != 1:
-                raise InputError(path, f"line {number}: a negation is one word, not {word!r}")
-            negations.append(word)
-        else:
-            raise InputError(
-                path, f"line {number}: unknown entry {kind!r}; a line starts with {', '.join(USER_KINDS)} and a TAB"
-            )
-    return UserLexicon(
-        path, equivalences, tuple(dict.fromkeys(names)), tuple(dict.fromkeys(negations)), sha256_file(path)
     )

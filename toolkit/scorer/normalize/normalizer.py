@@ -13,28 +13,20 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
+from toolkit.scorer.normalize.colloquial import colloquial_readings
 from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
 from toolkit.scorer.normalize.digits import find_numeral, might_start_numeral, splits_currency
-from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
+from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
 from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
+from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
 from toolkit.scorer.normalize.policy import NormalizationPolicy
-
-
-class Token(NamedTuple):
-    """One scored word; ``source_index`` points into the source words it came from.
-
-    A named tuple rather than a dataclass: tens of thousands are built per recording.
-    """
-
-    text: str
-    source_index: int
-    is_number: bool = False
-    number_value: str | None = None
-    number_group: int | None = None
-
+from toolkit.scorer.normalize.token import Token
+from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
 _LOOKAHEAD = 8
@@ -55,6 +47,16 @@ class _Rules:
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
         self.keys: dict[str, str] = {}
         self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
+        rules = user.optional if user is not None else ()
+        if rules and not policy.optional_words:
+            raise InputError(
+                user.path,  # type: ignore[union-attr]
+                f"line {rules[0].line}: optional words need a policy with optional_words "
+                f"(normalizer version ptbr-norm-3 or later; this one is {policy.version})",
+            )
+        self.optional = OptionalRules(
+            [(tuple(form for word in rule.words for form in self.forms(word)), rule.place) for rule in rules]
+        )
 
     def _fold(self, text: str) -> str:
         return fold_accents(text) if self.policy.accent_fold else text
@@ -188,12 +190,26 @@ class Normalizer:
         user_sha256 = load_user_lexicon(self.user_lexicon).sha256 if self.user_lexicon is not None else None
         self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon, user_sha256)
 
-    def tokens(self, source_words: Sequence[str]) -> list[Token]:
+    def tokens(self, source_words: Sequence[str], reference: bool = False) -> list[Token]:
         """Normalize ``source_words``; a word may give several tokens, or none (a lone "?").
 
         Tokens of a numeral written over several words ("R$ 1.500,00", "2 100") all point to
-        its first word, so ``source_index`` never decreases.
+        its first word, so ``source_index`` never decreases. With ``reference`` (the words are a
+        reference's) and the policy's ``optional_words``, words in parentheses are optional.
         """
+        optional: frozenset[int] = frozenset()
+        conventions = self._rules.optional if reference else None
+        if reference and self.policy.optional_words:
+            source_words, optional = parenthesized(source_words)
+        labels = item_labels(source_words) if self.policy.list_labels or conventions else {}
+        tokens = self._tokens(source_words, labels if self.policy.list_labels else {})
+        if optional:
+            tokens = [token._replace(optional=True) if token.source_index in optional else token for token in tokens]
+        if conventions:
+            tokens = conventions.apply(tokens, source_words, {index: kind for index, (kind, _) in labels.items()})
+        return tokens
+
+    def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
         rules = self._rules
         texts: list[str] = []
         sources: list[int] = []
@@ -206,6 +222,14 @@ class Normalizer:
             if policy.roman_numerals or policy.abbreviations
             else {}
         )
+        if policy.list_labels:
+            lexicons = rules.lexicons
+            abbreviations = lexicons.abbreviations if policy.abbreviations else {}
+            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations))
+        undecided: frozenset[int] = frozenset()
+        if policy.colloquial_negation:
+            negations, undecided = colloquial_readings(source_words, rules.lexicons.colloquial)
+            readings.update(negations)
         for index, word in enumerate(source_words):
             forms = None
             if skip == 0 and index in readings:
@@ -218,7 +242,13 @@ class Normalizer:
                 forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
             texts.extend(forms)
             sources.extend([index] * len(forms))
-        return self._tag(texts, sources, presets)
+        if policy.list_labels and policy.numbers_to_words:
+            items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
+            texts, sources, presets = legal_numbering(texts, sources, rules.key, rules.lexicons.labels, items)
+        tokens = self._tag(texts, sources, presets)
+        if undecided:
+            tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
+        return tokens
 
     def _numeral_word(
         self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str], offset: int
@@ -265,9 +295,11 @@ class Normalizer:
         known, key = rules.keys, rules.key
         keys = [known[text] if text in known else key(text) for text in texts]
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
-        spans += [(position, position + 1, value) for position, value in presets.items()]
+        if presets:  # a value set by a rule wins over a number group found in the words
+            spans = [span for span in spans if not any(span[0] <= p < span[1] for p in presets)]
+            spans += [(position, position + 1, value) for position, value in presets.items()]
         new = tuple.__new__
-        tokens = [new(Token, (text, source, False, None, None)) for text, source in zip(texts, sources)]
+        tokens = [new(Token, (text, source, False, None, None, False, False)) for text, source in zip(texts, sources)]
         canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation
         for group, (start, end, value) in enumerate(sorted(spans)):
             for position in range(start, end):
@@ -301,15 +333,19 @@ class Normalizer:
 
     def signature(self) -> dict[str, Any]:
         """Everything that decides the output: policy version and options, lexicon hashes, num2words,
-        and a user lexicon's file name and sha256 when one is used."""
+        and a user lexicon's file name and sha256 when one is used, with the entries it allowed to make
+        a negation or a number equal to another word."""
         signature = {
             "version": self.policy.version,
             "options": self.policy.options(),
             "lexicons": dict(self._rules.lexicons.hashes),
             "num2words": package_version("num2words"),
         }
-        if self._rules.user is not None:
-            signature["user_lexicon"] = {"file": self._rules.user.path.name, "sha256": self._rules.user.sha256}
+        user = self._rules.user
+        if user is not None:
+            signature["user_lexicon"] = {"file": user.path.name, "sha256": user.sha256}
+            if user.critical:
+                signature["user_lexicon"]["allow_critical"] = list(user.critical)
         return signature
 
 
