@@ -126,3 +126,14 @@ def test_an_edited_lexicon_is_read_again(lexicon: Path) -> None:
     after = Normalizer(user_lexicon=lexicon)
     assert before.words("bunitu") == ["bunitu"] and after.words("bunitu") == ["bonito"]
     assert after.signature()["user_lexicon"] != before.signature()["user_lexicon"]
+
+
+def test_the_scorer_reads_an_edited_lexicon_again_in_the_same_process(lexicon: Path) -> None:
+    """The scorer's normalizers and signatures were cached by the lexicon's path: an edit went unseen."""
+    reference = Reference("r1", [Utterance(0.0, 2.0, "bunitu demais")])
+    hypothesis = Hypothesis("r1", [Word(w) for w in "bonito demais".split()])
+    before = score_recording(reference, hypothesis, ScoreOptions(lexicon=lexicon))
+    lexicon.write_text(LEXICON + "equivalence\tbunitu\tbonito\n", encoding="utf-8")
+    after = score_recording(reference, hypothesis, ScoreOptions(lexicon=lexicon))
+    assert (before.counts.errors, after.counts.errors) == (1, 0)
+    assert after.signature.hash != before.signature.hash

@@ -21,7 +21,7 @@ from toolkit.core.files import config_hash
 from toolkit.scorer.align import COSTS
 from toolkit.scorer.code_digest import COVERED, scoring_code_digest
 from toolkit.scorer.metrics.seam_errors import LOCATION_RULE as SEAM_LOCATION_RULE
-from toolkit.scorer.normalize.registry import POLICIES, normalizer
+from toolkit.scorer.normalize.registry import POLICIES, file_stamp, normalizer
 
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
@@ -86,9 +86,13 @@ def _version(name: str) -> str:
         return "absent"
 
 
-@cache
 def scorer_signature(options: ScoreOptions) -> Signature:
-    """The signature of scoring with ``options`` in this environment."""
+    """The signature of scoring with ``options`` in this environment (its user lexicon as it is now)."""
+    return _signature(options, file_stamp(options.lexicon))
+
+
+@cache
+def _signature(options: ScoreOptions, lexicon_stamp: tuple[int, int] | None) -> Signature:
     normalizers = {name: normalizer(name, options.normalizer, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
     libraries["python"] = platform.python_version()
