@@ -27,6 +27,7 @@ HOMOPHONES = "homophones.tsv"
 ROMAN = "roman.tsv"
 LABELS = "labels.tsv"
 COLLOQUIAL = "colloquial.tsv"
+ORTHOGRAPHY = "orthography.tsv"
 # Each table and the normalizer version that first reads it; a version hashes only the tables it reads.
 FILES_SINCE = {
     EQUIVALENCES: FIRST_VERSION,
@@ -37,6 +38,7 @@ FILES_SINCE = {
     ROMAN: "ptbr-norm-2",
     LABELS: "ptbr-norm-3",
     COLLOQUIAL: "ptbr-norm-3",
+    ORTHOGRAPHY: "ptbr-norm-3",
 }
 BEFORE_NUMBER = "before-number"
 ROMAN_KINDS = ("noun", "name")
@@ -71,6 +73,7 @@ class Lexicons:
     roman: dict[str, tuple[str, str]] = field(default_factory=dict)
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)
     colloquial: dict[str, str] = field(default_factory=dict)
+    orthography: dict[str, str] = field(default_factory=dict)
 
 
 def read_lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
@@ -157,6 +160,16 @@ def _read_cues(path: Path) -> dict[str, str]:
     return table
 
 
+def _read_spellings(path: Path) -> dict[str, str]:
+    table = _read_table(path)
+    for form, words in table.items():
+        if len(words) != 1:
+            raise InputError(
+                path, f"{form!r} must map to one word (a spelling of the same word), not {' '.join(words)!r}"
+            )
+    return {form: words[0] for form, words in table.items()}
+
+
 def _read_words(path: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for _, line in read_lines(path)))
 
@@ -169,6 +182,7 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
     return Lexicons(
         labels=_read_labels(directory / LABELS) if LABELS in files else {},
         colloquial=_read_cues(directory / COLLOQUIAL) if COLLOQUIAL in files else {},
+        orthography=_read_spellings(directory / ORTHOGRAPHY) if ORTHOGRAPHY in files else {},
         equivalences=_read_table(directory / EQUIVALENCES),
         negations=_read_words(directory / NEGATIONS),
         fillers=_read_words(directory / FILLERS),

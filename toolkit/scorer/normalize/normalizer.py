@@ -24,6 +24,7 @@ from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readi
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
 from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
 from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
+from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
 from toolkit.scorer.normalize.token import Token
 from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
@@ -68,7 +69,10 @@ class _Rules:
             return cached
         policy = self.policy
         text = piece.lower() if policy.lowercase else piece
-        if policy.strip_punctuation:
+        if policy.orthographic_variants:  # before hyphens split: "infra-estrutura" is one word
+            spelled = [variant(word, self.lexicons.orthography) for word in split_punctuation(text, False)]
+            words = [out for word in spelled for out in (split_hyphenated(word) if policy.split_hyphens else [word])]
+        elif policy.strip_punctuation:
             words = split_punctuation(text, policy.split_hyphens)
         elif policy.split_hyphens:
             words = split_hyphenated(text)
@@ -242,6 +246,8 @@ class Normalizer:
                 forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
             texts.extend(forms)
             sources.extend([index] * len(forms))
+        if policy.orthographic_variants:
+            texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
             texts, sources, presets = legal_numbering(texts, sources, rules.key, rules.lexicons.labels, items)
