@@ -24,6 +24,7 @@ from toolkit.scorer.normalize.context import roman_value
 from toolkit.scorer.normalize.digits import cardinal, ordinal
 from toolkit.scorer.normalize.lexicon import Abbreviation
 from toolkit.scorer.normalize.numbers import label_number
+from toolkit.scorer.normalize.stream import Stream
 
 ROMAN_ITEM = "roman"
 LETTER_ITEM = "letter"
@@ -131,41 +132,37 @@ def label_readings(
 
 
 def legal_numbering(
-    texts: list[str],
-    sources: list[int],
+    stream: Stream,
     key: Callable[[str], str],
     labels: dict[str, tuple[str, str]],
     items: frozenset[int] = frozenset(),
-) -> tuple[list[str], list[int], dict[int, str]]:
-    """Tokens with every number after a numbering word, and every Roman list label (source words
-    ``items``), in the legal convention; and the values of the numbers read as one word, which a lone
-    word would not always tag ("segundo", "quarto": position -> value)."""
+) -> Stream:
+    """``stream`` with every number after a numbering word, and every Roman list label (source words
+    ``items``), read in the legal convention as a rule-made number."""
+    texts, sources = stream.texts, stream.sources
     keys = [key(text) for text in texts]
     folded = {fold: entry for word, entry in labels.items() for fold in (key(word),) if entry[0] == "numbered"}
-    out_texts: list[str] = []
-    out_sources: list[int] = []
-    presets: dict[int, str] = {}
+    out = stream.successor(stream)
     pos = 0
     feminine: bool | None = None  # the gender of the numbering word in force, None: none in force
     while pos < len(keys):
         entry = folded.get(keys[pos])
-        label = feminine is not None or sources[pos] in items
+        label = (feminine is not None or sources[pos] in items) and stream.fixed[pos] is None
         found = label_number(keys, pos) if label else None
         if found is not None:
             end, value = found
-            reading = legal_reading(value, feminine=bool(feminine))
-            first = len(out_texts)
-            out_texts.extend(reading)
-            out_sources.extend(sources[pos + min(k, end - pos - 1)] for k in range(len(reading)))
-            if len(reading) == 1:
-                presets[first] = f"{value}{'ª' if feminine else 'º'}" if value <= LAST_ORDINAL else str(value)
+            mark = "ª" if feminine else "º"
+            out.add_group(
+                legal_reading(value, feminine=bool(feminine)),
+                sources[pos:end],
+                f"{value}{mark}" if value <= LAST_ORDINAL else str(value),
+            )
             pos = end
             continue  # a list may go on: "incisos primeiro segundo e terceiro"
-        out_texts.append(texts[pos])
-        out_sources.append(sources[pos])
+        out.copy_from(stream, pos)
         if entry is not None:
             feminine = entry[1] == "f"
         elif keys[pos] not in _LIST_WORDS or feminine is None:
             feminine = None
         pos += 1
-    return out_texts, out_sources, presets
+    return out

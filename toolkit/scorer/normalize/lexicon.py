@@ -28,6 +28,7 @@ ROMAN = "roman.tsv"
 LABELS = "labels.tsv"
 COLLOQUIAL = "colloquial.tsv"
 ORTHOGRAPHY = "orthography.tsv"
+UNITS = "units.tsv"
 # Each table and the normalizer version that first reads it; a version hashes only the tables it reads.
 FILES_SINCE = {
     EQUIVALENCES: FIRST_VERSION,
@@ -39,6 +40,7 @@ FILES_SINCE = {
     LABELS: "ptbr-norm-3",
     COLLOQUIAL: "ptbr-norm-3",
     ORTHOGRAPHY: "ptbr-norm-3",
+    UNITS: "ptbr-norm-3",
 }
 BEFORE_NUMBER = "before-number"
 ROMAN_KINDS = ("noun", "name")
@@ -61,6 +63,15 @@ class Abbreviation:
 
 
 @dataclass(frozen=True)
+class Unit:
+    """How a unit written after a numeral is read: for exactly one, for any other amount, and its gender."""
+
+    singular: tuple[str, ...]
+    plural: tuple[str, ...]
+    feminine: bool = False
+
+
+@dataclass(frozen=True)
 class Lexicons:
     """The lexicons of one policy version as loaded (NFC, lower case), with each file's sha256."""
 
@@ -74,6 +85,8 @@ class Lexicons:
     labels: dict[str, tuple[str, str]] = field(default_factory=dict)
     colloquial: dict[str, str] = field(default_factory=dict)
     orthography: dict[str, str] = field(default_factory=dict)
+    units: dict[str, Unit] = field(default_factory=dict)
+    spoken_units: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def read_lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
@@ -170,6 +183,26 @@ def _read_spellings(path: Path) -> dict[str, str]:
     return {form: words[0] for form, words in table.items()}
 
 
+def _read_units(path: Path) -> tuple[dict[str, Unit], dict[str, tuple[str, ...]]]:
+    units: dict[str, Unit] = {}
+    spoken: dict[str, tuple[str, ...]] = {}
+    for number, line in read_lines(path, lower=False):  # symbols keep their case: "mg" is no "Mg"
+        kind = line.split("\t", 1)[0]
+        if kind == "unit":
+            _, symbol, singular, plural, gender = split_fields(
+                path, number, line, (5,), "unit<TAB>symbol<TAB>singular<TAB>plural<TAB>m|f"
+            )
+            if gender not in GENDERS or symbol in units:
+                raise InputError(path, f"line {number}: expected a new symbol and 'm' or 'f', got {line!r}")
+            units[symbol] = Unit(tuple(singular.lower().split()), tuple(plural.lower().split()), gender == "f")
+        elif kind == "spoken":
+            _, form, said = split_fields(path, number, line, (3,), "spoken<TAB>form<TAB>form said")
+            spoken[form.lower()] = tuple(said.lower().split())
+        else:
+            raise InputError(path, f"line {number}: a line starts with 'unit' or 'spoken' and a TAB, got {line!r}")
+    return units, spoken
+
+
 def _read_words(path: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for _, line in read_lines(path)))
 
@@ -179,7 +212,10 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
     """Load and hash the lexicons ``version`` uses from ``directory`` (cached: frozen per run)."""
     files = lexicon_files(version)
     later = ABBREVIATIONS in files
+    units, spoken_units = _read_units(directory / UNITS) if UNITS in files else ({}, {})
     return Lexicons(
+        units=units,
+        spoken_units=spoken_units,
         labels=_read_labels(directory / LABELS) if LABELS in files else {},
         colloquial=_read_cues(directory / COLLOQUIAL) if COLLOQUIAL in files else {},
         orthography=_read_spellings(directory / ORTHOGRAPHY) if ORTHOGRAPHY in files else {},

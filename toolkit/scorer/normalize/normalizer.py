@@ -17,6 +17,7 @@ from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
+from toolkit.scorer.normalize.clock import times_and_dates
 from toolkit.scorer.normalize.colloquial import colloquial_readings
 from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
 from toolkit.scorer.normalize.digits import find_numeral, might_start_numeral, splits_currency
@@ -26,6 +27,7 @@ from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
 from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
 from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
+from toolkit.scorer.normalize.stream import Stream
 from toolkit.scorer.normalize.token import Token
 from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
@@ -163,10 +165,13 @@ class _Rules:
 def _equivalences(
     policy: NormalizationPolicy, lexicons: Lexicons, user: UserLexicon | None
 ) -> dict[str, tuple[str, ...]]:
-    """The shipped equivalences, the homophones if the policy folds them, and a user lexicon's."""
+    """The shipped equivalences, the homophones if the policy folds them, units said two ways if it reads
+    units, and a user lexicon's."""
     table = dict(lexicons.equivalences)
     if policy.homophones:
         table.update(lexicons.homophones)
+    if policy.units:
+        table.update(lexicons.spoken_units)
     if user is not None:
         table.update(user.equivalences)
     return table
@@ -248,10 +253,15 @@ class Normalizer:
             sources.extend([index] * len(forms))
         if policy.orthographic_variants:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
+        stream = Stream(texts, sources, [None] * len(texts))
+        for position, value in presets.items():  # numerals kept as written, with their value
+            stream.fixed[position] = (position, value)
+        if policy.numbers_to_words and (policy.clock_times or policy.dates):
+            stream = times_and_dates(stream, rules.key, rules.literal, bool(policy.clock_times), bool(policy.dates))
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
-            texts, sources, presets = legal_numbering(texts, sources, rules.key, rules.lexicons.labels, items)
-        tokens = self._tag(texts, sources, presets)
+            stream = legal_numbering(stream, rules.key, rules.lexicons.labels, items)
+        tokens = self._tag(stream)
         if undecided:
             tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
         return tokens
@@ -281,7 +291,12 @@ class Normalizer:
             step = 1
             if forms is None:
                 numeral = find_numeral(
-                    window, pos, merge=policy.numbers_to_words, join_pieces=bool(policy.numeral_pieces)
+                    window,
+                    pos,
+                    merge=policy.numbers_to_words,
+                    join_pieces=bool(policy.numeral_pieces),
+                    units=rules.lexicons.units if policy.units else None,
+                    dates=bool(policy.dates),
                 )
                 if numeral is not None and policy.numbers_to_words:
                     forms = tuple(form for word in numeral.words for form in rules.forms(word))
@@ -295,15 +310,18 @@ class Normalizer:
             pos += step
         return tuple(out), skip + max(0, pos - len(own))
 
-    def _tag(self, texts: list[str], sources: list[int], presets: dict[int, str]) -> list[Token]:
-        """Find number groups and build the tokens (group ids count from 0 in text order)."""
+    def _tag(self, stream: Stream) -> list[Token]:
+        """Find number groups and build the tokens (group ids count from 0 in text order); the groups
+        a rule made win over those found in the words."""
         rules = self._rules
+        texts, sources = stream.texts, stream.sources
         known, key = rules.keys, rules.key
         keys = [known[text] if text in known else key(text) for text in texts]
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
-        if presets:  # a value set by a rule wins over a number group found in the words
-            spans = [span for span in spans if not any(span[0] <= p < span[1] for p in presets)]
-            spans += [(position, position + 1, value) for position, value in presets.items()]
+        made = stream.spans()
+        if made:
+            spans = [span for span in spans if not any(stream.fixed[p] for p in range(span[0], span[1]))]
+            spans += made
         new = tuple.__new__
         tokens = [new(Token, (text, source, False, None, None, False, False)) for text, source in zip(texts, sources)]
         canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation

@@ -332,6 +332,11 @@ def _units(keys: Sequence[str], end: int, value: str, is_decimal: bool, last_key
     return end, value
 
 
+def cardinal_at(keys: Sequence[str], start: int, multipliers: bool = False) -> tuple[int, int] | None:
+    """The cardinal said at ``start``: (end, value), or None; a lone "um"/"uma" counts."""
+    return _cardinal(keys, start, allow_multipliers=multipliers) if start < len(keys) else None
+
+
 def label_number(keys: Sequence[str], start: int) -> tuple[int, int] | None:
     """The whole number said at ``start`` as a label is numbered ("quinto", "segundo", "um", "vinte e
     um", "vigésimo primeiro"): (end, value), or None. Unlike :func:`find_numbers`, a lone "segundo"

@@ -134,7 +134,7 @@ def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
                 raise InputError(path, f"line {number}: an equivalence form is one word, not {form!r}")
             if form in equivalences:
                 raise InputError(path, f"line {number}: {form!r} is listed twice")
-            if form in shipped.equivalences or form in shipped.homophones:
+            if any(form in table for table in (shipped.equivalences, shipped.homophones, shipped.spoken_units)):
                 raise InputError(
                     path, f"line {number}: {form!r} is already in the shipped tables; a user lexicon only adds forms"
                 )
