@@ -20,6 +20,7 @@ import numpy as np
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
+from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
 
@@ -288,7 +289,7 @@ def _occurrence_instance(
         "names": "name error",
         "numbers": "number error",
     }[occurrence.audit]
-    return {
+    item = {
         "recording": recording,
         "kind": kind,
         "time": inst.time,
@@ -297,6 +298,32 @@ def _occurrence_instance(
         "baseline": baseline,
         "challenger": challenger,
     }
+    if occurrence.audit == "numbers":
+        form = _form_only(at_b, at_c, occurrence.first, occurrence.last)
+        if form is not None:
+            item["detail"] = form
+    return item
+
+
+def _said_values(at: AlignedTokens, first: int, last: int) -> list[str]:
+    """The values of the hypothesis numbers aligned to reference tokens ``first..last``, in order."""
+    groups = at.hyp.number_group[at.hyp_tokens_for(first, last)]
+    seen = dict.fromkeys(int(g) for g in groups if g >= 0)
+    values = {int(g): at.hyp.number_value[k] for k, g in enumerate(at.hyp.number_group.tolist()) if g in seen}
+    return [str(values[g]) for g in seen]
+
+
+def _form_only(base: AlignedTokens, chal: AlignedTokens, first: int, last: int) -> str | None:
+    """A note when the challenger wrote the baseline's number in another form only (an ordinal for a
+    cardinal, digits for words the normalizer reads otherwise): a formatting difference, not recognition."""
+    said_b, said_c = _said_values(base, first, last), _said_values(chal, first, last)
+    plain = [value.rstrip("ºª") for value in said_c]
+    if not said_c or said_b == said_c or plain != [value.rstrip("ºª") for value in said_b]:
+        return None
+    return (
+        f"differs from the baseline only in form ({' '.join(said_b)} / {' '.join(said_c)}): the same number "
+        "written another way, a formatting difference, not a recognition error"
+    )
 
 
 def _compare(spec: GateSpec, value: float, threshold: float) -> bool:
