@@ -144,3 +144,18 @@ def test_scoring_a_narrated_article_against_the_written_law(tmp_path: Path) -> N
     # "décimo" for "X -" is not recognized as a label (documented in docs/normalization.md).
     bare = Hypothesis("art4", [Word(w) for w in said.replace("inciso dez", "décimo").split()])
     assert score_recording(reference, bare, ScoreOptions(lexicon=lexicon)).counts.errors == 1
+
+
+def test_incisos_cited_after_an_article_number_are_read_as_the_narrator_reads_them() -> None:
+    """Art. 27 § 2º cites "os arts. 39, § 4º, 57, § 7º, 150, II, 153, III, e 153, § 2º, I"; the narrator
+    reads each Roman numeral as an inciso ("inciso segundo"), the convention adds the word "inciso"."""
+    written = "observado o que dispõem os arts. 39, § 4º, 57, § 7º, 150, II, 153, III, e 153, § 2º, I."
+    said = (
+        "observado o que dispõem os artigos trinta e nove parágrafo quarto cinquenta e sete parágrafo sétimo "
+        "cento e cinquenta segundo cento e cinquenta e três terceiro e cento e cinquenta e três parágrafo "
+        "segundo primeiro"
+    )
+    assert words(written) == words(said)
+    assert [kind for kind, _ in item_labels(written.split()).values()] == ["roman"] * 3
+    assert words("no art. 38, I, IV e V.") == "no artigo trinta e oito primeiro quarto e quinto"
+    assert words("em 2020, V") == "em dois mil e vinte v"  # no article or paragraph cited: no inciso

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolkit.scorer.normalize.digits import MONTH_NAMES
-from toolkit.scorer.normalize.numbers import cardinal_at
+from toolkit.scorer.normalize.numbers import STARTERS, cardinal_at
 from toolkit.scorer.normalize.stream import Stream
 
 _CONTEXT = frozenset({"as", "das", "pelas"})
 _HOURS = frozenset({"hora", "horas"})
 _MINUTES = frozenset({"minuto", "minutos"})
 _FIRST = frozenset({"primeiro", "1o"})
+_TIME_WORDS = _CONTEXT | _HOURS | {"a"}  # a clock time needs one of these
 
 
 def _minutes(keys: list[str], pos: int) -> tuple[int, int] | None:
@@ -83,11 +84,16 @@ def times_and_dates(
 ) -> Stream:
     """``stream`` with clock times and dates read as one rule-made number each."""
     keys = [key(text) for text in stream.texts]
+    present = set(keys)
+    times = times and bool(present & _TIME_WORDS)
+    dates = dates and bool(present & _MONTH_KEYS.keys())
+    if not (times or dates):
+        return stream
     out = stream.successor(stream)
     texts, sources = stream.texts, stream.sources
     pos = 0
     while pos < len(keys):
-        if stream.fixed[pos] is None:
+        if stream.fixed[pos] is None and keys[pos] in STARTERS:
             time = _time_at(keys, pos) if times else None
             if time is not None:
                 hour_end, minutes_start, end, value = time

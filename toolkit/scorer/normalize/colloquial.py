@@ -30,6 +30,8 @@ def colloquial_readings(
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
     for index, word in enumerate(words):
+        if word[:3].lower() != "num":
+            continue
         form = _plain(word)
         if form not in FORMS:
             continue

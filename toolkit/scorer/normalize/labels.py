@@ -2,7 +2,9 @@
 
 - A list item opened by a Roman numeral and a dash ("I -", "XXI –") or by a lower-case letter and a
   parenthesis ("a)"), at the start of an item (the first word, or after a word ending in ".", ":"
-  or ";"), is read as the item's number or letter: "I -" primeiro, "XXI -" vinte e um, "a)" a.
+  or ";"), is read as the item's number or letter: "I -" primeiro, "XXI -" vinte e um, "a)" a. An
+  inciso cited by its Roman numeral after an article or paragraph number ("arts. 150, II, e 153,
+  § 2º, I"; "art. 38, I, IV e V") is read the same way.
 - After a word of ``labels.tsv`` that numbers a part ("artigo", "parágrafo", "inciso", ...), the
   number, written or said, takes the legal convention of LC 95/1998, art. 10: ordinal up to nine,
   cardinal from ten. "Art. 5º", "§ 5.", "artigo cinco" and "artigo quinto" all read "artigo
@@ -32,7 +34,7 @@ _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _ITEM_END = ".:;"
 _LETTER = re.compile(r"[a-z]\)")
 _LIST_WORDS = frozenset({"e", "a", "ou", "ate"})
-_LABEL_STARTS = frozenset("IVXLCDMabcdefghijklmnopqrstuvwxyz")
+_ROMAN_STARTS = frozenset("IVXLCDM")
 LAST_ORDINAL = 9
 LETTER_NAMES = {
     "á": "a",
@@ -70,13 +72,14 @@ def legal_reading(value: int, feminine: bool = False) -> tuple[str, ...]:
 def _item_start(words: Sequence[str], index: int) -> bool:
     if index == 0:
         return True
-    return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END)) or words[index - 1].endswith(_ITEM_END)
+    return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END))
 
 
 def item_label(words: Sequence[str], index: int) -> tuple[str, tuple[str, ...]] | None:
     """(kind, reading) when ``words[index]`` opens a list item ("I -", "XXI –", "a)"), else None."""
     word = words[index]
-    if not word or word[0] not in _LABEL_STARTS or not _item_start(words, index):
+    letter = len(word) == 2 and word[1] == ")"
+    if not (letter or word[:1] in _ROMAN_STARTS) or not _item_start(words, index):
         return None
     word = unicodedata.normalize("NFC", word).strip()
     if _LETTER.fullmatch(word):
@@ -91,11 +94,44 @@ def item_label(words: Sequence[str], index: int) -> tuple[str, tuple[str, ...]] 
     return None
 
 
+_CITING = frozenset({"art.", "arts.", "artigo", "artigos", "§", "§§", "parágrafo", "parágrafos"})
+_CITATION_REACH = 12
+
+
+def _citing(words: Sequence[str], index: int) -> bool:
+    """Whether an article or a paragraph is cited in the words just before ``index``, in one sentence."""
+    for back in range(index - 1, max(-1, index - 1 - _CITATION_REACH), -1):
+        word = words[back].strip().lower()
+        if word in _CITING:
+            return True
+        if word.endswith((".", ";", ":")) and word not in _CITING:
+            return False
+    return False
+
+
+def _cited(words: Sequence[str], index: int, found: dict[int, tuple[str, tuple[str, ...]]]) -> int | None:
+    """The value of a Roman numeral cited after an article or paragraph number ("art. 150, II", "§ 2º, I",
+    "art. 38, I, IV e V": an inciso of it), else None."""
+    value = roman_value(unicodedata.normalize("NFC", words[index]).strip().rstrip(",;.:"))
+    if value is None or index == 0 or not _citing(words, index):
+        return None
+    previous = words[index - 1].strip()
+    if previous.endswith(",") and (previous[0].isdigit() or previous.lower() == "caput," or index - 1 in found):
+        return value
+    if previous in ("e", "ou") and index - 2 in found and found[index - 2][0] == ROMAN_ITEM:
+        return value
+    return None
+
+
 def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
-    """Every list label of ``words``: index -> (kind, reading)."""
-    found = {}
+    """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
+    paragraph number: index -> (kind, reading)."""
+    found: dict[int, tuple[str, tuple[str, ...]]] = {}
     for index in range(len(words)):
         label = item_label(words, index)
+        if label is None and words[index][:1] in _ROMAN_STARTS:
+            value = _cited(words, index, found)
+            label = (ROMAN_ITEM, legal_reading(value)) if value is not None else None
         if label is not None:
             found[index] = label
     return found
@@ -114,14 +150,17 @@ def label_readings(
     """Source-word index -> words read, for list labels, Roman numerals after a numbering word
     ("Parágrafo IV") and letters named after a lettering word ("alínea bê")."""
     out = {index: reading for index, (_, reading) in labels.items()}
+    plain = [_plain(word) for word in words]
     for index in range(1, len(words)):
-        previous = _plain(words[index - 1])
+        previous = plain[index - 1]
+        if previous not in table and previous not in abbreviations and previous + "." not in abbreviations:
+            continue
         expanded = abbreviations.get(previous) or abbreviations.get(previous + ".")
         entry = table.get(expanded.words[-1] if expanded is not None else previous)
         if entry is None or index in out:
             continue
         if entry[0] == "lettered":
-            letter = LETTER_NAMES.get(_plain(words[index]))
+            letter = LETTER_NAMES.get(plain[index])
             if letter is not None:
                 out[index] = (letter,)
             continue
@@ -142,6 +181,8 @@ def legal_numbering(
     texts, sources = stream.texts, stream.sources
     keys = [key(text) for text in texts]
     folded = {fold: entry for word, entry in labels.items() for fold in (key(word),) if entry[0] == "numbered"}
+    if not items and folded.keys().isdisjoint(keys):
+        return stream
     out = stream.successor(stream)
     pos = 0
     feminine: bool | None = None  # the gender of the numbering word in force, None: none in force

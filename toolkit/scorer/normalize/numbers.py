@@ -369,7 +369,7 @@ def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     pos = 0
     while pos < len(keys):
         key = keys[pos]
-        span = _number_at(keys, pos) if key in _STARTERS else None
+        span = _number_at(keys, pos) if key in STARTERS else None
         if span is None:
             pos += 1
         else:
@@ -378,6 +378,6 @@ def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     return spans
 
 
-_STARTERS = frozenset(
+STARTERS = frozenset(
     {"menos", "cem"} | set(_F_UNITS) | set(_F_TEENS) | set(_F_TENS) | set(_F_HUNDREDS) | set(_F_MULT) | set(_F_ORDINALS)
 )
