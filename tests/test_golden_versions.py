@@ -3,8 +3,9 @@ pairs (tests/golden/corpus.json: legal text, news, speech transcripts) are pinne
 tests/golden/<version>.json, so an old version still reproduces its old scores exactly and a rule
 changed without a new version fails here.
 
-A new version's file is written once, when the version is added:
-``python tests/test_golden_versions.py --write ptbr-norm-N`` (it refuses to overwrite a file).
+A new version's file is written once, when the version is added, from the checkout's root:
+``PYTHONPATH=. .venv/bin/python tests/test_golden_versions.py --write ptbr-norm-N`` (it refuses to
+overwrite a file).
 """
 
 from __future__ import annotations
@@ -41,17 +42,10 @@ def _hypothesis(pair: dict[str, Any]) -> Hypothesis:
 
 
 def _tokens(version: str, policy: str, words: list[str], reference: bool) -> list[list[Any]]:
-    norm = normalizer(policy, version)
-    tokens = norm.tokens(words, reference=True) if reference and _takes_side(norm) else norm.tokens(words)
-    return [
-        [t.text, t.source_index, t.number_value, *([True] if getattr(t, "optional", False) else [])] for t in tokens
-    ]
-
-
-def _takes_side(norm: Any) -> bool:
-    import inspect
-
-    return "reference" in inspect.signature(norm.tokens).parameters
+    """Each token as [text, source index, number value], then "optional" or "undecided" when it is."""
+    tokens = normalizer(policy, version).tokens(words, reference=reference)
+    marks = ("optional", "undecided")
+    return [[t.text, t.source_index, t.number_value, *(m for m in marks if getattr(t, m))] for t in tokens]
 
 
 def outputs(version: str) -> dict[str, Any]:

@@ -61,8 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--lexicon",
         type=Path,
-        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
-        "'negation<TAB>word' per line (its sha256 goes into the signature)",
+        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name', "
+        "'negation<TAB>word' or 'optional<TAB>words[<TAB>before roman item|before letter item|for :]' per line "
+        "(its sha256 goes into the signature; see docs/normalization.md)",
     )
     parser.add_argument(
         "--collar",
@@ -162,6 +163,15 @@ def _s(value: float | None, unit: str = " s") -> str:
     return NA if value is None else f"{value:.3f}{unit}"
 
 
+def _negation_line(n: dict[str, Any]) -> str:
+    line = f"negations: {n['flipped']} of {n['ref_count']} flipped, {n['inserted']} inserted"
+    if n["repetition_dropped"]:
+        line += f", {n['repetition_dropped']} repetition(s) dropped (false starts)"
+    if n["ambiguous"]:
+        line += f", {n['ambiguous']} ambiguous (opposite an undecidable colloquial num)"
+    return line
+
+
 def _optional_line(score: RecordingScore) -> list[str]:
     o = score.optional_words
     if not o.ref_count:
@@ -184,8 +194,7 @@ def render_text(score: RecordingScore) -> str:
         f"hits {c.hits})   CER {_pct(c.cer)}",
         f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",
         *_optional_line(score),
-        f"negations: {a['negation']['flipped']} of {a['negation']['ref_count']} flipped, "
-        f"{a['negation']['inserted']} inserted",
+        _negation_line(a["negation"]),
         f"names: {a['names']['errors']} of {a['names']['ref_count']} wrong   "
         f"numbers: {a['numbers']['errors']} of {a['numbers']['ref_count']} wrong",
         f"short words (<= {a['short_words']['max_letters']} letters): {a['short_words']['substituted']} "
