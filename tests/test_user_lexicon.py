@@ -137,3 +137,14 @@ def test_the_scorer_reads_an_edited_lexicon_again_in_the_same_process(lexicon: P
     after = score_recording(reference, hypothesis, ScoreOptions(lexicon=lexicon))
     assert (before.counts.errors, after.counts.errors) == (1, 0)
     assert after.signature.hash != before.signature.hash
+
+
+def test_an_experiment_refuses_at_load_a_lexicon_its_normalizer_cannot_use(tmp_path: Path) -> None:
+    (tmp_path / "senado.tsv").write_text("# conventions\noptional\tinciso\tbefore roman item\n", encoding="utf-8")
+    path = tmp_path / "experiment.toml"
+    text = DEMO.read_text(encoding="utf-8")
+    path.write_text('lexicon = "senado.tsv"\n' + text, encoding="utf-8")
+    assert load_experiment(path).lexicon == (tmp_path / "senado.tsv").resolve()
+    path.write_text('lexicon = "senado.tsv"\nnormalizer = "ptbr-norm-2"\n' + text, encoding="utf-8")
+    with pytest.raises(InputError, match="senado.tsv: line 2: optional words need .* ptbr-norm-2"):
+        load_experiment(path)
