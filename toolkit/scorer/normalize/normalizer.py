@@ -218,6 +218,26 @@ class Normalizer:
             tokens = conventions.apply(tokens, source_words, {index: kind for index, (kind, _) in labels.items()})
         return tokens
 
+    def _readings(
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
+    ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
+        """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
+        abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
+        rules, policy, lexicons = self._rules, self.policy, self._rules.lexicons
+        readings = (
+            context_readings(source_words, lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
+            if policy.roman_numerals or policy.abbreviations
+            else {}
+        )
+        if policy.list_labels:
+            abbreviations = lexicons.abbreviations if policy.abbreviations else {}
+            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations))
+        undecided: frozenset[int] = frozenset()
+        if policy.colloquial_negation:
+            negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
+            readings.update(negations)
+        return readings, undecided
+
     def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
         rules = self._rules
         texts: list[str] = []
@@ -226,19 +246,7 @@ class Normalizer:
         skip = 0
         plain = rules.plain_words
         policy = self.policy
-        readings = (
-            context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
-            if policy.roman_numerals or policy.abbreviations
-            else {}
-        )
-        if policy.list_labels:
-            lexicons = rules.lexicons
-            abbreviations = lexicons.abbreviations if policy.abbreviations else {}
-            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations))
-        undecided: frozenset[int] = frozenset()
-        if policy.colloquial_negation:
-            negations, undecided = colloquial_readings(source_words, rules.lexicons.colloquial)
-            readings.update(negations)
+        readings, undecided = self._readings(source_words, labels)
         for index, word in enumerate(source_words):
             forms = None
             if skip == 0 and index in readings:

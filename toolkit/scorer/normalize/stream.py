@@ -20,9 +20,6 @@ class Stream:
     fixed: list[tuple[int, str] | None] = field(default_factory=list)
     _next_group: int = 0
 
-    def __len__(self) -> int:
-        return len(self.texts)
-
     def copy_from(self, other: Stream, position: int) -> None:
         """Append ``other``'s token at ``position`` unchanged."""
         self.texts.append(other.texts[position])

@@ -58,10 +58,6 @@ class OptionalRule:
     place: str | None
     line: int
 
-    @property
-    def mark(self) -> str | None:
-        return self.place[len(FOR_MARK) :] if self.place is not None and self.place.startswith(FOR_MARK) else None
-
 
 @dataclass(frozen=True)
 class UserLexicon:
