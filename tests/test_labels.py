@@ -159,3 +159,33 @@ def test_incisos_cited_after_an_article_number_are_read_as_the_narrator_reads_th
     assert [kind for kind, _ in item_labels(written.split()).values()] == ["roman"] * 3
     assert words("no art. 38, I, IV e V.") == "no artigo trinta e oito primeiro quarto e quinto"
     assert words("em 2020, V") == "em dois mil e vinte v"  # no article or paragraph cited: no inciso
+
+
+def test_every_list_label_of_the_constitution_s_written_text_is_found() -> None:
+    """The shared long-form references (five chapters of the 1988 Constitution, joined into one line as a
+    plain-text reference is): every line opened by "I -" ... "XXXIV -" or "a)" is a label, and every
+    other Roman numeral read as an inciso is one cited after a number ("arts. 150, II, e 153, § 2º, I")."""
+    import re
+
+    from shared_data import PTBR_DEV
+
+    folders = (PTBR_DEV / "ptbr-longform" / "refs", PTBR_DEV.parent / "ptbr-longform" / "refs")
+    refs = next((folder for folder in folders if folder.is_dir()), None)
+    if refs is None:
+        pytest.skip(f"the long-form references are not beside {PTBR_DEV} (absent in a bare clone)")
+    for path in sorted(refs.glob("*.txt")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        source = " ".join(lines).split()
+        labels = item_labels(source)
+        dashed = {k for k in labels if k + 1 < len(source) and source[k + 1] == "-"}
+        items = [k for k, (kind, _) in labels.items() if kind == "roman" and k in dashed]
+        cited = [k for k, (kind, _) in labels.items() if kind == "roman" and k not in dashed]
+        assert len(items) == sum(bool(re.match(r"[IVXLC]+ - ", line)) for line in lines), path.name
+        assert sum(kind == "letter" for kind, _ in labels.values()) == sum(
+            bool(re.match(r"[a-z]\) ", line)) for line in lines
+        )
+        assert all(source[k - 1].endswith(",") or source[k - 1] in ("e", "ou") for k in cited), path.name
+        tokens = NORM.tokens(source, reference=True)
+        assert all(t.text for t in tokens) and [t.source_index for t in tokens] == sorted(
+            t.source_index for t in tokens
+        )
