@@ -12,6 +12,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
 from toolkit.protocol.gates import PROMOTE, RETAIN, TEMPLATE, evaluate_gates, load_gates
+from toolkit.scorer.options import ScoreOptions
 
 RECORDINGS = ("r1", "r2", "r3")
 
@@ -121,6 +122,30 @@ def test_new_negation_insertion_name_and_number_errors(tmp_path: Path, manifest:
     negation = gates["new_negation_errors"]
     assert negation.value == 1 and negation.instances[0]["kind"] == "negation inserted"
     assert report.verdict == RETAIN
+
+
+def test_a_number_written_in_another_form_says_so(tmp_path: Path, manifest: Path) -> None:
+    """Issue 19: a "new number error" that is only the same number in another form (the challenger's
+    ordinal for the baseline's cardinal) says so, so a reviewer does not read it as recognition."""
+    base = {rid: correct(turns()) for rid in RECORDINGS}
+    words = correct(turns())
+    k = next(i for i, w in enumerate(words) if w.text == "vinte")
+    reworded = words[:k] + [
+        Word("vigésimo", words[k].start, words[k].end),
+        Word("quinto", words[k + 2].start, words[k + 2].end),
+    ]
+    chal = {**base, "r1": reworded + words[k + 3 :]}
+    run = make_run(tmp_path / "run", manifest, "holdout", {"baseline": base, "challenger": chal})
+    evaluation = evaluate_run(run, ScoreOptions())
+    report = evaluate_gates(evaluation, "challenger", load_gates(_gates(tmp_path, NO_DRIFT)))
+    [instance] = {g.name: g for g in report.gates}["new_number_errors"].instances
+    assert instance["challenger"] == "vigésimo quinto" and "only in form (25 / 25º)" in instance["detail"]
+    assert "only in form" in report.text()
+    wrong = {**base, "r1": _with_text(words, k + 2, "seis")}  # another value: no such note
+    run = make_run(tmp_path / "run", manifest, "holdout", {"baseline": base, "challenger": wrong})
+    report = evaluate_gates(evaluate_run(run), "challenger", load_gates(_gates(tmp_path, NO_DRIFT)))
+    [instance] = {g.name: g for g in report.gates}["new_number_errors"].instances
+    assert "detail" not in instance
 
 
 def test_a_lost_turn_fails_and_is_in_every_arms_scores(tmp_path: Path, manifest: Path) -> None:

@@ -17,7 +17,7 @@ from shared_data import PTBR_DEV
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
 from toolkit.scorer.normalize import POLICY_VERSION, NormalizationPolicy, Normalizer, Token, load_negations
-from toolkit.scorer.normalize.lexicon import LEXICON_DIR
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, lexicon_files
 
 DEV = PTBR_DEV
 
@@ -144,10 +144,13 @@ def test_year_digits_and_words_are_the_same_both_ways() -> None:
     ],
 )
 def test_numbers_equal_their_spoken_form(digits: str, words: str, value: str) -> None:
-    from_digits = NORM.tokens([digits])
-    from_words = NORM.tokens(words.split())
-    assert " ".join(t.text for t in from_digits) == words
-    assert groups(from_digits) == groups(from_words) == [(words, value)]
+    second = Normalizer(NormalizationPolicy.normalized("ptbr-norm-2"))
+    assert " ".join(t.text for t in second.tokens([digits])) == words
+    for normalizer in (NORM, second):  # ptbr-norm-3 reads clock times without "horas" (test_units_dates_times)
+        from_digits = normalizer.tokens([digits])
+        from_words = normalizer.tokens(words.split())
+        assert [t.text for t in from_digits] == [t.text for t in from_words]
+        assert groups(from_digits) == groups(from_words) and [v for _, v in groups(from_words)] == [value]
 
 
 @settings(max_examples=300, deadline=None)
@@ -315,12 +318,15 @@ def test_policy_is_frozen_and_versioned() -> None:
     policy = NormalizationPolicy.normalized()
     with pytest.raises(dataclasses.FrozenInstanceError):
         policy.accent_fold = True  # type: ignore[misc]
-    assert policy.version == POLICY_VERSION == "ptbr-norm-2"
+    assert policy.version == POLICY_VERSION == "ptbr-norm-3"
     assert policy.roman_numerals and policy.abbreviations and policy.homophones
+    assert policy.optional_words and policy.list_labels and policy.orthographic_variants and policy.units
+    assert policy.dates and policy.clock_times and policy.colloquial_negation and policy.negation_restarts
     assert policy.unicode_form == "NFKC" and policy.lowercase and policy.strip_punctuation
     assert not policy.accent_fold and policy.apply_equivalences and policy.numbers_to_words and policy.keep_fillers
     verbatim = NormalizationPolicy.verbatim()
     assert verbatim.unicode_form == "NFC" and not verbatim.lowercase and not verbatim.apply_equivalences
+    assert verbatim.optional_words and not (verbatim.list_labels or verbatim.units or verbatim.colloquial_negation)
     assert NormalizationPolicy.accent_folded() == dataclasses.replace(policy, accent_fold=True)
     with pytest.raises(ValueError):
         NormalizationPolicy(unicode_form="NFD")  # type: ignore[arg-type]
@@ -350,19 +356,17 @@ def test_the_first_version_stays_selectable_with_its_old_options() -> None:
 
 def test_signature_names_version_options_and_lexicon_hashes() -> None:
     signature = NORM.signature()
-    assert signature["version"] == "ptbr-norm-2"
+    assert signature["version"] == "ptbr-norm-3"
     assert signature["options"] == NormalizationPolicy.normalized().options()
-    assert signature["lexicons"] == {
-        name: sha256_file(LEXICON_DIR / name)
-        for name in (
-            "equivalences.tsv",
-            "negations.txt",
-            "fillers.txt",
-            "abbreviations.tsv",
-            "homophones.tsv",
-            "roman.tsv",
-        )
-    }
+    assert signature["lexicons"] == {name: sha256_file(LEXICON_DIR / name) for name in lexicon_files("ptbr-norm-3")}
+    assert lexicon_files("ptbr-norm-2") == (
+        "equivalences.tsv",
+        "negations.txt",
+        "fillers.txt",
+        "abbreviations.tsv",
+        "homophones.tsv",
+        "roman.tsv",
+    )
     assert "user_lexicon" not in signature
     assert FOLD.signature()["options"]["accent_fold"] is True
 

@@ -16,9 +16,9 @@ from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.scorer.normalize.context import roman_value
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR
 
-NORM = Normalizer(NormalizationPolicy.normalized())
-FOLD = Normalizer(NormalizationPolicy.accent_folded())
-VERB = Normalizer(NormalizationPolicy.verbatim())
+NORM = Normalizer(NormalizationPolicy.normalized("ptbr-norm-2"))  # later versions: test_labels.py
+FOLD = Normalizer(NormalizationPolicy.accent_folded("ptbr-norm-2"))
+VERB = Normalizer(NormalizationPolicy.verbatim("ptbr-norm-2"))
 OLD = Normalizer(NormalizationPolicy.normalized("ptbr-norm-1"))
 
 

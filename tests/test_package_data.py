@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.scorer.normalize.lexicon import LEXICON_DIR, LEXICON_FILES_2
+from toolkit.scorer.normalize import POLICY_VERSION
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, lexicon_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +51,7 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
     )
     (wheel,) = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in LEXICON_FILES_2} <= set(names)
+    assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in lexicon_files(POLICY_VERSION)} <= set(names)
     subprocess.run(
         [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
         check=True,
@@ -74,4 +75,7 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
     assert data["files"] == sorted(path.name for path in LEXICON_DIR.iterdir())
     # "não" deleted is the only error: Roman numerals, the abbreviation and the ordinal all matched.
     assert (data["errors"], data["ref_words"]) == (1, 15)
-    assert "norm:ptbr-norm-2@" in data["signature"]
+    assert "norm:ptbr-norm-3@" in data["signature"]
+    # The same code gives the same signature, code digest included, installed or checked out.
+    here = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert data["signature"] == json.loads(here.stdout)["signature"]

@@ -12,7 +12,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
-from toolkit.scorer.normalize.lexicon import load_user_lexicon
+from toolkit.scorer.normalize.user_lexicon import load_user_lexicon
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -88,7 +88,7 @@ def test_score_cli_takes_a_lexicon_and_a_normalizer_version(lexicon: Path, tmp_p
     ]
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["wer"] == 0 and "norm:ptbr-norm-2@" in data["signature"] and "user-lex:" in data["signature"]
+    assert data["wer"] == 0 and "norm:ptbr-norm-3@" in data["signature"] and "user-lex:" in data["signature"]
     assert main([*args, "--normalizer", "ptbr-norm-1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["wer"] > 0 and "norm:ptbr-norm-1@" in data["signature"] and "user-lex:" not in data["signature"]
@@ -105,11 +105,11 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     experiment = load_experiment(path)
     assert experiment.lexicon == lexicon.resolve() and experiment.normalizer == "ptbr-norm-1"
     path.write_text(text, encoding="utf-8")
-    assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-2"
+    assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-3"
     for first, message in (
         ("lexicon = 3", "lexicon must be a file name"),
         ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
-        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2"),
+        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2, ptbr-norm-3"),
     ):
         path.write_text(f"{first}\n" + text, encoding="utf-8")
         with pytest.raises(InputError, match=message):
@@ -126,3 +126,25 @@ def test_an_edited_lexicon_is_read_again(lexicon: Path) -> None:
     after = Normalizer(user_lexicon=lexicon)
     assert before.words("bunitu") == ["bunitu"] and after.words("bunitu") == ["bonito"]
     assert after.signature()["user_lexicon"] != before.signature()["user_lexicon"]
+
+
+def test_the_scorer_reads_an_edited_lexicon_again_in_the_same_process(lexicon: Path) -> None:
+    """The scorer's normalizers and signatures were cached by the lexicon's path: an edit went unseen."""
+    reference = Reference("r1", [Utterance(0.0, 2.0, "bunitu demais")])
+    hypothesis = Hypothesis("r1", [Word(w) for w in "bonito demais".split()])
+    before = score_recording(reference, hypothesis, ScoreOptions(lexicon=lexicon))
+    lexicon.write_text(LEXICON + "equivalence\tbunitu\tbonito\n", encoding="utf-8")
+    after = score_recording(reference, hypothesis, ScoreOptions(lexicon=lexicon))
+    assert (before.counts.errors, after.counts.errors) == (1, 0)
+    assert after.signature.hash != before.signature.hash
+
+
+def test_an_experiment_refuses_at_load_a_lexicon_its_normalizer_cannot_use(tmp_path: Path) -> None:
+    (tmp_path / "senado.tsv").write_text("# conventions\noptional\tinciso\tbefore roman item\n", encoding="utf-8")
+    path = tmp_path / "experiment.toml"
+    text = DEMO.read_text(encoding="utf-8")
+    path.write_text('lexicon = "senado.tsv"\n' + text, encoding="utf-8")
+    assert load_experiment(path).lexicon == (tmp_path / "senado.tsv").resolve()
+    path.write_text('lexicon = "senado.tsv"\nnormalizer = "ptbr-norm-2"\n' + text, encoding="utf-8")
+    with pytest.raises(InputError, match="senado.tsv: line 2: optional words need .* ptbr-norm-2"):
+        load_experiment(path)

@@ -28,6 +28,7 @@ STYLE = {
     "substitute": "background:#ffe0a3;border-bottom:2px solid #e65100",
     "insert": "background:#c8f0c8;border-bottom:2px solid #1b5e20",
     "delete": "color:#b71c1c;text-decoration:line-through",
+    "skip": "color:#888;font-style:italic",
 }
 CRITICAL = "font-weight:bold;outline:1px dashed #6a1b9a"
 LEGEND = (
@@ -54,7 +55,7 @@ def _coloured(adj: Adjudication, reference: Reference, text: str, words: list[Wo
     """The arm's words coloured by the scorer's alignment (normalized tokens; critical words underlined)."""
     parts = []
     for step in span_alignment(text, words, adj.score_options, reference.names):
-        shown = step.reference if step.op == "delete" else step.hypothesis
+        shown = step.reference if step.op in ("delete", "skip") else step.hypothesis
         title = f"reference: {step.reference}" if step.op == "substitute" else step.op
         if step.critical:
             title += f" ({', '.join(step.critical)})"

@@ -61,8 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--lexicon",
         type=Path,
-        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name' or "
-        "'negation<TAB>word' per line (its sha256 goes into the signature)",
+        help="your corpus's lexicon: 'equivalence<TAB>form<TAB>words', 'name<TAB>Name', "
+        "'negation<TAB>word' or 'optional<TAB>words[<TAB>before roman item|before letter item|for :]' per line "
+        "(its sha256 goes into the signature; see docs/normalization.md)",
     )
     parser.add_argument(
         "--collar",
@@ -145,7 +146,8 @@ def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str
     from toolkit.scorer.alignment_view import render_pra
 
     ops = [row.op for row in alignment]
-    counts = " ".join(str(ops.count(op)) for op in ("equal", "substitute", "delete", "insert"))
+    correct = ops.count("equal") + ops.count("skip")  # an optional word left out is correct, as in sclite
+    counts = " ".join(str(n) for n in (correct, ops.count("substitute"), ops.count("delete"), ops.count("insert")))
     return (
         f"\nalignment of {score.recording_id} (policy {score.signature.fields['audit_policy']}; "
         f"correct words lower case, errors upper case, onsets in seconds)\n"
@@ -161,6 +163,25 @@ def _s(value: float | None, unit: str = " s") -> str:
     return NA if value is None else f"{value:.3f}{unit}"
 
 
+def _negation_line(n: dict[str, Any]) -> str:
+    line = f"negations: {n['flipped']} of {n['ref_count']} flipped, {n['inserted']} inserted"
+    if n["repetition_dropped"]:
+        line += f", {n['repetition_dropped']} repetition(s) dropped (false starts)"
+    if n["ambiguous"]:
+        line += f", {n['ambiguous']} ambiguous (opposite an undecidable colloquial num)"
+    return line
+
+
+def _optional_line(score: RecordingScore) -> list[str]:
+    o = score.optional_words
+    if not o.ref_count:
+        return []
+    return [
+        f"optional reference words: {o.ref_count} (matched {o.matched}, substituted {o.substituted}, "
+        f"left out {o.left_out}: no error, counted as hits as sclite -D does)"
+    ]
+
+
 def render_text(score: RecordingScore) -> str:
     """A short human-readable report; every time-based figure says "not available" when unmeasurable."""
     data: dict[str, Any] = score.to_json()
@@ -172,8 +193,8 @@ def render_text(score: RecordingScore) -> str:
         f"WER {_pct(c.wer)}  (S={c.substitutions} D={c.deletions} I={c.insertions} N={c.ref_words}, "
         f"hits {c.hits})   CER {_pct(c.cer)}",
         f"verbatim WER {_pct(score.verbatim.wer)}   accent-folded WER {_pct(score.accent_folded.wer)}",
-        f"negations: {a['negation']['flipped']} of {a['negation']['ref_count']} flipped, "
-        f"{a['negation']['inserted']} inserted",
+        *_optional_line(score),
+        _negation_line(a["negation"]),
         f"names: {a['names']['errors']} of {a['names']['ref_count']} wrong   "
         f"numbers: {a['numbers']['errors']} of {a['numbers']['ref_count']} wrong",
         f"short words (<= {a['short_words']['max_letters']} letters): {a['short_words']['substituted']} "

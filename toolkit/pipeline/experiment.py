@@ -205,19 +205,22 @@ def load_experiment(path: str | Path) -> Experiment:
 
 
 def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
-    """``lexicon`` (a file beside the experiment, read now so a bad line fails early) and ``normalizer``."""
-    from toolkit.scorer.normalize.lexicon import load_user_lexicon
+    """``lexicon`` (a file beside the experiment) and ``normalizer``, the lexicon read now with that normalizer
+    so a bad line, or an entry the version cannot use, fails early."""
+    from toolkit.scorer.normalize.registry import POLICIES, normalizer
 
     keys: dict[str, Any] = {}
     if "lexicon" in raw:
         if not isinstance(raw["lexicon"], str) or not raw["lexicon"]:
             raise InputError(path, f"lexicon must be a file name (a string), not {raw['lexicon']!r}")
         keys["lexicon"] = (path.parent / raw["lexicon"]).resolve()
-        load_user_lexicon(keys["lexicon"])
     if "normalizer" in raw:
         if raw["normalizer"] not in POLICY_VERSIONS:
             raise InputError(path, f"normalizer must be one of {', '.join(POLICY_VERSIONS)}, not {raw['normalizer']!r}")
         keys["normalizer"] = raw["normalizer"]
+    if "lexicon" in keys:
+        for policy in POLICIES:
+            normalizer(policy, keys.get("normalizer", POLICY_VERSION), keys["lexicon"])
     return keys
 
 

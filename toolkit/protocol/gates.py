@@ -22,6 +22,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
 from toolkit.core.text import read_text
 from toolkit.scorer.align import INSERT
+from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
 from toolkit.scorer.normalize.same_word import word_key
@@ -43,7 +44,7 @@ class GateSpec:
     name: str
     measures: str
     comparison: str
-    count: bool  # an integer count of failures (rule-of-three applies at 0)
+    count: bool  # an integer count of failures (the zero-failure bound applies at 0)
 
 
 SPECS = (
@@ -305,7 +306,7 @@ def _occurrence_instance(
         "names": "name error",
         "numbers": "number error",
     }[occurrence.audit]
-    return {
+    item = {
         "recording": recording,
         "kind": kind,
         "time": inst.time,
@@ -314,6 +315,32 @@ def _occurrence_instance(
         "baseline": baseline,
         "challenger": challenger,
     }
+    if occurrence.audit == "numbers":
+        form = _form_only(at_b, at_c, occurrence.first, occurrence.last)
+        if form is not None:
+            item["detail"] = form
+    return item
+
+
+def _said_values(at: AlignedTokens, first: int, last: int) -> list[str]:
+    """The values of the hypothesis numbers aligned to reference tokens ``first..last``, in order."""
+    groups = at.hyp.number_group[at.hyp_tokens_for(first, last)]
+    seen = dict.fromkeys(int(g) for g in groups if g >= 0)
+    values = {int(g): at.hyp.number_value[k] for k, g in enumerate(at.hyp.number_group.tolist()) if g in seen}
+    return [str(values[g]) for g in seen]
+
+
+def _form_only(base: AlignedTokens, chal: AlignedTokens, first: int, last: int) -> str | None:
+    """A note when the challenger wrote the baseline's number in another form only (an ordinal for a
+    cardinal, digits for words the normalizer reads otherwise): a formatting difference, not recognition."""
+    said_b, said_c = _said_values(base, first, last), _said_values(chal, first, last)
+    plain = [value.rstrip("ºª") for value in said_c]
+    if not said_c or said_b == said_c or plain != [value.rstrip("ºª") for value in said_b]:
+        return None
+    return (
+        f"differs from the baseline only in form ({' '.join(said_b)} / {' '.join(said_c)}): the same number "
+        "written another way, a formatting difference, not a recognition error"
+    )
 
 
 def _compare(spec: GateSpec, value: float, threshold: float) -> bool:
@@ -341,7 +368,7 @@ def evaluate_gates(
 ) -> GateReport:
     """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
     from toolkit.corpus.manifest import load_manifest
-    from toolkit.scorer.score import audit_vocabulary
+    from toolkit.scorer.score import audit_rules, audit_vocabulary
 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
@@ -356,15 +383,16 @@ def evaluate_gates(
     measured: dict[str, tuple[float | None, int | None, str, list[dict[str, Any]]]] = {}
     new: dict[str, list[dict[str, Any]]] = {a: [] for a in ("negation", "names", "numbers")}
     chances = {a: 0 for a in new}
+    rules = audit_rules(evaluation.options)
     for rid in sorted(chal_scores):
         base, chal = base_scores[rid], chal_scores[rid]
         negations, names = audit_vocabulary(entries[rid].load_reference().names, evaluation.options)
         turns = base.utterance_of_word[base.aligned.ref.source]  # the reference is the same for both arms
-        base_occ = critical_occurrences(base.aligned, negations, names, turns)
+        base_occ = critical_occurrences(base.aligned, negations, names, turns, rules)
         for o in base_occ:
             if o.key[0] == "ref" and not o.wrong:
                 chances[o.audit] += 1
-        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns)):
+        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns, rules)):
             new[o.audit].append(_occurrence_instance(rid, o, base, chal))
     for gate_name, audit in (
         ("new_negation_errors", "negation"),

@@ -22,13 +22,14 @@ STYLE = (
     "body{font-family:sans-serif;margin:2em;max-width:1200px} .w{display:inline-block;margin:2px;"
     "padding:1px 3px;border-radius:3px;text-align:center;vertical-align:top;font-size:14px}"
     ".w span{display:block} .w .h{color:#555} .substitute{background:#ffe08a} .delete{background:#f6a6a6}"
-    ".insert{background:#a9c8f5} .critical{outline:2px solid #000;font-weight:bold}"
+    ".insert{background:#a9c8f5} .skip{color:#888;font-style:italic} .critical{outline:2px solid #000;font-weight:bold}"
     ".mark{font-size:10px;color:#a00} .legend .w{font-size:12px}"
 )
 LEGEND = (
     '<p class="legend">reference over hypothesis: <span class="w">correct</span>'
     '<span class="w substitute">substituted</span><span class="w delete">deleted</span>'
-    '<span class="w insert">inserted</span><span class="w critical">audited word</span> '
+    '<span class="w insert">inserted</span><span class="w skip">optional, left out (no error)</span>'
+    '<span class="w critical">audited word</span> '
     "(negation, name or number); hover for times in the original recording (s).</p>"
 )
 

@@ -7,6 +7,12 @@ walks back from the ends of both sequences and, at each step, takes a deletion b
 substitution and a substitution before an insertion (``a b c`` vs ``d`` -> ``S D D``; ``d`` vs
 ``a b c`` -> ``I I S``); only the S/D/I split can depend on this, never the total.
 
+Optionally deletable reference words (``optional``: sclite's "(word)" convention, ``sclite -D``)
+may be left out at no cost: such a step is ``SKIP`` and counts as a hit, as sclite scores it; a
+present optional word matches or is substituted like any other. ``toolkit.scorer.optional_align``
+re-solves the unconstrained alignment exactly around each optional word; the time-constrained
+aligner here takes them directly.
+
 The time-constrained aligner (diagnosis only) forbids pairing a hypothesis word with a
 reference word unless the hypothesis onset lies within ``collar`` seconds of the reference
 word's span; untimed hypothesis words cannot be paired at all. It maximises ``2*hits + subs``
@@ -23,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-EQUAL, SUBSTITUTE, DELETE, INSERT = 0, 1, 2, 3
-OP_NAMES = ("equal", "substitute", "delete", "insert")
+EQUAL, SUBSTITUTE, DELETE, INSERT, SKIP = 0, 1, 2, 3, 4
+OP_NAMES = ("equal", "substitute", "delete", "insert", "skip")
 COSTS = {"substitution": 1, "deletion": 1, "insertion": 1, "match": 0}
 _TAGS = {"equal": EQUAL, "replace": SUBSTITUTE, "delete": DELETE, "insert": INSERT}
 
@@ -86,7 +92,7 @@ class Alignment:
         return consumed[self.ops == INSERT]
 
 
-def _ids(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
+def word_ids(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
     """Words as small integers (equal words, equal ids): rapidfuzz compares those fastest."""
     vocab: dict[str, int] = {}
     return [vocab.setdefault(w, len(vocab)) for w in ref], [vocab.setdefault(w, len(vocab)) for w in hyp]
@@ -94,7 +100,7 @@ def _ids(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
 
 def align(ref: Sequence[str], hyp: Sequence[str]) -> Alignment:
     """Minimum-edit alignment of two word sequences (S = D = I = 1) via rapidfuzz."""
-    ref_ids, hyp_ids = _ids(ref, hyp)
+    ref_ids, hyp_ids = word_ids(ref, hyp)
     blocks = Levenshtein.opcodes(ref_ids, hyp_ids).as_list()
     if not blocks:
         return _build([], [], [], len(ref), len(hyp))
@@ -131,26 +137,34 @@ def align_timed(
     ref_end: np.ndarray,
     hyp_onset: np.ndarray,
     collar: float,
+    optional: np.ndarray | None = None,
 ) -> Alignment:
     """Alignment where hyp word j may pair with ref word i only if its onset is in [start_i - collar, end_i + collar].
 
     ``ref_start``/``ref_end`` give each reference word's span (its own time, or its utterance's);
-    NaN in ``hyp_onset`` marks an untimed hypothesis word, which can only be an insertion.
+    NaN in ``hyp_onset`` marks an untimed hypothesis word, which can only be an insertion. An
+    ``optional`` reference word left unpaired is a ``SKIP``: it costs nothing, so it weighs 1 when
+    matched (a mandatory word 2) and is never worth pairing with another word.
     """
     n, m = len(ref), len(hyp)
-    ref_ids, hyp_ids = _ids(ref, hyp)
+    ref_ids, hyp_ids = word_ids(ref, hyp)
     r_ids = np.asarray(ref_ids, dtype=np.int64)
     h_ids = np.asarray(hyp_ids, dtype=np.int64)
     lo = np.asarray(ref_start, dtype=float) - collar
     hi = np.asarray(ref_end, dtype=float) + collar
     onset = np.asarray(hyp_onset, dtype=float)
     jmin, jmax = _allowed_ranges(lo, hi, onset)
+    skippable = np.zeros(n, dtype=bool) if optional is None else np.asarray(optional, dtype=bool)
     ops: list[np.ndarray] = []
     ris: list[np.ndarray] = []
     his: list[np.ndarray] = []
     for r0, r1, h0, h1 in _blocks(jmin, jmax, n, m):
-        _align_block(r_ids, h_ids, lo, hi, onset, r0, r1, h0, h1, ops, ris, his)
-    return _build(ops, ris, his, n, m)
+        _align_block(r_ids, h_ids, lo, hi, onset, skippable, r0, r1, h0, h1, ops, ris, his)
+    alignment = _build(ops, ris, his, n, m)
+    if skippable.any():
+        ref_index = np.maximum(alignment.ref_index, 0)
+        alignment.ops[(alignment.ops == DELETE) & skippable[ref_index]] = SKIP
+    return alignment
 
 
 def _allowed_ranges(lo: np.ndarray, hi: np.ndarray, onset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -207,6 +221,7 @@ def _align_block(
     lo: np.ndarray,
     hi: np.ndarray,
     onset: np.ndarray,
+    skippable: np.ndarray,
     r0: int,
     r1: int,
     h0: int,
@@ -215,12 +230,14 @@ def _align_block(
     ris: list[np.ndarray],
     his: list[np.ndarray],
 ) -> None:
-    """Dense chain DP on one block: F[i][j] = best 2*hits + subs using ref[:i], hyp[:j]."""
+    """Dense chain DP on one block: F[i][j] = best 2*hits + subs using ref[:i], hyp[:j] (an optional
+    reference word: 1 per hit, 0 per substitution)."""
     nb, mb = r1 - r0, h1 - h0
     times = onset[h0:h1]
     with np.errstate(invalid="ignore"):
         allowed = (times[None, :] >= lo[r0:r1, None]) & (times[None, :] <= hi[r0:r1, None])
     weight = allowed * (1 + (h_ids[None, h0:h1] == r_ids[r0:r1, None]))
+    weight = np.where(skippable[r0:r1, None], weight - allowed, weight)
     table = np.zeros((nb + 1, mb + 1), dtype=np.int64)
     for k in range(nb):
         row = table[k].copy()

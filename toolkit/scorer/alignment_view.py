@@ -4,7 +4,8 @@ Rows follow the scored alignment of normalized tokens (the audit policy's: the p
 ``normalized`` when the primary is verbatim). Times are the source word's own times in the
 original recording (None when untimed). ``render_pra`` prints sclite's ``pra`` layout: REF, HYP
 and EVAL lines (correct words lower case, errors upper case, ``***`` for the missing side,
-S/D/I under errors), with onset lines where there are times, wrapped into blocks.
+S/D/I under errors, an optional reference word left out in parentheses over nothing, as sclite
+shows it), with onset lines where there are times, wrapped into blocks.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from toolkit.scorer.align import DELETE, EQUAL, INSERT, OP_NAMES
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, OP_NAMES, SKIP
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import find_occurrences, negation_mask
 
-EVAL = {"equal": "", "substitute": "S", "delete": "D", "insert": "I"}
+EVAL = {"equal": "", "substitute": "S", "delete": "D", "insert": "I", "skip": ""}
 GAP = "***"
 
 
@@ -71,7 +72,7 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
     rows = []
     for op, i, j in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist(), at.alignment.hyp_index.tolist()):
         r = int(at.ref.source[i]) if op != INSERT else -1
-        h = int(at.hyp.source[j]) if op != DELETE else -1
+        h = int(at.hyp.source[j]) if op not in (DELETE, SKIP) else -1
         rows.append(
             AlignedWord(
                 reference=at.ref.texts[i] if r >= 0 else None,
@@ -88,6 +89,8 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
 
 
 def _cell(text: str | None, op: str) -> str:
+    if op == OP_NAMES[SKIP]:
+        return "" if text is None else f"({text})"
     if text is None:
         return GAP
     return text if op == OP_NAMES[EQUAL] else text.upper()

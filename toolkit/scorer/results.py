@@ -17,6 +17,7 @@ from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import NegationAudit, OccurrenceAudit, ShortWordAudit
 from toolkit.scorer.metrics.figures import Figure, Figures
 from toolkit.scorer.metrics.nonspeech import NOTHING_PLACED, NonspeechScore
+from toolkit.scorer.metrics.optional import OptionalWords
 from toolkit.scorer.metrics.seam_errors import SeamScore
 from toolkit.scorer.metrics.timing import TimingScore
 from toolkit.scorer.metrics.turns import LostTurns
@@ -55,6 +56,7 @@ PARTS = (
     Part("counts"),
     Part("verbatim", ("verbatim",), "verbatim_"),
     Part("accent_folded", ("accent_folded",), "accent_folded_"),
+    Part("optional_words", ("optional_words",), "optional_"),
     Part("negation", ("audits", "negation"), "negation_"),
     Part("names", ("audits", "names"), "names_"),
     Part("numbers", ("audits", "numbers"), "numbers_"),
@@ -134,6 +136,7 @@ class RecordingScore(_Parts):
     vad: VadScore | None = None
     seams: SeamScore | None = None
     time_constrained: ErrorCounts | None = None
+    optional_words: OptionalWords = OptionalWords()
     excluded: Exclusions = Exclusions()
     unplaced_word_times: int = 0
     lost_turns: LostTurns | None = None
@@ -176,6 +179,7 @@ class CorpusScore(_Parts):
     counts: ErrorCounts = ErrorCounts()
     verbatim: ErrorCounts = ErrorCounts()
     accent_folded: ErrorCounts = ErrorCounts()
+    optional_words: OptionalWords = OptionalWords()
     negation: NegationAudit = NegationAudit()
     names: OccurrenceAudit = OccurrenceAudit()
     numbers: OccurrenceAudit = OccurrenceAudit()

@@ -25,11 +25,19 @@ from rapidfuzz.distance import Indel
 
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Reference
-from toolkit.scorer.align import align, align_timed
+from toolkit.scorer.align import align_timed
 from toolkit.scorer.metrics.aligned import AlignedTokens
-from toolkit.scorer.metrics.audits import name_audit, negation_audit, negation_mask, number_audit, short_word_audit
+from toolkit.scorer.metrics.audits import (
+    AuditRules,
+    name_audit,
+    negation_audit,
+    negation_mask,
+    number_audit,
+    short_word_audit,
+)
 from toolkit.scorer.metrics.intervals import contains, merge, overlap, subtract, total
 from toolkit.scorer.metrics.nonspeech import nonspeech_score
+from toolkit.scorer.metrics.optional import optional_words
 from toolkit.scorer.metrics.seam_errors import seam_score
 from toolkit.scorer.metrics.timing import timing_score
 from toolkit.scorer.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
@@ -38,6 +46,7 @@ from toolkit.scorer.metrics.wer import ErrorCounts, error_counts
 from toolkit.scorer.normalize import NormalizationPolicy
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
 from toolkit.scorer.normalize.same_word import word_key
+from toolkit.scorer.optional_align import align_reference
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.signature import scorer_signature
 
@@ -171,6 +180,11 @@ def audit_vocabulary(
     return norm.negations, [tuple(norm.words(n)) for n in (*reference_names, *options.names, *norm.names)]
 
 
+def audit_rules(options: ScoreOptions) -> AuditRules:
+    """The audits' rules of the options' normalizer version (one definition for the scorer and the gates)."""
+    return AuditRules.of(normalizer(options.audit_policy, options.normalizer, options.lexicon).policy)
+
+
 def score_recording(
     reference: Reference,
     hypothesis: Hypothesis | None,
@@ -198,14 +212,15 @@ def score_recording(
             ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
         else:
             norm = normalizer(name, options.normalizer, options.lexicon)
-            ref_t = tokenize(norm, ref_words, groups)
+            ref_t = tokenize(norm, ref_words, groups, reference=True)
             hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
-        alignment = align(ref_t.texts, hyp_t.texts)
+        alignment = align_reference(ref_t.texts, hyp_t.texts, ref_t.optional)
         tables[name] = (ref_t, hyp_t)
         counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
     negations, names = audit_vocabulary(reference.names, options)
+    rules = audit_rules(options)
     turns = utt[at.ref.source]  # each reference token's utterance, for the repetition rule
     # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
     # inside an unresolved span is cut away.
@@ -221,9 +236,10 @@ def score_recording(
         counts=counts[options.policy],
         verbatim=counts["verbatim"],
         accent_folded=counts["accent-folded"],
-        negation=negation_audit(at, negations, turns),
+        optional_words=optional_words(aligned[options.policy].alignment, primary_ref.optional),
+        negation=negation_audit(at, negations, turns, rules),
         names=name_audit(at, names, turns),
-        numbers=number_audit(at, turns),
+        numbers=number_audit(at, turns, rules),
         short_words=short_word_audit(at, options.short_word_max_letters),
         nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
         timing=timing_score(at, _span(reference, ref_words)),
@@ -241,7 +257,7 @@ def score_recording(
 
 
 def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:
-    alignment = align_timed(ref.texts, hyp.texts, ref.span_start, ref.span_end, hyp.start, collar)
+    alignment = align_timed(ref.texts, hyp.texts, ref.span_start, ref.span_end, hyp.start, collar, ref.optional)
     return error_counts(ref.texts, hyp.texts, alignment)
 
 

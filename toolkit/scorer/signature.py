@@ -2,7 +2,8 @@
 
 It names the normalizer version and options of every policy, the sha256 of every lexicon and
 equivalence table, the alignment engine and costs, the collar, the bootstrap seed and sample
-count, and the versions of the libraries that compute the figures.
+count, the versions of the libraries that compute the figures, and a digest of the scoring code
+itself (``toolkit.scorer.code_digest``), so two equal signatures always mean the same scoring.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from typing import TYPE_CHECKING, Any
 from toolkit import __version__
 from toolkit.core.files import config_hash
 from toolkit.scorer.align import COSTS
+from toolkit.scorer.code_digest import COVERED, scoring_code_digest
 from toolkit.scorer.metrics.seam_errors import LOCATION_RULE as SEAM_LOCATION_RULE
-from toolkit.scorer.normalize.registry import POLICIES, normalizer
+from toolkit.scorer.normalize.registry import POLICIES, file_stamp, normalizer
 
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
 
+OPTIONAL_RULE = (
+    "a reference word in parentheses may be left out at no cost and is then scored as a hit (sclite -D); "
+    "present, it matches or is substituted like any word (toolkit.scorer.optional_align)"
+)
 LIBRARIES = ("rapidfuzz", "jiwer", "numpy", "scipy", "statsmodels", "pandas", "num2words")
 
 
@@ -80,22 +86,30 @@ def _version(name: str) -> str:
         return "absent"
 
 
-@cache
 def scorer_signature(options: ScoreOptions) -> Signature:
-    """The signature of scoring with ``options`` in this environment."""
+    """The signature of scoring with ``options`` in this environment (its user lexicon as it is now)."""
+    return _signature(options, file_stamp(options.lexicon))
+
+
+@cache
+def _signature(options: ScoreOptions, lexicon_stamp: tuple[int, int] | None) -> Signature:
     normalizers = {name: normalizer(name, options.normalizer, options.lexicon).signature() for name in POLICIES}
     libraries = {name: _version(name) for name in LIBRARIES}
     libraries["python"] = platform.python_version()
+    optional = any(n["options"].get("optional_words") for n in normalizers.values())
+    alignment: dict[str, Any] = {
+        "engine": "rapidfuzz.distance.Levenshtein",
+        "costs": COSTS,
+        "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion",
+    }
+    if optional:
+        alignment["optional_words"] = OPTIONAL_RULE
     fields: dict[str, Any] = {
         "toolkit": __version__,
         "policy": options.policy,
         "audit_policy": options.audit_policy,
         "normalizers": normalizers,
-        "alignment": {
-            "engine": "rapidfuzz.distance.Levenshtein",
-            "costs": COSTS,
-            "ties": "rapidfuzz backtrace: deletion, then substitution, then insertion",
-        },
+        "alignment": alignment,
         "collar_s": options.collar,
         "time_constrained": options.time_constrained,
         "short_word_max_letters": options.short_word_max_letters,
@@ -103,6 +117,7 @@ def scorer_signature(options: ScoreOptions) -> Signature:
         "seam_omission_location": SEAM_LOCATION_RULE,
         "bootstrap": {"samples": options.bootstrap_samples, "seed": options.bootstrap_seed},
         "libraries": libraries,
+        "code": {"sha256": scoring_code_digest(), "covers": [f"toolkit/{folder}" for folder in COVERED]},
     }
     digest = config_hash(fields)[:12]
     primary = normalizers[options.policy]
@@ -113,12 +128,18 @@ def scorer_signature(options: ScoreOptions) -> Signature:
         ("norm", "n", f"{primary.get('version', '?')}@{config_hash(primary.get('options', {}))[:8]}"),
         ("lex", "lex", config_hash(primary.get("lexicons", {}))[:8]),
         *([("user-lex", "ulex", primary["user_lexicon"]["sha256"][:8])] if "user_lexicon" in primary else []),
-        ("align", "a", "lev-S1D1I1"),
+        *(
+            [("allow-critical", "crit", str(len(primary["user_lexicon"]["allow_critical"])))]
+            if "allow_critical" in primary.get("user_lexicon", {})
+            else []
+        ),
+        ("align", "a", "lev-S1D1I1" + ("+opt0" if optional else "")),
         ("collar", "c", f"{options.collar:g}"),
         ("tc", "tc", "yes" if options.time_constrained else "no"),
         ("short", "sw", str(options.short_word_max_letters)),
         ("seam", "sm", f"{options.seam_margin_s:g}"),
         ("boot", "b", f"{options.bootstrap_samples}@{options.bootstrap_seed}"),
+        ("code", "src", fields["code"]["sha256"][:8]),
         *((k, "", str(v)) for k, v in libraries.items()),
         ("hash", "h", digest),
     ]

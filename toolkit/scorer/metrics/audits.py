@@ -17,6 +17,12 @@ Each audit has a denominator (reference occurrences) and an instance list for th
   nothing was inserted inside, and the aligned hypothesis tokens form exactly one whole
   hypothesis number of the same value ("2020" = "dois mil e vinte"; "... e vinte e um" is not).
 - Short words: reference tokens with 1..max_letters letters (number words excluded).
+- From ptbr-norm-3 on (``AuditRules``): a negation restart ("não há possibili- não pode") is a
+  false start (``toolkit.scorer.metrics.restarts``); a negation opposite an undecidable colloquial
+  "num"/"numa" is ambiguous, counted apart and never a flip or an insertion; a number said in the
+  same words is right even where only the reference's context made it a number (a list label).
+- Optional reference words ("(inciso)", sclite's convention) are in no audit: leaving them out is
+  no error, so they are neither occurrences nor denominators.
 """
 
 from __future__ import annotations
@@ -30,8 +36,11 @@ import numpy as np
 from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE
 from toolkit.scorer.metrics.aligned import AlignedTokens, Instance
 from toolkit.scorer.metrics.figures import SETTING, Figure, Figures
+from toolkit.scorer.metrics.restarts import restarted
 from toolkit.scorer.metrics.tokens import TokenTable
 from toolkit.scorer.normalize.chars import fold_accents
+from toolkit.scorer.normalize.colloquial import FORMS as COLLOQUIAL_FORMS
+from toolkit.scorer.normalize.policy import NormalizationPolicy
 from toolkit.scorer.normalize.same_word import word_key
 
 _KIND = {DELETE: "deleted", SUBSTITUTE: "substituted"}
@@ -43,17 +52,17 @@ def _fold(word: str) -> str:
 
 
 def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
-    """Per token: a negation token whose own source word is a negation word."""
+    """Per token: a negation token whose own source word is a negation word (never an optional one)."""
     folded = {_fold(n) for n in negations}
     words = tokens.words.texts
     word_is_neg: dict[int, bool] = {}
     mask = np.zeros(len(tokens), dtype=bool)
     for k, (text, src) in enumerate(zip(tokens.texts, tokens.source.tolist())):
         if text in negations:
-            if src not in word_is_neg:
-                word_is_neg[src] = _fold(words[src]) in folded
+            if src not in word_is_neg:  # a "num" the normalizer read as "não" is the colloquial negation
+                word_is_neg[src] = _fold(words[src]) in folded or _fold(words[src]) in COLLOQUIAL_FORMS
             mask[k] = word_is_neg[src]
-    return mask
+    return mask & ~tokens.optional
 
 
 def _instances(items: Sequence[Instance]) -> list[dict[str, Any]]:
@@ -61,6 +70,20 @@ def _instances(items: Sequence[Instance]) -> list[dict[str, Any]]:
 
 
 REPETITION_DROPPED = "repetition dropped"
+AMBIGUOUS = "ambiguous"
+
+
+@dataclass(frozen=True)
+class AuditRules:
+    """Rules of the audits that came with a normalizer version (from its policy): negation restarts,
+    and numbers said in identical words where only one side's context tagged them as numbers."""
+
+    negation_restarts: bool = False
+    identical_numbers: bool = False
+
+    @classmethod
+    def of(cls, policy: NormalizationPolicy) -> AuditRules:
+        return cls(negation_restarts=bool(policy.negation_restarts), identical_numbers=bool(policy.list_labels))
 
 
 def _counts(*keys: str) -> tuple[Figure, ...]:
@@ -69,14 +92,16 @@ def _counts(*keys: str) -> tuple[Figure, ...]:
 
 @dataclass(frozen=True)
 class NegationAudit(Figures):
-    """Reference negations flipped (deleted/substituted), repetitions dropped, and negations inserted."""
+    """Reference negations flipped (deleted/substituted), repetitions dropped, negations inserted, and
+    negations opposite an undecidable colloquial "num" (ambiguous: neither flipped nor inserted)."""
 
-    FIGURES = _counts("ref_count", "flipped", "inserted", "repetition_dropped")
+    FIGURES = _counts("ref_count", "flipped", "inserted", "repetition_dropped", "ambiguous")
 
     ref_count: int = 0
     flipped: int = 0
     inserted: int = 0
     repetition_dropped: int = 0
+    ambiguous: int = 0
     instances: tuple[Instance, ...] = ()
 
     def json_extras(self) -> dict[str, Any]:
@@ -98,6 +123,23 @@ class OccurrenceAudit(Figures):
         return {"instances": _instances(self.instances)}
 
 
+def runs_of(spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray) -> list[list[int]]:
+    """Indices of ``spans`` grouped into runs: the same key, nothing between, one turn."""
+    runs: list[list[int]] = []
+    for k, span in enumerate(spans):
+        previous = runs[-1][-1] if runs else None
+        if (
+            previous is not None
+            and span[0] == spans[previous][1] + 1
+            and keys[k] == keys[previous]
+            and turns[span[0]] == turns[spans[previous][0]]
+        ):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
 def dropped_repetitions(
     spans: Sequence[tuple[int, int]], keys: Sequence[Any], turns: np.ndarray, deleted: Sequence[bool]
 ) -> set[int]:
@@ -108,19 +150,9 @@ def dropped_repetitions(
     members but the first when the whole run was deleted (that loss counts once).
     """
     dropped: set[int] = set()
-    k = 0
-    while k < len(spans):
-        end = k + 1
-        while (
-            end < len(spans)
-            and spans[end][0] == spans[end - 1][1] + 1
-            and keys[end] == keys[k]
-            and turns[spans[end][0]] == turns[spans[k][0]]
-        ):
-            end += 1
-        gone = [m for m in range(k, end) if deleted[m]]
-        dropped.update(gone[1:] if len(gone) == end - k else gone)
-        k = end
+    for run in runs_of(spans, keys, turns):
+        gone = [m for m in run if deleted[m]]
+        dropped.update(gone[1:] if len(gone) == len(run) else gone)
     return dropped
 
 
@@ -147,50 +179,80 @@ class ShortWordAudit(Figures):
 Span = tuple[int, int]
 
 
-def negation_outcomes(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> list[tuple[int, str | None]]:
-    """Each reference negation's position and outcome: None (right), a repetition dropped, or the flip
-    ("deleted"/"substituted"). One definition for the audit and the gates' per-occurrence comparison."""
+def negation_outcomes(
+    at: AlignedTokens, negations: frozenset[str], turns: np.ndarray, rules: AuditRules = AuditRules()
+) -> list[tuple[int, str | None]]:
+    """Each reference negation's position and outcome: None (right), a repetition dropped, ambiguous
+    (opposite an undecidable "num"), or the flip ("deleted"/"substituted"). One definition for the
+    audit and the gates' per-occurrence comparison."""
     ref_neg = negation_mask(at.ref, negations)
     hyp_neg = negation_mask(at.hyp, negations)
     positions = np.flatnonzero(ref_neg).tolist()
+    ambiguous = {i for i in positions if int(at.ref_op[i]) == SUBSTITUTE and at.hyp.undecided[int(at.ref_partner[i])]}
     # A negation is lost to the turn when deleted or replaced by a word that is no negation; the
     # polarity rule of a run (a member lost while another survives) treats both alike.
     lost = [
         int(at.ref_op[i]) == DELETE or (int(at.ref_op[i]) == SUBSTITUTE and not hyp_neg[int(at.ref_partner[i])])
         for i in positions
     ]
-    dropped = dropped_repetitions([(i, i) for i in positions], [at.ref.texts[i] for i in positions], turns, lost)
+    spans, keys = [(i, i) for i in positions], [at.ref.texts[i] for i in positions]
+    dropped = {positions[k] for k in dropped_repetitions(spans, keys, turns, lost)}
+    if rules.negation_restarts:
+        runs = [[positions[k] for k in run] for run in runs_of(spans, keys, turns)]
+        dropped |= restarted(at, runs, {i for i, gone in zip(positions, lost) if gone}, turns)
     return [
-        (i, None if at.ref_op[i] == EQUAL else REPETITION_DROPPED if k in dropped else _KIND[int(at.ref_op[i])])
-        for k, i in enumerate(positions)
+        (
+            i,
+            None
+            if at.ref_op[i] == EQUAL
+            else AMBIGUOUS
+            if i in ambiguous
+            else REPETITION_DROPPED
+            if i in dropped
+            else _KIND[int(at.ref_op[i])],
+        )
+        for i in positions
     ]
 
 
-def inserted_negations(at: AlignedTokens, negations: frozenset[str]) -> list[int]:
-    """Hypothesis tokens that are negations inserted, or substituted for a reference word that is none."""
+def inserted_negations(at: AlignedTokens, negations: frozenset[str], ambiguous: bool = False) -> list[int]:
+    """Hypothesis tokens that are negations inserted, or substituted for a reference word that is none;
+    with ``ambiguous``, instead those substituted for an undecidable "num" (never counted as inserted)."""
     ref_neg = negation_mask(at.ref, negations)
     hyp_neg = negation_mask(at.hyp, negations)
     partner_neg = np.zeros(len(at.hyp), dtype=bool)
+    partner_undecided = np.zeros(len(at.hyp), dtype=bool)
     paired = at.hyp_partner >= 0
     partner_neg[paired] = ref_neg[at.hyp_partner[paired]]
-    return np.flatnonzero(hyp_neg & ((at.hyp_op == INSERT) | ((at.hyp_op == SUBSTITUTE) & ~partner_neg))).tolist()
+    partner_undecided[paired] = at.ref.undecided[at.hyp_partner[paired]]
+    substituted = hyp_neg & (at.hyp_op == SUBSTITUTE) & ~partner_neg
+    if ambiguous:
+        return np.flatnonzero(substituted & partner_undecided).tolist()
+    return np.flatnonzero((hyp_neg & (at.hyp_op == INSERT)) | (substituted & ~partner_undecided)).tolist()
 
 
-def negation_audit(at: AlignedTokens, negations: frozenset[str], turns: np.ndarray) -> NegationAudit:
-    """Flips of reference negations, dropped repetitions, and insertions of hypothesis negations.
+def negation_audit(
+    at: AlignedTokens, negations: frozenset[str], turns: np.ndarray, rules: AuditRules = AuditRules()
+) -> NegationAudit:
+    """Flips of reference negations, dropped repetitions, insertions of hypothesis negations, and the
+    negations opposite an undecidable "num" (ambiguous, counted apart).
 
     ``turns`` gives each reference token's turn (utterance index).
     """
-    outcomes = [(i, outcome) for i, outcome in negation_outcomes(at, negations, turns) if outcome is not None]
+    outcomes = [(i, outcome) for i, outcome in negation_outcomes(at, negations, turns, rules) if outcome is not None]
     inserted = inserted_negations(at, negations)
+    opposite = inserted_negations(at, negations, ambiguous=True)
     instances = [at.ref_instance(outcome, i, i) for i, outcome in outcomes]
     instances += [at.hyp_instance("inserted", j) for j in inserted]
+    instances += [at.hyp_instance(AMBIGUOUS, j) for j in opposite]
     dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
+    ambiguous = sum(outcome == AMBIGUOUS for _, outcome in outcomes) + len(opposite)
     return NegationAudit(
         ref_count=int(negation_mask(at.ref, negations).sum()),
-        flipped=len(outcomes) - dropped,
+        flipped=sum(outcome not in (REPETITION_DROPPED, AMBIGUOUS) for _, outcome in outcomes),
         inserted=len(inserted),
         repetition_dropped=dropped,
+        ambiguous=ambiguous,
         instances=tuple(sorted(instances, key=lambda x: (x.time is None, x.time or 0.0))),
     )
 
@@ -215,7 +277,7 @@ def name_outcomes(
     at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray
 ) -> list[tuple[Span, str | None]]:
     """Each reference name occurrence's token span and outcome: None (right), a repetition dropped, or "error"."""
-    spans = find_occurrences(at.ref.texts, names)
+    spans = [(a, b) for a, b in find_occurrences(at.ref.texts, names) if not at.ref.optional[a : b + 1].any()]
     dropped = dropped_repetitions(
         spans, [tuple(at.ref.texts[a : b + 1]) for a, b in spans], turns, [_wholly_deleted(at, a, b) for a, b in spans]
     )
@@ -245,7 +307,9 @@ def name_audit(at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndar
     )
 
 
-def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, str | None]]:
+def number_outcomes(
+    at: AlignedTokens, turns: np.ndarray, rules: AuditRules = AuditRules()
+) -> list[tuple[Span, str | None]]:
     """Each reference number's token span (one number group) and outcome: None (right), a repetition
     dropped, or "error" (a wrong value)."""
     groups = at.ref.number_group
@@ -256,21 +320,28 @@ def number_outcomes(at: AlignedTokens, turns: np.ndarray) -> list[tuple[Span, st
     members = np.flatnonzero(groups >= 0)
     bounds = np.flatnonzero(np.diff(groups[members]) != 0) + 1
     spans = [(int(span[0]), int(span[-1])) for span in np.split(members, bounds)]
+    spans = [(a, b) for a, b in spans if not at.ref.optional[a : b + 1].any()]
+    if not spans:
+        return []
     dropped = dropped_repetitions(
         spans, [at.ref.number_value[a] for a, _ in spans], turns, [_wholly_deleted(at, a, b) for a, b in spans]
     )
     return [
         (
             (first, last),
-            REPETITION_DROPPED if k in dropped else None if _number_correct(at, first, last, hyp_sizes) else "error",
+            REPETITION_DROPPED
+            if k in dropped
+            else None
+            if _number_correct(at, first, last, hyp_sizes, rules.identical_numbers)
+            else "error",
         )
         for k, (first, last) in enumerate(spans)
     ]
 
 
-def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
+def number_audit(at: AlignedTokens, turns: np.ndarray, rules: AuditRules = AuditRules()) -> OccurrenceAudit:
     """Value errors per reference number (a number group of the reference tokens)."""
-    outcomes = number_outcomes(at, turns)
+    outcomes = number_outcomes(at, turns, rules)
     hyp_groups = at.hyp.number_group
     instances = []
     for (first, last), outcome in outcomes:
@@ -285,11 +356,16 @@ def number_audit(at: AlignedTokens, turns: np.ndarray) -> OccurrenceAudit:
     )
 
 
-def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray) -> bool:
+def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndarray, identical: bool) -> bool:
+    """Every token matched, nothing inserted inside, and one whole hypothesis number of the same value;
+    with ``identical``, also the same words the hypothesis's context did not tag ("inciso segundo"
+    heard as a bare "segundo" is the same words, not a wrong value)."""
     if (at.ref_op[first : last + 1] != EQUAL).any() or at.insertions_inside(first, last):
         return False
     partners = at.ref_partner[first : last + 1]
     hyp_group = set(at.hyp.number_group[partners].tolist())
+    if identical and hyp_group == {-1}:
+        return True
     if len(hyp_group) != 1:
         return False
     group = hyp_group.pop()
@@ -303,7 +379,7 @@ def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
     """Substitutions and deletions of reference tokens with at most ``max_letters`` letters."""
     counts = {t: sum(ch.isalpha() for ch in t) for t in set(at.ref.texts)}
     letters = np.fromiter((counts[t] for t in at.ref.texts), dtype=np.int64, count=len(at.ref))
-    short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number
+    short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number & ~at.ref.optional
     wrong = [(i, _KIND[int(at.ref_op[i])]) for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist()]
     deleted = sum(kind == "deleted" for _, kind in wrong)
     return ShortWordAudit(

@@ -16,7 +16,9 @@ import numpy as np
 
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import (
+    AMBIGUOUS,
     REPETITION_DROPPED,
+    AuditRules,
     inserted_negations,
     name_outcomes,
     negation_outcomes,
@@ -25,7 +27,7 @@ from toolkit.scorer.metrics.audits import (
 
 AUDITS = ("negation", "names", "numbers")
 Key = tuple[str, int, int | str]
-RIGHT = (None, REPETITION_DROPPED)  # audit outcomes that are not errors
+RIGHT = (None, REPETITION_DROPPED, AMBIGUOUS)  # audit outcomes that are not errors
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,21 @@ class Occurrence:
 
 
 def critical_occurrences(
-    at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]], turns: np.ndarray
+    at: AlignedTokens,
+    negations: frozenset[str],
+    names: Iterable[Sequence[str]],
+    turns: np.ndarray,
+    rules: AuditRules = AuditRules(),
 ) -> list[Occurrence]:
     """Every reference negation, name and number occurrence, and every inserted negation.
 
     Whether an occurrence is wrong is the audits' own outcome (``turns``: each reference token's
-    turn), so a false start the audits count as "repetition dropped" is not an error here either.
+    turn; ``rules``: the version's audit rules), so a false start the audits count as "repetition
+    dropped", or a negation opposite an undecidable "num", is not an error here either.
     """
     found = [
         Occurrence("negation", ("ref", i, i), outcome not in RIGHT, i, i)
-        for i, outcome in negation_outcomes(at, negations, turns)
+        for i, outcome in negation_outcomes(at, negations, turns, rules)
     ]
     last_ref = max(len(at.ref) - 1, 0)
     for j in inserted_negations(at, negations):
@@ -63,7 +70,7 @@ def critical_occurrences(
     ]
     found += [
         Occurrence("numbers", ("ref", first, last), outcome not in RIGHT, first, last)
-        for (first, last), outcome in number_outcomes(at, turns)
+        for (first, last), outcome in number_outcomes(at, turns, rules)
     ]
     return found
 

@@ -51,7 +51,8 @@ class SourceWords:
 
 @dataclass(frozen=True)
 class TokenTable:
-    """Normalized tokens of one side; ``number_group`` is -1 for non-numbers and unique per spelled number."""
+    """Normalized tokens of one side; ``number_group`` is -1 for non-numbers and unique per spelled number;
+    ``optional`` marks reference tokens the hypothesis may leave out at no cost (all false for a hypothesis)."""
 
     texts: list[str]
     source: np.ndarray
@@ -59,6 +60,8 @@ class TokenTable:
     number_group: np.ndarray
     number_value: list[str | None]
     words: SourceWords
+    optional: np.ndarray
+    undecided: np.ndarray  # an undecidable colloquial "num"/"numa" (toolkit.scorer.normalize.colloquial)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -83,19 +86,26 @@ class TokenTable:
         return self.words.span_end[self.source]
 
 
-def tokenize(normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[int, int]]) -> TokenTable:
-    """Normalize each ``[begin, end)`` group of source words on its own (numbers never span groups)."""
+def tokenize(
+    normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[int, int]], reference: bool = False
+) -> TokenTable:
+    """Normalize each ``[begin, end)`` group of source words on its own (numbers never span groups);
+    ``reference``: the words are a reference's (the optional-word convention applies)."""
     texts: list[str] = []
     source: list[int] = []
     is_number: list[bool] = []
     number_group: list[int] = []
     number_value: list[str | None] = []
+    optional: list[bool] = []
+    undecided: list[bool] = []
     group_offset = 0
     for begin, end in groups:
         if end <= begin:
             continue
-        tokens = normalizer.tokens(words.texts[begin:end])
+        tokens = normalizer.tokens(words.texts[begin:end], reference=reference)
         texts.extend([t.text for t in tokens])
+        optional.extend([t.optional for t in tokens])
+        undecided.extend([t.undecided for t in tokens])
         source.extend([begin + t.source_index for t in tokens])
         is_number.extend([t.is_number for t in tokens])
         number_value.extend([t.number_value for t in tokens])
@@ -109,6 +119,8 @@ def tokenize(normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[
         np.asarray(number_group, dtype=np.int64),
         number_value,
         words,
+        np.asarray(optional, dtype=bool),
+        np.asarray(undecided, dtype=bool),
     )
 
 

@@ -2,7 +2,9 @@
 
 WER = (S + D + I) / N over reference tokens. CER is the character edit distance (S = D = I = 1)
 between the space-joined token strings, over the reference string's length (spaces count as
-characters, as in jiwer.cer).
+characters, as in jiwer.cer). An optional reference word the alignment skipped is a hit, as
+``sclite -D`` scores it: it stays in N, and its characters count as correct (the distance is taken
+against the reference without it).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE, Alignment
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, SKIP, SUBSTITUTE, Alignment
 from toolkit.scorer.metrics.figures import Figure, Figures
 
 
@@ -61,15 +63,21 @@ class ErrorCounts(Figures):
 def error_counts(ref: Sequence[str], hyp: Sequence[str], alignment: Alignment) -> ErrorCounts:
     """Counts from a word alignment of ``ref``/``hyp`` plus the character distance of the joined strings."""
     ref_text, hyp_text = " ".join(ref), " ".join(hyp)
-    word_errors = len(alignment.ops) - alignment.count(EQUAL)
+    skipped = alignment.count(SKIP)
+    hits = alignment.count(EQUAL) + skipped
+    word_errors = len(alignment.ops) - hits
     # A guess of the character distance lets rapidfuzz use a banded search; the result stays exact.
     hint = max(32, word_errors * (len(ref_text) // max(len(ref), 1) + 1))
+    said = ref_text
+    if skipped:
+        left_out = set(alignment.ref_index[alignment.ops == SKIP].tolist())
+        said = " ".join(word for k, word in enumerate(ref) if k not in left_out)
     return ErrorCounts(
         ref_words=len(ref),
-        hits=alignment.count(EQUAL),
+        hits=hits,
         substitutions=alignment.count(SUBSTITUTE),
         deletions=alignment.count(DELETE),
         insertions=alignment.count(INSERT),
         ref_chars=len(ref_text),
-        char_errors=Levenshtein.distance(ref_text, hyp_text, score_hint=hint),
+        char_errors=Levenshtein.distance(said, hyp_text, score_hint=hint),
     )

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
 from num2words import num2words
 
+from toolkit.scorer.normalize.lexicon import Unit
 from toolkit.scorer.normalize.numbers import MULTIPLIERS, decimal_text
 
 # (singular, plural, value prefix) per currency symbol.
@@ -75,6 +76,23 @@ _SHORT_DIGITS = re.compile(r"\d{1,3}")
 # "4,2%" into the words "4", ",2", "%" (Whisper's word timestamps do).
 _CONTINUATION = re.compile(r"[.,]\d+%?")
 _RUNS = re.compile(r"\d+|\D+")
+_DATE = re.compile(r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})(?:/(?P<y>\d{4}))?")
+_PLAIN_AMOUNT = re.compile(_AMOUNT)
+_GLUED_UNIT = re.compile(f"(?P<amount>{_AMOUNT})(?P<unit>[^\\d.,].*)")
+MONTH_NAMES = (
+    "janeiro",
+    "fevereiro",
+    "março",
+    "abril",
+    "maio",
+    "junho",
+    "julho",
+    "agosto",
+    "setembro",
+    "outubro",
+    "novembro",
+    "dezembro",
+)
 
 
 @dataclass(frozen=True)
@@ -238,7 +256,14 @@ def splits_currency(words: Sequence[str], index: int) -> bool:
     return words[index] in CURRENCY_PREFIXES and index + 1 < len(words) and words[index + 1].startswith("$")
 
 
-def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces: bool = False) -> Numeral | None:
+def find_numeral(
+    pieces: list[str],
+    index: int,
+    merge: bool = True,
+    join_pieces: bool = False,
+    units: Mapping[str, Unit] | None = None,
+    dates: bool = False,
+) -> Numeral | None:
     """The numeral starting at ``pieces[index]``, or None when that piece does not start one.
 
     A currency symbol with no amount after it is read as the currency's plural ("R$" -> reais).
@@ -248,6 +273,10 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces:
     a 1-3 digit piece followed by pieces of exactly three digits). With ``join_pieces`` too, a
     piece that is a decimal comma or thousands dot with digits continues the digits before it
     ("4" + ",2" + "%" is "4,2%"; "1" + ".500" + ",00" is "1.500,00"), and "R" + "$" is "R$".
+
+    With ``units`` (ptbr-norm-3), an amount takes the unit written after it, glued or as the next
+    piece ("120 km", "5kg", "75 m²"), and money written with its symbol takes a redundant currency
+    word after it ("R$ 2.300 reais"). With ``dates``, "15/03/2020" and "15/03" are dates.
     """
     core = _trim(pieces[index])
     span = 1
@@ -282,13 +311,61 @@ def find_numeral(pieces: list[str], index: int, merge: bool = True, join_pieces:
     if merge and index + span < len(pieces):
         following = _trim(pieces[index + span]).lower()
         multiplier = following if following in MULTIPLIERS else None
+    date = _date(core) if dates else None
+    if date is not None:
+        return Numeral(span=span, literal=core, words=date[0], value=date[1])
+    unit = None
+    if units is not None:
+        core, unit, span = _unit(core, pieces, index, span, units, merge)
     found = _match_single(core, multiplier)
     if found is None:
-        return _fallback(core, span)
+        return _fallback(core + (unit or ""), span)
     words, value, used_multiplier = found
     span += 1 if used_multiplier else 0
+    if unit is not None and units is not None:
+        words = _with_unit(words, value, units[unit])
+    elif units is not None and value[:1] in "RU$€" and index + span < len(pieces):
+        singular, plural, _ = CURRENCIES.get(value.rstrip("0123456789.-"), ("", "", ""))
+        if _trim(pieces[index + span]).lower() in (singular, plural):  # "R$ 2.300 reais": said once
+            span += 1
     literal = "".join(_trim(piece) for piece in pieces[index : index + span])
     return Numeral(span=span, literal=literal, words=words, value=value)
+
+
+def _date(core: str) -> tuple[tuple[str, ...], str] | None:
+    """Words and value of "15/03/2020" or "15/03" (a two-digit month without a year: "1/2" is a half)."""
+    found = _DATE.fullmatch(core)
+    if found is None:
+        return None
+    day, month, year = int(found["d"]), int(found["mo"]), found["y"]
+    if not (1 <= day <= 31 and 1 <= month <= 12) or (year is None and len(found["mo"]) != 2):
+        return None
+    words = ("primeiro",) if day == 1 else cardinal(day)
+    words += ("de", MONTH_NAMES[month - 1])
+    if year is not None:
+        words += ("de", *cardinal(int(year)))
+    return words, (year or "-") + f"-{month:02d}-{day:02d}"
+
+
+def _unit(
+    core: str, pieces: list[str], index: int, span: int, units: Mapping[str, Unit], merge: bool
+) -> tuple[str, str | None, int]:
+    """The amount, the unit written after it (glued, or the next piece) and the new span."""
+    glued = _GLUED_UNIT.fullmatch(core)
+    if glued is not None and glued["unit"] in units:
+        return glued["amount"], glued["unit"], span
+    if merge and _PLAIN_AMOUNT.fullmatch(core) and index + span < len(pieces):
+        following = _trim(pieces[index + span])
+        if following in units:
+            return core, following, span + 1
+    return core, None, span
+
+
+def _with_unit(words: tuple[str, ...], value: str, unit: Unit) -> tuple[str, ...]:
+    """An amount's words with its unit: singular for exactly one, a feminine unit's "uma", "duas"."""
+    if unit.feminine and words and words[-1] in ("um", "dois") and "." not in value:
+        words = (*words[:-1], "uma" if words[-1] == "um" else "duas")
+    return words + (unit.singular if value == "1" else unit.plural)
 
 
 def _fallback(core: str, span: int) -> Numeral:

@@ -4,7 +4,7 @@ abbreviations, homophones and Roman-numeral contexts) and hashing them.
 The shipped files live in ``toolkit/scorer/normalize/lexicons/`` (package data, so an installed wheel
 scores like a checkout; they were in ``annotations/lexicons/`` before); their sha256 goes into
 every scoring signature so a changed table can never pass unnoticed. A corpus may add its own
-equivalences, names and negations in a user lexicon (:func:`load_user_lexicon`).
+entries in a user lexicon (``toolkit.scorer.normalize.user_lexicon``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
-from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION
+from toolkit.scorer.normalize.policy import FIRST_VERSION, POLICY_VERSION, at_least
 
 LEXICON_DIR = Path(__file__).resolve().parent / "lexicons"
 EQUIVALENCES = "equivalences.tsv"
@@ -25,17 +25,33 @@ FILLERS = "fillers.txt"
 ABBREVIATIONS = "abbreviations.tsv"
 HOMOPHONES = "homophones.tsv"
 ROMAN = "roman.tsv"
-LEXICON_FILES = (EQUIVALENCES, NEGATIONS, FILLERS)
-LEXICON_FILES_2 = (*LEXICON_FILES, ABBREVIATIONS, HOMOPHONES, ROMAN)
+LABELS = "labels.tsv"
+COLLOQUIAL = "colloquial.tsv"
+ORTHOGRAPHY = "orthography.tsv"
+UNITS = "units.tsv"
+# Each table and the normalizer version that first reads it; a version hashes only the tables it reads.
+FILES_SINCE = {
+    EQUIVALENCES: FIRST_VERSION,
+    NEGATIONS: FIRST_VERSION,
+    FILLERS: FIRST_VERSION,
+    ABBREVIATIONS: "ptbr-norm-2",
+    HOMOPHONES: "ptbr-norm-2",
+    ROMAN: "ptbr-norm-2",
+    LABELS: "ptbr-norm-3",
+    COLLOQUIAL: "ptbr-norm-3",
+    ORTHOGRAPHY: "ptbr-norm-3",
+    UNITS: "ptbr-norm-3",
+}
 BEFORE_NUMBER = "before-number"
 ROMAN_KINDS = ("noun", "name")
+LABEL_KINDS = ("numbered", "lettered")
+COLLOQUIAL_KINDS = ("negation", "em-um")
 GENDERS = ("m", "f")
-USER_KINDS = ("equivalence", "name", "negation")
 
 
 def lexicon_files(version: str) -> tuple[str, ...]:
     """The files a policy version reads (and hashes into its signature)."""
-    return LEXICON_FILES if version == FIRST_VERSION else LEXICON_FILES_2
+    return tuple(name for name, since in FILES_SINCE.items() if at_least(version, since))
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,15 @@ class Abbreviation:
 
     words: tuple[str, ...]
     before_number: bool = False
+
+
+@dataclass(frozen=True)
+class Unit:
+    """How a unit written after a numeral is read: for exactly one, for any other amount, and its gender."""
+
+    singular: tuple[str, ...]
+    plural: tuple[str, ...]
+    feminine: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,20 +82,14 @@ class Lexicons:
     abbreviations: dict[str, Abbreviation] = field(default_factory=dict)
     homophones: dict[str, tuple[str, ...]] = field(default_factory=dict)
     roman: dict[str, tuple[str, str]] = field(default_factory=dict)
+    labels: dict[str, tuple[str, str]] = field(default_factory=dict)
+    colloquial: dict[str, str] = field(default_factory=dict)
+    orthography: dict[str, str] = field(default_factory=dict)
+    units: dict[str, Unit] = field(default_factory=dict)
+    spoken_units: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class UserLexicon:
-    """A corpus's own additions: equivalences (form -> words), names and negations, and its sha256."""
-
-    path: Path
-    equivalences: dict[str, tuple[str, ...]]
-    names: tuple[str, ...]
-    negations: tuple[str, ...]
-    sha256: str
-
-
-def _lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
+def read_lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -87,7 +106,7 @@ def _lines(path: Path, lower: bool = True) -> list[tuple[int, str]]:
     return out
 
 
-def _fields(path: Path, number: int, line: str, counts: tuple[int, ...], expected: str) -> list[str]:
+def split_fields(path: Path, number: int, line: str, counts: tuple[int, ...], expected: str) -> list[str]:
     parts = [part.strip() for part in line.split("\t")]
     if len(parts) not in counts or not all(parts):
         raise InputError(path, f"line {number}: expected '{expected}' (fields separated by a TAB), got {line!r}")
@@ -96,8 +115,8 @@ def _fields(path: Path, number: int, line: str, counts: tuple[int, ...], expecte
 
 def _read_table(path: Path) -> dict[str, tuple[str, ...]]:
     table: dict[str, tuple[str, ...]] = {}
-    for number, line in _lines(path):
-        form, words = _fields(path, number, line, (2,), "form<TAB>canonical")
+    for number, line in read_lines(path):
+        form, words = split_fields(path, number, line, (2,), "form<TAB>canonical")
         if form in table:
             raise InputError(path, f"line {number}: {form!r} is listed twice")
         table[form] = tuple(words.split())
@@ -106,8 +125,8 @@ def _read_table(path: Path) -> dict[str, tuple[str, ...]]:
 
 def _read_abbreviations(path: Path) -> dict[str, Abbreviation]:
     table: dict[str, Abbreviation] = {}
-    for number, line in _lines(path):
-        parts = _fields(path, number, line, (2, 3), f"form<TAB>words[<TAB>{BEFORE_NUMBER}]")
+    for number, line in read_lines(path):
+        parts = split_fields(path, number, line, (2, 3), f"form<TAB>words[<TAB>{BEFORE_NUMBER}]")
         if len(parts) == 3 and parts[2] != BEFORE_NUMBER:
             raise InputError(path, f"line {number}: the third field may only be {BEFORE_NUMBER!r}, not {parts[2]!r}")
         if parts[0] in table:
@@ -118,8 +137,8 @@ def _read_abbreviations(path: Path) -> dict[str, Abbreviation]:
 
 def _read_roman(path: Path) -> dict[str, tuple[str, str]]:
     table: dict[str, tuple[str, str]] = {}
-    for number, line in _lines(path):
-        word, kind, gender = _fields(path, number, line, (3,), "word<TAB>noun|name<TAB>m|f")
+    for number, line in read_lines(path):
+        word, kind, gender = split_fields(path, number, line, (3,), "word<TAB>noun|name<TAB>m|f")
         if kind not in ROMAN_KINDS or gender not in GENDERS or len(word.split()) != 1:
             raise InputError(path, f"line {number}: expected one word, 'noun' or 'name', and 'm' or 'f', got {line!r}")
         if word in table:
@@ -128,8 +147,64 @@ def _read_roman(path: Path) -> dict[str, tuple[str, str]]:
     return table
 
 
+def _read_labels(path: Path) -> dict[str, tuple[str, str]]:
+    table: dict[str, tuple[str, str]] = {}
+    for number, line in read_lines(path):
+        word, kind, gender = split_fields(path, number, line, (3,), "word<TAB>numbered|lettered<TAB>m|f")
+        if kind not in LABEL_KINDS or gender not in GENDERS or len(word.split()) != 1:
+            raise InputError(
+                path, f"line {number}: expected one word, 'numbered' or 'lettered', and 'm' or 'f', got {line!r}"
+            )
+        if word in table:
+            raise InputError(path, f"line {number}: {word!r} is listed twice")
+        table[word] = (kind, gender)
+    return table
+
+
+def _read_cues(path: Path) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for number, line in read_lines(path):
+        word, kind = split_fields(path, number, line, (2,), "word<TAB>negation|em-um")
+        if kind not in COLLOQUIAL_KINDS or len(word.split()) != 1:
+            raise InputError(path, f"line {number}: expected one word and 'negation' or 'em-um', got {line!r}")
+        if word in table:
+            raise InputError(path, f"line {number}: {word!r} is listed twice")
+        table[word] = kind
+    return table
+
+
+def _read_spellings(path: Path) -> dict[str, str]:
+    table = _read_table(path)
+    for form, words in table.items():
+        if len(words) != 1:
+            raise InputError(
+                path, f"{form!r} must map to one word (a spelling of the same word), not {' '.join(words)!r}"
+            )
+    return {form: words[0] for form, words in table.items()}
+
+
+def _read_units(path: Path) -> tuple[dict[str, Unit], dict[str, tuple[str, ...]]]:
+    units: dict[str, Unit] = {}
+    spoken: dict[str, tuple[str, ...]] = {}
+    for number, line in read_lines(path, lower=False):  # symbols keep their case: "mg" is no "Mg"
+        kind = line.split("\t", 1)[0]
+        if kind == "unit":
+            _, symbol, singular, plural, gender = split_fields(
+                path, number, line, (5,), "unit<TAB>symbol<TAB>singular<TAB>plural<TAB>m|f"
+            )
+            if gender not in GENDERS or symbol in units:
+                raise InputError(path, f"line {number}: expected a new symbol and 'm' or 'f', got {line!r}")
+            units[symbol] = Unit(tuple(singular.lower().split()), tuple(plural.lower().split()), gender == "f")
+        elif kind == "spoken":
+            _, form, said = split_fields(path, number, line, (3,), "spoken<TAB>form<TAB>form said")
+            spoken[form.lower()] = tuple(said.lower().split())
+        else:
+            raise InputError(path, f"line {number}: a line starts with 'unit' or 'spoken' and a TAB, got {line!r}")
+    return units, spoken
+
+
 def _read_words(path: Path) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(line for _, line in _lines(path)))
+    return tuple(dict.fromkeys(line for _, line in read_lines(path)))
 
 
 @lru_cache(maxsize=8)
@@ -137,7 +212,13 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
     """Load and hash the lexicons ``version`` uses from ``directory`` (cached: frozen per run)."""
     files = lexicon_files(version)
     later = ABBREVIATIONS in files
+    units, spoken_units = _read_units(directory / UNITS) if UNITS in files else ({}, {})
     return Lexicons(
+        units=units,
+        spoken_units=spoken_units,
+        labels=_read_labels(directory / LABELS) if LABELS in files else {},
+        colloquial=_read_cues(directory / COLLOQUIAL) if COLLOQUIAL in files else {},
+        orthography=_read_spellings(directory / ORTHOGRAPHY) if ORTHOGRAPHY in files else {},
         equivalences=_read_table(directory / EQUIVALENCES),
         negations=_read_words(directory / NEGATIONS),
         fillers=_read_words(directory / FILLERS),
@@ -145,52 +226,4 @@ def load_lexicons(directory: Path = LEXICON_DIR, version: str = POLICY_VERSION) 
         abbreviations=_read_abbreviations(directory / ABBREVIATIONS) if later else {},
         homophones=_read_table(directory / HOMOPHONES) if later else {},
         roman=_read_roman(directory / ROMAN) if later else {},
-    )
-
-
-def load_user_lexicon(path: Path | str) -> UserLexicon:
-    """Read a user lexicon: ``equivalence<TAB>form<TAB>words``, ``name<TAB>Name`` or
-    ``negation<TAB>word`` per line, ``#`` comments; any other line, or an equivalence the shipped
-    tables already have, is refused with its line number. Cached until the file changes."""
-    path = Path(path)
-    try:
-        stat = path.stat()
-    except OSError:
-        raise InputError(path, "lexicon file is missing") from None
-    return _load_user_lexicon(path, stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=8)
-def _load_user_lexicon(path: Path, mtime_ns: int, size: int) -> UserLexicon:
-    shipped = load_lexicons(LEXICON_DIR, POLICY_VERSION)
-    equivalences: dict[str, tuple[str, ...]] = {}
-    names: list[str] = []
-    negations: list[str] = []
-    for number, line in _lines(path, lower=False):
-        kind = line.split("\t", 1)[0].strip()
-        if kind == "equivalence":
-            _, form, words = _fields(path, number, line, (3,), "equivalence<TAB>form<TAB>canonical words")
-            form = form.lower()
-            if len(form.split()) != 1:
-                raise InputError(path, f"line {number}: an equivalence form is one word, not {form!r}")
-            if form in equivalences:
-                raise InputError(path, f"line {number}: {form!r} is listed twice")
-            if form in shipped.equivalences or form in shipped.homophones:
-                raise InputError(
-                    path, f"line {number}: {form!r} is already in the shipped tables; a user lexicon only adds forms"
-                )
-            equivalences[form] = tuple(words.lower().split())
-        elif kind == "name":
-            names.append(_fields(path, number, line, (2,), "name<TAB>the name as written")[1])
-        elif kind == "negation":
-            word = _fields(path, number, line, (2,), "negation<TAB>word")[1].lower()
-            if len(word.split()) != 1:
-                raise InputError(path, f"line {number}: a negation is one word, not {word!r}")
-            negations.append(word)
-        else:
-            raise InputError(
-                path, f"line {number}: unknown entry {kind!r}; a line starts with {', '.join(USER_KINDS)} and a TAB"
-            )
-    return UserLexicon(
-        path, equivalences, tuple(dict.fromkeys(names)), tuple(dict.fromkeys(negations)), sha256_file(path)
     )

@@ -13,28 +13,23 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
+from toolkit.scorer.normalize.clock import times_and_dates
+from toolkit.scorer.normalize.colloquial import colloquial_readings
 from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
 from toolkit.scorer.normalize.digits import find_numeral, might_start_numeral, splits_currency
-from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, UserLexicon, load_lexicons, load_user_lexicon
+from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering
+from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
 from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
+from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
+from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
-
-
-class Token(NamedTuple):
-    """One scored word; ``source_index`` points into the source words it came from.
-
-    A named tuple rather than a dataclass: tens of thousands are built per recording.
-    """
-
-    text: str
-    source_index: int
-    is_number: bool = False
-    number_value: str | None = None
-    number_group: int | None = None
-
+from toolkit.scorer.normalize.stream import Stream
+from toolkit.scorer.normalize.token import Token
+from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
 _LOOKAHEAD = 8
@@ -55,6 +50,16 @@ class _Rules:
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
         self.keys: dict[str, str] = {}
         self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
+        rules = user.optional if user is not None else ()
+        if rules and not policy.optional_words:
+            raise InputError(
+                user.path,  # type: ignore[union-attr]
+                f"line {rules[0].line}: optional words need a policy with optional_words "
+                f"(normalizer version ptbr-norm-3 or later; this one is {policy.version})",
+            )
+        self.optional = OptionalRules(
+            [(tuple(form for word in rule.words for form in self.forms(word)), rule.place) for rule in rules]
+        )
 
     def _fold(self, text: str) -> str:
         return fold_accents(text) if self.policy.accent_fold else text
@@ -66,7 +71,10 @@ class _Rules:
             return cached
         policy = self.policy
         text = piece.lower() if policy.lowercase else piece
-        if policy.strip_punctuation:
+        if policy.orthographic_variants:  # before hyphens split: "infra-estrutura" is one word
+            spelled = [variant(word, self.lexicons.orthography) for word in split_punctuation(text, False)]
+            words = [out for word in spelled for out in (split_hyphenated(word) if policy.split_hyphens else [word])]
+        elif policy.strip_punctuation:
             words = split_punctuation(text, policy.split_hyphens)
         elif policy.split_hyphens:
             words = split_hyphenated(text)
@@ -157,10 +165,13 @@ class _Rules:
 def _equivalences(
     policy: NormalizationPolicy, lexicons: Lexicons, user: UserLexicon | None
 ) -> dict[str, tuple[str, ...]]:
-    """The shipped equivalences, the homophones if the policy folds them, and a user lexicon's."""
+    """The shipped equivalences, the homophones if the policy folds them, units said two ways if it reads
+    units, and a user lexicon's."""
     table = dict(lexicons.equivalences)
     if policy.homophones:
         table.update(lexicons.homophones)
+    if policy.units:
+        table.update(lexicons.spoken_units)
     if user is not None:
         table.update(user.equivalences)
     return table
@@ -188,12 +199,46 @@ class Normalizer:
         user_sha256 = load_user_lexicon(self.user_lexicon).sha256 if self.user_lexicon is not None else None
         self._rules = _rules(self.policy, self.lexicon_dir, self.user_lexicon, user_sha256)
 
-    def tokens(self, source_words: Sequence[str]) -> list[Token]:
+    def tokens(self, source_words: Sequence[str], reference: bool = False) -> list[Token]:
         """Normalize ``source_words``; a word may give several tokens, or none (a lone "?").
 
         Tokens of a numeral written over several words ("R$ 1.500,00", "2 100") all point to
-        its first word, so ``source_index`` never decreases.
+        its first word, so ``source_index`` never decreases. With ``reference`` (the words are a
+        reference's) and the policy's ``optional_words``, words in parentheses are optional.
         """
+        optional: frozenset[int] = frozenset()
+        conventions = self._rules.optional if reference else None
+        if reference and self.policy.optional_words:
+            source_words, optional = parenthesized(source_words)
+        labels = item_labels(source_words) if self.policy.list_labels or conventions else {}
+        tokens = self._tokens(source_words, labels if self.policy.list_labels else {})
+        if optional:
+            tokens = [token._replace(optional=True) if token.source_index in optional else token for token in tokens]
+        if conventions:
+            tokens = conventions.apply(tokens, source_words, {index: kind for index, (kind, _) in labels.items()})
+        return tokens
+
+    def _readings(
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
+    ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
+        """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
+        abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
+        rules, policy, lexicons = self._rules, self.policy, self._rules.lexicons
+        readings = (
+            context_readings(source_words, lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
+            if policy.roman_numerals or policy.abbreviations
+            else {}
+        )
+        if policy.list_labels:
+            abbreviations = lexicons.abbreviations if policy.abbreviations else {}
+            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations))
+        undecided: frozenset[int] = frozenset()
+        if policy.colloquial_negation:
+            negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
+            readings.update(negations)
+        return readings, undecided
+
+    def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
         rules = self._rules
         texts: list[str] = []
         sources: list[int] = []
@@ -201,11 +246,7 @@ class Normalizer:
         skip = 0
         plain = rules.plain_words
         policy = self.policy
-        readings = (
-            context_readings(source_words, rules.lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
-            if policy.roman_numerals or policy.abbreviations
-            else {}
-        )
+        readings, undecided = self._readings(source_words, labels)
         for index, word in enumerate(source_words):
             forms = None
             if skip == 0 and index in readings:
@@ -218,7 +259,20 @@ class Normalizer:
                 forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
             texts.extend(forms)
             sources.extend([index] * len(forms))
-        return self._tag(texts, sources, presets)
+        if policy.orthographic_variants:
+            texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
+        stream = Stream(texts, sources, [None] * len(texts))
+        for position, value in presets.items():  # numerals kept as written, with their value
+            stream.fixed[position] = (position, value)
+        if policy.numbers_to_words and (policy.clock_times or policy.dates):
+            stream = times_and_dates(stream, rules.key, rules.literal, bool(policy.clock_times), bool(policy.dates))
+        if policy.list_labels and policy.numbers_to_words:
+            items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
+            stream = legal_numbering(stream, rules.key, rules.lexicons.labels, items)
+        tokens = self._tag(stream)
+        if undecided:
+            tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
+        return tokens
 
     def _numeral_word(
         self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str], offset: int
@@ -245,7 +299,12 @@ class Normalizer:
             step = 1
             if forms is None:
                 numeral = find_numeral(
-                    window, pos, merge=policy.numbers_to_words, join_pieces=bool(policy.numeral_pieces)
+                    window,
+                    pos,
+                    merge=policy.numbers_to_words,
+                    join_pieces=bool(policy.numeral_pieces),
+                    units=rules.lexicons.units if policy.units else None,
+                    dates=bool(policy.dates),
                 )
                 if numeral is not None and policy.numbers_to_words:
                     forms = tuple(form for word in numeral.words for form in rules.forms(word))
@@ -259,15 +318,20 @@ class Normalizer:
             pos += step
         return tuple(out), skip + max(0, pos - len(own))
 
-    def _tag(self, texts: list[str], sources: list[int], presets: dict[int, str]) -> list[Token]:
-        """Find number groups and build the tokens (group ids count from 0 in text order)."""
+    def _tag(self, stream: Stream) -> list[Token]:
+        """Find number groups and build the tokens (group ids count from 0 in text order); the groups
+        a rule made win over those found in the words."""
         rules = self._rules
+        texts, sources = stream.texts, stream.sources
         known, key = rules.keys, rules.key
         keys = [known[text] if text in known else key(text) for text in texts]
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
-        spans += [(position, position + 1, value) for position, value in presets.items()]
+        made = stream.spans()
+        if made:
+            spans = [span for span in spans if not any(stream.fixed[p] for p in range(span[0], span[1]))]
+            spans += made
         new = tuple.__new__
-        tokens = [new(Token, (text, source, False, None, None)) for text, source in zip(texts, sources)]
+        tokens = [new(Token, (text, source, False, None, None, False, False)) for text, source in zip(texts, sources)]
         canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation
         for group, (start, end, value) in enumerate(sorted(spans)):
             for position in range(start, end):
@@ -301,15 +365,19 @@ class Normalizer:
 
     def signature(self) -> dict[str, Any]:
         """Everything that decides the output: policy version and options, lexicon hashes, num2words,
-        and a user lexicon's file name and sha256 when one is used."""
+        and a user lexicon's file name and sha256 when one is used, with the entries it allowed to make
+        a negation or a number equal to another word."""
         signature = {
             "version": self.policy.version,
             "options": self.policy.options(),
             "lexicons": dict(self._rules.lexicons.hashes),
             "num2words": package_version("num2words"),
         }
-        if self._rules.user is not None:
-            signature["user_lexicon"] = {"file": self._rules.user.path.name, "sha256": self._rules.user.sha256}
+        user = self._rules.user
+        if user is not None:
+            signature["user_lexicon"] = {"file": user.path.name, "sha256": user.sha256}
+            if user.critical:
+                signature["user_lexicon"]["allow_critical"] = list(user.critical)
         return signature
 
 

@@ -332,13 +332,44 @@ def _units(keys: Sequence[str], end: int, value: str, is_decimal: bool, last_key
     return end, value
 
 
+def cardinal_at(keys: Sequence[str], start: int, multipliers: bool = False) -> tuple[int, int] | None:
+    """The cardinal said at ``start``: (end, value), or None; a lone "um"/"uma" counts."""
+    return _cardinal(keys, start, allow_multipliers=multipliers) if start < len(keys) else None
+
+
+def label_number(keys: Sequence[str], start: int) -> tuple[int, int] | None:
+    """The whole number said at ``start`` as a label is numbered ("quinto", "segundo", "um", "vinte e
+    um", "vigésimo primeiro"): (end, value), or None. Unlike :func:`find_numbers`, a lone "segundo"
+    or "um" counts here (after "artigo" it is a number); a decimal, a percentage, money or an hour
+    is no label."""
+    if start >= len(keys):
+        return None
+    if keys[start] in _F_ORDINALS:
+        pos, total, last_place = start, 0, 10**4
+        while pos < len(keys) and keys[pos] in _F_ORDINALS:
+            value = _F_ORDINALS[keys[pos]][0]
+            if _place(value) >= last_place:
+                break
+            total, last_place, pos = total + value, _place(value), pos + 1
+        return pos, total
+    found = _cardinal(keys, start)
+    if found is None:
+        return None
+    end, value = found
+    following = keys[end] if end < len(keys) else ""
+    percent = following == "por" and end + 1 < len(keys) and keys[end + 1] == "cento"
+    if percent or following in ("virgula", "ponto") or following in _F_CURRENCY or following in _CENTS | _HOURS:
+        return None
+    return (end, value) if value > 0 else None
+
+
 def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     """Every number group in ``keys`` (accent-folded, lower-case token texts), left to right."""
     spans: list[NumberSpan] = []
     pos = 0
     while pos < len(keys):
         key = keys[pos]
-        span = _number_at(keys, pos) if key in _STARTERS else None
+        span = _number_at(keys, pos) if key in STARTERS else None
         if span is None:
             pos += 1
         else:
@@ -347,6 +378,6 @@ def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     return spans
 
 
-_STARTERS = frozenset(
+STARTERS = frozenset(
     {"menos", "cem"} | set(_F_UNITS) | set(_F_TEENS) | set(_F_TENS) | set(_F_HUNDREDS) | set(_F_MULT) | set(_F_ORDINALS)
 )

@@ -11,18 +11,40 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 FIRST_VERSION = "ptbr-norm-1"
-POLICY_VERSIONS = (FIRST_VERSION, "ptbr-norm-2")
+POLICY_VERSIONS = (FIRST_VERSION, "ptbr-norm-2", "ptbr-norm-3")
 POLICY_VERSION = POLICY_VERSIONS[-1]
-# Options that ptbr-norm-2 introduced: off under ptbr-norm-1 and absent from its signature,
-# so a ptbr-norm-1 signature is the same as before they existed.
-LATER_OPTIONS = ("roman_numerals", "abbreviations", "homophones", "numeral_pieces")
+# Each option a later version introduced, and that version: off under older versions and absent
+# from their signatures, so an old version's signature and scores are the same as before it existed.
+SINCE = {
+    "roman_numerals": "ptbr-norm-2",
+    "abbreviations": "ptbr-norm-2",
+    "homophones": "ptbr-norm-2",
+    "numeral_pieces": "ptbr-norm-2",
+    "optional_words": "ptbr-norm-3",
+    "list_labels": "ptbr-norm-3",
+    "orthographic_variants": "ptbr-norm-3",
+    "units": "ptbr-norm-3",
+    "dates": "ptbr-norm-3",
+    "clock_times": "ptbr-norm-3",
+    "colloquial_negation": "ptbr-norm-3",
+    "negation_restarts": "ptbr-norm-3",
+}
+LATER_OPTIONS = tuple(SINCE)
+
+
+def at_least(version: str, since: str) -> bool:
+    """Whether normalizer ``version`` is ``since`` or a later one."""
+    return POLICY_VERSIONS.index(version) >= POLICY_VERSIONS.index(since)
 
 
 @dataclass(frozen=True)
 class NormalizationPolicy:
     """Options of the normalizer; build one through a preset and ``dataclasses.replace``.
 
-    The options of ``LATER_OPTIONS`` default (None) to what the version's ``normalized`` preset does.
+    The options of ``LATER_OPTIONS`` default (None) to what the version's ``normalized`` preset does:
+    on from the version that introduced them (``SINCE``), off and refused before it.
+    ``colloquial_negation`` and ``negation_restarts`` are rules of the negation audit that changed
+    with ptbr-norm-3; they live here so the version names every rule behind a score.
     """
 
     version: str = POLICY_VERSION
@@ -38,30 +60,42 @@ class NormalizationPolicy:
     abbreviations: bool | None = None
     homophones: bool | None = None
     numeral_pieces: bool | None = None
+    optional_words: bool | None = None
+    list_labels: bool | None = None
+    orthographic_variants: bool | None = None
+    units: bool | None = None
+    dates: bool | None = None
+    clock_times: bool | None = None
+    colloquial_negation: bool | None = None
+    negation_restarts: bool | None = None
 
     def __post_init__(self) -> None:
         if self.version not in POLICY_VERSIONS:
             raise ValueError(f"unknown normalizer version {self.version!r}; choose from {', '.join(POLICY_VERSIONS)}")
         if self.unicode_form not in ("NFC", "NFKC"):
             raise ValueError(f"unicode_form must be NFC or NFKC, not {self.unicode_form!r}")
-        later = self.version != FIRST_VERSION
-        for name in LATER_OPTIONS:
+        for name, since in SINCE.items():
             value = getattr(self, name)
+            later = at_least(self.version, since)
             if value is None:
                 object.__setattr__(self, name, later)
             elif value and not later:
-                raise ValueError(f"{name} needs normalizer version {POLICY_VERSIONS[1]} or later, not {self.version}")
+                raise ValueError(f"{name} needs normalizer version {since} or later, not {self.version}")
 
     @classmethod
     def normalized(cls, version: str = POLICY_VERSION) -> NormalizationPolicy:
         """The default scoring policy: NFKC, lower case, no punctuation, equivalences, number words
-        (and from ptbr-norm-2 on: Roman numerals in context, abbreviations, the crase folded, numerals
-        a recognizer split into word pieces read whole)."""
+        (from ptbr-norm-2 on: Roman numerals in context, abbreviations, the crase folded, numerals
+        a recognizer split into word pieces read whole; from ptbr-norm-3 on: optional reference words,
+        list labels, orthographic variants, units, dates, clock times and the colloquial negation)."""
         return cls(version=version)
 
     @classmethod
     def verbatim(cls, version: str = POLICY_VERSION) -> NormalizationPolicy:
-        """Words as written: NFC and whitespace tokenization only (case, accents, punctuation kept)."""
+        """Words as written: NFC and whitespace tokenization only (case, accents, punctuation kept).
+
+        From ptbr-norm-3 on, a reference word in parentheses is still optional: the parentheses are
+        the transcript's markup, not its text."""
         return cls(
             version=version,
             unicode_form="NFC",
@@ -70,10 +104,7 @@ class NormalizationPolicy:
             split_hyphens=False,
             apply_equivalences=False,
             numbers_to_words=False,
-            roman_numerals=False,
-            abbreviations=False,
-            homophones=False,
-            numeral_pieces=False,
+            **{name: False for name in SINCE if name != "optional_words"},
         )
 
     @classmethod
@@ -85,7 +116,7 @@ class NormalizationPolicy:
         """Every option this version has, except the version itself, as plain JSON-ready values."""
         data = asdict(self)
         del data["version"]
-        if self.version == FIRST_VERSION:
-            for name in LATER_OPTIONS:
+        for name, since in SINCE.items():
+            if not at_least(self.version, since):
                 del data[name]
         return data

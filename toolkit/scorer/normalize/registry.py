@@ -20,7 +20,23 @@ POLICIES = {
 }
 
 
-@cache
 def normalizer(policy: str, version: str = POLICY_VERSION, lexicon: Path | None = None) -> Normalizer:
-    """The (cached) normalizer for a policy name, normalizer version and user lexicon."""
+    """The (cached) normalizer for a policy name, normalizer version and user lexicon; an edited
+    lexicon file is read again."""
+    return _normalizer(policy, version, lexicon, file_stamp(lexicon))
+
+
+def file_stamp(path: Path | None) -> tuple[int, int] | None:
+    """What tells an edited file from the one cached: modification time (ns) and size; None if absent."""
+    if path is None:
+        return None
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@cache
+def _normalizer(policy: str, version: str, lexicon: Path | None, stamp: tuple[int, int] | None) -> Normalizer:
     return Normalizer(POLICIES[policy](version), user_lexicon=lexicon)

@@ -1,0 +1,209 @@
+"""List labels and the numbering of a text's parts, as pt-BR readers say them (ptbr-norm-3, ``list_labels``).
+
+- A list item opened by a Roman numeral and a dash ("I -", "XXI –") or by a lower-case letter and a
+  parenthesis ("a)"), at the start of an item (the first word, or after a word ending in ".", ":"
+  or ";"), is read as the item's number or letter: "I -" primeiro, "XXI -" vinte e um, "a)" a. An
+  inciso cited by its Roman numeral after an article or paragraph number ("arts. 150, II, e 153,
+  § 2º, I"; "art. 38, I, IV e V") is read the same way.
+- After a word of ``labels.tsv`` that numbers a part ("artigo", "parágrafo", "inciso", ...), the
+  number, written or said, takes the legal convention of LC 95/1998, art. 10: ordinal up to nine,
+  cardinal from ten. "Art. 5º", "§ 5.", "artigo cinco" and "artigo quinto" all read "artigo
+  quinto"; "Art. 10.", "artigo décimo" and "artigo dez" read "artigo dez"; so a reader's choice of
+  ordinal or cardinal is never an error, in either direction. Lists go on after "e", "a", "ou" and
+  "até" ("incisos I, II e III"). A number followed by "por cento", a currency, centavos, hours or a
+  decimal is no label.
+- After a word that letters a part ("alínea", "letra"), a letter's name is the letter ("alínea bê"
+  is "alínea b", whatever a recognizer made of "cê").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+
+from toolkit.scorer.normalize.context import roman_value
+from toolkit.scorer.normalize.digits import cardinal, ordinal
+from toolkit.scorer.normalize.lexicon import Abbreviation
+from toolkit.scorer.normalize.numbers import label_number
+from toolkit.scorer.normalize.stream import Stream
+
+ROMAN_ITEM = "roman"
+LETTER_ITEM = "letter"
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+_ITEM_END = ".:;"
+_LETTER = re.compile(r"[a-z]\)")
+_LIST_WORDS = frozenset({"e", "a", "ou", "ate"})
+_ROMAN_STARTS = frozenset("IVXLCDM")
+LAST_ORDINAL = 9
+LETTER_NAMES = {
+    "á": "a",
+    "bê": "b",
+    "cê": "c",
+    "dê": "d",
+    "é": "e",
+    "efe": "f",
+    "gê": "g",
+    "agá": "h",
+    "jota": "j",
+    "cá": "k",
+    "ele": "l",
+    "eme": "m",
+    "ene": "n",
+    "ó": "o",
+    "pê": "p",
+    "quê": "q",
+    "erre": "r",
+    "esse": "s",
+    "tê": "t",
+    "vê": "v",
+    "dáblio": "w",
+    "xis": "x",
+    "ípsilon": "y",
+    "zê": "z",
+}
+
+
+def legal_reading(value: int, feminine: bool = False) -> tuple[str, ...]:
+    """A part's number as the legal convention reads it: ordinal up to nine, cardinal from ten."""
+    return ordinal(value, feminine) if value <= LAST_ORDINAL else cardinal(value)
+
+
+def _item_start(words: Sequence[str], index: int) -> bool:
+    if index == 0:
+        return True
+    return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END))
+
+
+def item_label(words: Sequence[str], index: int) -> tuple[str, tuple[str, ...]] | None:
+    """(kind, reading) when ``words[index]`` opens a list item ("I -", "XXI –", "a)"), else None."""
+    word = words[index]
+    letter = len(word) == 2 and word[1] == ")"
+    if not (letter or word[:1] in _ROMAN_STARTS) or not _item_start(words, index):
+        return None
+    word = unicodedata.normalize("NFC", word).strip()
+    if _LETTER.fullmatch(word):
+        return LETTER_ITEM, (word[0],)
+    glued = word[-1] in _DASHES
+    core = word[:-1] if glued else word
+    following = words[index + 1].strip() if index + 1 < len(words) else ""
+    if glued or (following and all(char in _DASHES for char in following)):
+        value = roman_value(core)
+        if value is not None:
+            return ROMAN_ITEM, legal_reading(value)
+    return None
+
+
+_CITING = frozenset({"art.", "arts.", "artigo", "artigos", "§", "§§", "parágrafo", "parágrafos"})
+_CITATION_REACH = 12
+
+
+def _citing(words: Sequence[str], index: int) -> bool:
+    """Whether an article or a paragraph is cited in the words just before ``index``, in one sentence."""
+    for back in range(index - 1, max(-1, index - 1 - _CITATION_REACH), -1):
+        word = words[back].strip().lower()
+        if word in _CITING:
+            return True
+        if word.endswith((".", ";", ":")) and word not in _CITING:
+            return False
+    return False
+
+
+def _cited(words: Sequence[str], index: int, found: dict[int, tuple[str, tuple[str, ...]]]) -> int | None:
+    """The value of a Roman numeral cited after an article or paragraph number ("art. 150, II", "§ 2º, I",
+    "art. 38, I, IV e V": an inciso of it), else None."""
+    value = roman_value(unicodedata.normalize("NFC", words[index]).strip().rstrip(",;.:"))
+    if value is None or index == 0 or not _citing(words, index):
+        return None
+    previous = words[index - 1].strip()
+    if previous.endswith(",") and (previous[0].isdigit() or previous.lower() == "caput," or index - 1 in found):
+        return value
+    if previous in ("e", "ou") and index - 2 in found and found[index - 2][0] == ROMAN_ITEM:
+        return value
+    return None
+
+
+def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
+    paragraph number: index -> (kind, reading)."""
+    found: dict[int, tuple[str, tuple[str, ...]]] = {}
+    for index in range(len(words)):
+        label = item_label(words, index)
+        if label is None and words[index][:1] in _ROMAN_STARTS:
+            value = _cited(words, index, found)
+            label = (ROMAN_ITEM, legal_reading(value)) if value is not None else None
+        if label is not None:
+            found[index] = label
+    return found
+
+
+def _plain(word: str) -> str:
+    return unicodedata.normalize("NFC", word).strip(".,;:!?\"'“”()").lower()
+
+
+def label_readings(
+    words: Sequence[str],
+    labels: dict[int, tuple[str, tuple[str, ...]]],
+    table: dict[str, tuple[str, str]],
+    abbreviations: dict[str, Abbreviation],
+) -> dict[int, tuple[str, ...]]:
+    """Source-word index -> words read, for list labels, Roman numerals after a numbering word
+    ("Parágrafo IV") and letters named after a lettering word ("alínea bê")."""
+    out = {index: reading for index, (_, reading) in labels.items()}
+    plain = [_plain(word) for word in words]
+    for index in range(1, len(words)):
+        previous = plain[index - 1]
+        if previous not in table and previous not in abbreviations and previous + "." not in abbreviations:
+            continue
+        expanded = abbreviations.get(previous) or abbreviations.get(previous + ".")
+        entry = table.get(expanded.words[-1] if expanded is not None else previous)
+        if entry is None or index in out:
+            continue
+        if entry[0] == "lettered":
+            letter = LETTER_NAMES.get(plain[index])
+            if letter is not None:
+                out[index] = (letter,)
+            continue
+        value = roman_value(unicodedata.normalize("NFC", words[index]).strip(".,;:!?\"'“”()"))
+        if value is not None:
+            out[index] = legal_reading(value, feminine=entry[1] == "f")
+    return out
+
+
+def legal_numbering(
+    stream: Stream,
+    key: Callable[[str], str],
+    labels: dict[str, tuple[str, str]],
+    items: frozenset[int] = frozenset(),
+) -> Stream:
+    """``stream`` with every number after a numbering word, and every Roman list label (source words
+    ``items``), read in the legal convention as a rule-made number."""
+    texts, sources = stream.texts, stream.sources
+    keys = [key(text) for text in texts]
+    folded = {fold: entry for word, entry in labels.items() for fold in (key(word),) if entry[0] == "numbered"}
+    if not items and folded.keys().isdisjoint(keys):
+        return stream
+    out = stream.successor(stream)
+    pos = 0
+    feminine: bool | None = None  # the gender of the numbering word in force, None: none in force
+    while pos < len(keys):
+        entry = folded.get(keys[pos])
+        label = (feminine is not None or sources[pos] in items) and stream.fixed[pos] is None
+        found = label_number(keys, pos) if label else None
+        if found is not None:
+            end, value = found
+            mark = "ª" if feminine else "º"
+            out.add_group(
+                legal_reading(value, feminine=bool(feminine)),
+                sources[pos:end],
+                f"{value}{mark}" if value <= LAST_ORDINAL else str(value),
+            )
+            pos = end
+            continue  # a list may go on: "incisos primeiro segundo e terceiro"
+        out.copy_from(stream, pos)
+        if entry is not None:
+            feminine = entry[1] == "f"
+        elif keys[pos] not in _LIST_WORDS or feminine is None:
+            feminine = None
+        pos += 1
+    return out
