@@ -159,6 +159,7 @@ def make_run(
         {
             "status": "complete",
             "started": "2026-11-30T00:00:00+00:00",
+            "finished": "2026-11-30T00:01:00+00:00",
             "split": split,
             "config": {"experiment": "constructed", "primary": "whisper_base", "recognizers": {}, "arms": arms},
             "manifest": {"path": stored_path(manifest, folder.parent.parent), "sha256": load_manifest(manifest).sha256},

@@ -25,9 +25,10 @@ ALLOWED: dict[str, set[str]] = {
     "demo": {"core", "audio", "formats"},
     "runs": {"core", "formats", "scorer"},
     "pipeline": {"core", "audio", "formats", "corpus", "scorer", "asr", "enhance", "runs"},
-    "report": {"core", "runs", "scorer"},
+    "explain": {"core", "runs", "scorer"},
+    "report": {"core", "runs", "scorer", "explain"},
     "evaluate": {"core", "corpus", "runs", "scorer", "report"},
-    "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report"},
+    "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
     "adjudication": {"core", "corpus", "formats", "runs", "scorer", "pipeline"},
     "api": {"core", "formats", "scorer"},
 }

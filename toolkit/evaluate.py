@@ -16,7 +16,7 @@ import pandas as pd
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, atomic_write_text
-from toolkit.core.transcripts import Hypothesis
+from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.report.alignment_pages import write_alignment_page
 from toolkit.report.run_report import Section, write_reports
 from toolkit.runs.folder import RunFolder
@@ -51,6 +51,18 @@ def evaluate_run(
 ) -> Evaluation:
     """Score every (arm, recording) of ``folder`` and write tables and reports under it (``extra_sections``
     last in the report: the protocol's, from ``toolkit.protocol.report_sections``)."""
+    evaluation = score_run(folder, options)
+    write_scores(evaluation)
+    write_reports(evaluation, extra_sections)
+    return evaluation
+
+
+def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Evaluation:
+    """Score every (arm, recording) of ``folder`` against the frozen references, writing nothing.
+
+    A recording an arm failed on is scored as no words (it stays in every denominator); a run with
+    recordings that did not finish at all is refused.
+    """
     from toolkit.corpus.manifest import load_manifest
 
     record = folder.read_record()
@@ -73,23 +85,24 @@ def evaluate_run(
     windowed = record.config.arms_with("windows")
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
+    references: dict[str, Reference] = {}
+    outputs: dict[tuple[str, str], dict[str, Any]] = {}
     seam_rows: list[dict[str, Any]] = []
     reference_arm = BASELINE if BASELINE in arms else arms[0]
     for entry in entries:
-        reference = entry.load_reference()
+        reference = references[entry.id] = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
             if (arm, entry.id) in failed_arms:  # scored as a failure: no words, still in every denominator
                 hypothesis, output = Hypothesis(entry.id, [], arm, {"failed": failed_arms[arm, entry.id]}), {}
             else:
                 hypothesis, output = folder.read_hypothesis(arm, entry.id), folder.read_arm_output(arm, entry.id)
+            outputs[arm, entry.id] = output
             seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in output.get("seams", []))
             vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
             seams = sorted({(s["start"], s["end"]) for s in output.get("seams", [])}) if arm in windowed else None
-            score = score_recording(reference, hypothesis, recording_options, vad, seams)
-            scores[arm][entry.id] = score
+            scores[arm][entry.id] = score_recording(reference, hypothesis, recording_options, vad, seams)
         base = scores[reference_arm][entry.id]
-        vocabulary = audit_vocabulary(reference.names, recording_options)
         for arm in arms:  # lost turns need the baseline's alignment of the same reference
             score = scores[arm][entry.id]
             score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
@@ -97,11 +110,7 @@ def evaluate_run(
             rows.append(
                 (arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata, score)
             )
-            atomic_write_json(folder.scores / arm / f"{entry.id}.json", score.to_json())
-            write_alignment_page(folder.root, score, *vocabulary)
     per_recording, aggregate = score_tables(rows)
-    write_tables(per_recording, aggregate, folder.scores)
-
     comparisons = {
         arm: paired_comparison(
             scores[reference_arm], scores[arm], samples=options.bootstrap_samples, seed=options.bootstrap_seed
@@ -109,33 +118,43 @@ def evaluate_run(
         for arm in arms
         if arm != reference_arm
     }
-    atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in comparisons.items()})
-    runtime = pd.DataFrame.from_records(list(record.measurements))
-    atomic_write_text(folder.scores / "runtime.csv", runtime.to_csv(index=False))
     seams = pd.DataFrame.from_records(seam_rows, columns=SEAM_COLUMNS)
-    atomic_write_text(folder.scores / "seams.csv", seams.to_csv(index=False))
-    atomic_write_text(folder.scores / "seam_flags.csv", flag_precision(seams, scores).to_csv(index=False))
-    origin_spread = _origin_spread(aggregate, list(record.config.arms))
-    atomic_write_text(folder.scores / "origin_spread.csv", origin_spread.to_csv(index=False))
-    signature = rows[0][3].signature.text if rows else ""
-    atomic_write_text(folder.scores / "signature.txt", signature + "\n")
-
-    evaluation = Evaluation(
+    return Evaluation(
         folder,
         record,
         per_recording,
         aggregate,
         comparisons,
         scores,
-        runtime,
+        pd.DataFrame.from_records(list(record.measurements)),
         seams,
-        origin_spread,
-        signature,
+        _origin_spread(aggregate, list(record.config.arms)),
+        rows[0][3].signature.text if rows else "",
         reference_arm,
         options,
+        references=references,
+        outputs=outputs,
     )
-    write_reports(evaluation, extra_sections)
-    return evaluation
+
+
+def write_scores(evaluation: Evaluation) -> None:
+    """Every score file of a run: per-recording JSON and alignment pages, tables, paired comparisons,
+    runtime, seams, seam flags, origin spread and the signature."""
+    folder, options = evaluation.folder, evaluation.options
+    for arm, per_recording in evaluation.scores.items():
+        for rid, score in per_recording.items():
+            atomic_write_json(folder.scores / arm / f"{rid}.json", score.to_json())
+            reference = evaluation.references[rid]
+            vocabulary = audit_vocabulary(reference.names, replace(options, names=tuple(reference.names)))
+            write_alignment_page(folder.root, score, *vocabulary)
+    write_tables(evaluation.per_recording, evaluation.aggregate, folder.scores)
+    atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in evaluation.comparisons.items()})
+    atomic_write_text(folder.scores / "runtime.csv", evaluation.runtime.to_csv(index=False))
+    atomic_write_text(folder.scores / "seams.csv", evaluation.seams.to_csv(index=False))
+    flags = flag_precision(evaluation.seams, evaluation.scores)
+    atomic_write_text(folder.scores / "seam_flags.csv", flags.to_csv(index=False))
+    atomic_write_text(folder.scores / "origin_spread.csv", evaluation.origin_spread.to_csv(index=False))
+    atomic_write_text(folder.scores / "signature.txt", evaluation.signature + "\n")
 
 
 def _seam_row(arm: str, recording: str, seam: dict[str, Any]) -> dict[str, Any]:

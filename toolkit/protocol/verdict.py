@@ -18,10 +18,21 @@ from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import BASELINE, challenger_file, changed_file, fingerprint, gates_copy
 from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.lock import protocol_lock
-from toolkit.protocol.state import named, refuse, replay, verified_log
-from toolkit.runs.folder import RunFolder
+from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
+from toolkit.runs.folder import RunFolder, latest_run
 
 GATES_JSON = "gates.json"
+
+
+def split_run(experiment: Experiment, split: str) -> RunFolder:
+    """The run of ``split`` to read: for a test split the one the audit log recorded as finished (its files
+    checked against their recorded hashes), else the latest finished run of that split."""
+    if split not in TEST_SPLITS:
+        return latest_run(experiment.folder, split)
+    state = replay(verified_log(experiment.folder, hashes=True))
+    if split not in state.finished:
+        raise InputError(experiment.path, f"the {split} has not been run to the end: no run of it to read")
+    return _run_folder(experiment, split, state.finished[split]["run"])
 
 
 def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:

@@ -65,3 +65,19 @@ class RunFolder:
 
     def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
         return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))
+
+
+def latest_run(experiment_folder: Path, split: str) -> RunFolder:
+    """The most recently finished run of ``split`` in an experiment folder (one line when there is none)."""
+    finished = []
+    for root in sorted(Path(experiment_folder).glob(f"runs/{split}-*")):
+        if (root / "run.json").is_file():
+            record = RunFolder(root).read_record()
+            if record.split == split and record.finished:
+                finished.append((record.finished, root))
+    if not finished:
+        raise InputError(
+            Path(experiment_folder),
+            f"no finished {split} run here: run 'ablate run {experiment_folder} --split {split}' first",
+        )
+    return RunFolder(max(finished)[1])

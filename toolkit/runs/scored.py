@@ -6,13 +6,14 @@ Its own module so that the report and the gates read it without importing ``eval
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from toolkit.core.transcripts import Reference
     from toolkit.runs.folder import RunFolder
     from toolkit.runs.record import ArmFailure, RunRecord
     from toolkit.scorer.options import ScoreOptions
@@ -36,6 +37,8 @@ class Evaluation:
     signature: str
     reference_arm: str
     options: ScoreOptions
+    references: dict[str, Reference] = field(default_factory=dict)  # by recording, as scored
+    outputs: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (arm, recording): its full output
     table_text: str = ""
     report_markdown: Path | None = None
     report_html: Path | None = None

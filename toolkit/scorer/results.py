@@ -142,6 +142,9 @@ class RecordingScore(_Parts):
     lost_turns: LostTurns | None = None
     aligned: AlignedTokens | None = field(default=None, repr=False)
     utterance_of_word: np.ndarray | None = field(default=None, repr=False)
+    # The primary policy's tokens and alignment, which ``counts`` come from (the same object as
+    # ``aligned`` when the primary policy is the audit policy): what ΔWER decomposes into.
+    primary_aligned: AlignedTokens | None = field(default=None, repr=False)
 
     def __add__(self, other: RecordingScore | CorpusScore) -> CorpusScore:
         return CorpusScore() + self + other

@@ -247,6 +247,7 @@ def score_recording(
         excluded=Exclusions(total(unresolved), int((~keep_ref).sum()), int((~keep_hyp).sum())),
         unplaced_word_times=unplaced,
         aligned=at,
+        primary_aligned=aligned[options.policy],
         utterance_of_word=utt,
         time_constrained=_time_constrained(primary_ref, primary_hyp, options.collar)
         if options.time_constrained

@@ -99,6 +99,19 @@ def _omission_span(
     return (lo, hi) if lo <= hi else utterance
 
 
+def locate_reference_token(at: AlignedTokens, i: int) -> tuple[float, float] | None:
+    """Where reference token ``i`` lies in the recording, by the rule omissions are located with: its own
+    time, else (matched) its hypothesis partner's, else its matched neighbours' span cut to its utterance."""
+    source = int(at.ref.source[i])
+    if not np.isnan(at.ref.words.start[source]):
+        return float(at.ref.words.start[source]), float(at.ref.words.end[source])
+    h_start, h_end = _hyp_times(at)
+    partner = int(at.ref_partner[i])
+    if partner >= 0 and not np.isnan(h_start[partner]):
+        return float(h_start[partner]), float(h_end[partner])
+    return _omission_span(at, i, (at.ref.start, at.ref.span_start, at.ref.span_end), (h_start, h_end))
+
+
 def seam_score(at: AlignedTokens, seams: list[tuple[float, float]], margin: float = 1.0) -> SeamScore:
     """Count omissions and duplications within ``margin`` seconds of each seam interval."""
     if not seams:

@@ -1,0 +1,223 @@
+"""Why did an arm change WER? ΔWER against the baseline split by cause, exactly, with the words behind it.
+
+For each recording, every reference word whose outcome differs between the two systems, and every
+insertion only one of them made, is one change (``toolkit.explain.changes``), given one cause
+(``toolkit.explain.causes``). The changes add up: per recording and per corpus, the arm's errors
+minus the baseline's are the sum of the changes, and ΔWER the sum of the causes' parts (each over
+the same reference words). Every number comes with the instances behind it.
+``explain(score_run(folder, options), "vad")`` in Python; ``ablate explain EXP --arm vad`` prints it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from toolkit.core.errors import InputError
+from toolkit.core.transcripts import NONSPEECH
+from toolkit.explain.causes import CAUSES, RecordingContext, SideRecord, cause_of, located
+from toolkit.explain.changes import ARM, FIX, REGRESSION, Change, errors, word_changes
+from toolkit.runs.scored import Evaluation
+from toolkit.scorer.metrics.aligned import AlignedTokens
+from toolkit.scorer.metrics.intervals import merge
+
+CSV_COLUMNS = ("recording", "kind", "error", "cause", "time", "end", "reference", "baseline", "arm")
+
+
+@dataclass(frozen=True)
+class ExplainedChange:
+    """One changed word: regression or fix, its error, its cause, where, and what each side wrote there."""
+
+    recording: str
+    kind: str
+    error: str
+    cause: str
+    time: float | None
+    end: float | None
+    reference: str
+    baseline: str
+    arm: str
+
+    @property
+    def delta(self) -> int:
+        return 1 if self.kind == REGRESSION else -1
+
+
+@dataclass(frozen=True)
+class RecordingExplanation:
+    """One recording: its reference words, both systems' errors, and the changes between them."""
+
+    recording: str
+    ref_words: int
+    baseline_errors: int
+    arm_errors: int
+    changes: tuple[ExplainedChange, ...]
+
+    @property
+    def delta_errors(self) -> int:
+        return self.arm_errors - self.baseline_errors
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An arm against a baseline on one run: per recording, and pooled (counts summed, then divided)."""
+
+    arm: str
+    against: str
+    run: str
+    recordings: tuple[RecordingExplanation, ...]
+
+    @property
+    def ref_words(self) -> int:
+        return sum(r.ref_words for r in self.recordings)
+
+    @property
+    def delta_errors(self) -> int:
+        return sum(r.delta_errors for r in self.recordings)
+
+    @property
+    def delta_wer(self) -> float | None:
+        return self.delta_errors / self.ref_words if self.ref_words else None
+
+    @property
+    def changes(self) -> list[ExplainedChange]:
+        return [c for r in self.recordings for c in r.changes]
+
+    def by_cause(self, recording: str | None = None) -> dict[str, dict[str, int]]:
+        """Per cause: regressions, fixes and net change in errors (pooled, or of one recording)."""
+        chosen = [c for c in self.changes if recording is None or c.recording == recording]
+        table = {cause: {"regressions": 0, "fixes": 0, "net": 0} for cause in CAUSES}
+        for change in chosen:
+            table[change.cause]["regressions" if change.kind == REGRESSION else "fixes"] += 1
+            table[change.cause]["net"] += change.delta
+        return table
+
+    def to_json(self) -> dict[str, Any]:
+        def part(errors: int, words: int) -> float | None:
+            return round(100 * errors / words, 4) if words else None
+
+        return {
+            "arm": self.arm,
+            "against": self.against,
+            "run": self.run,
+            "ref_words": self.ref_words,
+            "delta_errors": self.delta_errors,
+            "delta_wer_points": part(self.delta_errors, self.ref_words),
+            "causes": {
+                cause: {**counts, "points": part(counts["net"], self.ref_words)}
+                for cause, counts in self.by_cause().items()
+            },
+            "recordings": [
+                {
+                    "recording": r.recording,
+                    "ref_words": r.ref_words,
+                    "baseline_errors": r.baseline_errors,
+                    "arm_errors": r.arm_errors,
+                    "delta_wer_points": part(r.delta_errors, r.ref_words),
+                    "causes": self.by_cause(r.recording),
+                }
+                for r in self.recordings
+            ],
+            "instances": [asdict(c) for c in self.changes],
+        }
+
+    def to_csv(self) -> str:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: v for k, v in asdict(c).items() if k in CSV_COLUMNS} for c in self.changes)
+        return buffer.getvalue()
+
+    def text(self) -> str:
+        """The terminal form: ΔWER, the split by cause, then each recording's."""
+        total = self.ref_words
+        lines = [
+            f"{self.arm} against {self.against} on {self.run}: ΔWER {_points(self.delta_errors, total)} "
+            f"({self.delta_errors:+d} errors over {total} reference words)"
+        ]
+        for cause, counts in self.by_cause().items():
+            if counts["regressions"] or counts["fixes"]:
+                lines.append(
+                    f"  {cause:<12} {_points(counts['net'], total):>8}  ({counts['regressions']} regressions, "
+                    f"{counts['fixes']} fixes)"
+                )
+        for r in self.recordings:
+            parts = ", ".join(
+                f"{cause} {counts['net']:+d}"
+                for cause, counts in self.by_cause(r.recording).items()
+                if counts["net"] or counts["regressions"]
+            )
+            suffix = f" ({parts})" if parts else ""
+            lines.append(f"  {r.recording}: ΔWER {_points(r.delta_errors, r.ref_words)}{suffix}")
+        return "\n".join(lines)
+
+
+def _points(errors: int, words: int) -> str:
+    return f"{100 * errors / words:+.2f} pts" if words else "n/a"
+
+
+def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Explanation:
+    """ΔWER of ``arm`` against ``against`` (the run's reference arm, the baseline, by default), by cause."""
+    base_name = against or evaluation.reference_arm
+    for name in (arm, base_name):
+        if name not in evaluation.scores:
+            known = ", ".join(evaluation.scores)
+            raise InputError(evaluation.folder.root, f"the run has no arm {name!r}; it has {known}")
+    recordings = []
+    for rid in evaluation.scores[arm]:
+        arm_at = _primary(evaluation.scores[arm][rid])
+        base_at = _primary(evaluation.scores[base_name][rid])
+        reference = evaluation.references.get(rid)
+        nonspeech = (
+            merge([(i.start, i.end) for i in reference.speech if i.label == NONSPEECH])
+            if reference
+            else np.zeros((0, 2))
+        )
+        context = RecordingContext(
+            SideRecord.of(evaluation.outputs.get((arm, rid), {})),
+            SideRecord.of(evaluation.outputs.get((base_name, rid), {})),
+            nonspeech,
+            evaluation.options.seam_margin_s,
+        )
+        changes = [_explained(rid, change, arm_at, base_at, context) for change in word_changes(base_at, arm_at)]
+        recording = RecordingExplanation(rid, len(arm_at.ref), errors(base_at), errors(arm_at), tuple(changes))
+        if sum(c.delta for c in changes) != recording.delta_errors:  # by construction; checked, never assumed
+            raise AssertionError(f"{rid}: the changes do not add up to the difference in errors")
+        recordings.append(recording)
+    return Explanation(arm, base_name, evaluation.folder.root.name, tuple(recordings))
+
+
+def _primary(score: Any) -> AlignedTokens:
+    return score.primary_aligned if score.primary_aligned is not None else score.aligned
+
+
+def _explained(
+    rid: str, change: Change, arm: AlignedTokens, base: AlignedTokens, context: RecordingContext
+) -> ExplainedChange:
+    erred = arm if change.erred == ARM else base
+    span = located(change, erred)
+    if change.error == "insertion":
+        inserted = erred.hyp.words.quote([int(erred.hyp.source[change.hyp_token])])
+        texts = ("", inserted, "") if change.kind == FIX else ("", "", inserted)
+    else:
+        i = change.ref_token
+        texts = (arm.ref.words.quote([int(arm.ref.source[i])]), _written(base, i), _written(arm, i))
+    return ExplainedChange(
+        rid,
+        change.kind,
+        change.error,
+        cause_of(change, arm, base, context),
+        None if span is None else round(span[0], 3),
+        None if span is None else round(span[1], 3),
+        *texts,
+    )
+
+
+def _written(at: AlignedTokens, i: int) -> str:
+    """What a system wrote at reference token ``i`` ("" when it deleted it)."""
+    tokens = at.hyp_tokens_for(i, i)
+    return at.hyp.words.quote(sorted({int(t) for t in at.hyp.source[tokens]})) if len(tokens) else ""

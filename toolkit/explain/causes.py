@@ -1,0 +1,146 @@
+"""Why a word changed: exactly one cause per change, by a fixed precedence, from what the run recorded.
+
+The side that erred (the arm for a regression, the baseline for a fix) is asked first; the
+first cause that applies is the change's:
+
+1. **vad cut**: the erring side dropped the audio: the reference word lies mostly (more than half
+   its time) outside that side's speech regions (a VAD stage, or batched decoding of VAD chunks);
+2. **seam**: the word lies within the seam margin of a window seam of the erring side;
+3. **non-speech**: an inserted word inside human-confirmed non-speech;
+4. **fallback**: one side decoded the word's time in a segment above the first temperature and
+   the other did not;
+5. **formatting**: the erring side wrote the reference word in another form only (accents, case,
+   hyphens, spaces): a probable normalizer gap, not a recognition difference;
+6. **enhancement**: the arm enhances its audio (and nothing above applies);
+7. **recognition**: the rest: the recognizer heard differently.
+
+A word is located in time as the scorer locates a seam omission (its own time, else its partner's,
+else its matched neighbours' span cut to its utterance); a word that cannot be located cannot be a
+VAD, seam, non-speech or fallback change.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from toolkit.explain.changes import ARM, Change
+from toolkit.scorer.metrics.aligned import AlignedTokens
+from toolkit.scorer.metrics.intervals import merge, overlap
+from toolkit.scorer.metrics.seam_errors import locate_reference_token
+
+VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, ENHANCEMENT, RECOGNITION = (
+    "vad cut",
+    "seam",
+    "non-speech",
+    "fallback",
+    "formatting",
+    "enhancement",
+    "recognition",
+)
+CAUSES = (VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, ENHANCEMENT, RECOGNITION)
+FIRST_TEMPERATURE = "first temperature"
+
+
+@dataclass(frozen=True)
+class SideRecord:
+    """What a run recorded for one system on one recording, in original time."""
+
+    speech: np.ndarray | None  # merged regions that reached the recognizer (None: all audio did)
+    seams: np.ndarray  # shared window intervals (k, 2)
+    hot: np.ndarray  # merged spans of segments decoded above the first temperature
+    enhanced: bool
+
+    @classmethod
+    def of(cls, output: dict[str, Any]) -> SideRecord:
+        """From an arm's full output (``outputs/<arm>/<recording>.json``); {} for a failed arm."""
+        speech = output.get("vad_segments")
+        hot = [
+            (s["start"], s["end"])
+            for s in output.get("segments", [])
+            if s.get("outcome") not in (FIRST_TEMPERATURE, "no fallback (batched)")
+            and s.get("start") is not None
+            and s.get("end") is not None
+        ]
+        seams = [(s["start"], s["end"]) for s in output.get("seams", [])]
+        return cls(
+            speech=None if speech is None else merge([tuple(r) for r in speech if None not in r]),
+            seams=np.array(sorted(set(seams)), dtype=float).reshape(-1, 2),
+            hot=merge(hot),
+            enhanced=output.get("enhancement") is not None,
+        )
+
+
+@dataclass(frozen=True)
+class RecordingContext:
+    """Both sides' records, the reference's confirmed non-speech and the seam margin of one recording."""
+
+    arm: SideRecord
+    baseline: SideRecord
+    nonspeech: np.ndarray
+    seam_margin_s: float
+
+
+def located(change: Change, at: AlignedTokens) -> tuple[float, float] | None:
+    """Where a change lies: the inserted word's own time, or the reference word located by the scorer's rule."""
+    if change.error == "insertion":
+        source = int(at.hyp.source[change.hyp_token])
+        start, end = at.hyp.words.start[source], at.hyp.words.end[source]
+        return None if np.isnan(start) else (float(start), float(end))
+    span = locate_reference_token(at, change.ref_token)
+    if span is None or not (np.isfinite(span[0]) and np.isfinite(span[1])):
+        return None
+    return span
+
+
+def _inside(regions: np.ndarray, span: tuple[float, float]) -> float:
+    """Fraction of ``span`` covered by merged ``regions`` (a point: 1 inside, 0 outside)."""
+    lo, hi = span
+    if hi - lo <= 0:
+        return float(np.any((regions[:, 0] <= lo) & (regions[:, 1] >= lo))) if len(regions) else 0.0
+    return float(overlap(regions, np.array([lo]), np.array([hi]))[0]) / (hi - lo)
+
+
+def _near(intervals: np.ndarray, span: tuple[float, float], margin: float) -> bool:
+    return bool(len(intervals)) and bool(
+        np.any((intervals[:, 0] - margin <= span[1]) & (intervals[:, 1] + margin >= span[0]))
+    )
+
+
+def _loose(text: str) -> str:
+    """A word with accents, case and every non-alphanumeric character folded away."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if ch.isalnum())
+
+
+def _only_form(change: Change, erred: AlignedTokens) -> bool:
+    """A substitution whose written word equals the reference word but for accents, case, hyphens or spaces."""
+    if change.error != "substitution":
+        return False
+    partner = int(erred.ref_partner[change.ref_token])
+    return partner >= 0 and _loose(erred.hyp.texts[partner]) == _loose(erred.ref.texts[change.ref_token])
+
+
+def cause_of(change: Change, arm: AlignedTokens, base: AlignedTokens, context: RecordingContext) -> str:
+    """The one cause of ``change`` (the precedence above)."""
+    erring, other = (context.arm, context.baseline) if change.erred == ARM else (context.baseline, context.arm)
+    at = arm if change.erred == ARM else base
+    span = located(change, at)
+    if span is not None:
+        if change.error != "insertion" and erring.speech is not None and _inside(erring.speech, span) < 0.5:
+            return VAD_CUT
+        if _near(erring.seams, span, context.seam_margin_s):
+            return SEAM
+        if change.error == "insertion" and _inside(context.nonspeech, span) > 0.5:
+            return NONSPEECH
+        middle = ((span[0] + span[1]) / 2,) * 2
+        if (_inside(erring.hot, middle) > 0) != (_inside(other.hot, middle) > 0):
+            return FALLBACK
+    if _only_form(change, at):
+        return FORMATTING
+    if context.arm.enhanced and not context.baseline.enhanced:
+        return ENHANCEMENT
+    return RECOGNITION
