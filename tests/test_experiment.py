@@ -59,7 +59,7 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
         ("tail_redecode_gap_s = 1.0", "tail_redecode_gap_s = -1.0", "tail_redecode_gap_s must be at least 0"),
         ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
         ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
-        ("seed = 0", 'seed = "zero"', "seed must be a non-negative integer"),
+        ("seed = 0", 'seed = "zero"', "seed must be an integer in [0, 2^32)"),
         (
             "clamp_word_s = 1.0",
             "clamp_word_s = 0.0",

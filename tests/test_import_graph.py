@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"core", "audio", "formats", "corpus", "scorer", "asr", "enhance", "runs"},
     "explain": {"core", "runs", "scorer"},
     "report": {"core", "runs", "scorer", "explain"},
-    "evaluate": {"core", "corpus", "runs", "scorer", "report"},
+    "evaluate": {"core", "corpus", "runs", "scorer", "explain", "report"},
     "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
     "adjudication": {"core", "corpus", "formats", "runs", "scorer", "pipeline"},
     "api": {"core", "formats", "scorer"},

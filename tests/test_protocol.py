@@ -150,7 +150,11 @@ def test_gate_verdict_on_the_holdout_with_challenge_reported_apart(experiment, c
     assert text.strip().splitlines()[-1] == "verdict (holdout): RETAIN BASELINE"
     assert "challenge split (reported apart" in text and "FAIL  new_negation_errors: 2" in text
     report = (summary.folder.root / "report.md").read_text(encoding="utf-8")
-    assert "## Gates" in report and "RETAIN BASELINE" in report and "## Gate instances" in report
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    assert headings[:2] == ["## Verdict", "## Each arm against `baseline`"] and "## Gates" in headings
+    verdict = report.split("## Verdict")[1].split("\n## ")[0]
+    assert "**RETAIN BASELINE**" in verdict and "failed `new_negation_errors`: 2, must be <= 0" in verdict
+    assert "Instances behind each failed gate" in report
     assert "## Protocol trail" in report and "challenger frozen" in report and "holdout opened" in report
     assert _events(experiment)[-2:] == ["gate evaluated", "gate evaluated"]
     assert main(["audit", "verify", str(experiment.folder)]) == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolkit.report.run_report import markdown_html
+from toolkit.report.document import markdown_html
 
 
 def test_lists_emphasis_and_code_become_html() -> None:

@@ -119,7 +119,7 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
     assert all(rows["baseline", c]["fallback_share"] == 0.0 for c in CLIPS)
     report = evaluation.report_markdown.read_text(encoding="utf-8")
     assert "| forced | " in report and "fallback dominated" in report
-    fallback_section = report.split("## Recordings where fallback dominated")[1].split("\n## ")[0]
+    fallback_section = report.split("## Temperature fallback")[1].split("\n## ")[0]
     assert all(f"| forced | {c} |" in fallback_section for c in CLIPS)
     assert f"| baseline | {CLIPS[0]} |" not in fallback_section  # only flagged recordings are listed
 
@@ -225,7 +225,8 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
 
 
 def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(corpus, forward) -> None:
-    from toolkit.report.run_report import _pct, _signed
+    from toolkit.report.tables import pct as _pct
+    from toolkit.report.tables import signed_points as _signed
 
     _, summary, evaluation = forward
     ctm = summary.folder.hypothesis_ctm("forced", CLIPS[0])

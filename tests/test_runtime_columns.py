@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.report.run_report import LOAD_COLUMNS, RUNTIME_COLUMNS, SUMMARY_RUNTIME_COLUMNS
+from toolkit.report.tables import LOAD_COLUMNS, RUNTIME_COLUMNS, SUMMARY_RUNTIME_COLUMNS
 
 
 def test_readme_explains_every_runtime_and_memory_column() -> None:

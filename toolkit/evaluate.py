@@ -17,8 +17,10 @@ import pandas as pd
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, atomic_write_text
 from toolkit.core.transcripts import Hypothesis, Reference
+from toolkit.explain import explain_arms
 from toolkit.report.alignment_pages import write_alignment_page
-from toolkit.report.run_report import Section, write_reports
+from toolkit.report.document import Section
+from toolkit.report.run_report import write_reports
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.scored import Evaluation
 from toolkit.scorer.metrics.seam_flags import flag_precision
@@ -138,8 +140,9 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
 
 
 def write_scores(evaluation: Evaluation) -> None:
-    """Every score file of a run: per-recording JSON and alignment pages, tables, paired comparisons,
-    runtime, seams, seam flags, origin spread and the signature."""
+    """Every score file of a run: per-recording JSON and alignment pages, tables, paired comparisons, each
+    arm's ΔWER by cause with its changed words (``explain/<arm>.json``), runtime, seams, seam flags,
+    origin spread and the signature."""
     folder, options = evaluation.folder, evaluation.options
     for arm, per_recording in evaluation.scores.items():
         for rid, score in per_recording.items():
@@ -149,6 +152,8 @@ def write_scores(evaluation: Evaluation) -> None:
             write_alignment_page(folder.root, score, *vocabulary)
     write_tables(evaluation.per_recording, evaluation.aggregate, folder.scores)
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in evaluation.comparisons.items()})
+    for arm, explanation in explain_arms(evaluation).items():
+        atomic_write_json(folder.scores / "explain" / f"{arm}.json", explanation.to_json())
     atomic_write_text(folder.scores / "runtime.csv", evaluation.runtime.to_csv(index=False))
     atomic_write_text(folder.scores / "seams.csv", evaluation.seams.to_csv(index=False))
     flags = flag_precision(evaluation.seams, evaluation.scores)

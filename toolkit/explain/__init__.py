@@ -26,6 +26,7 @@ from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.intervals import merge
 
 CSV_COLUMNS = ("recording", "kind", "error", "cause", "time", "end", "reference", "baseline", "arm")
+CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,18 @@ class ExplainedChange:
     reference: str
     baseline: str
     arm: str
+    turn: int  # the reference turn (utterance) it lies in: the unit a recording's interval resamples
 
     @property
     def delta(self) -> int:
         return 1 if self.kind == REGRESSION else -1
+
+    def overlaps(self, start: float | None, end: float | None) -> bool:
+        """Whether the change lies within ``[start, end]`` (a point when ``end`` is None), to the millisecond."""
+        if self.time is None or start is None:
+            return False
+        last = start if end is None else end
+        return self.time <= last + 1e-3 and (self.end if self.end is not None else self.time) >= start - 1e-3
 
 
 @dataclass(frozen=True)
@@ -56,10 +65,30 @@ class RecordingExplanation:
     baseline_errors: int
     arm_errors: int
     changes: tuple[ExplainedChange, ...]
+    turn_words: tuple[int, ...]  # reference tokens per turn (utterance), in turn order
 
     @property
     def delta_errors(self) -> int:
         return self.arm_errors - self.baseline_errors
+
+    @property
+    def delta_wer(self) -> float | None:
+        return self.delta_errors / self.ref_words if self.ref_words else None
+
+    def interval(self, samples: int, seed: int, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+        """A paired bootstrap interval of this recording's ΔWER over its turns (turns resampled with
+        replacement, Δerrors and words summed); None with fewer than two turns holding words."""
+        words = np.array(self.turn_words, dtype=float)
+        if len(words) < 2:
+            return None
+        delta = np.zeros(len(words))
+        for change in self.changes:
+            delta[change.turn] += change.delta
+        pick = np.random.default_rng(seed).integers(0, len(words), size=(samples, len(words)))
+        ratios = delta[pick].sum(axis=1) / words[pick].sum(axis=1)
+        alpha = (1 - confidence) / 2
+        low, high = np.quantile(ratios, [alpha, 1 - alpha])
+        return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,14 @@ class Explanation:
     @property
     def changes(self) -> list[ExplainedChange]:
         return [c for r in self.recordings for c in r.changes]
+
+    def cause_at(self, recording: str, start: float | None, end: float | None, reference: str = "") -> str | None:
+        """The cause of the arm's regression at ``[start, end]`` of ``recording`` (one quoting ``reference``
+        first), for a gate instance; None when no regression lies there."""
+        near = [c for c in self.changes if c.recording == recording and c.kind == REGRESSION and c.overlaps(start, end)]
+        quoting = [c for c in near if reference and c.reference and c.reference in reference.split()]
+        chosen = quoting or near
+        return chosen[0].cause if chosen else None
 
     def by_cause(self, recording: str | None = None) -> dict[str, dict[str, int]]:
         """Per cause: regressions, fixes and net change in errors (pooled, or of one recording)."""
@@ -183,12 +220,33 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
             nonspeech,
             evaluation.options.seam_margin_s,
         )
-        changes = [_explained(rid, change, arm_at, base_at, context) for change in word_changes(base_at, arm_at)]
-        recording = RecordingExplanation(rid, len(arm_at.ref), errors(base_at), errors(arm_at), tuple(changes))
+        turns = _turns(evaluation.scores[arm][rid].utterance_of_word, arm_at)
+        changes = [_explained(rid, change, arm_at, base_at, context, turns) for change in word_changes(base_at, arm_at)]
+        recording = RecordingExplanation(
+            rid,
+            len(arm_at.ref),
+            errors(base_at),
+            errors(arm_at),
+            tuple(changes),
+            tuple(np.bincount(turns).tolist()) if len(turns) else (),
+        )
         if sum(c.delta for c in changes) != recording.delta_errors:  # by construction; checked, never assumed
             raise AssertionError(f"{rid}: the changes do not add up to the difference in errors")
         recordings.append(recording)
     return Explanation(arm, base_name, evaluation.folder.root.name, tuple(recordings))
+
+
+def explain_arms(evaluation: Evaluation) -> dict[str, Explanation]:
+    """Every arm compared with the baseline in ``evaluation``, explained against it, in the run's order."""
+    return {arm: explain(evaluation, arm) for arm in evaluation.comparisons}
+
+
+def _turns(utterance_of_word: np.ndarray | None, at: AlignedTokens) -> np.ndarray:
+    """Each reference token's turn, renumbered 0.. in order of appearance (one turn when none is known)."""
+    if utterance_of_word is None or not len(at.ref):
+        return np.zeros(len(at.ref), dtype=np.int64)
+    _, turns = np.unique(utterance_of_word[at.ref.source], return_inverse=True)
+    return turns.astype(np.int64)
 
 
 def _primary(score: Any) -> AlignedTokens:
@@ -196,7 +254,7 @@ def _primary(score: Any) -> AlignedTokens:
 
 
 def _explained(
-    rid: str, change: Change, arm: AlignedTokens, base: AlignedTokens, context: RecordingContext
+    rid: str, change: Change, arm: AlignedTokens, base: AlignedTokens, context: RecordingContext, turns: np.ndarray
 ) -> ExplainedChange:
     erred = arm if change.erred == ARM else base
     span = located(change, erred)
@@ -214,7 +272,17 @@ def _explained(
         None if span is None else round(span[0], 3),
         None if span is None else round(span[1], 3),
         *texts,
+        _turn_of(change, turns),
     )
+
+
+def _turn_of(change: Change, turns: np.ndarray) -> int:
+    """A reference word's turn; an insertion's is that of the reference word before it (else after it)."""
+    if not len(turns):
+        return 0
+    if change.error != "insertion":
+        return int(turns[change.ref_token])
+    return int(turns[min(max(change.ref_token - 1, 0), len(turns) - 1)])
 
 
 def _written(at: AlignedTokens, i: int) -> str:

@@ -1,11 +1,14 @@
 """Why a word changed: exactly one cause per change, by a fixed precedence, from what the run recorded.
 
-The side that erred (the arm for a regression, the baseline for a fix) is asked first; the
-first cause that applies is the change's:
+The side that erred is the arm for a regression and the baseline for a fix; the first cause that
+applies is the change's:
 
-1. **vad cut**: the erring side dropped the audio: the reference word lies mostly (more than half
-   its time) outside that side's speech regions (a VAD stage, or batched decoding of VAD chunks);
-2. **seam**: the word lies within the seam margin of a window seam of the erring side;
+1. **vad cut**: a VAD decided it: a reference word the erring side lost lies mostly (more than half
+   its time) outside that side's speech regions (a VAD stage, or batched decoding of VAD chunks), or
+   a word the erring side inserted lies mostly outside the other side's speech regions (that side
+   never decoded the audio it was invented in);
+2. **seam**: the word lies within the seam margin of a window seam of either system (one of the two
+   texts there was reconciled from two windows);
 3. **non-speech**: an inserted word inside human-confirmed non-speech;
 4. **fallback**: one side decoded the word's time in a segment above the first temperature and
    the other did not;
@@ -130,9 +133,10 @@ def cause_of(change: Change, arm: AlignedTokens, base: AlignedTokens, context: R
     at = arm if change.erred == ARM else base
     span = located(change, at)
     if span is not None:
-        if change.error != "insertion" and erring.speech is not None and _inside(erring.speech, span) < 0.5:
+        cut_by = other if change.error == "insertion" else erring  # whose VAD kept the audio out
+        if cut_by.speech is not None and _inside(cut_by.speech, span) < 0.5:
             return VAD_CUT
-        if _near(erring.seams, span, context.seam_margin_s):
+        if _near(erring.seams, span, context.seam_margin_s) or _near(other.seams, span, context.seam_margin_s):
             return SEAM
         if change.error == "insertion" and _inside(context.nonspeech, span) > 0.5:
             return NONSPEECH

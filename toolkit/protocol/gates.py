@@ -21,6 +21,7 @@ from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
 from toolkit.core.text import read_text
+from toolkit.explain import Explanation, explain
 from toolkit.scorer.align import INSERT
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.critical import Occurrence, critical_occurrences, newly_wrong
@@ -516,6 +517,7 @@ def evaluate_gates(
     )
     measured["wer_reduction_points"] = (reduction, comparison.recordings if comparison else None, wer_note, wer_items)
 
+    _name_causes(measured, explain(evaluation, challenger, baseline))
     results = []
     for spec in SPECS:
         gate = gates.gates[spec.name]
@@ -567,6 +569,18 @@ def evaluate_gates(
         holdout,
         evaluation.signature,
     )
+
+
+def _name_causes(measured: dict[str, Any], explanation: Explanation) -> None:
+    """Give each located instance the cause of the challenger's regression there (``toolkit.explain``)."""
+    for _, _, _, items in measured.values():
+        for item in items:
+            if "time" in item:
+                cause = explanation.cause_at(
+                    item["recording"], item["time"], item.get("end"), item.get("reference", "")
+                )
+                if cause is not None:
+                    item["cause"] = cause
 
 
 def _size(evaluation: Evaluation, baseline: str) -> dict[str, Any]:

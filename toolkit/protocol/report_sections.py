@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.report.run_report import Section
+from toolkit.report.document import Section
 from toolkit.runs.folder import RunFolder
 
 
@@ -22,24 +22,17 @@ def _value(value: Any) -> str:
 
 
 def report_sections(folder: RunFolder) -> list[Section]:
-    """The gate sections and the audit trail of a run inside an experiment, for its report."""
+    """The gate sections (the verdict opens the report) and the audit trail of a run inside an experiment."""
     return [*gate_sections(folder), *protocol_section(folder)]
 
 
 def gate_sections(folder: RunFolder) -> list[Section]:
-    """Verdict, one row per gate, and the instances behind each failed gate (empty before ``ablate gate``)."""
+    """The verdict with its failing gates (first screen); every gate and the instances behind each failure
+    (near the end). Nothing before ``ablate gate``."""
     path = folder.scores / "gates.json"
     if not path.is_file():
         return []
     report = json.loads(path.read_text(encoding="utf-8"))
-    lines = [
-        f"- verdict: **{report['verdict']}** (challenger `{report['challenger']}` vs `{report['baseline']}`, "
-        f"{report['split']} split)",
-        f"- caveat: {report['caveat']}",
-    ]
-    lines += [f"- not applicable: `{g['name']}` ({g['reason']})" for g in report["gates"] if not g["applicable"]]
-    if report.get("challenge"):
-        lines.append(f"- challenge split, reported apart and never pooled: **{report['challenge']['verdict']}**")
     rows, instances = [], []
     for g in report["gates"]:
         failed = g["passed"] is False
@@ -48,33 +41,84 @@ def gate_sections(folder: RunFolder) -> list[Section]:
                 "gate": g["name"],
                 "measures": g["measures"],
                 "value": _value(g["value"]),
-                "rule": f"{g['comparison'].replace('x', 'value')} {_value(g['threshold'])}",
+                "rule": _rule(g),
                 "passed": "n/a" if not g["applicable"] else ("yes" if g["passed"] else "NO"),
-                "instances": f"{len(g['instances'])} (see Gate instances)" if failed and g["instances"] else "",
+                "instances": len(g["instances"]) if failed else "",
                 "note": g["note"] or g["reason"],
             }
         )
-        instances += (
-            [
-                {
-                    "gate": g["name"],
-                    "recording": i.get("recording", ""),
-                    "time (s)": _value(i.get("time")),
-                    "reference": i.get("reference", ""),
-                    "baseline": i.get("baseline", ""),
-                    "challenger": i.get("challenger", ""),
-                    "detail": i.get("detail", i.get("kind", "")),
-                }
-                for i in g["instances"]
-            ]
-            if failed
-            else []
-        )
+        instances += [_instance_row(g["name"], i) for i in g["instances"]] if failed else []
     return [
-        ("Gates", "\n".join(lines)),
-        ("Gate results", pd.DataFrame.from_records(rows)),
-        ("Gate instances", pd.DataFrame.from_records(instances)),
+        Section.of("Verdict", _verdict_lines(report), lead=True),
+        Section.of(
+            "Gates",
+            pd.DataFrame.from_records(rows),
+            "Instances behind each failed gate (cause: why the challenger differs from the baseline there):"
+            if instances
+            else "",
+            pd.DataFrame.from_records(instances),
+        ),
     ]
+
+
+def _rule(gate: dict[str, Any]) -> str:
+    """ "<= 0", ">= 0.5", "|value| <= 0.1": what the gate's value must satisfy."""
+    return f"{gate['comparison'].replace('x', 'value')} {_value(gate['threshold'])}"
+
+
+def _instance_row(gate: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "gate": gate,
+        "recording": item.get("recording", ""),
+        "time (s)": _value(item.get("time")),
+        "reference": item.get("reference", ""),
+        "baseline": item.get("baseline", ""),
+        "challenger": item.get("challenger", ""),
+        "cause": item.get("cause") or "",
+        "detail": item.get("detail", item.get("kind", "")),
+    }
+
+
+def _verdict_lines(report: dict[str, Any]) -> str:
+    """The verdict in a few lines: which gates failed, on what, and the caveat."""
+    size = report.get("holdout") or {}
+    lines = [
+        f"**{report['verdict']}**: challenger `{report['challenger']}` against `{report['baseline']}` on the "
+        f"{report['split']} split ({size.get('recordings', '?')} recordings, {size.get('minutes', '?')} min, "
+        f"{size.get('reference_words', '?')} reference words)",
+        "",
+    ]
+    failed = [g for g in report["gates"] if g["passed"] is False]
+    for g in failed:
+        lines.append(f"- failed `{g['name']}`: {_value(g['value'])}, must be {_rule(g)}" + _first(g["instances"]))
+    passed = [g["name"] for g in report["gates"] if g["passed"] is True]
+    if passed:
+        lines.append(f"- passed: {', '.join(f'`{name}`' for name in passed)}")
+    missing = [f"`{g['name']}` ({g['reason']})" for g in report["gates"] if not g["applicable"]]
+    if missing:
+        lines.append(f"- not applicable: {'; '.join(missing)}")
+    if report.get("challenge"):
+        lines.append(f"- challenge split, reported apart and never pooled: **{report['challenge']['verdict']}**")
+    lines += ["", f"**Caveat:** {report['caveat']}"]
+    return "\n".join(lines)
+
+
+def _first(instances: list[dict[str, Any]], shown: int = 2) -> str:
+    """The first instances of a failed gate in a few words each, with their cause."""
+    if not instances:
+        return ""
+    words = []
+    for item in instances[:shown]:
+        at = item.get("recording", "") + ("" if item.get("time") is None else f" @ {item['time']:.2f} s")
+        said = (
+            f"“{item.get('reference', '')}” → “{item.get('challenger', '') or '∅'}”"
+            if "reference" in item
+            else item.get("detail", "")
+        )
+        cause = f" ({item['cause']})" if item.get("cause") else ""
+        words.append(f"{at} {said}{cause}")
+    more = f"; {len(instances) - shown} more under *Gates*" if len(instances) > shown else ""
+    return " — " + "; ".join(words) + more
 
 
 def _describe(entry: dict[str, Any]) -> str:
@@ -112,5 +156,11 @@ def protocol_section(folder: RunFolder) -> list[Section]:
         status = f"- audit log `{log.path}`: {verify(log, current_hash)} entries, chain and hashes verified"
         entries = [json.loads(line) for line in log.path.read_text(encoding="utf-8").splitlines()]
     except (ToolkitError, json.JSONDecodeError) as error:
-        return [("Protocol trail", f"- audit log `{log.path}` does NOT verify: {error}")]
-    return [("Protocol trail", "\n".join([status, *map(_describe, entries)]))]
+        return [Section.of("Protocol trail", f"- audit log `{log.path}` does NOT verify: {error}")]
+    return [
+        Section.of(
+            f"Protocol trail ({len(entries)} entries, verified)",
+            "\n".join([status, *map(_describe, entries)]),
+            folded=True,
+        )
+    ]

@@ -108,7 +108,8 @@ class RunRecord:
         return path if path.is_absolute() else experiment_folder(run_root) / path
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The record as JSON data: lists where the record holds tuples, so it equals what ``run.json`` reads back."""
+        data = _as_lists(asdict(self))
         return {key: value for key, value in data.items() if value is not None or key == "finished"}
 
     def write(self, path: Path) -> Path:
@@ -203,3 +204,12 @@ def _list(table: dict[str, Any], key: str, path: Path, item: type, required: boo
 def _build(cls: type, table: Any, path: Path, key: str) -> Any:
     """A record's part, every key known and of its declared type (toolkit.core.config.build_config)."""
     return build_config(cls, _table(table, path, key), path=path, where=key, require_all=False)
+
+
+def _as_lists(value: Any) -> Any:
+    """``value`` with every tuple, however deep, turned into a list (JSON has no tuples)."""
+    if isinstance(value, dict):
+        return {key: _as_lists(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(item) for item in value]
+    return value
