@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.audio.dither import Dither
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash
+from toolkit.pipeline.code_version import code_digest
 
 
 class ResultCache:
@@ -54,3 +56,8 @@ class ResultCache:
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
         atomic_write_bytes(self._path(key).with_suffix(".npy"), buffer.getvalue())
+
+
+def dither_identity(dither: Dither) -> dict[str, Any]:
+    """What a dithered signal's keys hold of its dither: level, seed and the code that draws it."""
+    return {**dither.to_json(), "code": code_digest("dither")}

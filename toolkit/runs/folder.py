@@ -53,6 +53,11 @@ class RunFolder:
     def scores(self) -> Path:
         return self.root / "scores"
 
+    @property
+    def stability(self) -> Path:
+        """The run's results under inaudible dither (``ablate explain --stability``), when measured."""
+        return self.scores / "stability.json"
+
     def read_record(self) -> RunRecord:
         """The checked run record (toolkit.runs.record); a malformed run.json is one line naming it."""
         return RunRecord.read(self.record)

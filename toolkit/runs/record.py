@@ -62,6 +62,7 @@ class RunConfig:
     seed: int = 0
     recognizer_runtime: dict[str, Any] = field(default_factory=dict)
     recognizer_relations: dict[str, Any] = field(default_factory=dict)
+    dither: dict[str, Any] | None = None  # the inaudible dither of a stability rerun (toolkit.audio.dither)
 
     @property
     def arm_names(self) -> list[str]:
