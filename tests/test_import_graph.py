@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"core", "runs", "scorer"},
     "evaluate": {"core", "corpus", "runs", "scorer", "report"},
     "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report"},
-    "adjudication": {"core", "corpus", "formats", "runs", "scorer", "pipeline"},
+    "adjudication": {"core", "audio", "corpus", "formats", "runs", "scorer", "pipeline"},
     "api": {"core", "formats", "scorer"},
 }
 TOP = {"cli", "__main__"}  # the command sits on everything
