@@ -78,6 +78,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "The app's server does not answer (it was stopped, or the network dropped). Saved decisions and "
         "drafts are kept; this page reconnects by itself when the lead restarts the app.",
     ),
+    "connection_title": ("Sem conexão com o app", "No connection to the app"),
     "connection_restart": ("ablate app EXP --users ARQUIVO", "ablate app EXP --users FILE"),
     # --- pages
     "page_queue": ("Fila de revisão", "Review queue"),
@@ -563,5 +564,5 @@ def browser_strings() -> dict[str, str]:
     """The desk's and player's words (keys without the ``js_`` prefix) plus the shared ones."""
     strings = {key[3:]: t(key) for key in TEXT if key.startswith("js_")}
     strings.update({f"action_{a}": t(f"action_{a}") for a in ("keep", "correct", "unresolved", "nonspeech")})
-    strings.update(connection_lost=t("connection_lost"), connection_restart=t("connection_restart"))
+    strings.update({key: t(key) for key in ("connection_lost", "connection_title", "connection_restart")})
     return strings

@@ -127,14 +127,15 @@ def app(tmp_path_factory, pixel):
             pytest.fail(f"the app did not start: {(root / 'app.log').read_text()[-2000:]}")
         time.sleep(0.5)
     try:
-        yield {"url": url, "exp": exp, "root": root, "hostile": hostile, "log": root / "app.log"}
+        yield {"url": url, "exp": exp, "root": root, "hostile": hostile, "server": server}
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        if server.poll() is None:  # the last test stops it itself
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
         log.close()
 
 
@@ -177,10 +178,16 @@ def _login(context, app, name: str, landing: str = "Fila de revisão"):  # noqa:
 
 
 def _shot(page, name: str) -> None:  # noqa: ANN001
+    """A 1400x900 screenshot into $ABLATE_SCREENSHOTS, once the page has finished running and its audio loaded."""
     folder = os.environ.get("ABLATE_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.wait_for_timeout(800)
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=stSkeleton]') && [...document.querySelectorAll("
+            "'[data-testid=ab-audio]')].every(a => a.readyState >= 1)",
+            timeout=60000,
+        )
+        page.wait_for_timeout(1500)
         page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
@@ -368,11 +375,13 @@ def test_agreement_is_measured_on_the_results_page(playwright, app):
     with _browser(playwright, app, "mara") as context:
         page = _login(context, app, "mara")
         page.goto(f"{app['url']}/results")
-        page.get_by_role("heading", name="Concordância entre ouvintes").wait_for(timeout=60000)
+        page.get_by_text("κ indefinido").wait_for(timeout=60000)  # the last line of the page
         text = page.get_by_test_id("stMain").inner_text()
         assert "WER entre ouvintes 40,0 % em 1 trecho(s)" in text  # 2 errors over ana's 5 words
         assert "trecho(s) com dois ouvintes" in text  # decisions: 2 stretches decided by two listeners
         _shot(page, "results")
+        page.get_by_text("Concordância entre ouvintes").scroll_into_view_if_needed()
+        _shot(page, "results_agreement")
         page.goto(f"{app['url']}/conflicts")
         page.get_by_role("heading", name="Conflitos de transcrição às cegas").wait_for(timeout=30000)
         assert page.get_by_text("WER entre ouvintes 40,0 %").count() == 1
@@ -419,8 +428,8 @@ def test_wrong_passwords_make_the_next_try_wait(playwright, app):
         wait = 0.0
         for _ in range(10):  # the first tries are free, then each must wait twice as long as the one before
             answer = _try_password(page, "errada-de-novo")
-            held = re.search(r"Espere ([\d.]+) s", answer)
-            wait = float(held.group(1)) if held else 0.0
+            held = re.search(r"Espere ([\d,]+) s", answer)  # a decimal comma, in Portuguese
+            wait = float(held.group(1).replace(",", ".")) if held else 0.0
             if wait >= 2.0:
                 break
             page.wait_for_timeout(1000 * wait + 100)
@@ -428,3 +437,17 @@ def test_wrong_passwords_make_the_next_try_wait(playwright, app):
         assert "Tentativas demais" in _try_password(page, PASSWORD)  # the right one, while the name waits
         assert page.get_by_role("heading", name="Fila de revisão").count() == 0
         _shot(page, "login_backoff")
+
+
+def test_a_stopped_server_is_reported_as_such_not_as_a_missing_internet(playwright, app):
+    """Runs last: it stops the module's app."""
+    with _browser(playwright, app, "offline") as context:
+        page = _login(context, app, "ana")
+        server = app["server"]
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_text("O servidor do app não responde").wait_for(timeout=60000)
+        assert "internet" not in dialog.inner_text() and "streamlit run" not in dialog.inner_text()
+        assert "Sem conexão com o app" in dialog.inner_text()
+        _shot(page, "server_stopped")

@@ -43,6 +43,7 @@ function installConnectionNotice(strings) {
         node.textContent = s.connection_lost;
       }
       if (node.tagName === "CODE" && /streamlit run/.test(node.textContent)) node.textContent = s.connection_restart;
+      if (node.childElementCount === 0 && node.textContent === "Connection error") node.textContent = s.connection_title;
     }
   };
   shared.connectionObserver = new MutationObserver(fix);

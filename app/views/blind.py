@@ -63,7 +63,7 @@ with app_state.shown_errors():
             done=t("blind_done_mark") if done[k] else "",
         )
 
-    pick, go = st.columns([4, 1], vertical_alignment="bottom")
+    pick, go = st.columns([3, 1], vertical_alignment="bottom")
     st.session_state["blind_pick"] = index
     pick.selectbox(
         t("blind_stretch"),

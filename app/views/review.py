@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 
+import alignments
 import app_state
 import streamlit as st
 from i18n import detail, n, number, t
@@ -20,22 +20,11 @@ from i18n import detail, n, number, t
 from toolkit.adjudication.drafts import Drafts
 from toolkit.adjudication.form import Submission, resolve
 from toolkit.adjudication.queue import QueueItem
-from toolkit.adjudication.spans import ArmAlignment, arm_alignment, reference_text
+from toolkit.adjudication.spans import reference_text
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.runs.folder import RunFolder
 
 _log = logging.getLogger("ablate.app")
-
-
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _alignment(
-    root: str, arm: str, recording: str, hypothesis_mtime: float, reference_sha256: str, _adj: object
-) -> ArmAlignment:
-    """One arm's whole recording aligned by the scorer (kept until the hypothesis or reference changes)."""
-    adj = app_state.adjudication()
-    return arm_alignment(
-        adj.reference(recording), RunFolder(Path(root)).read_hypothesis(arm, recording), adj.score_options
-    )
 
 
 def _step(step) -> dict:  # noqa: ANN001 - AlignedWord
@@ -58,14 +47,7 @@ def _arm_rows(folder: RunFolder, arms: list[str], item: QueueItem) -> list[dict]
             rows.append({"name": arm, "error": t("arm_missing", path=app_state.relative(adj, path))})
             continue
         try:
-            aligned = _alignment(
-                str(folder.root),
-                arm,
-                item.recording_id,
-                path.stat().st_mtime,
-                adj.reference_sha256(item.recording_id),
-                adj,
-            )
+            aligned = alignments.alignment(adj, folder, arm, item.recording_id)
         except ToolkitError as error:
             rows.append({"name": arm, "error": str(error).replace(str(adj.experiment_dir), "EXP")})
             continue
@@ -232,6 +214,7 @@ with app_state.shown_errors():
     app_state.player(adj, item.recording_id, start, end, key="player")
 
     record = folder.read_record()
+    arm_names = [arm["name"] for arm in record["config"]["arms"]]
     used = record.get("manifest", {}).get("sha256", "")
     notice = (
         ""
@@ -259,7 +242,7 @@ with app_state.shown_errors():
             else n(views[index].listeners, "listeners_one", "listeners_many"),
         },
         "position": f"{index + 1} / {len(items)}",
-        "arms": _arm_rows(folder, [arm["name"] for arm in record["config"]["arms"]], item),
+        "arms": _arm_rows(folder, arm_names, item),
         "history": _history(item, who.name),
         "draft": None if draft is None else {"action": draft.action, "text": draft.text, "note": draft.note},
         "ask": st.session_state.pop("ask", ""),
@@ -276,3 +259,4 @@ with app_state.shown_errors():
         _log.info("decision saved and the next stretch ready in %.3f s (server)", server_s)
     data["flash"] = flash
     app_state.desk(data, _save, _move)
+    alignments.warm(adj, folder, arm_names, sorted({i.recording_id for i in items}))
