@@ -152,6 +152,10 @@ TEXT: dict[str, tuple[str, str]] = {
         " A correção não mudava o texto: gravada como Manter.",
         " The correction left the text as it was: stored as a keep.",
     ),
+    "review_gone": (
+        "Este trecho não está mais na fila (a execução foi pontuada de novo?). Nada foi gravado.",
+        "This stretch is no longer in the queue (was the run rescored?). Nothing was stored.",
+    ),
     "review_all_done": (
         "Todos os trechos desta fila têm sua decisão. Volte à fila para revisar outros.",
         "Every stretch of this queue has your decision. Go back to the queue for others.",

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +165,23 @@ def test_add_user_takes_a_role(tmp_path, monkeypatch, capsys):
     assert main(["app", "add-user", "Lia", "--role", "lead", "--users", str(users), "--password-stdin"]) == 0
     assert "login for 'Lia' (lead) saved" in capsys.readouterr().out
     assert read_users(users)["Lia"].role == LEAD
+
+
+def test_insecure_serves_beyond_this_machine_with_a_warning(exp, tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "app", str(exp), "--host", "0.0.0.0", "--insecure", "--port", str(port)],
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        warning = app.stderr.readline()  # printed before Streamlit starts
+    finally:
+        os.killpg(app.pid, signal.SIGTERM)
+        app.wait(timeout=30)
+    assert warning.startswith("ablate app: INSECURE: serving demo on 0.0.0.0 without logins")

@@ -109,8 +109,9 @@ def _save() -> None:
     who_name = app_state.who().name
     try:
         index = keys.index(payload.get("key"))
-    except ValueError:
-        st.session_state["flash"] = {"kind": "error", "text": "?"}
+    except ValueError:  # the queue changed under the desk (the run was rescored): nothing is stored
+        st.session_state["flash"] = {"kind": "error", "text": t("review_gone")}
+        st.session_state["version"] = st.session_state.get("version", 0) + 1
         return
     item = items[index]
     start, end = float(item.start), float(item.end)  # type: ignore[arg-type]
