@@ -177,17 +177,22 @@ def _login(context, app, name: str, landing: str = "Fila de revisão"):  # noqa:
     return page
 
 
+def _settled(page) -> None:  # noqa: ANN001
+    """Wait until the page has finished its run (no placeholder left) and its audio has loaded."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stSkeleton]') && [...document.querySelectorAll("
+        "'[data-testid=ab-audio]')].every(a => a.readyState >= 1)",
+        timeout=60000,
+    )
+    page.wait_for_timeout(1500)
+
+
 def _shot(page, name: str) -> None:  # noqa: ANN001
-    """A 1400x900 screenshot into $ABLATE_SCREENSHOTS, once the page has finished running and its audio loaded."""
+    """A 1400x900 screenshot into $ABLATE_SCREENSHOTS, once the page has settled."""
     folder = os.environ.get("ABLATE_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.wait_for_function(
-            "() => !document.querySelector('[data-testid=stSkeleton]') && [...document.querySelectorAll("
-            "'[data-testid=ab-audio]')].every(a => a.readyState >= 1)",
-            timeout=60000,
-        )
-        page.wait_for_timeout(1500)
+        _settled(page)
         page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
@@ -383,8 +388,7 @@ def test_agreement_is_measured_on_the_results_page(playwright, app):
         page.get_by_text("Concordância entre ouvintes").scroll_into_view_if_needed()
         _shot(page, "results_agreement")
         page.goto(f"{app['url']}/conflicts")
-        page.get_by_role("heading", name="Conflitos de transcrição às cegas").wait_for(timeout=30000)
-        assert page.get_by_text("WER entre ouvintes 40,0 %").count() == 1
+        page.get_by_text("WER entre ouvintes 40,0 %").wait_for(timeout=60000)
 
 
 def test_text_is_shown_as_typed_nothing_is_fetched_and_audio_needs_a_session(playwright, app, pixel):
@@ -407,7 +411,8 @@ def test_text_is_shown_as_typed_nothing_is_fetched_and_audio_needs_a_session(pla
         page.get_by_role("heading", name="Fila de revisão").wait_for()
         for where in ("review", "conflicts", "results", "queue", "blind"):
             page.goto(f"{app['url']}/{where}")
-            page.wait_for_timeout(2500)
+            page.get_by_test_id("stMain").get_by_role("heading").first.wait_for(timeout=60000)
+            _settled(page)
             main = page.get_by_test_id("stMain")
             assert main.locator("strong:has-text('md'), b:has-text('b'), img, .katex").count() == 0, where
         assert context.outside == [] and _Pixel.hits == []
