@@ -365,3 +365,25 @@ def test_add_user_refuses_short_password_and_duplicates(tmp_path, monkeypatch, c
     monkeypatch.setattr("sys.stdin", io.StringIO("comprida2\n"))
     assert main(["app", "add-user", "ana", "--users", str(users), "--password-stdin"]) == 2
     assert "already has a login" in capsys.readouterr().err
+
+
+def test_a_lead_settles_a_transcription_conflict_and_writes_the_agreed_textgrid(monkeypatch, exp):
+    from toolkit.adjudication.blind import TranscriptStore
+    from toolkit.formats import read_reference
+
+    transcripts = TranscriptStore(exp / "adjudication.sqlite", exp)
+    for who, text in (("ana", "a Maria chegou cedo hoje"), ("beto", "a Maria chegou muito cedo")):
+        transcripts.save(recording_id="reuniao", annotator=who, start=1.0, end=4.0, duration=20.0, text=text)
+    at = _page(_app(monkeypatch, exp, annotator="lia", role="lead"), "conflicts")
+    assert "WER entre ouvintes 40,0 %" in _everything(at).replace("\\", "")
+    write = next(b for b in at.button if b.label == "Gravar a transcrição acordada de reuniao")
+    assert write.disabled
+    radio = next(r for r in at.radio if "Usar o texto de ana" in r.options)
+    radio.set_value("first")
+    next(b for b in at.button if b.label == "Resolver esta transcrição").click()
+    at.run()
+    next(b for b in at.button if b.label == "Gravar a transcrição acordada de reuniao").click()
+    at.run()
+    assert any("transcriptions/_agreed/reuniao.TextGrid" in s.value.replace("\\", "") for s in at.success)
+    agreed = read_reference(exp / "transcriptions" / "_agreed" / "reuniao.TextGrid")
+    assert [(u.start, u.end, u.text) for u in agreed.utterances] == [(1.0, 4.0, "a Maria chegou cedo hoje")]

@@ -136,7 +136,7 @@ with app_state.shown_errors():
     if "blind_saved" in st.session_state:
         st.success(app_state.plain(st.session_state.pop("blind_saved")))
 
-    st.subheader(t("blind_mine", recording=recording))
+    st.subheader(app_state.plain(t("blind_mine", recording=recording)))
     if mine:
         st.dataframe(
             pd.DataFrame(
