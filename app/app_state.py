@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 import web
-from i18n import LANGUAGES, language, number, t
+from i18n import LANGUAGES, browser_strings, language, number, t
 
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.queue import ReviewQueue, build_queue
@@ -156,7 +156,7 @@ def _hand_over_cookie() -> None:
             "mode": "session",
             "token": st.session_state.get("token"),
             "path": web.SESSION_PATH,
-            "strings": _strings(),
+            "strings": browser_strings(),
         },
         on_ready_change=lambda: None,
     )
@@ -164,12 +164,6 @@ def _hand_over_cookie() -> None:
         st.session_state["cookie_ready"] = True
     elif result.ready is False:
         st.error(t("session_failed"))
-
-
-def _strings() -> dict[str, str]:
-    from i18n import browser_strings
-
-    return browser_strings()
 
 
 def _login_form(sessions: Sessions, users_file: str) -> None:
@@ -214,7 +208,7 @@ def _name_form(sessions: Sessions) -> None:
 
 def session_keeper() -> None:
     """Mounted on every page: keeps the connection notice local (no 'are you online?' on a local app)."""
-    _component(key="keeper", data={"mode": "session", "path": web.SESSION_PATH, "strings": _strings()})
+    _component(key="keeper", data={"mode": "session", "path": web.SESSION_PATH, "strings": browser_strings()})
 
 
 def logout(adj: Adjudication) -> None:
@@ -225,7 +219,7 @@ def logout(adj: Adjudication) -> None:
 def _finish_logout() -> None:
     result = _component(
         key="logout",
-        data={"mode": "session", "logout": True, "path": web.SESSION_PATH, "strings": _strings()},
+        data={"mode": "session", "logout": True, "path": web.SESSION_PATH, "strings": browser_strings()},
         on_done_change=lambda: None,
     )
     if result.done:
@@ -321,7 +315,7 @@ def player(adj: Adjudication, recording_id: str, start: float, end: float, key: 
             "mode": "player",
             "main": main,
             "lang": language(),
-            "strings": _strings(),
+            "strings": browser_strings(),
             "audio": {
                 "path": web.AUDIO_PATH,
                 "recording": recording_id,
@@ -337,7 +331,7 @@ def desk(data: dict[str, Any], on_save: Any, on_move: Any) -> Any:
     """The stretch-review desk (alignment, decision form, history), driven by the keyboard."""
     return _component(
         key="desk",
-        data={"mode": "review", "strings": _strings(), "draft_path": web.DRAFT_PATH, **data},
+        data={"mode": "review", "strings": browser_strings(), "draft_path": web.DRAFT_PATH, **data},
         on_save_change=on_save,
         on_move_change=on_move,
     )

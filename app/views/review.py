@@ -224,7 +224,6 @@ with app_state.shown_errors():
     )
     mine = views[index].mine
     draft = Drafts(adj.store.path).load(who.name, item.recording_id, start, end)
-    others = views[index].listeners - (1 if mine is not None else 0)
     data = {
         "item": {
             "key": item.key,
@@ -249,7 +248,6 @@ with app_state.shown_errors():
         "ask": st.session_state.pop("ask", ""),
         "version": st.session_state.get("version", 0),
         "notice": notice,
-        "others": others,
     }
     flash = st.session_state.get("flash")
     started = st.session_state.pop("save_started", None)
