@@ -384,6 +384,8 @@ TEXT: dict[str, tuple[str, str]] = {
         "Sem palavras de referência com tempo, logo sem deriva.",
         "No timed reference words, so no drift figures.",
     ),
+    "res_drift_x": ("tempo na gravação (s)", "time in the recording (s)"),
+    "res_drift_y": ("erro mediano de início (s)", "median onset error (s)"),
     "res_verdict": ("Veredito dos portões", "Gate verdict"),
     "res_no_verdict": ("Sem veredito para esta execução.", "No gate verdict for this run."),
     "res_verdict_line": (

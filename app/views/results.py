@@ -285,8 +285,8 @@ with app_state.shown_errors():
             alt.Chart(pd.DataFrame(points))
             .mark_line(point=True)
             .encode(
-                x=alt.X("time_s:Q", title="s"),
-                y=alt.Y("onset_median_s:Q", title="s"),
+                x=alt.X("time_s:Q", title=t("res_drift_x")),
+                y=alt.Y("onset_median_s:Q", title=t("res_drift_y")),
                 color="arm:N",
                 detail="recording:N",
                 tooltip=["arm", "recording", "third", "onset_median_s", "matched"],
