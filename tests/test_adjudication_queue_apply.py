@@ -1,16 +1,20 @@
-"""The review queue from a real (hand-written, really scored) run folder, and applying decisions."""
+"""The review queue from a real (hand-written, really scored) run folder, conflicts a lead settles, and
+applying decisions into a new reference version."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from adjudication_fixture import built, exp, run_folder  # noqa: F401 - fixtures
 
-from toolkit.adjudication.apply import apply_decisions, plan
+from toolkit.adjudication.apply import apply_decisions
+from toolkit.adjudication.conflicts import LISTENERS, OVERLAP, plan, settle
 from toolkit.adjudication.context import CONFLICT, DECIDED, OPEN, STALE, open_experiment
 from toolkit.adjudication.queue import build_queue
 from toolkit.adjudication.spans import correctable_speaker
+from toolkit.adjudication.users import ANNOTATOR, LEAD, Login
 from toolkit.cli import main
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Reference, Utterance
@@ -93,7 +97,7 @@ def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys
     with pytest.raises(
         InputError, match=r"no decisions to apply on this reference version \(4 were made on another version\)"
     ):
-        apply_decisions(newer, tmp_path / "refs-v3", "ana")
+        apply_decisions(newer, "ana", tmp_path / "refs-v3")
     assert not (tmp_path / "refs-v3").exists()
 
 
@@ -112,9 +116,10 @@ def test_conflict_blocks_apply_until_settled(exp, tmp_path, capsys):
     assert adjudication.status(state) == CONFLICT and len(plan(adjudication).conflicts) == 1
     out = tmp_path / "v2"
     assert main(["reference", "apply", str(exp), "--out", str(out)]) == 2
-    assert "1 conflict(s) between first and second listeners must be settled" in capsys.readouterr().err
+    assert "1 conflict(s) must be settled by a lead before applying" in capsys.readouterr().err
     assert not out.exists()
-    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="carla", settle=True)
+    [conflict] = plan(adjudication).conflicts
+    settle(adjudication, conflict, Login("carla", LEAD), "keep")
     [state] = adjudication.store.span_states()
     assert adjudication.status(state) == DECIDED
     assert main(["reference", "apply", str(exp), "--out", str(out)]) == 0
@@ -124,26 +129,98 @@ def test_conflict_blocks_apply_until_settled(exp, tmp_path, capsys):
     )
 
 
-def test_apply_refuses_existing_output_and_overlapping_changes(exp, tmp_path):
+def test_overlapping_decisions_with_different_outcomes_are_a_conflict_a_lead_settles(exp, tmp_path):
     adjudication = open_experiment(exp)
-    adjudication.decide(
-        recording_id="entrevista", start=12.5, end=13.0, action="correct", annotator="ana", new_text="a casa fica longe"
-    )
+    # a keep of the whole turn (the negation item) and a correction of a word inside it (a disagreement item)
+    adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action="keep", annotator="ana")
     adjudication.decide(
         recording_id="entrevista",
-        start=14.5,
-        end=14.9,
+        start=1.43,
+        end=1.77,
         action="correct",
-        annotator="ana",
-        new_text="a casa fica perto do mercadão",
+        annotator="beto",
+        new_text="eu não sei se o João vem mesmo",
     )
-    with pytest.raises(InputError, match=r"decision #1 changed it first"):
-        apply_decisions(adjudication, tmp_path / "v2", "ana")
-    assert not (tmp_path / "v2").exists() and not list(tmp_path.glob(".v2.*"))
+    [conflict] = plan(adjudication).conflicts
+    assert (conflict.kind, conflict.start, conflict.end) == (OVERLAP, 1.0, 4.0)
+    assert conflict.annotators == {"ana", "beto"}
+    with pytest.raises(InputError, match="must be settled by a lead"):
+        apply_decisions(adjudication, "lia")
+    settle(adjudication, conflict, Login("lia", LEAD), "correct", new_text="eu não sei se o João vem mesmo")
+    assert plan(adjudication).conflicts == []
+    result = apply_decisions(adjudication, "lia")
+    reference = result.manifest.entry("entrevista").load_reference()
+    assert reference.utterances[0].text == "eu não sei se o João vem mesmo"
+    assert [d.annotator for d in result.applied] == ["lia"]
+
+
+def test_agreeing_decisions_on_one_turn_are_applied_once(exp):
+    adjudication = open_experiment(exp)
+    for start, end, who in ((12.0, 15.0, "ana"), (14.5, 14.9, "beto")):
+        adjudication.decide(
+            recording_id="entrevista",
+            start=start,
+            end=end,
+            action="correct",
+            annotator=who,
+            new_text="a casa fica perto do mercadão",
+        )
+    assert plan(adjudication).conflicts == []
+    result = apply_decisions(adjudication, "lia")
+    assert [u.text for u in result.manifest.entry("entrevista").load_reference().utterances][-1] == (
+        "a casa fica perto do mercadão"
+    )
+
+
+def test_only_a_lead_settles_and_never_a_conflict_of_their_own(exp):
+    adjudication = open_experiment(exp)
+    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="lia")
+    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="nonspeech", annotator="beto")
+    [conflict] = plan(adjudication).conflicts
+    assert conflict.kind == LISTENERS
+    with pytest.raises(InputError, match="only a lead settles conflicts"):
+        settle(adjudication, conflict, Login("carla", ANNOTATOR), "keep")
+    with pytest.raises(InputError, match="lia decided part of .*another lead settles it"):
+        settle(adjudication, conflict, Login("lia", LEAD), "keep")
+    with pytest.raises(InputError, match="cannot settle it"):  # the store refuses it too, whoever calls
+        adjudication.decide(
+            recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="beto", settle=True
+        )
+    settle(adjudication, conflict, Login("mara", LEAD), "keep")
+    with pytest.raises(InputError, match="no longer open"):
+        settle(adjudication, conflict, Login("nina", LEAD), "nonspeech")
+
+
+def test_apply_names_the_version_itself_under_references_following_the_umask(exp):
+    adjudication = open_experiment(exp)
+    adjudication.decide(
+        recording_id="entrevista", start=14.5, end=14.9, action="correct", annotator="ana", new_text="a casa é longe"
+    )
+    adjudication.decide(recording_id="reuniao", start=1.0, end=4.0, action="keep", annotator="ana")
+    previous = os.umask(0o022)
+    try:
+        first = apply_decisions(adjudication, "lia")
+        second = apply_decisions(adjudication, "lia")
+    finally:
+        os.umask(previous)
+    assert first.out_dir.parent == second.out_dir.parent == exp / "references"
+    assert first.out_dir.name.startswith("v001-") and second.out_dir.name.startswith("v002-")
+    assert first.out_dir.stat().st_mode & 0o777 == 0o755
+    assert (first.out_dir / "manifest.json").stat().st_mode & 0o777 == 0o644
+    assert first.changed == ["entrevista"]  # reuniao had only a keep: copied as it was
+    old = adjudication.manifest.entry("reuniao")
+    new = first.manifest.entry("reuniao")
+    assert new.references[new.reference_role].sha256 == old.references[old.reference_role].sha256
+    assert not list((exp / "references").glob(".new-version.*"))
+
+
+def test_apply_refuses_a_folder_that_is_not_empty(exp, tmp_path):
+    adjudication = open_experiment(exp)
+    adjudication.decide(recording_id="entrevista", start=14.5, end=14.9, action="keep", annotator="ana")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     with pytest.raises(InputError, match="never overwritten"):
-        apply_decisions(adjudication, tmp_path / "full", "ana")
+        apply_decisions(adjudication, "ana", tmp_path / "full")
 
 
 def test_open_item_status(exp):

@@ -166,3 +166,58 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     }
     # whoever came second on each span is that span's second listener
     assert sorted(d.role for d in decisions).count("second") == count
+
+
+def test_a_third_listener_never_replaces_the_second_and_every_listener_counts(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana", "keep")
+    beto = _decide(store, "beto", "keep")
+    carla = _decide(store, "carla", "unresolved")
+    assert (beto.role, carla.role, carla.supersedes) == ("second", "second", None)
+    [state] = store.span_states()
+    assert [d.annotator for d in state.listeners] == ["ana", "beto", "carla"]
+    assert state.conflict  # carla disagrees with the first listener
+    again = _decide(store, "carla", "keep")
+    assert again.supersedes == carla.id
+    [state] = store.span_states()
+    assert not state.conflict and state.effective.annotator == "ana"
+
+
+def test_a_correction_that_changes_nothing_is_a_keep_and_agrees_with_one(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana", "keep")
+    same = _decide(store, "beto", "correct", "  eu   não sei ")
+    assert (same.action, same.new_text) == ("keep", "eu não sei")
+    [state] = store.span_states()
+    assert not state.conflict
+
+
+def test_export_never_shows_a_decision_current_and_superseded(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    _decide(store, "ana", "keep")
+    _decide(store, "beto", "unresolved")
+    settled = _decide(store, "lia", "unresolved", settle=True)
+    _decide(store, "ana", "correct", "eu sei")  # ana changes her mind after the settlement
+    rows = store.export_rows()
+    assert not [r for r in rows if r["status"] == "current" and r["superseded_by"] is not None]
+    assert [(r["annotator"], r["status"], r["superseded_by"]) for r in rows] == [
+        ("ana", "superseded", 4),
+        ("beto", "current", None),
+        ("lia", "current", None),
+        ("ana", "current", None),
+    ]
+    assert rows[1]["settled_by"] is None  # ana's new decision reopened the span: nothing settled now
+    [state] = store.span_states()
+    assert state.conflict and state.settlement == settled
+
+
+def test_csv_export_neutralises_formula_cells(tmp_path, capsys):
+    store = DecisionStore(tmp_path / "adjudication.sqlite")
+    for k, text in enumerate(('=HYPERLINK("http://x")', "+1 mais", "-menos", "@SUM(A1)", "normal")):
+        _decide(store, "ana", "correct", text, start=float(k), end=k + 0.5, note=text)
+    assert main(["decisions", "export", str(tmp_path), "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["new_text"] for r in table] == ['\'=HYPERLINK("http://x")', "'+1 mais", "'-menos", "'@SUM(A1)", "normal"]
+    assert [r["note"] for r in table][:2] == ['\'=HYPERLINK("http://x")', "'+1 mais"]
+    assert main(["decisions", "export", str(tmp_path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["new_text"] == '=HYPERLINK("http://x")'  # JSON keeps the text

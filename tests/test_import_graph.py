@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"core", "runs", "scorer", "explain"},
     "evaluate": {"core", "corpus", "runs", "scorer", "explain", "report"},
     "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
-    "adjudication": {"core", "corpus", "formats", "runs", "scorer", "pipeline"},
+    "adjudication": {"core", "audio", "corpus", "formats", "runs", "scorer", "pipeline"},
     "api": {"core", "formats", "scorer"},
 }
 TOP = {"cli", "__main__"}  # the command sits on everything

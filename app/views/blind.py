@@ -1,62 +1,118 @@
-"""Blind transcription: listen and type what was said. No model output is read or shown on this page."""
+"""Blind transcription: listen to a stretch cut at pauses and type what was said. No model output is read here.
+
+The stretches come from the experiment's VAD regions (``toolkit.adjudication.stretches``): only
+where speech is, never what a recognizer wrote. Start and end are filled from the stretch.
+"""
 
 from __future__ import annotations
 
 import app_state
 import pandas as pd
 import streamlit as st
+from i18n import language, number, t
 
 from toolkit.adjudication.blind import TranscriptStore
+from toolkit.adjudication.stretches import PAUSE, Stretches, recording_stretches
 from toolkit.core.transcripts import NONSPEECH, SPEECH
 
-SPEECH_CHOICES = {"": "not annotated", SPEECH: "speech (confirmed)", NONSPEECH: "non-speech (confirmed: nobody speaks)"}
+SPEECH_CHOICES = {"": "speech_unset", SPEECH: "speech_speech", NONSPEECH: "speech_nonspeech"}
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _stretches(recording: str, sha256: str, _adj: object) -> Stretches:
+    adj = app_state.adjudication()
+    return recording_stretches(adj.experiment, adj.entry(recording))  # type: ignore[arg-type]
+
+
+def _go_to(index: int) -> None:
+    st.session_state["blind_index"] = index
+
 
 adj = app_state.adjudication()
-who = st.session_state.get("annotator", "")
-st.title("Blind transcription")
-st.caption(
-    f"Type what was said under the transcription convention ({app_state.CONVENTION.name}, below). "
-    "This page never reads a recognizer's output."
-)
-with st.expander("Transcription convention (protocol/transcription-convention.md)"):
-    st.markdown(app_state.CONVENTION.read_text(encoding="utf-8"))
+who = app_state.who()
+st.title(t("page_blind"))
+st.caption(t("blind_caption"))
+with st.expander(t("blind_convention")):
+    st.markdown(app_state.CONVENTIONS[language()].read_text(encoding="utf-8"))
 with app_state.shown_errors():
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
     ids = [entry.id for entry in adj.manifest.recordings]
-    pick, size, go = st.columns([2, 1, 1], vertical_alignment="bottom")
-    recording = pick.selectbox("Recording", ids, key="blind_recording")
-    duration = adj.entry(recording).duration
-    length = size.number_input("Stretch length (s)", 2.0, 60.0, 10.0, 1.0)
-    suggested = transcripts.next_untranscribed(recording, who, duration, float(length))
-    if go.button("Next untranscribed stretch") or st.session_state.get("blind_for") != (recording, who):
-        st.session_state["blind_start"], st.session_state["blind_end"] = suggested
-        st.session_state["blind_for"] = (recording, who)
+    recording = st.selectbox(t("blind_recording"), ids, key="blind_recording", placeholder=t("choose"))
+    entry = adj.entry(recording)
+    with st.spinner(t("blind_finding_pauses")):
+        stretches = _stretches(recording, entry.sha256, adj)
+    st.caption(t(f"blind_source_{stretches.source}"))
+    items = stretches.items
+    mine = transcripts.segments(recording, who.name)
+    done = [any(s.start < x.end and s.end > x.start for s in mine) for x in items]
+    if st.session_state.get("blind_for") != (recording, who.name):
+        following = transcripts.next_untranscribed(recording, who.name, items)
+        st.session_state["blind_index"] = items.index(following) if following is not None else 0
+        st.session_state["blind_for"] = (recording, who.name)
+    index = min(st.session_state.get("blind_index", 0), len(items) - 1)
+
+    def label(k: int) -> str:
+        x = items[k]
+        kind = t("blind_kind_pause") if x.kind == PAUSE else t("blind_kind_speech")
+        return t(
+            "blind_stretch_label",
+            n=k + 1,
+            start=number(x.start),
+            end=number(x.end),
+            kind=kind,
+            done=t("blind_done_mark") if done[k] else "",
+        )
+
+    pick, go = st.columns([3, 1], vertical_alignment="bottom")
+    st.session_state["blind_pick"] = index
+    pick.selectbox(
+        t("blind_stretch"),
+        range(len(items)),
+        format_func=label,
+        key="blind_pick",
+        placeholder=t("choose"),
+        on_change=lambda: _go_to(st.session_state["blind_pick"]),
+    )
+    following = transcripts.next_untranscribed(recording, who.name, items)
+    if go.button(t("blind_next"), disabled=following is None):
+        _go_to(items.index(following))  # type: ignore[arg-type]
+        st.rerun()
+    if following is None:
+        st.success(t("blind_all_done"))
+    stretch = items[index]
+    if st.session_state.get("blind_stretch") != (recording, index):
+        st.session_state["blind_start"], st.session_state["blind_end"] = stretch.start, stretch.end
+        st.session_state["blind_stretch"] = (recording, index)
     left, right = st.columns(2)
-    start = left.number_input("Start (s)", 0.0, duration, key="blind_start", step=0.1, format="%.3f")
-    end = right.number_input("End (s)", 0.0, duration, key="blind_end", step=0.1, format="%.3f")
+    duration = entry.duration
+    start = left.number_input(t("blind_start"), 0.0, duration, key="blind_start", step=0.1, format="%.3f")
+    end = right.number_input(t("blind_end"), 0.0, duration, key="blind_end", step=0.1, format="%.3f")
     if end > start:
-        app_state.player(adj, recording, float(start), float(end))
+        app_state.player(adj, recording, float(start), float(end), key="blind_player")
     else:
-        st.warning("The end must come after the start.")
+        st.warning(t("blind_end_before"))
+    st.caption(t("blind_keys"))
 
     with st.form("transcribe", clear_on_submit=True):
-        text = st.text_area("What was said (one turn; empty if nobody speaks)")
-        speaker = st.text_input("Speaker (optional; as in the manifest's speaker column, e.g. ANA)")
-        speech = st.radio("This stretch is", list(SPEECH_CHOICES), format_func=SPEECH_CHOICES.get, horizontal=True)
-        st.markdown("Unresolved audio inside the stretch (optional)")
+        text = st.text_area(t("blind_text"))
+        speaker = st.text_input(t("blind_speaker"))
+        speech = st.radio(
+            t("blind_speech"), list(SPEECH_CHOICES), format_func=lambda k: t(SPEECH_CHOICES[k]), horizontal=True
+        )
+        st.markdown(t("blind_unresolved"))
         u1, u2, u3 = st.columns([1, 1, 2])
-        u_start = u1.number_input("from (s)", 0.0, duration, float(start), 0.1, format="%.3f")
-        u_end = u2.number_input("to (s)", 0.0, duration, float(start), 0.1, format="%.3f")
-        u_note = u3.text_input("note (e.g. inaudível, sobreposição, nome?)")
-        st.markdown("Word times at the turn's boundaries (optional; 0 = not given)")
+        u_start = u1.number_input(t("blind_u_from"), 0.0, duration, float(start), 0.1, format="%.3f")
+        u_end = u2.number_input(t("blind_u_to"), 0.0, duration, float(start), 0.1, format="%.3f")
+        u_note = u3.text_input(t("blind_u_note"))
+        st.markdown(t("blind_words"))
         w1, w2 = st.columns(2)
-        first_end = w1.number_input("first word ends at (s)", 0.0, duration, 0.0, 0.05, format="%.3f")
-        last_start = w2.number_input("last word starts at (s)", 0.0, duration, 0.0, 0.05, format="%.3f")
-        if st.form_submit_button("Save this stretch", type="primary"):
+        first_end = w1.number_input(t("blind_first_end"), 0.0, duration, 0.0, 0.05, format="%.3f")
+        last_start = w2.number_input(t("blind_last_start"), 0.0, duration, 0.0, 0.05, format="%.3f")
+        if st.form_submit_button(t("blind_save"), type="primary"):
             with app_state.shown_errors():
                 segment = transcripts.save(
                     recording_id=recording,
-                    annotator=who,
+                    annotator=who.name,
                     start=float(start),
                     end=float(end),
                     duration=duration,
@@ -67,31 +123,34 @@ with app_state.shown_errors():
                     first_word_end=first_end or None,
                     last_word_start=last_start or None,
                 )
-                st.session_state["blind_saved"] = (
-                    f"Saved {segment.start:.2f}–{segment.end:.2f} s; "
-                    f"{transcripts.textgrid_path(recording, who)} rewritten."
+                st.session_state["blind_saved"] = t(
+                    "blind_saved",
+                    start=number(segment.start),
+                    end=number(segment.end),
+                    path=app_state.relative(adj, transcripts.textgrid_path(recording, who.name)),
                 )
-                st.session_state.pop("blind_for", None)  # move on to the next untranscribed stretch
+                following = transcripts.next_untranscribed(recording, who.name, items)
+                if following is not None:
+                    _go_to(items.index(following))
                 st.rerun()
     if "blind_saved" in st.session_state:
-        st.success(st.session_state.pop("blind_saved"))
+        st.success(app_state.plain(st.session_state.pop("blind_saved")))
 
-    mine = transcripts.segments(recording, who)
-    st.subheader(f"Your transcription of {recording}")
+    st.subheader(app_state.plain(t("blind_mine", recording=recording)))
     if mine:
         st.dataframe(
             pd.DataFrame(
                 [
                     {
-                        "start": s.start,
-                        "end": s.end,
-                        "text": s.text,
-                        "speaker": s.speaker,
-                        "speech": SPEECH_CHOICES[s.speech] if not s.text else "speech",
-                        "unresolved": f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
+                        t("blind_start"): s.start,
+                        t("blind_end"): s.end,
+                        t("blind_col_text"): s.text,
+                        t("blind_col_speaker"): s.speaker,
+                        t("blind_col_speech"): t(SPEECH_CHOICES[s.speech if not s.text else SPEECH]),
+                        t("blind_col_unresolved"): f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
                         if s.unresolved_start is not None
                         else "",
-                        "saved (UTC)": s.created_at,
+                        t("blind_col_saved"): s.created_at.replace("T", " ")[:19],
                     }
                     for s in mine
                 ]
@@ -100,7 +159,9 @@ with app_state.shown_errors():
             width="stretch",
         )
         st.caption(
-            f"TextGrid (tiers utterances, words, speech, unresolved): {transcripts.textgrid_path(recording, who)}"
+            app_state.plain(
+                t("blind_textgrid", path=app_state.relative(adj, transcripts.textgrid_path(recording, who.name)))
+            )
         )
     else:
-        st.caption("Nothing saved yet.")
+        st.caption(t("blind_nothing"))

@@ -1,59 +1,94 @@
-"""Review queue: every span of the chosen run that needs a listener, ranked, with filters and counts."""
+"""Review queue: every stretch of the chosen run that needs a listener, ranked, with filters and counts.
+
+A lead sees where each stretch stands (open, decided, conflict, other version); an annotator sees
+only their own status and how many listeners decided, never what the others decided.
+"""
 
 from __future__ import annotations
 
 import app_state
 import pandas as pd
 import streamlit as st
+from i18n import detail, n, t
 
 from toolkit.adjudication.context import OPEN, STATUSES
-from toolkit.adjudication.queue import KIND_LABELS, KINDS
+from toolkit.adjudication.queue import KINDS
 
-adj, folder = app_state.run_page("Review queue")
+adj, folder = app_state.run_page(t("page_queue"))
+who = app_state.who()
 with app_state.shown_errors():
     queue = app_state.queue(adj, folder)
-    statuses = adj.item_statuses([(i.recording_id, i.start, i.end) for i in queue.items])
+    spans = [(i.recording_id, i.start, i.end) for i in queue.items]
+    views = adj.listener_view(spans, who.name)
+    statuses = adj.item_statuses(spans) if who.is_lead else None
     for problem in queue.problems:
-        st.warning(f"Not in the queue: {problem}")
+        st.warning(app_state.plain(t("queue_problem", problem=app_state.relative(adj, problem))))
     counts = queue.counts()
-    open_counts = {
-        kind: sum(1 for i, s in zip(queue.items, statuses) if i.kind == kind and s == OPEN) for kind in KINDS
-    }
     for column, kind in zip(st.columns(len(KINDS)), KINDS):
-        column.metric(KIND_LABELS[kind], counts[kind])
-        column.caption(f"{open_counts[kind]} open")
+        column.metric(t(f"kind_{kind}"), counts[kind])
+        mine_open = sum(1 for i, v in zip(queue.items, views) if i.kind == kind and v.mine is None)
+        column.caption(n(mine_open, "queue_open_one", "queue_open_many"))
 
     arms = sorted({arm for item in queue.items for arm in item.arms})
     left, middle, right, last = st.columns(4)
-    recordings = left.multiselect("Recording", sorted({i.recording_id for i in queue.items}))
-    chosen_arms = middle.multiselect("Arm", arms)
-    kinds = right.multiselect("Kind", KINDS, format_func=lambda k: KIND_LABELS[k])
-    wanted = last.multiselect("Status", STATUSES)
+    choose = t("choose")
+    recordings = left.multiselect(
+        t("filter_recording"), sorted({i.recording_id for i in queue.items}), placeholder=choose
+    )
+    chosen_arms = middle.multiselect(t("filter_arm"), arms, placeholder=choose)
+    kinds = right.multiselect(t("filter_kind"), KINDS, format_func=lambda k: t(f"kind_{k}"), placeholder=choose)
+    status_choices = list(STATUSES) if who.is_lead else ["open", "decided"]
+    wanted = last.multiselect(
+        t("filter_status"), status_choices, format_func=lambda s: t(f"status_{s}"), placeholder=choose
+    )
     shown = set(map(id, queue.filtered(recordings, chosen_arms, kinds)))
+
+    def status_of(k: int) -> str:
+        if statuses is not None:
+            return statuses[k]
+        return OPEN if views[k].mine is None else "decided"
+
     rows = [
-        (rank, item, status)
-        for rank, (item, status) in enumerate(zip(queue.items, statuses), 1)
-        if id(item) in shown and (not wanted or status in wanted)
+        (rank, item, k)
+        for k, (rank, item) in enumerate(enumerate(queue.items, 1))
+        if id(item) in shown and (not wanted or status_of(k) in wanted)
     ]
     table = pd.DataFrame.from_records(
         [
             {
-                "rank": rank,
-                "kind": item.kind,
-                "detail": item.detail,
-                "recording": item.recording_id,
-                "start": item.start,
-                "end": item.end,
-                "status": status,
-                "reference": item.reference,
-                "arms say": " · ".join(f"{label}: {text}" for label, text in item.hypotheses),
-                "arms": ", ".join(item.arms),
+                t("col_rank"): rank,
+                t("col_kind"): t(f"kind_{item.kind}"),
+                t("col_detail"): detail(item.detail),
+                t("col_recording"): item.recording_id,
+                t("col_start"): item.start,
+                t("col_end"): item.end,
+                t("col_status"): t(f"status_{status_of(k)}") if statuses is not None else None,
+                t("col_yours"): t("status_open") if views[k].mine is None else t(f"action_{views[k].mine.outcome[0]}"),
+                t("col_listeners"): views[k].listeners,
+                t("col_reference"): item.reference,
+                t("col_arms_say"): " · ".join(f"{label}: {text}" for label, text in item.hypotheses),
+                t("col_arms"): ", ".join(item.arms),
             }
-            for rank, item, status in rows
+            for rank, item, k in rows
         ],
-        columns=["rank", "kind", "detail", "recording", "start", "end", "status", "reference", "arms say", "arms"],
+        columns=[
+            t("col_rank"),
+            t("col_kind"),
+            t("col_detail"),
+            t("col_recording"),
+            t("col_start"),
+            t("col_end"),
+            t("col_status"),
+            t("col_yours"),
+            t("col_listeners"),
+            t("col_reference"),
+            t("col_arms_say"),
+            t("col_arms"),
+        ],
     )
-    st.caption(f"{len(rows)} of {len(queue.items)} spans shown. Select a row, then open it in span review.")
+    if statuses is None:
+        table = table.drop(columns=[t("col_status")])
+    st.caption(t("queue_shown", shown=len(rows), total=len(queue.items)))
     event = st.dataframe(
         table,
         hide_index=True,
@@ -62,16 +97,16 @@ with app_state.shown_errors():
         selection_mode="single-row",
         key="queue_table",
         column_config={
-            "start": st.column_config.NumberColumn(format="%.2f s"),
-            "end": st.column_config.NumberColumn(format="%.2f s"),
+            t("col_start"): st.column_config.NumberColumn(format="%.2f"),
+            t("col_end"): st.column_config.NumberColumn(format="%.2f"),
         },
     )
     selected = event.selection.rows if event is not None else []
-    first_open = next((item for _, item, status in rows if status == OPEN and item.timed), None)
+    first_open = next((item for _, item, k in rows if views[k].mine is None and item.timed), None)
     one, two = st.columns(2)
-    if one.button("Review selected span", disabled=not selected, type="primary"):
+    if one.button(t("review_selected"), disabled=not selected, type="primary"):
         st.session_state["item_key"] = rows[selected[0]][1].key
-        st.switch_page("views/review.py")
-    if two.button("Review next open span", disabled=first_open is None):
+        st.switch_page("views/review.py", query_params={"run": folder.root.name, "item": rows[selected[0]][1].key})
+    if two.button(t("review_next_open"), disabled=first_open is None):
         st.session_state["item_key"] = first_open.key  # type: ignore[union-attr]
-        st.switch_page("views/review.py")
+        st.switch_page("views/review.py", query_params={"run": folder.root.name, "item": first_open.key})  # type: ignore[union-attr]

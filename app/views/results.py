@@ -1,4 +1,5 @@
-"""Results of a scored run, read from its files (nothing is recomputed): arms, recordings, strata, drift, gate."""
+"""Results of a scored run, read from its files (nothing is recomputed): arms, recordings, strata, drift,
+the gate verdict as a table, and how far independent listeners agree. Rates are percentages everywhere."""
 
 from __future__ import annotations
 
@@ -8,37 +9,154 @@ import altair as alt
 import app_state
 import pandas as pd
 import streamlit as st
+from i18n import number, percent, t
 
-adj, folder = app_state.run_page("Results")
+from toolkit.adjudication.agreement import decision_agreement, transcription_agreement
+from toolkit.adjudication.blind import TranscriptStore
+from toolkit.adjudication.store import ACTIONS
+
+RATES = ("wer", "cer", "delta", "ci_low", "ci_high")
+PERCENT = st.column_config.NumberColumn(format="%.2f %%")
+
+
+def _as_percent(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """Fractions shown as percentages (one way of writing a rate on every table of the page)."""
+    frame = frame.copy()
+    for column in columns:
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce") * 100
+    return frame
+
+
+def _gates(path) -> None:  # noqa: ANN001 - Path
+    verdict = json.loads(path.read_text(encoding="utf-8"))
+    st.markdown(
+        app_state.plain(
+            t(
+                "res_verdict_line",
+                file=path.name,
+                verdict=verdict.get("verdict", "?"),
+                challenger=verdict.get("challenger", "?"),
+                baseline=verdict.get("baseline", "?"),
+            )
+        )
+    )
+    rows = []
+    for gate in verdict.get("gates", []):
+        value = gate.get("value")
+        rows.append(
+            {
+                t("res_gate"): gate.get("name", ""),
+                t("res_passed"): t("res_na")
+                if not gate.get("applicable", True)
+                else (t("res_yes") if gate.get("passed") else t("res_no")),
+                t("res_value"): "" if value is None else f"{value:g}" if isinstance(value, int | float) else str(value),
+                t("res_threshold"): f"{gate.get('comparison', '')} {gate.get('threshold', '')}".strip(),
+                t("res_instances"): len(gate.get("instances") or []),
+                t("res_measures"): gate.get("measures", ""),
+                t("res_reason"): gate.get("reason") or gate.get("note") or "",
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if verdict.get("caveat"):
+        st.caption(app_state.plain(verdict["caveat"]))
+
+
+def _agreement() -> None:
+    st.subheader(t("res_agreement"))
+    transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
+    words = transcription_agreement(transcripts, [e.id for e in adj.manifest.recordings], adj.score_options)
+    st.markdown(f"**{t('res_tr_agreement')}**")
+    if words.comparisons:
+        settled = sum(1 for c in words.comparisons if c.disagree and c.settlement is not None)
+        st.markdown(
+            app_state.plain(
+                t(
+                    "res_tr_summary",
+                    wer=percent(words.wer),
+                    stretches=len(words.comparisons),
+                    words=words.ref_words,
+                    errors=words.errors,
+                    conflicts=len(words.conflicts),
+                    settled=settled,
+                )
+            )
+        )
+    else:
+        st.caption(t("res_tr_none"))
+    decisions = decision_agreement(adj.store.span_states())
+    st.markdown(f"**{t('res_kappa')}**")
+    if not decisions.pairs:
+        st.caption(t("res_kappa_none"))
+        return
+    if decisions.kappa is None:
+        st.markdown(
+            t(
+                "res_kappa_undefined",
+                pairs=decisions.pairs,
+                observed=percent(decisions.observed),
+                agreed=decisions.agreed,
+            )
+        )
+    else:
+        st.markdown(
+            t(
+                "res_kappa_summary",
+                kappa=number(decisions.kappa),
+                low=number(decisions.kappa_low or 0.0),
+                high=number(decisions.kappa_high or 0.0),
+                pairs=decisions.pairs,
+                observed=percent(decisions.observed),
+                agreed=decisions.agreed,
+                same=decisions.same_correction,
+                both=decisions.both_corrected,
+            )
+        )
+    st.dataframe(
+        pd.DataFrame(
+            [[decisions.table[a][b] for b in ACTIONS] for a in ACTIONS],
+            index=[t(f"action_{a}") for a in ACTIONS],
+            columns=[t(f"action_{a}") for a in ACTIONS],
+        ).rename_axis(t("res_first_second")),
+        width="content",
+    )
+
+
+adj, folder = app_state.run_page(t("page_results"))
 with app_state.shown_errors():
     record = folder.read_record()
     used = record.manifest.sha256
-    st.markdown(
-        f"Run `{folder.root.name}` · split **{record.split}** · "
-        f"{len(record.recordings)} recordings · scored against reference version "
-        f"(manifest) `{used[:12]}`"
-        + ("" if used == adj.manifest.sha256 else f" — **not** the version open here (`{adj.manifest.sha256[:12]}`)")
+    line = t(
+        "res_run",
+        run=folder.root.name,
+        split=record.split,
+        recordings=len(record.recordings),
+        used=used[:12],
     )
+    if used != adj.manifest.sha256:
+        line += t("res_not_open", open=adj.manifest.sha256[:12])
+    st.markdown(app_state.plain(line))
     aggregate_csv = folder.scores / "aggregate.csv"
     if not aggregate_csv.is_file():
-        st.info(f"This run has not been scored yet ({aggregate_csv} is missing): `ablate run` scores when it finishes.")
+        st.info(app_state.plain(t("res_not_scored", path=app_state.relative(adj, aggregate_csv))))
+        _agreement()
         st.stop()
     aggregate = pd.read_csv(aggregate_csv)
     per_recording = pd.read_csv(folder.scores / "per_recording.csv")
     paired_path = folder.scores / "paired.json"
     paired = json.loads(paired_path.read_text(encoding="utf-8")) if paired_path.is_file() else {}
 
-    st.subheader("Arms (whole split)")
+    st.subheader(t("res_arms"))
     overall = aggregate[aggregate["stratum"] == "all"].copy()
-    overall["ΔWER vs baseline"] = overall["arm"].map(lambda a: paired.get(a, {}).get("delta"))
-    overall["95% CI low"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[0])
-    overall["95% CI high"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[1])
+    overall["delta"] = overall["arm"].map(lambda a: paired.get(a, {}).get("delta"))
+    overall["ci_low"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[0])
+    overall["ci_high"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[1])
     columns = [
         "arm",
         "wer",
-        "ΔWER vs baseline",
-        "95% CI low",
-        "95% CI high",
+        "delta",
+        "ci_low",
+        "ci_high",
         "cer",
         "substitutions",
         "deletions",
@@ -50,55 +168,81 @@ with app_state.shown_errors():
         "numbers_errors",
         "nonspeech_per_minute",
     ]
+    headers = {
+        "arm": t("res_col_arm"),
+        "wer": "WER",
+        "cer": "CER",
+        "delta": t("res_col_delta"),
+        "ci_low": t("res_col_ci_low"),
+        "ci_high": t("res_col_ci_high"),
+        **{
+            c: t(f"res_col_{c}")
+            for c in (
+                "substitutions",
+                "deletions",
+                "insertions",
+                "errors",
+                "ref_words",
+                "negation_flipped",
+                "negation_inserted",
+                "names_errors",
+                "numbers_errors",
+                "nonspeech_per_minute",
+                "drift_s_per_min",
+                "onset_abs_p95_s",
+            )
+        },
+    }
     st.dataframe(
-        overall[[c for c in columns if c in overall]],
+        _as_percent(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
         hide_index=True,
         width="stretch",
-        column_config={
-            c: st.column_config.NumberColumn(format="percent")
-            for c in ("wer", "cer", "ΔWER vs baseline", "95% CI low", "95% CI high")
-        },
+        column_config={headers.get(c, c): PERCENT for c in RATES},
     )
     st.altair_chart(
         alt.Chart(overall)
         .mark_bar()
         .encode(
-            x=alt.X("arm:N", sort="-y"),
+            x=alt.X("arm:N", sort="-y", title=t("res_col_arm")),
             y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
             tooltip=["arm", alt.Tooltip("wer:Q", format=".2%"), "errors", "ref_words"],
         ),
         width="stretch",
     )
 
-    st.subheader("Per recording")
-    arms = st.multiselect("Arms", sorted(per_recording["arm"].unique()), key="results_arms")
+    st.subheader(t("res_per_recording"))
+    arms = st.multiselect(
+        t("res_arms_filter"), sorted(per_recording["arm"].unique()), key="results_arms", placeholder=t("choose")
+    )
     shown = per_recording if not arms else per_recording[per_recording["arm"].isin(arms)]
+    chosen = [
+        c
+        for c in (
+            "arm",
+            "recording_id",
+            "strata",
+            "wer",
+            "cer",
+            "errors",
+            "ref_words",
+            "negation_flipped",
+            "names_errors",
+            "numbers_errors",
+            "drift_s_per_min",
+            "onset_abs_p95_s",
+        )
+        if c in shown
+    ]
     st.dataframe(
-        shown[
-            [
-                c
-                for c in (
-                    "arm",
-                    "recording_id",
-                    "strata",
-                    "wer",
-                    "cer",
-                    "errors",
-                    "ref_words",
-                    "negation_flipped",
-                    "names_errors",
-                    "numbers_errors",
-                    "drift_s_per_min",
-                    "onset_abs_p95_s",
-                )
-                if c in shown
-            ]
-        ],
+        _as_percent(shown[chosen], RATES).rename(
+            columns={**headers, "recording_id": t("res_col_recording"), "strata": t("res_col_strata")}
+        ),
         hide_index=True,
         width="stretch",
+        column_config={"WER": PERCENT, "CER": PERCENT},
     )
 
-    st.subheader("Per stratum")
+    st.subheader(t("res_per_stratum"))
     strata = aggregate[aggregate["stratum"] != "all"]
     if len(strata):
         st.altair_chart(
@@ -114,9 +258,9 @@ with app_state.shown_errors():
             width="stretch",
         )
     else:
-        st.caption("No strata in this run's manifest.")
+        st.caption(t("res_no_strata"))
 
-    st.subheader("Drift: median word-onset error per third of each recording")
+    st.subheader(t("res_drift"))
     points = []
     for arm in per_recording["arm"].unique():
         for recording in per_recording["recording_id"].unique():
@@ -141,8 +285,8 @@ with app_state.shown_errors():
             alt.Chart(pd.DataFrame(points))
             .mark_line(point=True)
             .encode(
-                x=alt.X("time_s:Q", title="time in the recording (s)"),
-                y=alt.Y("onset_median_s:Q", title="onset error (s)"),
+                x=alt.X("time_s:Q", title=t("res_drift_x")),
+                y=alt.Y("onset_median_s:Q", title=t("res_drift_y")),
                 color="arm:N",
                 detail="recording:N",
                 tooltip=["arm", "recording", "third", "onset_median_s", "matched"],
@@ -151,16 +295,16 @@ with app_state.shown_errors():
             width="stretch",
         )
     else:
-        st.caption("No timed reference words, so no drift figures.")
+        st.caption(t("res_no_drift"))
 
-    st.subheader("Gate verdict")
+    st.subheader(t("res_verdict"))
     verdicts = sorted(folder.root.glob("gate*.json")) + sorted(folder.scores.glob("gate*.json"))
     if verdicts:
         for path in verdicts:
-            st.markdown(f"`{path.name}`")
-            st.json(json.loads(path.read_text(encoding="utf-8")))
+            _gates(path)
     else:
-        st.caption("No gate verdict for this run.")
+        st.caption(t("res_no_verdict"))
     report = folder.root / "report.html"
     if report.is_file():
-        st.caption(f"Full report: {report}")
+        st.caption(app_state.plain(t("res_report", path=app_state.relative(adj, report))))
+    _agreement()

@@ -1,37 +1,43 @@
 """Turn settled decisions into a new reference version: new TextGrids, a new manifest, a record.
 
-Only each span's effective decision counts (the first listener's, or the settlement of a
-conflict). Any open conflict blocks applying; a decision made against another reference
-version than the manifest's is listed as stale and never applied. Per decision:
+Only each stretch's effective decision counts (the first listener's, or a lead's settlement).
+Per decision:
 
-- ``keep``: nothing changes (the span is confirmed);
-- ``correct``: the turns overlapping the span are replaced by one turn over their extent with
-  the new text; timed words inside it are dropped (they spelled the old text) and confirmed
-  non-speech there is removed;
-- ``unresolved``: the span joins the ``unresolved`` tier (label: the note, or ``adjudicated``);
-- ``nonspeech``: turns centred in the span and words in it are removed, and the span, less
-  the turns that remain, becomes confirmed ``nonspeech`` in the ``speech`` tier.
+- ``keep``: nothing changes (the stretch is confirmed);
+- ``correct``: the turns overlapping the stretch are replaced by one turn over their extent
+  with the new text; timed words inside it are dropped (they spelled the old text) and
+  confirmed non-speech there is removed;
+- ``unresolved``: the stretch joins the ``unresolved`` tier (label: the note, or ``adjudicated``);
+- ``nonspeech``: turns centred in the stretch and words in it are removed, and the stretch,
+  less the turns that remain, becomes confirmed ``nonspeech`` in the ``speech`` tier.
 
-Each decision must still see the text it was made on: two decisions touching the same turns
-with different outcomes are refused, naming both. The output folder is written beside its
-final place and renamed into it, so it either appears complete or not at all; the old version
-stays where it was, readable.
+Open conflicts (``conflicts.plan``) block applying. Decisions that touch the same turns with
+the same outcome are applied once. A decision made against another reference version than the
+manifest's is listed as stale and never applied.
+
+The new version goes into the experiment's ``references/`` folder under a generated name
+(``v001-20261201T153000Z``, numbered after the versions already there) unless a command-line
+user names another folder. It is written beside its final place and renamed into it, so it
+either appears complete or not at all, with the permissions the umask gives; recordings whose
+reference did not change are copied byte for byte and are not listed as changed. The old
+version stays where it was, readable.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from toolkit.adjudication.conflicts import plan
 from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
-from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision, SpanState
+from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.core.files import atomic_write_json, make_new_directory, sha256_file
 from toolkit.core.transcripts import NONSPEECH as NONSPEECH_LABEL
 from toolkit.core.transcripts import Interval, Reference, Utterance
 from toolkit.corpus.manifest import NAMES_ROLE, FileRecord, Manifest, RecordingEntry, _relative
@@ -40,15 +46,8 @@ from toolkit.scorer.metrics.intervals import merge, subtract
 
 RECORD_NAME = "adjudication.json"
 MANIFEST_NAME = "manifest.json"
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What applying would do now: decisions that go in, stale ones left out, and blocking conflicts."""
-
-    applicable: list[Decision]
-    stale: list[Decision]
-    conflicts: list[SpanState]
+VERSIONS_FOLDER = "references"
+_VERSION = re.compile(r"^v(\d{3,})-")
 
 
 @dataclass(frozen=True)
@@ -62,41 +61,21 @@ class Applied:
     changed: list[str]
 
 
-def plan(adjudication: Adjudication) -> Plan:
-    """Effective decisions split into applicable and stale; conflicts on the current version block."""
-    applicable, stale, conflicts = [], [], []
-    for state in adjudication.store.span_states():
-        current = [
-            d for d in (state.first, state.second, state.settlement) if d is not None and not adjudication.is_stale(d)
-        ]
-        if state.conflict and current:
-            conflicts.append(state)
-            continue
-        effective = state.effective
-        if effective is None:
-            continue
-        (stale if adjudication.is_stale(effective) else applicable).append(effective)
-    return Plan(sorted(applicable, key=lambda d: (d.recording_id, d.start, d.id)), stale, conflicts)
-
-
-def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: str) -> Applied:
-    """Write the new reference version into ``out_dir`` (which must not exist or be empty)."""
-    out_dir = Path(out_dir).resolve()
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise InputError(out_dir, "already exists and is not empty; a reference version is never overwritten")
+def apply_decisions(adjudication: Adjudication, annotator: str, out_dir: str | Path | None = None) -> Applied:
+    """Write the new reference version: into ``out_dir`` (must not exist or be empty) when given,
+    else into the experiment's ``references/`` under a generated version name."""
     if not annotator.strip():
         raise InputError(None, "applying decisions needs the name of who applies them")
+    if out_dir is not None:
+        out_dir = Path(out_dir).resolve()
+        if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+            raise InputError(out_dir, "already exists and is not empty; a reference version is never overwritten")
     todo = plan(adjudication)
     if todo.conflicts:
-        listing = "; ".join(
-            f"{s.recording_id} {s.start:g}-{s.end:g} s ({s.first.annotator}: "  # type: ignore[union-attr]
-            f"{s.first.action}, {s.second.annotator}: {s.second.action})"  # type: ignore[union-attr]
-            for s in todo.conflicts[:5]
-        )
+        listing = "; ".join(c.describe() for c in todo.conflicts[:5])
         raise InputError(
             adjudication.store.path,
-            f"{len(todo.conflicts)} conflict(s) between first and second "
-            f"listeners must be settled before applying: {listing}",
+            f"{len(todo.conflicts)} conflict(s) must be settled by a lead before applying: {listing}",
         )
     if not todo.applicable:
         raise InputError(
@@ -107,18 +86,21 @@ def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: 
     by_recording: dict[str, list[Decision]] = {}
     for decision in todo.applicable:
         by_recording.setdefault(decision.recording_id, []).append(decision)
-    new_references = {
-        rid: apply_to_reference(adjudication.reference(rid), decisions) for rid, decisions in by_recording.items()
-    }
+    new_references = {}
+    for rid, decisions in by_recording.items():
+        new = apply_to_reference(adjudication.reference(rid), decisions)
+        if new != adjudication.reference(rid):
+            new_references[rid] = new
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".partial", dir=out_dir.parent))
+    parent = out_dir.parent if out_dir is not None else adjudication.experiment_dir / VERSIONS_FOLDER
+    scratch = make_new_directory(parent, ".new-version.")
     try:
+        target = out_dir if out_dir is not None else _reserve_version(parent)
         entries = [
-            _write_entry(entry, new_references.get(entry.id), scratch, out_dir)
+            _write_entry(entry, new_references.get(entry.id), scratch, target)
             for entry in adjudication.manifest.recordings
         ]
-        manifest = Manifest(entries, adjudication.manifest.allow_mixed_sample_rates, path=out_dir / MANIFEST_NAME)
+        manifest = Manifest(entries, adjudication.manifest.allow_mixed_sample_rates, path=target / MANIFEST_NAME)
         atomic_write_json(scratch / MANIFEST_NAME, manifest.to_json())
         atomic_write_json(
             scratch / RECORD_NAME,
@@ -132,20 +114,36 @@ def apply_decisions(adjudication: Adjudication, out_dir: str | Path, annotator: 
                 "stale_not_applied": [d.to_json() for d in todo.stale],
             },
         )
-        if out_dir.exists():
-            out_dir.rmdir()
-        os.replace(scratch, out_dir)
+        os.replace(scratch, target)  # onto an empty folder: atomic
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     adjudication.store.record_application(
         annotator=annotator.strip(),
-        out_dir=str(out_dir),
+        out_dir=str(target),
         previous_manifest_sha256=adjudication.manifest.sha256,
         manifest_sha256=manifest.sha256,
         decision_ids=[d.id for d in todo.applicable],
     )
-    return Applied(out_dir, manifest, todo.applicable, todo.stale, sorted(new_references))
+    return Applied(target, manifest, todo.applicable, todo.stale, sorted(new_references))
+
+
+def _reserve_version(parent: Path) -> Path:
+    """A new, empty ``vNNN-<UTC time>`` folder in ``parent``, numbered after the versions there
+    (made with mkdir, so two leads applying at once never get the same one)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    number = 1 + max(
+        (int(m.group(1)) for p in parent.iterdir() if (m := _VERSION.match(p.name))),
+        default=0,
+    )
+    for candidate in range(number, number + 1000):
+        target = parent / f"v{candidate:03d}-{stamp}"
+        try:
+            target.mkdir(mode=0o777)
+            return target
+        except FileExistsError:
+            continue
+    raise InputError(parent, "no free reference version name")
 
 
 def apply_to_reference(reference: Reference, decisions: list[Decision]) -> Reference:
@@ -160,7 +158,10 @@ def apply_to_reference(reference: Reference, decisions: list[Decision]) -> Refer
     touched: list[tuple[Decision, float, float]] = []  # each applied decision and the stretch it changed
     for decision in sorted(decisions, key=lambda d: (d.start, d.id)):
         current = reference_text(result, decision.start, decision.end)
-        if current != decision.old_text:
+        agreeing = any(d.outcome == decision.outcome and d.old_text == decision.old_text for d, _, _ in touched)
+        if agreeing and decision.action == CORRECT:
+            continue  # the same correction of the same turns is already in
+        if not agreeing and current != decision.old_text:  # an agreeing mark adds its own stretch on top
             other = next((d for d, lo, hi in touched if lo < decision.end and hi > decision.start), None)
             culprit = f"decision #{other.id} changed it first" if other else "the reference differs"
             raise InputError(

@@ -9,7 +9,12 @@ the experiment's decision store (table ``transcript_segments``); a later segment
 annotator overlapping an earlier one supersedes it, and nothing is deleted. After each save the
 annotator's TextGrid ``transcriptions/<annotator>/<recording>.TextGrid`` is rewritten from the
 current segments with the tiers the toolkit reads (``utterances``, ``words``, ``speech``,
-``unresolved``), so it opens in Praat and freezes like any reference.
+``unresolved``), so it opens in Praat and freezes like any reference. Triggers in the store
+refuse to change or delete a saved segment.
+
+Where two listeners' transcriptions of one stretch differ, a lead settles it
+(``transcript_settlements``, append-only too); ``toolkit.adjudication.agreement`` compares the
+listeners and writes the agreed transcription.
 """
 
 from __future__ import annotations
@@ -20,10 +25,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect
+from toolkit.adjudication.stretches import Stretch
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
 from toolkit.formats import write_reference_textgrid
+from toolkit.scorer.metrics.intervals import merge, overlap
 
 FOLDER = "transcriptions"
 SPEECH_LABELS = (SPEECH, NONSPEECH, "")
@@ -44,6 +53,26 @@ CREATE TABLE IF NOT EXISTS transcript_segments (
     last_word_start REAL,
     created_at TEXT NOT NULL
 );
+CREATE TRIGGER IF NOT EXISTS transcript_segments_never_updated BEFORE UPDATE ON transcript_segments
+BEGIN SELECT RAISE(ABORT, 'a transcription segment is never changed: save a new one over the same stretch'); END;
+CREATE TRIGGER IF NOT EXISTS transcript_segments_never_deleted BEFORE DELETE ON transcript_segments
+BEGIN SELECT RAISE(ABORT, 'a transcription segment is never deleted: save a new one over the same stretch'); END;
+CREATE TABLE IF NOT EXISTS transcript_settlements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    recording_id TEXT NOT NULL,
+    start REAL NOT NULL,
+    "end" REAL NOT NULL,
+    text TEXT NOT NULL,
+    speaker TEXT NOT NULL,
+    speech TEXT NOT NULL,
+    lead TEXT NOT NULL CHECK (length(trim(lead)) > 0),
+    source TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS transcript_settlements_never_updated BEFORE UPDATE ON transcript_settlements
+BEGIN SELECT RAISE(ABORT, 'a settlement is never changed: record a new one'); END;
+CREATE TRIGGER IF NOT EXISTS transcript_settlements_never_deleted BEFORE DELETE ON transcript_settlements
+BEGIN SELECT RAISE(ABORT, 'a settlement is never deleted: record a new one'); END;
 """
 
 
@@ -64,6 +93,22 @@ class Segment:
     unresolved_note: str
     first_word_end: float | None
     last_word_start: float | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A lead's transcription of a stretch on which listeners disagree."""
+
+    id: int
+    recording_id: str
+    start: float
+    end: float
+    text: str
+    speaker: str
+    speech: str
+    lead: str
+    source: str
     created_at: str
 
 
@@ -164,21 +209,74 @@ class TranscriptStore:
                 current.append(segment)
         return sorted(current, key=lambda s: s.start)
 
-    def next_untranscribed(
-        self, recording_id: str, annotator: str, duration: float, length: float
-    ) -> tuple[float, float]:
-        """The first ``length``-second stretch of the recording that none of the annotator's segments covers."""
-        covered = [(s.start, s.end) for s in self.segments(recording_id, annotator)]
-        start = 0.0
-        for lo, hi in covered:
-            if lo - start > 0.5:
-                break
-            start = max(start, hi)
-        end = min(duration, start + length)
-        following = [lo for lo, _ in covered if lo > start]
-        if following:
-            end = min(end, following[0])
-        return (round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)) if end > start else (0.0, min(length, duration))
+    def next_untranscribed(self, recording_id: str, annotator: str, stretches: list[Stretch]) -> Stretch | None:
+        """The first stretch less than half covered by the annotator's segments (None: all done)."""
+        covered = merge([(seg.start, seg.end) for seg in self.segments(recording_id, annotator)])
+        for stretch in stretches:
+            inside = overlap(covered, np.array([stretch.start]), np.array([stretch.end]))[0]
+            if inside < 0.5 * (stretch.end - stretch.start):
+                return stretch
+        return None
+
+    def annotators(self, recording_id: str) -> list[str]:
+        """Everyone who saved a segment of the recording, in the order they first did."""
+        with connect(self.path) as connection:
+            rows = connection.execute(
+                "SELECT annotator FROM transcript_segments WHERE recording_id = ? GROUP BY annotator ORDER BY MIN(id)",
+                (recording_id,),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def settle(
+        self,
+        *,
+        recording_id: str,
+        start: float,
+        end: float,
+        duration: float,
+        text: str,
+        lead: str,
+        speech: str = "",
+        speaker: str = "",
+        source: str = "",
+    ) -> Settlement:
+        """Record a lead's transcription of a stretch on which listeners disagree."""
+        lead = " ".join((lead or "").split())
+        text = " ".join(text.split())
+        if not lead:
+            raise InputError(self.path, "a settlement needs the lead's name; it was not saved")
+        _check(self.path, recording_id, start, end, duration)
+        if speech not in SPEECH_LABELS or (text and speech == NONSPEECH):
+            raise InputError(self.path, f"speech must be '{SPEECH}', '{NONSPEECH}' (without text) or empty")
+        created = datetime.now(UTC).isoformat(timespec="milliseconds")
+        values = (
+            recording_id,
+            round(start, TIME_DECIMALS),
+            round(end, TIME_DECIMALS),
+            text,
+            " ".join(speaker.split()),
+            speech,
+            lead,
+            source,
+            created,
+        )
+        with connect(self.path) as connection:
+            cursor = connection.execute(
+                'INSERT INTO transcript_settlements (recording_id, start, "end", text, speaker, speech, lead, source, '
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        return Settlement(int(cursor.lastrowid), *values)
+
+    def settlements(self, recording_id: str) -> list[Settlement]:
+        """Every settlement of the recording, oldest first."""
+        with connect(self.path) as connection:
+            return [
+                Settlement(*row)
+                for row in connection.execute(
+                    "SELECT * FROM transcript_settlements WHERE recording_id = ? ORDER BY id", (recording_id,)
+                )
+            ]
 
     def textgrid_path(self, recording_id: str, annotator: str) -> Path:
         return self.folder / _slug(annotator) / f"{recording_id}.TextGrid"

@@ -2,7 +2,8 @@
 
 ``decide`` is the single way a decision enters the store: it fills in what an annotator must not
 type (the old text, the reference version's sha256, the manifest identity, the recording's
-duration bound) from the frozen manifest.
+duration bound) from the frozen manifest. ``listener_view`` is what one listener may know about
+a stretch before deciding it: their own decision and how many others decided, never what.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from toolkit.adjudication.store import CORRECT, STORE_NAME, TIME_DECIMALS, Decis
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Reference
 from toolkit.corpus.manifest import Manifest, RecordingEntry, load_manifest
-from toolkit.pipeline.experiment import load_experiment
+from toolkit.pipeline.experiment import Experiment, load_experiment
 from toolkit.runs.folder import RunFolder
 from toolkit.scorer.options import ScoreOptions
 
@@ -25,10 +26,20 @@ APP_ENV = {
     "experiment": "ABLATE_APP_EXPERIMENT",
     "manifest": "ABLATE_APP_MANIFEST",
     "annotator": "ABLATE_APP_ANNOTATOR",
+    "role": "ABLATE_APP_ROLE",
     "users": "ABLATE_APP_USERS",
     "blind": "ABLATE_APP_BLIND",
+    "lang": "ABLATE_APP_LANG",
 }
 STATUSES = (OPEN, DECIDED, CONFLICT, STALE)
+
+
+@dataclass(frozen=True)
+class ListenerView:
+    """What one listener may see about a stretch: their own latest decision, and how many decided it."""
+
+    mine: Decision | None
+    listeners: int
 
 
 @dataclass
@@ -40,6 +51,7 @@ class Adjudication:
     manifest: Manifest
     store: DecisionStore
     score_options: ScoreOptions  # the experiment's scorer options: the span review aligns as the scorer does
+    experiment: Experiment | None = None
     _references: dict[str, Reference] = field(default_factory=dict, repr=False)
 
     def run_folders(self) -> list[RunFolder]:
@@ -128,6 +140,19 @@ class Adjudication:
             result.append(self.status(state))
         return result
 
+    def listener_view(self, spans: list[tuple[str, float | None, float | None]], annotator: str) -> list[ListenerView]:
+        """Per (recording, start, end): this listener's own latest decision on it and how many
+        listeners decided it; nothing about what the others decided."""
+        states = {(s.recording_id, s.start, s.end): s for s in self.store.span_states()}
+        views = []
+        for recording, start, end in spans:
+            state = None
+            if start is not None and end is not None:
+                state = states.get((recording, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)))
+            mine = next((d for d in state.listeners if d.annotator == annotator), None) if state else None
+            views.append(ListenerView(mine, len(state.listeners) if state else 0))
+        return views
+
     def status(self, state: SpanState | None) -> str:
         if state is None:
             return OPEN
@@ -148,4 +173,5 @@ def open_experiment(experiment_dir: str | Path, manifest_path: str | Path | None
         manifest,
         DecisionStore(experiment.folder / STORE_NAME),
         experiment.score_options(),
+        experiment,
     )

@@ -1,24 +1,26 @@
-"""What the span review shows for one span: the reference turns, each arm's words, their alignment, the audio.
+"""What the span review shows for one stretch: the reference turns, each arm's words, their alignment, the audio.
 
-The reference side of a span is the whole turns (``utterances`` intervals) that overlap it, so
-a correction replaces complete turns, as a Praat user would edit an interval. Each arm's side
-is its timed words whose midpoint lies in the turns' extent (or the span, where no turn is);
-untimed words cannot be placed and are counted, never guessed. The audio is cut from the
-original file (the manifest's channel choice applied), with context on both sides.
+The reference side of a stretch is the whole turns (``utterances`` intervals) that overlap it,
+so a correction replaces complete turns, as a Praat user would edit an interval. Each arm's
+side is read from the scorer's own alignment of the whole recording (``score_recording`` with
+the experiment's options): the steps of the stretch's reference words, with what the arm put
+against each and the insertions between them, plus the insertions the scorer placed in the
+gap before and after the stretch's turns. No word is placed by its time, so what the reviewer
+sees coloured is exactly what was counted; words the scorer excluded (inside unresolved audio)
+are counted, not shown. The audio is cut from the original file (the manifest's channel choice
+applied), with context on both sides.
 """
 
 from __future__ import annotations
 
 import io
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import soundfile as sf
 
 from toolkit.core.errors import InputError
-from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance
 from toolkit.corpus.manifest import RecordingEntry
 from toolkit.scorer.alignment_view import AlignedWord
 from toolkit.scorer.options import ScoreOptions
@@ -56,32 +58,71 @@ def correctable_speaker(reference: Reference, start: float, end: float) -> str:
 
 
 @dataclass(frozen=True)
-class ArmWords:
-    """One arm's words in a window, and how many of its words have no time at all."""
+class StretchAlignment:
+    """One arm's words for a reference stretch, as the scorer aligned them.
 
-    words: list[Word]
-    untimed: int
+    ``steps`` are the stretch's reference tokens with the arm's token against each (and the
+    insertions between them); ``before`` and ``after`` are the insertions the scorer placed
+    between the previous turn and the stretch, and between the stretch and the next turn (shown
+    on both neighbouring stretches: the scorer ties them to neither). Where no reference turn
+    overlaps the stretch, ``steps`` is empty and ``before`` holds the insertions of the gap it
+    lies in.
+    """
+
+    steps: list[AlignedWord]
+    before: list[AlignedWord]
+    after: list[AlignedWord]
+    excluded_turns: int = 0  # turns of the stretch the scorer left out (at least half in unresolved audio)
 
 
-def words_in(words: Sequence[Word], start: float, end: float) -> ArmWords:
-    """Timed words whose midpoint lies in ``[start, end]``."""
-    inside = [w for w in words if w.timed and start <= (w.start + w.end) / 2 <= end]  # type: ignore[operator]
-    return ArmWords(inside, sum(1 for w in words if not w.timed))
+@dataclass(frozen=True)
+class ArmAlignment:
+    """One arm's whole recording aligned by the scorer; ``turn`` gives each step's reference turn
+    (index into ``reference.utterances``; -1 for an insertion)."""
+
+    steps: list[AlignedWord]
+    turn: list[int]
+    excluded_words: int  # hypothesis words inside unresolved audio: not scored, not shown
+    untimed_words: int
+
+    def stretch(self, reference: Reference, start: float, end: float) -> StretchAlignment:
+        """The steps for the turns overlapping ``[start, end]`` (see :class:`StretchAlignment`)."""
+        turns = {k for k, u in enumerate(reference.utterances) if u.start < end and u.end > start}
+        inside = [k for k, t in enumerate(self.turn) if t in turns]
+        excluded = len(turns - {self.turn[k] for k in inside})
+        if inside:
+            lo, hi = inside[0], inside[-1]
+            steps = [s for s, t in zip(self.steps[lo : hi + 1], self.turn[lo : hi + 1]) if t in turns or t < 0]
+            return StretchAlignment(steps, self._insertions(lo - 1, -1), self._insertions(hi + 1, 1), excluded)
+        earlier = [k for k, t in enumerate(self.turn) if t >= 0 and reference.utterances[t].end <= start]
+        slot = (earlier[-1] + 1) if earlier else 0
+        return StretchAlignment([], self._insertions(slot, 1), [], excluded)
+
+    def _insertions(self, index: int, direction: int) -> list[AlignedWord]:
+        """The run of insertions starting at step ``index`` and going in ``direction``, in order."""
+        run = []
+        while 0 <= index < len(self.steps) and self.turn[index] < 0:
+            run.append(self.steps[index])
+            index += direction
+        return run[::direction]
 
 
-def span_alignment(
-    reference: str, hypothesis: Sequence[Word], options: ScoreOptions, names: Sequence[str] = ()
-) -> list[AlignedWord]:
-    """The scorer's own alignment of a span: same normalizer, same word pairing, same critical-word
-    marks as ``ablate score``, so what the reviewer sees coloured is what was counted."""
+def arm_alignment(reference: Reference, hypothesis: Hypothesis, options: ScoreOptions) -> ArmAlignment:
+    """Score ``hypothesis`` against the whole ``reference`` as ``ablate score`` does and keep the
+    alignment the audits read (its critical words marked)."""
+    from toolkit.scorer.align import INSERT
     from toolkit.scorer.alignment_view import aligned_words, critical_marks
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
-    text = " ".join(reference.split())
-    utterances = [Utterance(0.0, math.inf, text)] if text else []
-    words = [Word(w.text) for w in hypothesis]  # the span's words are already chosen by time
-    score = score_recording(Reference("", utterances, names=list(names)), Hypothesis("", words), options)
-    return aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(list(names), options)))
+    score = score_recording(reference, hypothesis, options)
+    at = score.aligned
+    steps = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
+    utterance = score.utterance_of_word
+    turn = [
+        -1 if op == INSERT else int(utterance[at.ref.source[i]])
+        for op, i in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist())
+    ]
+    return ArmAlignment(steps, turn, score.excluded.hyp_words, sum(1 for w in hypothesis.words if not w.timed))
 
 
 @dataclass(frozen=True)

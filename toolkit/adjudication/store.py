@@ -6,9 +6,12 @@ annotators saving at the same moment both land. Rows are never updated or delete
 decision on the same span by the same role *supersedes* the previous one (it names it in
 ``supersedes``), and the history stays readable; triggers refuse any UPDATE or DELETE.
 
-Roles: the first annotator to decide a span is its ``first`` listener; a decision by another
-annotator on a span that already has a first decision is a ``second`` listener's; a
-``settlement`` (from the conflicts page) settles a span on which first and second disagree.
+Roles: the first annotator to decide a span is its ``first`` listener; a decision by any other
+annotator on a span that already has a first decision is a ``second`` (further) listener's; a
+``settlement`` (a lead, on the conflicts page) settles a span on which listeners disagree, and
+is refused from anyone who decided that span as a listener. A decision supersedes only its own
+author's earlier decision in the same role on the same span: one listener never replaces
+another's. A correction whose text is the reference's own text is stored as a keep.
 Each decision records the sha256 of the reference file it was made against (and the
 manifest's identity), so a decision made on an older reference version is recognised as such.
 """
@@ -98,42 +101,71 @@ class Decision:
     def span(self) -> tuple[str, float, float]:
         return (self.recording_id, self.start, self.end)
 
+    @property
+    def outcome(self) -> tuple[str, str]:
+        """What the decision does: its action and, for a correction, the text (whitespace aside).
+
+        A correction that leaves the text as it was is a keep (older stores may hold such rows).
+        """
+        text = " ".join(self.new_text.split())
+        if self.action == CORRECT and text != " ".join(self.old_text.split()):
+            return CORRECT, text
+        return (KEEP if self.action == CORRECT else self.action), ""
+
     def agrees_with(self, other: Decision) -> bool:
-        """Same action and, for a correction, the same text (whitespace aside)."""
-        if self.action != other.action:
-            return False
-        return self.action != CORRECT or " ".join(self.new_text.split()) == " ".join(other.new_text.split())
+        """Same outcome: same action and, for a correction, the same text (whitespace aside)."""
+        return self.outcome == other.outcome
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + ("status", "superseded_by", "applied_in")
+EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + ("status", "superseded_by", "settled_by", "applied_in")
 
 
 @dataclass(frozen=True)
 class SpanState:
-    """Where one span stands: its latest first, second and settlement decisions, and the verdict."""
+    """Where one span stands: each listener's latest decision (the first listener first), the latest
+    settlement, and the verdict."""
 
     recording_id: str
     start: float
     end: float
-    first: Decision | None
-    second: Decision | None
+    listeners: tuple[Decision, ...]
     settlement: Decision | None
 
     @property
+    def first(self) -> Decision | None:
+        return self.listeners[0] if self.listeners else None
+
+    @property
+    def second(self) -> Decision | None:
+        return self.listeners[1] if len(self.listeners) > 1 else None
+
+    @property
+    def annotators(self) -> set[str]:
+        """Everyone who decided this span as a listener (none of them may settle it)."""
+        return {d.annotator for d in self.listeners}
+
+    @property
+    def settled(self) -> bool:
+        """A settlement newer than every listener's latest decision."""
+        return self.settlement is not None and self.settlement.id > max((d.id for d in self.listeners), default=0)
+
+    @property
+    def disagreement(self) -> bool:
+        """Some listeners' latest decisions differ (settled or not)."""
+        return any(not self.listeners[0].agrees_with(d) for d in self.listeners[1:])
+
+    @property
     def conflict(self) -> bool:
-        """First and second listener disagree and no later settlement settles it."""
-        if self.first is None or self.second is None or self.first.agrees_with(self.second):
-            return False
-        return not (self.settlement is not None and self.settlement.id > max(self.first.id, self.second.id))
+        """Listeners disagree and no later settlement settles it."""
+        return self.disagreement and not self.settled
 
     @property
     def effective(self) -> Decision | None:
         """The decision that applies (None while in conflict or undecided)."""
-        latest = [d for d in (self.first, self.second) if d is not None]
-        if self.settlement is not None and self.settlement.id > max((d.id for d in latest), default=0):
+        if self.settled:
             return self.settlement
         if self.conflict:
             return None
@@ -199,11 +231,19 @@ class DecisionStore:
             raise InputError(
                 self.path, "a correction needs the corrected text; to say nobody speaks there, mark the span non-speech"
             )
+        if action == CORRECT and new_text == " ".join(old_text.split()):
+            action, new_text = KEEP, old_text  # a correction that changes nothing says the reference is right
         created = datetime.now(UTC).isoformat(timespec="milliseconds")
         with connect(self.path) as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 rows = _span_rows(connection, recording_id, start, end)
+                if settle and rows and annotator in span_states(rows)[0].annotators:
+                    raise InputError(
+                        self.path,
+                        f"{annotator} decided {recording_id} {start:g}-{end:g} s as a listener and cannot settle it; "
+                        "another lead settles it",
+                    )
                 role, supersedes = _role(rows, annotator, settle)
                 cursor = connection.execute(
                     'INSERT INTO decisions (recording_id, start, "end", action, old_text, new_text, note, '
@@ -258,15 +298,23 @@ class DecisionStore:
         return span_states(self.decisions())
 
     def export_rows(self) -> list[dict[str, Any]]:
-        """Every decision with its provenance, whether it is current, what superseded it, and the
-        reference versions (new manifests' sha256, ``;``-separated) it was applied into."""
+        """Every decision with its provenance: ``current`` (its author's latest in its role on its span)
+        or ``superseded`` (with the id of the author's later decision that replaced it), the
+        settlement that settled its span if any, and the reference versions (new manifests'
+        sha256, ``;``-separated) it was applied into."""
         decisions = self.decisions()
-        superseded_by = {d.supersedes: d.id for d in decisions if d.supersedes is not None}
-        current = {
-            d.id
+        superseded_by: dict[int, int] = {}
+        latest: dict[tuple[tuple[str, float, float], str, str], Decision] = {}
+        for d in decisions:  # oldest first
+            chain = (d.span, d.role, d.annotator if d.role != SETTLEMENT else "")
+            if chain in latest:
+                superseded_by[latest[chain].id] = d.id
+            latest[chain] = d
+        settled_by = {
+            d.id: state.settlement.id  # type: ignore[union-attr]
             for state in span_states(decisions)
-            for d in (state.first, state.second, state.settlement)
-            if d is not None
+            if state.settled and state.disagreement
+            for d in state.listeners
         }
         applied: dict[int, list[str]] = {}
         for application in self.applications():
@@ -275,8 +323,9 @@ class DecisionStore:
         return [
             {
                 **d.to_json(),
-                "status": "current" if d.id in current else "superseded",
+                "status": "superseded" if d.id in superseded_by else "current",
                 "superseded_by": superseded_by.get(d.id),
+                "settled_by": settled_by.get(d.id),
                 "applied_in": ";".join(applied.get(d.id, [])),
             }
             for d in decisions
@@ -342,13 +391,22 @@ def unreadable(path: Path, error: sqlite3.DatabaseError) -> InputError:
 
 
 def span_states(decisions: list[Decision]) -> list[SpanState]:
-    """Group decisions by span; the latest decision of each role counts."""
-    latest: dict[tuple[str, float, float], dict[str, Decision]] = {}
+    """Group decisions by span: each listener's latest decision (the first listener first, then in
+    the order listeners arrived) and the latest settlement."""
+    listeners: dict[tuple[str, float, float], dict[str, Decision]] = {}
+    settlements: dict[tuple[str, float, float], Decision] = {}
     for decision in sorted(decisions, key=lambda d: d.id):
-        latest.setdefault(decision.span, {})[decision.role] = decision
+        if decision.role == SETTLEMENT:
+            settlements[decision.span] = decision
+        else:  # a dict keeps insertion order: the annotator who decided first stays first
+            listeners.setdefault(decision.span, {})[decision.annotator] = decision
     return [
-        SpanState(rid, start, end, roles.get(FIRST), roles.get(SECOND), roles.get(SETTLEMENT))
-        for (rid, start, end), roles in sorted(latest.items())
+        SpanState(
+            *span,
+            tuple(sorted(listeners.get(span, {}).values(), key=lambda d: d.role != FIRST)),
+            settlements.get(span),
+        )
+        for span in sorted(set(listeners) | set(settlements))
     ]
 
 
@@ -375,14 +433,15 @@ def _span_rows(connection: sqlite3.Connection, recording_id: str, start: float, 
 
 
 def _role(rows: list[Decision], annotator: str, settle: bool) -> tuple[str, int | None]:
-    """The new decision's role on a span with these earlier decisions, and the decision it supersedes."""
+    """The new decision's role on a span with these earlier decisions, and the decision it supersedes
+    (its author's own latest in that role; a settlement supersedes the previous settlement)."""
     if settle:
-        return SETTLEMENT, rows[-1].id if rows else None
+        settlements = [d for d in rows if d.role == SETTLEMENT]
+        return SETTLEMENT, settlements[-1].id if settlements else None
     firsts = [d for d in rows if d.role == FIRST]
-    if not firsts or firsts[-1].annotator == annotator:
-        return FIRST, firsts[-1].id if firsts else None
-    seconds = [d for d in rows if d.role == SECOND]
-    return SECOND, seconds[-1].id if seconds else None
+    role = FIRST if not firsts or firsts[0].annotator == annotator else SECOND
+    own = [d for d in rows if d.role == role and d.annotator == annotator]
+    return role, own[-1].id if own else None
 
 
 def _decision(row: tuple[Any, ...]) -> Decision:

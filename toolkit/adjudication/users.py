@@ -1,15 +1,29 @@
-"""Annotator logins for the app: names with salted scrypt password hashes, in one JSON file.
+"""Logins for the app: names with a role and a salted scrypt password hash, in one JSON file.
 
-The file holds no password, only ``scrypt$n$r$p$salt$hash`` per name (hex salt and hash), so it
-can be shared with whoever runs the app. With a users file the app takes each decision's
-annotator name from the login, so provenance cannot be typed by someone else.
+The file holds no password, only ``scrypt$n$r$p$salt$hash`` per name (hex salt and hash) and
+the name's role, so it can be shared with whoever runs the app. With a users file the app
+takes each decision's annotator name and role from the login, so provenance cannot be typed by
+someone else. Roles:
+
+- ``lead``: everything an annotator does, plus settling conflicts (never one they are part
+  of) and applying decisions into a new reference version;
+- ``annotator``: blind transcription, the review queue, span review, results;
+- ``transcriber``: blind transcription only (no page that shows model output).
+
+A check of an unknown name costs the same scrypt work as a known one, so timing does not tell
+which names exist. Concurrent ``add-user`` calls on one file take a lock around the
+read-modify-write, so none is lost.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.data_files import parse_json
@@ -17,9 +31,39 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 from toolkit.core.text import read_text
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # version 1 had no roles: its logins read as annotators
+LEAD, ANNOTATOR, TRANSCRIBER = "lead", "annotator", "transcriber"
+ROLES = (LEAD, ANNOTATOR, TRANSCRIBER)
 _N, _R, _P = 2**14, 8, 1
 MIN_PASSWORD_LENGTH = 8
+# Checked when a name has no login, so an unknown name costs the same scrypt time as a known one.
+_UNKNOWN = f"scrypt${_N}${_R}${_P}${'00' * 16}${'00' * 32}"
+
+
+@dataclass(frozen=True)
+class Login:
+    """Who is working: a name and what that name may do."""
+
+    name: str
+    role: str
+
+    @property
+    def is_lead(self) -> bool:
+        return self.role == LEAD
+
+
+@dataclass(frozen=True)
+class Account:
+    """One line of the users file: the role and the password hash."""
+
+    role: str
+    password: str
+
+
+def check_role(role: str, where: str | Path | None = None) -> str:
+    if role not in ROLES:
+        raise InputError(where, f"unknown role '{role}' (known: {', '.join(ROLES)})")
+    return role
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -47,8 +91,8 @@ def check_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(actual.hex(), digest)
 
 
-def read_users(path: str | Path) -> dict[str, str]:
-    """Name -> password hash; a malformed file is an :class:`InputError` naming it."""
+def read_users(path: str | Path) -> dict[str, Account]:
+    """Name -> account; a malformed file is an :class:`InputError` naming it."""
     path = Path(path)
     try:
         try:
@@ -56,30 +100,67 @@ def read_users(path: str | Path) -> dict[str, str]:
         except InputError as error:
             raise InputError(path, f"not a users file: {error.problem}") from None
         users = data["users"]
-        if data.get("format") != FORMAT_VERSION or not isinstance(users, dict):
-            raise TypeError("unexpected format")
-    except (KeyError, TypeError, AttributeError) as error:
+        version = data.get("format")
+        if version not in (1, FORMAT_VERSION) or not isinstance(users, dict):
+            raise TypeError(f"unexpected format {version!r}")
+        accounts = {}
+        for name, entry in users.items():
+            if version == 1:
+                accounts[str(name)] = Account(ANNOTATOR, str(entry))
+            else:
+                accounts[str(name)] = Account(check_role(str(entry["role"]), path), str(entry["password"]))
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise InputError(path, f"not a users file written by 'ablate app add-user' ({error})") from None
-    return {str(name): str(hashed) for name, hashed in users.items()}
+    return accounts
 
 
-def add_user(path: str | Path, name: str, password: str, replace: bool = False) -> None:
-    """Add (or, with ``replace``, change) one annotator's login; the file is written atomically."""
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside ``path`` (the file itself is replaced by each write)."""
+    lock = path.parent / f".{path.name}.lock"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a+b")  # noqa: SIM115 - closed below, after unlocking
+    except OSError as error:
+        raise InputError(path, f"cannot lock the users file ({error.strerror or error})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def add_user(path: str | Path, name: str, password: str, role: str = ANNOTATOR, replace: bool = False) -> Login:
+    """Add (or, with ``replace``, change the password and role of) one login; the file is written
+    atomically under a lock, readable by its owner only (it holds password hashes)."""
     path = Path(path)
     name = " ".join(name.split())
+    check_role(role, path)
     if not name:
-        raise InputError(path, "an annotator name cannot be empty")
+        raise InputError(path, "a login name cannot be empty")
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InputError(path, f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
-    users = read_users(path) if path.exists() else {}
-    if name in users and not replace:
-        raise InputError(path, f"annotator '{name}' already has a login (use --replace to change the password)")
-    users[name] = hash_password(password)
-    atomic_write_json(path, {"format": FORMAT_VERSION, "users": users})
+    hashed = hash_password(password)  # outside the lock: scrypt is the slow part
+    with _locked(path):
+        users = read_users(path) if path.exists() else {}
+        if name in users and not replace:
+            raise InputError(path, f"'{name}' already has a login (use --replace to change the password or role)")
+        users[name] = Account(role, hashed)
+        atomic_write_json(
+            path,
+            {
+                "format": FORMAT_VERSION,
+                "users": {n: {"role": a.role, "password": a.password} for n, a in sorted(users.items())},
+            },
+            mode=0o600,
+        )
+    return Login(name, role)
 
 
-def authenticate(users: dict[str, str], name: str, password: str) -> str | None:
-    """The canonical name when ``name``/``password`` match a login, else None."""
+def authenticate(users: dict[str, Account], name: str, password: str) -> Login | None:
+    """The login when ``name``/``password`` match, else None; an unknown name costs the same scrypt work."""
     name = " ".join((name or "").split())
-    stored = users.get(name)
-    return name if stored is not None and check_password(password, stored) else None
+    account = users.get(name)
+    matches = check_password(password, account.password if account is not None else _UNKNOWN)
+    return Login(name, account.role) if account is not None and matches else None

@@ -1,8 +1,10 @@
 """``ablate app EXP``: the Streamlit adjudication app on one experiment; ``ablate app add-user``: a login.
 
-Streamlit runs headless (it opens no browser), sends no usage statistics and binds to
-127.0.0.1 unless ``--host`` says otherwise. What the app needs is passed in environment
-variables (``toolkit.adjudication.context.APP_ENV``), read by ``app/streamlit_app.py``.
+Streamlit runs headless (it opens no browser), sends no usage statistics, offers no agent API
+and binds to 127.0.0.1 unless ``--host`` says otherwise; any other address needs ``--users``
+(logins), or ``--insecure`` to serve without them, which is printed in red. What the app needs
+is passed in environment variables (``toolkit.adjudication.context.APP_ENV``), read by
+``app/server.py`` (the web server: sessions, audio) and ``app/streamlit_app.py`` (the pages).
 """
 
 from __future__ import annotations
@@ -15,17 +17,19 @@ import sys
 from pathlib import Path
 
 APP_DIR = Path(__file__).resolve().parents[2] / "app"
-ENTRY = APP_DIR / "streamlit_app.py"
+ENTRY = APP_DIR / "server.py"
 ADD_USER = "add-user"
+LANGUAGES = ("pt", "en")
+LOCAL_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "app",
-        help="start the adjudication app on an experiment (or: app add-user NAME --users FILE)",
+        help="start the adjudication app on an experiment (or: app add-user NAME --users FILE --role ROLE)",
         description="Start the Streamlit adjudication app on one experiment (blind transcription, review queue, "
-        "span review, second-listener conflicts, results), or add an annotator login with "
-        f"'ablate app {ADD_USER} NAME --users FILE' (the password is asked for).",
+        "stretch review, conflicts and apply, results), or add a login with "
+        f"'ablate app {ADD_USER} NAME --users FILE --role lead|annotator|transcriber' (the password is asked for).",
     )
     parser.add_argument("experiment", metavar="EXP", help=f"experiment folder, or '{ADD_USER}'")
     parser.add_argument("name", nargs="?", metavar="NAME", help=f"with '{ADD_USER}': the annotator's name")
@@ -33,10 +37,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0: every interface)",
+        help="address to bind (default 127.0.0.1: this machine only; any other address needs --users)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-local --host without --users: anyone who reaches the port works under any name",
     )
     parser.add_argument(
         "--annotator", metavar="NAME", help="annotator name for every decision in this app (without --users)"
+    )
+    parser.add_argument(
+        "--role",
+        choices=("lead", "annotator", "transcriber"),
+        default=None,
+        help=f"with '{ADD_USER}': the login's role (default annotator); without --users: the role of "
+        "whoever uses this app (default annotator)",
+    )
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default="pt",
+        help="language of the pages (default pt: Brazilian Portuguese; en: English); each user can switch",
     )
     parser.add_argument(
         "--users",
@@ -71,19 +93,33 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, f"unexpected argument '{args.name}' (NAME is only for 'ablate app {ADD_USER}')")
     if args.users is not None and args.annotator is not None:
         raise InputError(None, "--annotator and --users exclude each other: with --users the name comes from the login")
+    if args.users is not None and args.role is not None:
+        raise InputError(None, "--role and --users exclude each other: with --users each login has its role")
     from toolkit.adjudication.context import APP_ENV, open_experiment
     from toolkit.adjudication.users import read_users
 
+    if not 0 < args.port < 65536:
+        raise InputError(None, f"--port must be 1-65535, not {args.port}")
+    local = args.host in LOCAL_HOSTS or args.host.startswith("127.")
+    if not local and args.users is None and not args.insecure:
+        raise InputError(
+            None,
+            f"--host {args.host} serves the app beyond this machine: give --users FILE (logins made with "
+            f"'ablate app {ADD_USER}'), or --insecure to serve it without logins",
+        )
     if importlib.util.find_spec("streamlit") is None:
         raise InputError(None, "the app needs Streamlit: install the 'app' extra (pip install -e '.[app]')")
     adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
     if args.users is not None and not read_users(args.users):
         raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
-    if not 0 < args.port < 65536:
-        raise InputError(None, f"--port must be 1-65535, not {args.port}")
+    if not local and args.users is None:
+        _warn_red(
+            f"ablate app: INSECURE: serving {adjudication.name} on {args.host} without logins; anyone who "
+            "reaches this port can read the audio and decide under any name"
+        )
     environment = dict(os.environ)
     environment[APP_ENV["experiment"]] = str(Path(args.experiment).resolve())
-    for key in ("manifest", "annotator", "users", "blind"):
+    for key in ("manifest", "annotator", "role", "users", "blind", "lang"):
         value = getattr(args, key) or None
         environment.pop(APP_ENV[key], None)
         if value is not None:
@@ -126,21 +162,31 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "false",
         "--theme.base",
         "light",
+        "--server.enableAgentApi",
+        "false",
+        "--server.enableStaticServing",
+        "false",
     ]
 
 
+def _warn_red(message: str) -> None:
+    """One line on standard error, in red where the terminal shows colour (NO_COLOR respected)."""
+    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    print(f"\033[1;31m{message}\033[0m" if colour else message, file=sys.stderr, flush=True)
+
+
 def _add_user(args: argparse.Namespace) -> int:
-    from toolkit.adjudication.users import add_user
+    from toolkit.adjudication.users import ANNOTATOR, add_user
     from toolkit.core.errors import InputError
 
     if args.users is None or not args.name:
-        raise InputError(None, f"usage: ablate app {ADD_USER} NAME --users FILE")
+        raise InputError(None, f"usage: ablate app {ADD_USER} NAME --users FILE [--role lead|annotator|transcriber]")
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = getpass.getpass(f"password for {args.name}: ")
         if getpass.getpass("again: ") != password:
             raise InputError(None, "the two passwords differ; nothing was written")
-    add_user(args.users, args.name, password, replace=args.replace)
-    print(f"{args.users}: login for '{' '.join(args.name.split())}' saved (scrypt hash, no password stored)")
+    login = add_user(args.users, args.name, password, role=args.role or ANNOTATOR, replace=args.replace)
+    print(f"{args.users}: login for '{login.name}' ({login.role}) saved (scrypt hash, no password stored)")
     return 0

@@ -1,4 +1,9 @@
-"""``ablate decisions export EXP``: every adjudication decision with its provenance, as JSON or CSV."""
+"""``ablate decisions export EXP``: every adjudication decision with its provenance, as JSON or CSV.
+
+CSV cells that a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``, ``@``,
+a tab or a carriage return) get a leading apostrophe, so opening the export never runs
+anything a listener typed; JSON keeps the text as it is.
+"""
 
 from __future__ import annotations
 
@@ -41,5 +46,15 @@ def _export(args: argparse.Namespace) -> int:
     else:
         writer = csv.DictWriter(sys.stdout, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
     return 0
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A text cell a spreadsheet would take for a formula, prefixed with an apostrophe; other values as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

@@ -1,4 +1,4 @@
-"""``ablate reference apply EXP --out REF_DIR``: write a new reference version from settled decisions."""
+"""``ablate reference apply EXP [--out REF_DIR]``: write a new reference version from settled decisions."""
 
 from __future__ import annotations
 
@@ -19,11 +19,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a new reference version (TextGrids, manifest, record of decisions)",
         description="Apply every span's effective decision to the experiment's current references and write "
         "a new reference version: new TextGrid files, a new manifest with their hashes, and "
-        "adjudication.json naming the decisions that went in. Open conflicts block it; decisions "
-        "made on another reference version are listed and never applied.",
+        "adjudication.json naming the decisions that went in, into the experiment's references/ folder "
+        "under a generated version name (vNNN-<UTC time>) unless --out names another. Open conflicts block "
+        "it; decisions made on another reference version are listed and never applied.",
     )
     apply.add_argument("experiment", type=Path, metavar="EXP", help="experiment folder")
-    apply.add_argument("--out", required=True, type=Path, metavar="REF_DIR", help="new, empty folder to write")
+    apply.add_argument(
+        "--out",
+        type=Path,
+        metavar="REF_DIR",
+        help="new, empty folder to write (default: EXP/references/vNNN-<UTC time>)",
+    )
     apply.add_argument(
         "--manifest",
         type=Path,
@@ -39,7 +45,7 @@ def _apply(args: argparse.Namespace) -> int:
     from toolkit.adjudication.context import open_experiment
 
     adjudication = open_experiment(args.experiment, args.manifest)
-    result = apply_decisions(adjudication, args.out, args.by or getpass.getuser())
+    result = apply_decisions(adjudication, args.by or getpass.getuser(), args.out)
     for decision in result.stale:
         print(
             f"not applied (made on reference version {decision.reference_sha256[:12]}, not this one): "

@@ -58,6 +58,17 @@ class ResultCache:
         atomic_write_bytes(self._path(key).with_suffix(".npy"), buffer.getvalue())
 
 
+def vad_key(lineage: dict[str, Any], silero: dict[str, Any]) -> str:
+    """The key of Silero's speech regions of a prepared signal (``lineage``) under a Silero configuration
+    (its fields as a dict): shared by the arms and by the app's blind stretches, so each reuses the other's."""
+    return ResultCache.key_for({"kind": "vad", "lineage": lineage, "config": silero, "code": code_digest("vad")})
+
+
+def unenhanced_lineage(audio_sha256: str, sample_rate: int) -> dict[str, Any]:
+    """What a prepared signal descends from when no enhancement ran: the original audio, resampled."""
+    return {"audio_sha256": audio_sha256, "enhance": None, "sample_rate": sample_rate}
+
+
 def dither_identity(dither: Dither) -> dict[str, Any]:
     """What a dithered signal's keys hold of its dither: level, seed and the code that draws it."""
     return {**dither.to_json(), "code": code_digest("dither")}

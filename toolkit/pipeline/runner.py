@@ -24,7 +24,7 @@ from toolkit.audio.vad import SileroVadConfig, merge_regions
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
-from toolkit.pipeline.cache import ResultCache, dither_identity
+from toolkit.pipeline.cache import ResultCache, dither_identity, vad_key
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
@@ -331,9 +331,7 @@ class ArmRunner:
     ) -> list[tuple[float, float]]:
         """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
         setting or the windows' pause pass with the same parameters shares them)."""
-        key = self.cache.key_for(
-            {"kind": "vad", "lineage": lineage, "config": asdict(silero), "code": code_digest("vad")}
-        )
+        key = vad_key(lineage, asdict(silero))
         cached = self.cache.get(key)
         computed = cached is None
         if computed:

@@ -1,0 +1,578 @@
+"""Every word the app shows, in Brazilian Portuguese (the default) and English.
+
+One word for an interval of a recording throughout: *trecho* (English: *stretch*). A reference
+*turno* (turn) is what the reference's ``utterances`` tier holds; the audio played is the trecho
+with context. ``t(key, **values)`` gives the text in the session's language; ``n(count, key)``
+chooses the singular or plural form.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from toolkit.adjudication.context import APP_ENV
+
+LANGUAGES = {"pt": "Português (Brasil)", "en": "English"}
+
+# key: (pt, en)
+TEXT: dict[str, tuple[str, str]] = {
+    # --- shell, login, sidebar
+    "app_title": ("ablate · adjudicação", "ablate · adjudication"),
+    "login_title": ("Entrar", "Log in"),
+    "login_name": ("Nome", "Name"),
+    "login_password": ("Senha", "Password"),
+    "login_button": ("Entrar", "Log in"),
+    "login_wrong": ("Nome ou senha incorretos.", "Unknown name or wrong password."),
+    "login_wait": (
+        "Tentativas demais. Espere {seconds} s e tente de novo.",
+        "Too many tries. Wait {seconds} s and try again.",
+    ),
+    "who_title": ("Quem está trabalhando?", "Who is working?"),
+    "who_caption": (
+        "Seu nome acompanha cada decisão tomada nesta aba. Os nomes não são verificados "
+        "(inicie o app com --users ARQUIVO para ter logins).",
+        "Your name goes with every decision you make in this tab. Names are not verified "
+        "(start the app with --users FILE for logins).",
+    ),
+    "who_name": ("Seu nome", "Your name"),
+    "who_start": ("Começar", "Start"),
+    "who_empty": (
+        "Digite seu nome: uma decisão sem autor não pode ser gravada.",
+        "Please type your name: a decision without an annotator cannot be stored.",
+    ),
+    "session_failed": (
+        "O navegador não guardou a sessão (cookies bloqueados?). O áudio não toca sem ela.",
+        "The browser did not keep the session (cookies blocked?). Audio does not play without it.",
+    ),
+    "sidebar_experiment": ("Experimento", "Experiment"),
+    "sidebar_you": ("Você", "You"),
+    "sidebar_unverified": (
+        "Nomes não verificados neste app (sem logins --users).",
+        "Names are not verified in this app (no --users logins).",
+    ),
+    "sidebar_reference": ("Versão da referência: manifesto {sha}", "Reference version: manifest {sha}"),
+    "sidebar_language": ("Idioma / Language", "Idioma / Language"),
+    "logout": ("Sair", "Log out"),
+    "role_lead": ("líder", "lead"),
+    "role_annotator": ("anotador(a)", "annotator"),
+    "role_transcriber": ("transcritor(a)", "transcriber"),
+    "run_folder": ("Pasta da execução", "Run folder"),
+    "no_experiment": (
+        "Nenhum experimento: inicie o app com `ablate app EXP`.",
+        "No experiment given: start the app with `ablate app EXP`.",
+    ),
+    "cannot_open": ("Não foi possível abrir o experimento: {error}", "Cannot open the experiment: {error}"),
+    "no_runs": (
+        "Nenhuma execução em runs/ ainda: rode `ablate run` primeiro.",
+        "No run folders under runs/ yet: run `ablate run` first.",
+    ),
+    "unexpected": (
+        "Erro inesperado ({error}). Nada foi gravado; o log do servidor tem os detalhes.",
+        "Unexpected error ({error}). Nothing was stored; the server log has the details.",
+    ),
+    "connection_lost": (
+        "O servidor do app não responde (foi parado ou a rede caiu). As decisões gravadas e os rascunhos "
+        "estão guardados; esta página reconecta sozinha quando o líder reiniciar o app.",
+        "The app's server does not answer (it was stopped, or the network dropped). Saved decisions and "
+        "drafts are kept; this page reconnects by itself when the lead restarts the app.",
+    ),
+    "connection_title": ("Sem conexão com o app", "No connection to the app"),
+    "connection_restart": ("ablate app EXP --users ARQUIVO", "ablate app EXP --users FILE"),
+    # --- pages
+    "page_queue": ("Fila de revisão", "Review queue"),
+    "page_review": ("Revisão de trechos", "Stretch review"),
+    "page_blind": ("Transcrição às cegas", "Blind transcription"),
+    "page_conflicts": ("Conflitos e aplicação", "Conflicts and apply"),
+    "page_results": ("Resultados", "Results"),
+    # --- kinds and statuses
+    "kind_critical": ("palavra crítica", "critical word"),
+    "kind_disagreement": ("divergência", "disagreement"),
+    "kind_seam": ("problema de emenda", "seam problem"),
+    "kind_nonspeech_text": ("texto em não fala", "text in non-speech"),
+    "kind_unresolved": ("áudio não resolvido", "unresolved audio"),
+    "detail_negation": ("negação", "negation"),
+    "detail_name": ("nome", "name"),
+    "detail_number": ("número", "number"),
+    "detail_arms": ("entre braços", "between arms"),
+    "detail_recognizers": ("entre reconhecedores", "between recognizers"),
+    "detail_words in non-speech": ("palavras em não fala", "words in non-speech"),
+    "detail_unresolved": ("não resolvido", "unresolved"),
+    "detail_omission": ("omissão", "omission"),
+    "detail_duplication": ("duplicação", "duplication"),
+    "detail_flagged seam": ("emenda sinalizada", "flagged seam"),
+    "status_open": ("aberto", "open"),
+    "status_decided": ("decidido", "decided"),
+    "status_conflict": ("conflito", "conflict"),
+    "status_stale": ("de outra versão", "other version"),
+    "mine_open": ("aberto para você", "open for you"),
+    "mine_done": ("você decidiu: {action}", "you decided: {action}"),
+    "action_keep": ("Manter a referência", "Keep the reference"),
+    "action_correct": ("Corrigir", "Correct it"),
+    "action_unresolved": ("Não resolvido", "Unresolved"),
+    "action_nonspeech": ("Não é fala", "Non-speech"),
+    "listeners_one": ("{count} ouvinte decidiu", "{count} listener decided"),
+    "listeners_many": ("{count} ouvintes decidiram", "{count} listeners decided"),
+    "listeners_none": ("ninguém decidiu ainda", "nobody decided yet"),
+    # --- queue
+    "queue_shown": (
+        "{shown} de {total} trechos. Selecione uma linha e abra-a na revisão.",
+        "{shown} of {total} stretches shown. Select a row, then open it in review.",
+    ),
+    "queue_problem": ("Fora da fila: {problem}", "Not in the queue: {problem}"),
+    "queue_open_one": ("1 aberto para você", "1 open for you"),
+    "queue_open_many": ("{count} abertos para você", "{count} open for you"),
+    "filter_recording": ("Gravação", "Recording"),
+    "filter_arm": ("Braço", "Arm"),
+    "filter_kind": ("Tipo", "Kind"),
+    "filter_status": ("Situação", "Status"),
+    "col_rank": ("#", "rank"),
+    "col_kind": ("tipo", "kind"),
+    "col_detail": ("detalhe", "detail"),
+    "col_recording": ("gravação", "recording"),
+    "col_start": ("início (s)", "start (s)"),
+    "col_end": ("fim (s)", "end (s)"),
+    "col_status": ("situação", "status"),
+    "col_yours": ("você", "you"),
+    "col_listeners": ("ouvintes", "listeners"),
+    "col_reference": ("referência", "reference"),
+    "col_arms_say": ("os braços dizem", "arms say"),
+    "col_arms": ("braços", "arms"),
+    "review_selected": ("Revisar o trecho selecionado", "Review the selected stretch"),
+    "review_next_open": ("Próximo trecho aberto para você", "Next stretch open for you"),
+    # --- review
+    "review_nothing": ("Nada nesta fila tem um tempo para ouvir.", "Nothing in this queue has a time to listen to."),
+    "review_pick": ("Trecho", "Stretch"),
+    "review_saved": (
+        "Decisão nº {id} gravada ({action}) em {recording} {start}–{end} s, como {role}.",
+        "Saved decision #{id} ({action}) on {recording} {start}–{end} s as {role}.",
+    ),
+    "review_saved_keep": (
+        " A correção não mudava o texto: gravada como Manter.",
+        " The correction left the text as it was: stored as a keep.",
+    ),
+    "review_gone": (
+        "Este trecho não está mais na fila (a execução foi pontuada de novo?). Nada foi gravado.",
+        "This stretch is no longer in the queue (was the run rescored?). Nothing was stored.",
+    ),
+    "review_all_done": (
+        "Todos os trechos desta fila têm sua decisão. Volte à fila para revisar outros.",
+        "Every stretch of this queue has your decision. Go back to the queue for others.",
+    ),
+    "review_other_version": (
+        "Esta execução foi pontuada contra a versão {used} da referência; o app abriu a versão {open}: "
+        "o alinhamento abaixo é o da versão aberta.",
+        "This run was scored against reference version {used}; the app opened version {open}: "
+        "the alignment below is against the open version.",
+    ),
+    "role_first": ("primeiro(a) ouvinte", "first listener"),
+    "role_second": ("segundo(a) ouvinte", "second listener"),
+    "role_settlement": ("decisão do líder", "lead's settlement"),
+    "hidden_one": (
+        "Outro ouvinte já decidiu este trecho; a decisão dele aparece depois que você decidir.",
+        "Another listener already decided this stretch; their decision shows once you have decided.",
+    ),
+    "hidden_many": (
+        "{count} outros ouvintes já decidiram este trecho; as decisões deles aparecem depois que você decidir.",
+        "{count} other listeners already decided this stretch; their decisions show once you have decided.",
+    ),
+    "history_title": (
+        "Decisões neste trecho (as substituídas continuam no registro)",
+        "Decisions on this stretch (superseded ones stay in the record)",
+    ),
+    "hist_id": ("nº", "#"),
+    "hist_who": ("quem", "who"),
+    "hist_role": ("papel", "role"),
+    "hist_decision": ("decisão", "decision"),
+    "hist_text": ("texto novo", "new text"),
+    "hist_note": ("nota", "note"),
+    "hist_time": ("quando (UTC)", "when (UTC)"),
+    "hist_version": ("versão da referência", "reference version"),
+    "arm_missing": ("hipótese ausente ({path})", "hypothesis missing ({path})"),
+    "arm_excluded": (
+        "{count} palavra(s) deste braço caem em áudio não resolvido e não são pontuadas.",
+        "{count} word(s) of this arm lie in unresolved audio and are not scored.",
+    ),
+    "arm_excluded_turns": (
+        "O pontuador deixa de fora {count} turno(s) deste trecho (áudio não resolvido).",
+        "The scorer leaves {count} turn(s) of this stretch out (unresolved audio).",
+    ),
+    "arm_untimed": ("{count} palavra(s) sem tempo nesta gravação.", "{count} untimed word(s) in this recording."),
+    # --- blind
+    "blind_caption": (
+        "Escreva o que foi dito segundo a convenção de transcrição (abaixo). Esta página nunca lê a saída de um reconhecedor.",
+        "Type what was said under the transcription convention (below). This page never reads a recognizer's output.",
+    ),
+    "blind_convention": ("Convenção de transcrição", "Transcription convention"),
+    "blind_recording": ("Gravação", "Recording"),
+    "blind_stretch": ("Trecho", "Stretch"),
+    "blind_stretch_label": ("{n}. {start}–{end} s · {kind}{done}", "{n}. {start}–{end} s · {kind}{done}"),
+    "blind_kind_speech": ("fala", "speech"),
+    "blind_kind_pause": ("pausa (confirme ou transcreva)", "pause (confirm or transcribe)"),
+    "blind_done_mark": (" · feito", " · done"),
+    "blind_source_vad": (
+        "Trechos cortados nas pausas que o VAD do experimento encontra (Silero, parâmetros do experimento).",
+        "Stretches cut at the pauses the experiment's VAD finds (Silero, the experiment's parameters).",
+    ),
+    "blind_source_fixed": (
+        "Sem Silero nesta instalação: trechos fixos de 10 s (podem cortar palavras; ajuste início e fim).",
+        "No Silero in this install: fixed 10 s stretches (they may cut words; adjust start and end).",
+    ),
+    "blind_finding_pauses": (
+        "Procurando as pausas (VAD do experimento; uma vez por gravação)…",
+        "Finding the pauses (the experiment's VAD; once per recording)…",
+    ),
+    "blind_next": ("Próximo trecho não transcrito", "Next untranscribed stretch"),
+    "blind_all_done": (
+        "Você transcreveu todos os trechos desta gravação.",
+        "You transcribed every stretch of this recording.",
+    ),
+    "blind_start": ("Início (s)", "Start (s)"),
+    "blind_end": ("Fim (s)", "End (s)"),
+    "blind_end_before": ("O fim precisa vir depois do início.", "The end must come after the start."),
+    "blind_text": ("O que foi dito (vazio se ninguém fala)", "What was said (empty if nobody speaks)"),
+    "blind_speaker": (
+        "Falante (opcional; como na coluna speaker do manifesto, ex. ANA)",
+        "Speaker (optional; as in the manifest's speaker column, e.g. ANA)",
+    ),
+    "blind_speech": ("Este trecho é", "This stretch is"),
+    "speech_unset": ("não anotado", "not annotated"),
+    "speech_speech": ("fala (confirmada)", "speech (confirmed)"),
+    "speech_nonspeech": ("não fala (confirmado: ninguém fala)", "non-speech (confirmed: nobody speaks)"),
+    "blind_unresolved": (
+        "Áudio não resolvido dentro do trecho (opcional)",
+        "Unresolved audio inside the stretch (optional)",
+    ),
+    "blind_u_from": ("de (s)", "from (s)"),
+    "blind_u_to": ("até (s)", "to (s)"),
+    "blind_u_note": ("nota (ex. inaudível, sobreposição, nome?)", "note (e.g. inaudível, sobreposição, nome?)"),
+    "blind_words": (
+        "Tempos das palavras nas bordas (opcional; 0 = não informado)",
+        "Word times at the edges (optional; 0 = not given)",
+    ),
+    "blind_first_end": ("a primeira palavra termina em (s)", "first word ends at (s)"),
+    "blind_last_start": ("a última palavra começa em (s)", "last word starts at (s)"),
+    "blind_save": ("Gravar este trecho", "Save this stretch"),
+    "blind_saved": ("Gravado {start}–{end} s; {path} reescrito.", "Saved {start}–{end} s; {path} rewritten."),
+    "blind_mine": ("Sua transcrição de {recording}", "Your transcription of {recording}"),
+    "blind_nothing": ("Nada gravado ainda.", "Nothing saved yet."),
+    "blind_textgrid": (
+        "TextGrid (camadas utterances, words, speech, unresolved): {path}",
+        "TextGrid (tiers utterances, words, speech, unresolved): {path}",
+    ),
+    "blind_col_text": ("texto", "text"),
+    "blind_col_speaker": ("falante", "speaker"),
+    "blind_col_speech": ("fala", "speech"),
+    "blind_col_unresolved": ("não resolvido", "unresolved"),
+    "blind_col_saved": ("gravado (UTC)", "saved (UTC)"),
+    "blind_keys": (
+        "Atalhos do player (fora dos campos): espaço tocar/pausar com contexto · s só o trecho · r repetir · "
+        "l repetição contínua · [ ] velocidade. Ctrl+Enter no texto grava.",
+        "Player keys (outside the fields): space play/pause with context · s the stretch alone · r replay · "
+        "l loop · [ ] speed. Ctrl+Enter in the text saves.",
+    ),
+    # --- conflicts and apply
+    "ready_one": (
+        "1 decisão pronta para aplicar nesta versão da referência",
+        "1 decision ready to apply on this reference version",
+    ),
+    "ready_many": (
+        "{count} decisões prontas para aplicar nesta versão da referência",
+        "{count} decisions ready to apply on this reference version",
+    ),
+    "conflicts_one": ("1 conflito para resolver", "1 conflict to settle"),
+    "conflicts_many": ("{count} conflitos para resolver", "{count} conflicts to settle"),
+    "stale_one": (
+        "1 decisão tomada em outra versão (listada abaixo, nunca aplicada a esta)",
+        "1 decision made on another version (listed below, never applied to this one)",
+    ),
+    "stale_many": (
+        "{count} decisões tomadas em outra versão (listadas abaixo, nunca aplicadas a esta)",
+        "{count} decisions made on another version (listed below, never applied to this one)",
+    ),
+    "applied_one": ("1 decisão aplicada", "1 decision applied"),
+    "applied_many": ("{count} decisões aplicadas", "{count} decisions applied"),
+    "conf_none": ("Nenhum conflito entre ouvintes.", "No conflicts between listeners."),
+    "conf_decisions": ("Conflitos de decisão", "Decision conflicts"),
+    "conf_kind_listeners": ("ouvintes discordam", "listeners disagree"),
+    "conf_kind_overlap": (
+        "decisões em trechos sobrepostos mudam os mesmos turnos de formas diferentes",
+        "decisions on overlapping stretches change the same turns differently",
+    ),
+    "conf_reference": ("Referência: {text}", "Reference: {text}"),
+    "conf_no_turn": ("(nenhum turno)", "(no turn)"),
+    "conf_settle_as": ("Como {who}: {action} {text}", "As {who}: {action} {text}"),
+    "conf_other": ("Outra decisão", "Another decision"),
+    "conf_pick": (
+        "Escolha como resolver (nada vem pré-selecionado).",
+        "Choose how to settle (nothing is preselected).",
+    ),
+    "choose": ("Escolha", "Choose"),
+    "conf_choice": ("Resolver", "Settle"),
+    "conf_text": ("Texto (para uma correção)", "Text (for a correction)"),
+    "conf_settle": ("Resolver este trecho", "Settle this stretch"),
+    "conf_settled": ("Resolvido com a decisão nº {id}.", "Settled with decision #{id}."),
+    "conf_own": (
+        "Você decidiu parte deste conflito: outro líder precisa resolvê-lo.",
+        "You decided part of this conflict: another lead settles it.",
+    ),
+    "conf_stale": ("Decisões tomadas em outra versão da referência", "Decisions made on another reference version"),
+    "conf_transcriptions": ("Conflitos de transcrição às cegas", "Blind transcription conflicts"),
+    "conf_tr_none": ("Nenhum trecho com transcrições divergentes.", "No stretch where blind transcriptions differ."),
+    "conf_tr_head": (
+        "{recording} {start}–{end} s · WER entre ouvintes {wer} ({errors} de {words} palavras)",
+        "{recording} {start}–{end} s · inter-listener WER {wer} ({errors} of {words} words)",
+    ),
+    "conf_tr_use": ("Usar o texto de {who}", "Use {who}'s text"),
+    "conf_tr_write": ("Escrever outro texto", "Write another text"),
+    "conf_tr_save": ("Resolver esta transcrição", "Settle this transcription"),
+    "conf_tr_saved": ("Transcrição resolvida (nº {id}).", "Transcription settled (#{id})."),
+    "conf_agreed": ("Transcrição acordada", "Agreed transcription"),
+    "conf_agreed_caption": (
+        "Para cada gravação: o texto em que os ouvintes concordam (ou o do líder), como TextGrid em "
+        "transcriptions/_agreed/, pronto para congelar como referência (`ablate manifest freeze`).",
+        "Per recording: the text listeners agree on (or the lead's), as a TextGrid in transcriptions/_agreed/, "
+        "ready to freeze as a reference (`ablate manifest freeze`).",
+    ),
+    "conf_agreed_button": (
+        "Gravar a transcrição acordada de {recording}",
+        "Write the agreed transcription of {recording}",
+    ),
+    "conf_agreed_done": ("Gravado {path}: {turns} turno(s).", "Wrote {path}: {turns} turn(s)."),
+    "conf_agreed_blocked": ("{count} trecho(s) ainda em conflito.", "{count} stretch(es) still in conflict."),
+    "conf_apply": ("Gravar uma nova versão da referência", "Write a new reference version"),
+    "conf_apply_caption": (
+        "Novos TextGrids, um novo manifesto com seus hashes e o registro das decisões aplicadas, em "
+        "references/ do experimento com um nome de versão gerado; a versão atual fica como está. "
+        "O mesmo que `ablate reference apply EXP`.",
+        "New TextGrids, a new manifest with their hashes and a record of the decisions that went in, in the "
+        "experiment's references/ under a generated version name; the current version stays as it is. "
+        "Same as `ablate reference apply EXP`.",
+    ),
+    "conf_apply_button": ("Aplicar as decisões", "Apply decisions"),
+    "conf_apply_blocked": (
+        "Resolva todos os conflitos acima antes de aplicar.",
+        "Settle every conflict above before applying.",
+    ),
+    "conf_applied": (
+        "Gravado {path}: {applied}; gravações alteradas: {changed}; novo manifesto sha256 {sha}. "
+        "Aponte `manifest =` do experimento para ele para pontuar contra esta versão.",
+        "Wrote {path}: {applied}; recordings changed: {changed}; new manifest sha256 {sha}. "
+        "Point the experiment's `manifest =` at it to score against this version.",
+    ),
+    "conf_nothing_changed": ("nenhuma (só confirmações)", "none (confirmations only)"),
+    # --- results
+    "res_run": (
+        "Execução {run} · partição {split} · {recordings} gravação(ões) · pontuada contra a versão {used}",
+        "Run {run} · split {split} · {recordings} recording(s) · scored against reference version {used}",
+    ),
+    "res_not_open": (" — não é a versão aberta aqui ({open})", " — not the version open here ({open})"),
+    "res_not_scored": (
+        "Esta execução ainda não foi pontuada ({path} ausente).",
+        "This run has not been scored yet ({path} is missing).",
+    ),
+    "res_arms": ("Braços (partição inteira)", "Arms (whole split)"),
+    "res_per_recording": ("Por gravação", "Per recording"),
+    "res_per_stratum": ("Por estrato", "Per stratum"),
+    "res_no_strata": ("Sem estratos no manifesto desta execução.", "No strata in this run's manifest."),
+    "res_drift": (
+        "Deriva: erro mediano de início de palavra por terço de cada gravação",
+        "Drift: median word-onset error per third of each recording",
+    ),
+    "res_no_drift": (
+        "Sem palavras de referência com tempo, logo sem deriva.",
+        "No timed reference words, so no drift figures.",
+    ),
+    "res_drift_x": ("tempo na gravação (s)", "time in the recording (s)"),
+    "res_drift_y": ("erro mediano de início (s)", "median onset error (s)"),
+    "res_verdict": ("Veredito dos portões", "Gate verdict"),
+    "res_no_verdict": ("Sem veredito para esta execução.", "No gate verdict for this run."),
+    "res_verdict_line": (
+        "{file}: {verdict} ({challenger} contra {baseline})",
+        "{file}: {verdict} ({challenger} against {baseline})",
+    ),
+    "res_gate": ("portão", "gate"),
+    "res_measures": ("mede", "measures"),
+    "res_value": ("valor", "value"),
+    "res_threshold": ("limite", "threshold"),
+    "res_passed": ("passou", "passed"),
+    "res_instances": ("casos", "instances"),
+    "res_reason": ("motivo", "reason"),
+    "res_yes": ("sim", "yes"),
+    "res_no": ("NÃO", "NO"),
+    "res_na": ("não se aplica", "not applicable"),
+    "res_report": ("Relatório completo: {path}", "Full report: {path}"),
+    "res_arms_filter": ("Braços", "Arms"),
+    "res_agreement": ("Concordância entre ouvintes", "Agreement between listeners"),
+    "res_tr_agreement": ("Transcrição às cegas", "Blind transcription"),
+    "res_tr_summary": (
+        "WER entre ouvintes {wer} em {stretches} trecho(s) ouvidos por dois ({words} palavras do primeiro "
+        "ouvinte, {errors} erros); {conflicts} conflito(s) aberto(s), {settled} resolvido(s).",
+        "Inter-listener WER {wer} over {stretches} stretch(es) heard by two ({words} words of the first "
+        "listener, {errors} errors); {conflicts} open conflict(s), {settled} settled.",
+    ),
+    "res_tr_none": (
+        "Nenhum trecho transcrito por dois ouvintes ainda.",
+        "No stretch transcribed by two listeners yet.",
+    ),
+    "res_kappa": ("Decisões nos trechos", "Stretch decisions"),
+    "res_kappa_summary": (
+        "κ de Cohen {kappa} (IC 95% {low} a {high}) em {pairs} trecho(s) decididos por dois ouvintes; "
+        "concordância observada {observed} ({agreed} de {pairs}); correções com o mesmo texto: {same} de {both}.",
+        "Cohen's κ {kappa} (95% CI {low} to {high}) over {pairs} stretch(es) decided by two listeners; "
+        "observed agreement {observed} ({agreed} of {pairs}); corrections with the same text: {same} of {both}.",
+    ),
+    "res_kappa_undefined": (
+        "κ indefinido ({pairs} trecho(s) com dois ouvintes: poucos, ou todas as decisões numa só categoria); "
+        "concordância observada {observed} ({agreed} de {pairs}).",
+        "κ undefined ({pairs} stretch(es) with two listeners: too few, or every decision in one category); "
+        "observed agreement {observed} ({agreed} of {pairs}).",
+    ),
+    "res_kappa_none": ("Nenhum trecho decidido por dois ouvintes ainda.", "No stretch decided by two listeners yet."),
+    "res_first_second": ("primeiro ↓ / segundo →", "first ↓ / second →"),
+    "res_col_arm": ("braço", "arm"),
+    "res_col_recording": ("gravação", "recording"),
+    "res_col_strata": ("estratos", "strata"),
+    "res_col_delta": ("ΔWER vs baseline", "ΔWER vs baseline"),
+    "res_col_ci_low": ("IC 95% inf.", "95% CI low"),
+    "res_col_ci_high": ("IC 95% sup.", "95% CI high"),
+    "res_col_substitutions": ("substituições", "substitutions"),
+    "res_col_deletions": ("apagamentos", "deletions"),
+    "res_col_insertions": ("inserções", "insertions"),
+    "res_col_errors": ("erros", "errors"),
+    "res_col_ref_words": ("palavras da referência", "reference words"),
+    "res_col_negation_flipped": ("negações trocadas", "negations flipped"),
+    "res_col_negation_inserted": ("negações inseridas", "negations inserted"),
+    "res_col_names_errors": ("erros em nomes", "name errors"),
+    "res_col_numbers_errors": ("erros em números", "number errors"),
+    "res_col_nonspeech_per_minute": ("palavras em não fala por minuto", "words in non-speech per minute"),
+    "res_col_drift_s_per_min": ("deriva (s/min)", "drift (s/min)"),
+    "res_col_onset_abs_p95_s": ("erro de início p95 (s)", "onset error p95 (s)"),
+    # --- review desk (browser side)
+    "js_play_context": ("▶ Trecho com contexto (espaço)", "▶ With context (space)"),
+    "js_play_alone": ("▶ Só o trecho (s)", "▶ Stretch alone (s)"),
+    "js_replay": ("↺ Repetir (r)", "↺ Replay (r)"),
+    "js_loop": ("Repetição contínua (l)", "Loop (l)"),
+    "js_rate": ("Velocidade ([ ])", "Speed ([ ])"),
+    "js_loading": ("carregando o áudio…", "loading the audio…"),
+    "js_audio_error": ("áudio indisponível", "audio unavailable"),
+    "js_bar_title": ("Vermelho: o trecho; clique para ir a um ponto", "Red: the stretch; click to jump"),
+    "js_reference": ("referência", "reference"),
+    "js_no_turn": ("(nenhum turno: ninguém fala aqui na referência)", "(no turn: nobody speaks here in the reference)"),
+    "js_nothing": ("(nada)", "(nothing)"),
+    "js_op_equal": ("igual", "correct"),
+    "js_op_substitute": ("substituição", "substitution"),
+    "js_op_delete": (
+        "apagamento (palavra da referência que o braço perde)",
+        "deletion (a reference word the arm misses)",
+    ),
+    "js_op_insert": ("inserção", "insertion"),
+    "js_op_skip": (
+        "palavra opcional da referência, omitida sem custo",
+        "optional reference word, left out at no cost",
+    ),
+    "js_critical": ("negação, nome ou número", "negation, name or number"),
+    "js_critical_negation": ("negação", "negation"),
+    "js_critical_name": ("nome", "name"),
+    "js_critical_number": ("número", "number"),
+    "js_edge_before": (
+        "inserção que o pontuador põe entre o turno anterior e este trecho",
+        "insertion the scorer places between the previous turn and this stretch",
+    ),
+    "js_edge_after": (
+        "inserção que o pontuador põe entre este trecho e o turno seguinte",
+        "insertion the scorer places between this stretch and the next turn",
+    ),
+    "js_edge_legend": ("inserção na borda (entre turnos)", "insertion at an edge (between turns)"),
+    "js_legend": (
+        "o alinhamento é o do próprio pontuador na gravação inteira (tokens normalizados; passe o mouse para ver os tempos)",
+        "the alignment is the scorer's own over the whole recording (normalized tokens; hover for times)",
+    ),
+    "js_decision": ("Decisão", "Decision"),
+    "js_text_label": (
+        "Texto corrigido (substitui o(s) turno(s) inteiro(s), pela convenção)",
+        "Corrected text (replaces the whole turn(s), under the convention)",
+    ),
+    "js_text_off": ("(o texto não conta para esta decisão)", "(the text does not count for this decision)"),
+    "js_note_label": ("Nota (opcional)", "Note (optional)"),
+    "js_note_hint": (
+        "Nota (opcional; em Não resolvido vira o rótulo, ex. inaudível)",
+        "Note (optional; for Unresolved it becomes the label, e.g. inaudível)",
+    ),
+    "js_edited": (
+        "Texto editado: sem decisão escolhida, Enter grava como correção.",
+        "Text edited: with no decision chosen, Enter saves it as a correction.",
+    ),
+    "js_draft_restored": (
+        "Rascunho recuperado: seu trabalho neste trecho foi restaurado.",
+        "Draft restored: your work on this stretch is back.",
+    ),
+    "js_ask_choose": (
+        "Escolha uma decisão: 1 Manter · 2 Corrigir · 3 Não resolvido · 4 Não é fala.",
+        "Choose a decision: 1 Keep · 2 Correct · 3 Unresolved · 4 Non-speech.",
+    ),
+    "js_ask_keep_or_correct": (
+        "Você editou o texto mas escolheu Manter. 2 = gravar como correção · 1 = manter a referência e descartar a edição · Esc = voltar.",
+        "You edited the text but chose Keep. 2 = save as a correction · 1 = keep the reference and drop the edit · Esc = back.",
+    ),
+    "js_ask_text": (
+        "Uma correção precisa do texto corrigido (para dizer que ninguém fala, use 4).",
+        "A correction needs the corrected text (to say nobody speaks, use 4).",
+    ),
+    "js_save": ("Gravar e ir ao próximo (Enter)", "Save and next (Enter)"),
+    "js_saving": ("Gravando…", "Saving…"),
+    "js_previous": ("← Anterior (k)", "← Previous (k)"),
+    "js_next": ("Próximo (j) →", "Next (j) →"),
+    "js_history_title": ("Decisões neste trecho", "Decisions on this stretch"),
+    "js_keys": (
+        "Atalhos: espaço tocar/pausar · s só o trecho · r repetir · l repetição · [ ] velocidade · 1–4 decisão "
+        "(2 põe o cursor no texto) · e editar o texto · n nota · Enter gravar e ir ao próximo · j/k próximo/anterior · Esc sair do campo",
+        "Keys: space play/pause · s stretch alone · r replay · l loop · [ ] speed · 1–4 decision "
+        "(2 puts the cursor in the text) · e edit the text · n note · Enter save and next · j/k next/previous · Esc leave the field",
+    ),
+}
+
+
+def language() -> str:
+    """The session's language: chosen in the sidebar, else ``ablate app --lang``, else Portuguese."""
+    chosen = st.session_state.get("lang") or os.environ.get(APP_ENV["lang"]) or "pt"
+    return chosen if chosen in LANGUAGES else "pt"
+
+
+def t(key: str, **values: object) -> str:
+    pt, en = TEXT[key]
+    text = pt if language() == "pt" else en
+    return text.format(**values) if values else text
+
+
+def n(count: int, one: str, many: str, **values: object) -> str:
+    """``one`` for a count of 1, ``many`` otherwise (``{count}`` filled in)."""
+    return t(one if count == 1 else many, count=count, **values)
+
+
+def detail(text: str) -> str:
+    """A queue item's detail in the session's language (``flagged seam (flags)`` keeps its flags)."""
+    head, _, rest = text.partition(" (")
+    key = f"detail_{head}"
+    if key not in TEXT:
+        return text
+    return t(key) + (f" ({rest}" if rest else "")
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A number as the language writes it (decimal comma in Portuguese)."""
+    text = f"{value:,.{digits}f}"
+    return text.replace(",", " ").replace(".", ",").replace(" ", ".") if language() == "pt" else text
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{number(100 * value, digits)} %"
+
+
+def browser_strings() -> dict[str, str]:
+    """The desk's and player's words (keys without the ``js_`` prefix) plus the shared ones."""
+    strings = {key[3:]: t(key) for key in TEXT if key.startswith("js_")}
+    strings.update({f"action_{a}": t(f"action_{a}") for a in ("keep", "correct", "unresolved", "nonspeech")})
+    strings.update({key: t(key) for key in ("connection_lost", "connection_title", "connection_restart")})
+    return strings

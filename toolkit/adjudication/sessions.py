@@ -1,0 +1,147 @@
+"""App sessions and password-try backoff, kept in the experiment's store file.
+
+A session is a random token the browser holds in an HttpOnly cookie; the store keeps only its
+sha256, the login's name and role, and when it expires, so a page reload or a server restart
+does not log anyone out, and a stolen store file holds no usable token.
+
+Password tries are limited per typed name and per client address: after a few failures each
+further try must wait twice as long as the one before (1 s, 2 s, 4 s, ... up to 5 min). A try
+made while waiting is refused without checking the password and is not counted. A success
+clears the name's and the address's count. The counts live in the store, so restarting the app
+does not reset them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit.adjudication.store import connect
+from toolkit.adjudication.users import Login, check_role
+
+SESSION_TTL_S = 24 * 3600.0
+FREE_TRIES_PER_NAME = 3
+FREE_TRIES_PER_ADDRESS = 10  # several people behind one address may each mistype
+FIRST_WAIT_S = 1.0
+MAX_WAIT_S = 300.0
+FORGET_AFTER_S = 3600.0  # failures older than this no longer count
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS app_sessions (
+    token_sha256 TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS login_tries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('name', 'address')),
+    who TEXT NOT NULL,
+    ok INTEGER NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS login_tries_who ON login_tries (kind, who, at);
+"""
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def wait_after(failures: int, free: int) -> float:
+    """Seconds a try must wait after ``failures`` failures in a row, ``free`` of them without a wait."""
+    if failures < free:
+        return 0.0
+    return min(MAX_WAIT_S, FIRST_WAIT_S * 2.0 ** (failures - free))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A try refused before the password is checked: how long to wait."""
+
+    wait_s: float
+
+
+class Sessions:
+    """Sessions and login tries of one app, in the experiment's store file."""
+
+    def __init__(self, store_path: str | Path) -> None:
+        self.path = Path(store_path)
+        with connect(self.path) as connection:
+            connection.executescript(_SCHEMA)
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    def open(self, login: Login, now: float | None = None) -> str:
+        """A new session for ``login``; returns the token (shown to the browser once, never stored)."""
+        check_role(login.role)
+        now = time.time() if now is None else now
+        token = secrets.token_urlsafe(32)
+        with connect(self.path) as connection:
+            connection.execute(
+                "INSERT INTO app_sessions VALUES (?, ?, ?, ?, ?)",
+                (_digest(token), login.name, login.role, now, now + SESSION_TTL_S),
+            )
+            connection.execute("DELETE FROM app_sessions WHERE expires_at < ?", (now,))
+        return token
+
+    def login(self, token: str | None, now: float | None = None) -> Login | None:
+        """Who holds ``token``, if it names a session that has not expired."""
+        if not isinstance(token, str) or not token:
+            return None
+        now = time.time() if now is None else now
+        with connect(self.path) as connection:
+            row = connection.execute(
+                "SELECT annotator, role FROM app_sessions WHERE token_sha256 = ? AND expires_at >= ?",
+                (_digest(token), now),
+            ).fetchone()
+        return Login(row[0], row[1]) if row else None
+
+    def close(self, token: str | None) -> None:
+        """End the session (logout); an unknown token is ignored."""
+        if isinstance(token, str) and token:
+            with connect(self.path) as connection:
+                connection.execute("DELETE FROM app_sessions WHERE token_sha256 = ?", (_digest(token),))
+
+    # --- password tries ---------------------------------------------------------------------
+
+    def refusal(self, name: str, address: str, now: float | None = None) -> Refusal | None:
+        """Whether a try for ``name`` from ``address`` must wait (None: go ahead and check the password)."""
+        now = time.time() if now is None else now
+        waits = []
+        with connect(self.path) as connection:
+            for kind, who, free in (("name", name, FREE_TRIES_PER_NAME), ("address", address, FREE_TRIES_PER_ADDRESS)):
+                failures, last = self._failures(connection, kind, who, now)
+                if failures:
+                    waits.append(last + wait_after(failures, free) - now)
+        longest = max(waits, default=0.0)
+        return Refusal(round(longest, 1)) if longest > 0 else None
+
+    def record_try(self, name: str, address: str, ok: bool, now: float | None = None) -> None:
+        """Remember a checked try (a success clears the name's and the address's failures)."""
+        now = time.time() if now is None else now
+        with connect(self.path) as connection:
+            connection.executemany(
+                "INSERT INTO login_tries (kind, who, ok, at) VALUES (?, ?, ?, ?)",
+                [("name", name, int(ok), now), ("address", address, int(ok), now)],
+            )
+            connection.execute("DELETE FROM login_tries WHERE at < ?", (now - FORGET_AFTER_S,))
+
+    @staticmethod
+    def _failures(connection, kind: str, who: str, now: float) -> tuple[int, float]:  # noqa: ANN001
+        """Failures since the last success (and within the forget window), and the time of the last one."""
+        rows = connection.execute(
+            "SELECT ok, at FROM login_tries WHERE kind = ? AND who = ? AND at >= ? ORDER BY id DESC",
+            (kind, who, now - FORGET_AFTER_S),
+        ).fetchall()
+        failures, last = 0, 0.0
+        for ok, at in rows:
+            if ok:
+                break
+            failures += 1
+            last = max(last, at)
+        return failures, last
