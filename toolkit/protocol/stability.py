@@ -6,7 +6,8 @@ WER and of ΔWER against the baseline across the reruns is set beside the paired
 of the undithered run: a spread as wide as the interval, or a direction ("better", "worse",
 "unclear" by that interval) that changes between reruns, says the conclusion rests on the decoder's
 luck, not on the audio. A test split is only re-decoded after the protocol ran it to the end, so
-the reruns can never be a peek at held-out data.
+the reruns can never be a peek at held-out data; there the frozen gates' verdict is computed on every
+rerun too (does the verdict flip?), and the outcome is chained into the audit log.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from toolkit.core.files import atomic_write_json
 from toolkit.evaluate import evaluate_run, score_run
 from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import Experiment
-from toolkit.protocol.challenger import BASELINE
-from toolkit.protocol.state import TEST_SPLITS
+from toolkit.protocol.audit import AuditLog
+from toolkit.protocol.challenger import gates_copy
+from toolkit.protocol.gates import evaluate_gates, load_gates
+from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.verdict import split_run
+from toolkit.runs.record import BASELINE
 from toolkit.runs.scored import Evaluation
 from toolkit.scorer.stats import PairedComparison
 
@@ -88,6 +92,11 @@ class Stability:
     reruns: tuple[str, ...]  # the dithered run folders' names, in seed order
     arms: tuple[ArmStability, ...]
     signature: str
+    verdicts: tuple[str, ...] = ()  # a test split: the frozen gates' verdict, undithered first, then each rerun
+
+    @property
+    def verdict_flips(self) -> bool:
+        return len(set(self.verdicts)) > 1
 
     @property
     def flipped(self) -> list[str]:
@@ -103,26 +112,33 @@ class Stability:
             "scorer_signature": self.signature,
             "arms": [a.to_json() for a in self.arms],
             "flipped": self.flipped,
+            "verdicts": list(self.verdicts),
+            "verdict_flips": self.verdict_flips,
         }
 
     def text(self) -> str:
         lines = [
             f"{self.split}: {len(self.seeds)} reruns with TPDF dither at {self.level_dbfs:g} dBFS "
             f"(seeds {', '.join(map(str, self.seeds))}) against run {self.run}",
-            f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>7} {'reruns: min-max':>16} "
+            f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>10} {'reruns: min-max':>16} "
             f"{'95% interval':>16}  directions",
         ]
         for a in self.arms:
             wers = f"{_pct(min(a.rerun_wers))}-{_pct(max(a.rerun_wers))}"
             if a.delta is None:
-                lines.append(f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {'(baseline)':>7}")
+                lines.append(f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {'(baseline)':>10}")
                 continue
             deltas = f"{_pts(min(a.rerun_deltas))}-{_pts(max(a.rerun_deltas))}"
             interval = f"[{_pts(a.ci_low)}, {_pts(a.ci_high)}]"
             shown = "/".join(dict.fromkeys(a.directions))
             lines.append(
-                f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {_pts(a.delta):>7} {deltas:>16} {interval:>16}  "
+                f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {_pts(a.delta):>10} {deltas:>16} {interval:>16}  "
                 f"{shown}{'  FLIPS' if a.flips else ''}"
+            )
+        if self.verdicts:
+            lines.append(
+                f"verdict of the frozen gates: {' / '.join(self.verdicts)}"
+                + ("  FLIPS under an inaudible change" if self.verdict_flips else " (the same in every rerun)")
             )
         lines.append(
             "directions: by the paired bootstrap interval of ΔWER (better: below 0, worse: above 0, unclear: "
@@ -168,6 +184,7 @@ def measure_stability(
         )
         for dither in dithers
     ]
+    verdicts = _verdicts(experiment, [reference, *evaluations]) if split in TEST_SPLITS else ()
     stability = Stability(
         split=split,
         baseline=reference.reference_arm,
@@ -177,11 +194,31 @@ def measure_stability(
         reruns=tuple(e.folder.root.name for e in evaluations),
         arms=tuple(_arm(name, reference, evaluations) for name in names),
         signature=reference.signature,
+        verdicts=verdicts,
     )
     atomic_write_json(folder.stability, stability.to_json())
+    if split in TEST_SPLITS:  # what held-out data said under dither is evidence: chained into the audit log
+        AuditLog(experiment.folder).append(
+            "stability measured",
+            split=split,
+            run=stability.run,
+            reruns=list(stability.reruns),
+            dither={"kind": "tpdf", "level_dbfs": level_dbfs, "seeds": list(stability.seeds)},
+            verdicts=list(verdicts),
+            flipped=stability.flipped,
+        )
     if split not in TEST_SPLITS:  # a test split's report is the protocol's to render (its verdict sections)
         evaluate_run(folder, options)
     return stability
+
+
+def _verdicts(experiment: Experiment, evaluations: list[Evaluation]) -> tuple[str, ...]:
+    """The frozen challenger's verdict under the frozen gates on each run (the holdout's, then each rerun)."""
+    frozen = replay(verified_log(experiment.folder)).challenger
+    if frozen is None:
+        return ()
+    gates = load_gates(gates_copy(experiment))
+    return tuple(evaluate_gates(e, frozen["arm"], gates, baseline=BASELINE).verdict for e in evaluations)
 
 
 def _arm(name: str, reference: Evaluation, reruns: list[Evaluation]) -> ArmStability:
