@@ -32,9 +32,24 @@ def test_queue_ranks_negation_flip_above_plain_substitution(exp):
         if item.kind == "disagreement" and ("vad", "mercador") in item.hypotheses
     )
     assert negation == 0 < substitution
-    assert queue.counts() == {"critical": 1, "disagreement": 3, "seam": 2, "nonspeech_text": 1, "unresolved": 2}
+    regressions = [
+        instance
+        for arm in ("vad", "windows")
+        for instance in json.loads(run_folder(exp).explanation(arm).read_text(encoding="utf-8"))["instances"]
+        if instance["kind"] == "regression"
+    ]
+    assert queue.counts() == {
+        "critical": 1,
+        "regression": 3,
+        "disagreement": 3,
+        "seam": 2,
+        "nonspeech_text": 1,
+        "unresolved": 2,
+    }
+    assert len(regressions) >= 3  # overlapping ones of one cause are one place to listen
     assert [i.kind for i in queue.items] == sorted(
-        (i.kind for i in queue.items), key=["critical", "disagreement", "seam", "nonspeech_text", "unresolved"].index
+        (i.kind for i in queue.items),
+        key=["critical", "regression", "disagreement", "seam", "nonspeech_text", "unresolved"].index,
     )
     assert {i.recording_id for i in queue.filtered(recordings=["reuniao"])} == {"reuniao"}
     assert all("windows" in i.arms for i in queue.filtered(arms=["windows"]))

@@ -254,7 +254,7 @@ class _Keys:
 def test_keyboard_only_keep_and_correction_a_reload_keeps_draft_and_session(playwright, app):
     with _browser(playwright, app, "ana") as context:
         page = _desk(_login(context, app, "ana"), app)
-        assert _position(page) == "1 / 9"
+        assert _position(page) == "1 / 12"
         _shot(page, "review")
         # play the stretch with the keyboard; the player stays in view after scrolling
         page.wait_for_function("document.querySelector('[data-testid=ab-audio]').readyState >= 1", timeout=30000)
@@ -272,7 +272,7 @@ def test_keyboard_only_keep_and_correction_a_reload_keeps_draft_and_session(play
         keys.press("Enter")
         keep = _saved(page, "")
         assert keys.pressed == ["1", "Enter"] and "Manter a referência" in keep["text"]
-        assert _position(page) == "2 / 9"  # saved and moved on to the next stretch open for ana
+        assert _position(page) == "2 / 12"  # saved and moved on to the next stretch open for ana
 
         keys = _Keys(page)
         keys.press("2")  # Correct: the cursor goes to the end of the text, the edit begins
@@ -316,8 +316,8 @@ def test_independent_listeners_and_a_lead_who_settles_and_applies(playwright, ap
     with _browser(playwright, app, "carla") as context:
         page = _desk(_login(context, app, "carla"), app)
         page.get_by_role("combobox", name="Trecho").click()
-        page.get_by_role("option", name="14,50–14,90").click()
-        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('3 ')")
+        page.get_by_role("option").filter(has_text="entre braços").filter(has_text="14,50–14,90").click()
+        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('6 ')")
         page.keyboard.press("2")
         page.keyboard.type("dão")  # "mercado" becomes "mercadodão": a correction of the turn
         page.keyboard.press("Enter")
@@ -325,8 +325,8 @@ def test_independent_listeners_and_a_lead_who_settles_and_applies(playwright, ap
     with _browser(playwright, app, "beto") as context:
         page = _desk(_login(context, app, "beto"), app)
         page.get_by_role("combobox", name="Trecho").click()
-        page.get_by_role("option", name="14,50–14,90").click()
-        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('3 ')")
+        page.get_by_role("option").filter(has_text="entre braços").filter(has_text="14,50–14,90").click()
+        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('6 ')")
         assert "Outro ouvinte já decidiu" in page.get_by_test_id("ab-hidden").inner_text()
         assert "mercadodão" not in page.get_by_test_id("ab-desk").inner_text()  # carla's text stays hidden
         _shot(page, "review_second_listener")
@@ -334,7 +334,7 @@ def test_independent_listeners_and_a_lead_who_settles_and_applies(playwright, ap
         page.keyboard.press("Enter")
         _saved(page, "")
         page.keyboard.press("k")
-        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('3 ')")
+        page.wait_for_function("document.querySelector('[data-testid=ab-position]').innerText.startsWith('6 ')")
         assert "mercadodão" in page.get_by_test_id("ab-history").inner_text()  # now that beto decided
         links = [link.inner_text() for link in page.get_by_test_id("stSidebarNav").get_by_role("link").all()]
         assert "Conflitos e aplicação" not in links

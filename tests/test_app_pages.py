@@ -167,7 +167,7 @@ def test_queue_ranks_negation_first_and_shows_an_annotator_only_their_own_status
     assert (table.iloc[0]["tipo"], table.iloc[0]["detalhe"]) == ("palavra crítica", "negação")
     assert table["os braços dizem"].str.contains("vad: mercador").any()
     assert "situação" not in table and table.iloc[0]["você"] == "aberto" and table.iloc[0]["ouvintes"] == 1
-    assert [m.value for m in at.metric] == ["1", "3", "2", "1", "2"]
+    assert [m.value for m in at.metric] == ["1", "3", "3", "2", "1", "2"]
     lead = _app(monkeypatch, exp, annotator="lia", role="lead")
     assert lead.dataframe[0].value.iloc[0]["situação"] == "decidido"
 
@@ -175,7 +175,7 @@ def test_queue_ranks_negation_first_and_shows_an_annotator_only_their_own_status
 def test_review_desk_shows_each_arm_as_the_scorer_aligned_it(monkeypatch, exp):
     at = _page(_app(monkeypatch, exp), "review")
     desk = _desk(at)
-    assert desk["item"]["reference_text"] == "eu não sei se o João vem" and desk["position"] == "1 / 9"
+    assert desk["item"]["reference_text"] == "eu não sei se o João vem" and desk["position"] == "1 / 12"
     arms = {arm["name"]: arm for arm in desk["arms"]}
     dropped = next(s for s in arms["vad"]["steps"] if s["reference"] == "não")
     assert (dropped["op"], dropped["critical"]) == ("delete", ["negation"])

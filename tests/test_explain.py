@@ -76,3 +76,34 @@ def test_each_known_cause_is_found_and_the_parts_sum_to_the_delta(tmp_path: Path
     assert data["delta_errors"] == 4 and data["causes"]["vad cut"]["net"] == 0
     assert abs(sum(c["points"] for c in data["causes"].values()) - data["delta_wer_points"]) < 1e-9
     assert len(data["instances"]) == 8
+
+
+def test_the_public_api_explains_a_run_and_the_review_queue_opens_each_regression_under_its_cause(
+    tmp_path: Path,
+) -> None:
+    from toolkit.adjudication.queue import REGRESSION, build_queue
+    from toolkit.api import explain_run
+    from toolkit.evaluate import write_scores
+
+    _, folder = known_causes_run(tmp_path)
+    explanation = explain_run(folder.root, "vad", normalizer="ptbr-norm-3")
+    assert explanation.delta_errors == 4 and explanation.against == "baseline"
+    queue = build_queue(folder)
+    assert [i for i in queue.items if i.kind == REGRESSION] == []  # not scored yet: nothing to open
+    write_scores(score_run(folder, ScoreOptions(normalizer="ptbr-norm-3")))
+    regressions = [i for i in build_queue(folder).items if i.kind == REGRESSION]
+    expected = sorted(cause for cause, counts in EXPECTED.items() for _ in range(counts["regressions"]))
+    assert sorted(i.detail for i in regressions) == expected
+    seam = next(i for i in regressions if i.detail == "seam")
+    assert seam.arms == ("vad",) and seam.start is not None and seam.hypotheses[0][0] == "baseline"
+    assert {i.reference for i in regressions} >= {"sair", "comprou", "documento"}
+
+
+def test_a_gate_instance_line_names_its_cause(tmp_path: Path) -> None:
+    from toolkit.protocol.gates import evaluate_gates, load_gates
+
+    _, folder = known_causes_run(tmp_path, "holdout", number_at_seam=True)
+    gates = load_gates(Path(__file__).resolve().parents[1] / "protocol" / "gates.toml")
+    text = evaluate_gates(score_run(folder, ScoreOptions(normalizer="ptbr-norm-3")), "vad", gates).text()
+    line = next(line for line in text.splitlines() if "vinte e seis" in line)
+    assert line.endswith("cause: seam"), line

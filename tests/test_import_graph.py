@@ -28,9 +28,9 @@ ALLOWED: dict[str, set[str]] = {
     "explain": {"core", "runs", "scorer"},
     "report": {"core", "runs", "scorer", "explain"},
     "evaluate": {"core", "corpus", "runs", "scorer", "explain", "report"},
-    "protocol": {"core", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
+    "protocol": {"core", "audio", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
     "adjudication": {"core", "audio", "corpus", "formats", "runs", "scorer", "pipeline"},
-    "api": {"core", "formats", "scorer"},
+    "api": {"core", "formats", "scorer", "runs", "evaluate", "explain"},
 }
 TOP = {"cli", "__main__"}  # the command sits on everything
 

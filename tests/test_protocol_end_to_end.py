@@ -124,6 +124,15 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
         "holdout finished",
         "gate evaluated",
     ]
+    # After the holdout: does the verdict survive an inaudible change? Logged, the log still verifies.
+    capsys.readouterr()
+    assert main(["explain", experiment, "--split", "holdout", "--stability", "1", "--format", "json"]) == 0
+    stability = json.loads(capsys.readouterr().out)
+    assert stability["verdicts"][0] == verdict["verdict"] and len(stability["verdicts"]) == 2
+    assert [a["arm"] for a in stability["arms"]] == ["baseline", "vad"]
+    logged = AuditLog(Path(experiment)).entries()[-1]
+    assert logged.event == "stability measured" and logged.data["verdicts"] == stability["verdicts"]
+    assert main(["audit", "verify", experiment]) == 0
     # A holdout hypothesis edited after the run is not laundered by a rerun: the resume refuses it,
     # logs the refusal, records nothing new, and the gate still refuses the edited file.
     run_root = Path(experiment) / "runs" / AuditLog(Path(experiment)).entries()[-1].data["run"]

@@ -5,7 +5,8 @@ a list of them (one recording per item, paired in order and micro-averaged), the
 :class:`~toolkit.core.transcripts.Reference` / :class:`~toolkit.core.transcripts.Hypothesis` records, or a file
 given as a :class:`pathlib.Path` (a reference ``.TextGrid``/``.stm``/``.txt``, a hypothesis
 ``.ctm``/``.json``/``.txt``; a plain ``str`` is always text, never a file name). Only scoring
-is imported here: pandas and scipy load when a table or a drift slope is asked for.
+is imported here: pandas and scipy load when a table or a drift slope is asked for, and a run's
+scorer and its explanation (:func:`explain_run`) when a run is asked about.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.results import CorpusScore, RecordingScore
 from toolkit.scorer.score import score_recording
 from toolkit.scorer.signature import Signature, scorer_signature
+
+if typing.TYPE_CHECKING:
+    from toolkit.explain import Explanation
 
 Side = str | os.PathLike | Reference | Hypothesis
 Texts = Side | Sequence[Side]
@@ -199,3 +203,16 @@ def wer(reference: Texts, hypothesis: Texts) -> float:
     if result.counts.wer is None:
         raise ValueError("reference has no words to score against (WER is undefined)")
     return result.counts.wer
+
+
+def explain_run(run: str | os.PathLike, arm: str, against: str | None = None, **options: Any) -> Explanation:
+    """Why ``arm`` changed WER against ``against`` (the run's baseline by default) in the run folder ``run``:
+    every changed word with its cause, adding up to ΔWER exactly (what ``ablate explain`` prints).
+
+    ``options`` are scoring options as for :func:`score`; a run is scored here, nothing is written.
+    """
+    from toolkit.evaluate import score_run
+    from toolkit.explain import explain
+    from toolkit.runs.folder import RunFolder
+
+    return explain(score_run(RunFolder(Path(run)), make_options(**options)), arm, against)

@@ -31,7 +31,6 @@ from toolkit.scorer.score import audit_vocabulary, score_recording
 from toolkit.scorer.stats import paired_comparison
 from toolkit.scorer.tables import score_tables, write_tables
 
-BASELINE = "baseline"
 SEAM_COLUMNS = [
     "arm",
     "recording_id",
@@ -90,7 +89,7 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
     references: dict[str, Reference] = {}
     outputs: dict[tuple[str, str], dict[str, Any]] = {}
     seam_rows: list[dict[str, Any]] = []
-    reference_arm = BASELINE if BASELINE in arms else arms[0]
+    reference_arm = record.config.reference_arm
     for entry in entries:
         reference = references[entry.id] = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
@@ -153,7 +152,7 @@ def write_scores(evaluation: Evaluation) -> None:
     write_tables(evaluation.per_recording, evaluation.aggregate, folder.scores)
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in evaluation.comparisons.items()})
     for arm, explanation in explain_arms(evaluation).items():
-        atomic_write_json(folder.scores / "explain" / f"{arm}.json", explanation.to_json())
+        atomic_write_json(folder.explanation(arm), explanation.to_json())
     atomic_write_text(folder.scores / "runtime.csv", evaluation.runtime.to_csv(index=False))
     atomic_write_text(folder.scores / "seams.csv", evaluation.seams.to_csv(index=False))
     flags = flag_precision(evaluation.seams, evaluation.scores)

@@ -4,6 +4,8 @@ Sources, all files a run already wrote (nothing is recomputed):
 
 - ``scores/<arm>/<rec>.json``: negation, name and number audit instances (``critical``), seam
   omissions and duplications (``seam``) and words in confirmed non-speech (``nonspeech_text``);
+- ``scores/explain/<arm>.json``: every word an arm got wrong that the baseline got right, or inserted
+  where the baseline did not, with its cause (``regression``; the cause is the detail);
 - ``review/<arm>/<rec>.json``: where an arm disagrees with the baseline (``disagreement``);
 - ``outputs/<arm>/<rec>.json``: disagreements between an arm's two recognizers
   (``disagreement``) and seams flagged for review (``seam``);
@@ -29,16 +31,18 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Reference
 from toolkit.runs.folder import RunFolder
 
-CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
+CRITICAL, REGRESSION, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
     "critical",
+    "regression",
     "disagreement",
     "seam",
     "nonspeech_text",
     "unresolved",
 )
-KINDS = (CRITICAL, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED)
+KINDS = (CRITICAL, REGRESSION, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED)
 KIND_LABELS = {
     CRITICAL: "critical word",
+    REGRESSION: "regression against the baseline",
     DISAGREEMENT: "disagreement",
     SEAM: "seam problem",
     NONSPEECH_TEXT: "text in non-speech",
@@ -117,7 +121,8 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
     except InputError as error:
         return ReviewQueue([], [str(error)])
     recordings, arms = list(record.recordings), record.config.arm_names
-    raw: list[QueueItem] = []
+    compared = [arm for arm in arms if arm != record.config.reference_arm]
+    raw: list[QueueItem] = [item for arm in compared for item in _from_explanation(folder, arm, problems)]
     for recording in recordings:
         for arm in arms:
             raw.extend(_from_scores(folder, arm, recording, problems))
@@ -232,6 +237,27 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
                 )
             )
     return items
+
+
+def _from_explanation(folder: RunFolder, arm: str, problems: list[str]) -> list[QueueItem]:
+    """The arm's regressions against the baseline, each under its cause (absent until the run is scored)."""
+    explanation = _read_json(folder.explanation(arm), problems, required=folder.scores.is_dir())
+    if explanation is None:
+        return []
+    against = explanation.get("against", "baseline")
+    return [
+        QueueItem(
+            REGRESSION,
+            instance["cause"],
+            instance["recording"],
+            *_span(instance["time"], instance["end"]),
+            (arm,),
+            instance["reference"],
+            ((against, instance["baseline"]), (arm, f"{instance['arm']} ({instance['error']})")),
+        )
+        for instance in explanation.get("instances", [])
+        if instance.get("kind") == "regression"
+    ]
 
 
 def _from_disagreements(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:

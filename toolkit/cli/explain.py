@@ -1,9 +1,17 @@
-"""``ablate explain EXP --arm ARM``: why the arm changed WER against the baseline, split by cause, exactly."""
+"""``ablate explain EXP --arm ARM``: why the arm changed WER against the baseline, split by cause, exactly.
+
+``ablate explain EXP --stability K``: whether each arm's result survives K reruns with inaudible dither.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import Any
+
+from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, LOUDEST_LEVEL_DBFS
+from toolkit.core.errors import ToolkitError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,22 +22,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "insertion only one of them made, gets one cause; the causes add up to ΔWER exactly.",
     )
     parser.add_argument("experiment", help="experiment folder (or its experiment.toml)")
-    parser.add_argument("--arm", required=True, help="the arm to explain")
+    parser.add_argument("--arm", help="the arm to explain (with --stability: the arms to rerun, comma-separated)")
     parser.add_argument("--against", help="the arm to compare with (default: the run's baseline)")
     parser.add_argument("--split", default="tuning", help="the split whose latest run to read (default tuning)")
     parser.add_argument("--format", choices=("text", "json", "csv"), default="text", help="output format")
+    parser.add_argument(
+        "--stability",
+        type=int,
+        metavar="K",
+        help="re-decode the split K times with seeded inaudible TPDF dither and show, per arm, the spread of WER "
+        "and ΔWER beside the paired bootstrap interval, and whether the arm's direction flips",
+    )
+    parser.add_argument(
+        "--dither-dbfs",
+        type=float,
+        default=DEFAULT_LEVEL_DBFS,
+        help=f"peak level of the dither, dBFS (default {DEFAULT_LEVEL_DBFS:g}; at most {LOUDEST_LEVEL_DBFS:g})",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="decode this many recordings at once (Dask)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from toolkit.evaluate import score_run
     from toolkit.explain import explain
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.verdict import split_run
 
     experiment = load_experiment(args.experiment)
+    if args.stability is not None:
+        return _stability(args, experiment)
+    if not args.arm:
+        raise ToolkitError("ablate explain: name the arm to explain with --arm ARM (or pass --stability K)")
     folder = split_run(experiment, args.split)
     explanation = explain(score_run(folder, experiment.score_options()), args.arm, args.against)
     if args.format == "json":
@@ -39,4 +63,27 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(explanation.to_csv())
     else:
         print(explanation.text())
+    return 0
+
+
+def _stability(args: argparse.Namespace, experiment: Any) -> int:
+    from toolkit.protocol.stability import measure_stability
+
+    if args.format == "csv":
+        raise ToolkitError("ablate explain --stability: --format is text or json")
+    arms = [name.strip() for name in args.arm.split(",")] if args.arm else None
+    stability = measure_stability(
+        experiment,
+        args.split,
+        args.stability,
+        level_dbfs=args.dither_dbfs,
+        arm_names=arms,
+        workers=args.workers,
+        progress=sys.stderr.isatty(),
+    )
+    if args.format == "json":
+        json.dump(stability.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(stability.text())
     return 0

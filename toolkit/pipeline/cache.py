@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.audio.dither import Dither
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash
 from toolkit.pipeline.code_version import code_digest
 
@@ -66,3 +67,8 @@ def vad_key(lineage: dict[str, Any], silero: dict[str, Any]) -> str:
 def unenhanced_lineage(audio_sha256: str, sample_rate: int) -> dict[str, Any]:
     """What a prepared signal descends from when no enhancement ran: the original audio, resampled."""
     return {"audio_sha256": audio_sha256, "enhance": None, "sample_rate": sample_rate}
+
+
+def dither_identity(dither: Dither) -> dict[str, Any]:
+    """What a dithered signal's keys hold of its dither: level, seed and the code that draws it."""
+    return {**dither.to_json(), "code": code_digest("dither")}

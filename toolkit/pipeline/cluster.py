@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.audio.dither import Dither
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.measure import lifetime_peak_rss_mb
 from toolkit.pipeline.recording import RecordingResult, run_recording
@@ -59,13 +60,22 @@ class WorkPlan:
     recognizers: tuple[str, ...]  # those with work left, loaded once per worker
     environ: dict[str, str | None]  # the coordinator's NANNY_VARIABLES, for the services
     guard: Any = None  # which stored results may be reused (toolkit.pipeline.recording.ResultGuard)
+    dither: Dither | None = None  # added to each recording before any stage (a stability rerun)
 
     @property
     def key(self) -> str:
         from toolkit.core.files import config_hash
 
         return config_hash(
-            [str(self.experiment_path), self.arms, str(self.folder), self.identities, self.runtimes, self.arms_json]
+            [
+                str(self.experiment_path),
+                self.arms,
+                str(self.folder),
+                self.identities,
+                self.runtimes,
+                self.arms_json,
+                self.dither and self.dither.to_json(),
+            ]
         )
 
 
@@ -157,7 +167,7 @@ def _load(plan: WorkPlan) -> _Loaded:
             f"{plan.experiment_path}: the arms differ here from the coordinator's; every worker "
             "must see the same experiment file"
         )
-    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
+    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms, plan.dither)
     for name, value in plan.environ.items():  # inherited by the services started from here on
         if value is None:
             os.environ.pop(name, None)

@@ -26,6 +26,7 @@ STEP_SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "vad": ("audio/vad.py", "audio/signal.py", "audio/timemap.py"),
     "enhance": ("enhance", "audio/signal.py", "audio/timemap.py"),
+    "dither": ("audio/dither.py", "audio/signal.py"),
     "arm": (
         "pipeline",
         "asr",

@@ -18,10 +18,11 @@ from typing import Any
 
 from tqdm import tqdm
 
+from toolkit.audio.dither import Dither
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import config_hash, sha256_file
-from toolkit.pipeline.cache import ResultCache
+from toolkit.pipeline.cache import ResultCache, dither_identity
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Experiment
@@ -111,6 +112,7 @@ def run_experiment(
     scheduler: str | None = None,
     oversubscribe: bool = False,
     guard: ResultGuard | None = None,
+    dither: Dither | None = None,
 ) -> RunSummary:
     """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
 
@@ -119,6 +121,8 @@ def run_experiment(
     (toolkit.pipeline.cluster). Either way each recording's results are byte-identical to a
     one-worker run, and ``run.json`` lists them in manifest order. ``guard`` (the protocol's, on a
     test split) decides which stored results may be reused and hears of each finished recording.
+    ``dither`` (a stability rerun) is added to every recording before any stage; it is part of the
+    run's configuration, so a dithered run has its own folder and cache keys.
     """
     from toolkit.asr.registry import relation
     from toolkit.corpus.manifest import load_manifest
@@ -137,8 +141,8 @@ def run_experiment(
     pool = RecognizerPool(experiment)
     identities = pool.identities()
     runtimes = pool.runtimes()
-    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
-    config = {
+    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms, dither)
+    config: dict[str, Any] = {
         "experiment": experiment.name,
         "experiment_file_sha256": sha256_file(experiment.path),
         "primary": experiment.primary,
@@ -153,6 +157,8 @@ def run_experiment(
         },
         "arms": [arm.to_json() for arm in arms],
     }
+    if dither is not None:  # absent otherwise, so an undithered run keeps its folder and keys
+        config["dither"] = dither_identity(dither)
     folder = RunFolder(experiment.folder / "runs" / f"{split}-{config_hash([config, manifest.sha256])[:10]}")
     keys = {
         entry.id: {
@@ -164,6 +170,7 @@ def run_experiment(
                     "runtime": runtimes,
                     "time_tolerance_s": experiment.time_tolerance_s,
                     "code": code_digest("arm"),
+                    **({"dither": config["dither"]} if dither is not None else {}),
                 }
             )
             for arm in arms
@@ -204,6 +211,7 @@ def run_experiment(
             tuple(needed),
             cluster.environ,
             guard,
+            dither,
         )
     else:
         # Models load before any recording (their cost is reported apart) and before the run folder

@@ -17,13 +17,14 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.audio.vad import SileroVadConfig, merge_regions
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
-from toolkit.pipeline.cache import ResultCache, vad_key
+from toolkit.pipeline.cache import ResultCache, dither_identity, vad_key
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
@@ -141,11 +142,17 @@ class ArmRunner:
     """Runs arms of one experiment, sharing recognizers and the result cache."""
 
     def __init__(
-        self, experiment: Experiment, cache: ResultCache, recognizers: RecognizerPool, arms: list[Arm]
+        self,
+        experiment: Experiment,
+        cache: ResultCache,
+        recognizers: RecognizerPool,
+        arms: list[Arm],
+        dither: Dither | None = None,
     ) -> None:
         from toolkit.pipeline.stages import make_enhancer
 
         self.experiment = experiment
+        self.dither = dither
         self.cache = cache
         self.recognizers = recognizers
         # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
@@ -160,8 +167,12 @@ class ArmRunner:
         """Every stage of ``arm`` on one recording; the words are checked after each stage (StageError)."""
         output = ArmOutput(words=[])
         duration = original.duration
+        source: dict[str, Any] = {"audio_sha256": audio_sha256}
+        if self.dither is not None:
+            original = self.dither.apply(original, audio_sha256)
+            source["dither"] = dither_identity(self.dither)
         with stage("enhance"):
-            prepared, lineage = self._enhance(arm, audio_sha256, original, output)
+            prepared, lineage = self._enhance(arm, source, original, output)
             prepared = resample(prepared, SAMPLE_RATE)
         lineage = {**lineage, "sample_rate": SAMPLE_RATE}
         with stage("vad" if arm.stage("vad") else "segment"):
@@ -204,17 +215,17 @@ class ArmRunner:
 
     # --- stages -------------------------------------------------------------------------
     def _enhance(
-        self, arm: Arm, audio_sha256: str, original: Signal, output: ArmOutput
+        self, arm: Arm, source: dict[str, Any], original: Signal, output: ArmOutput
     ) -> tuple[Signal, dict[str, Any]]:
+        """The arm's enhanced signal (cached) and its lineage: ``source`` (the audio, and its dither if any)
+        and the enhancer."""
         component = arm.stage("enhance")
-        lineage: dict[str, Any] = {"audio_sha256": audio_sha256, "enhance": None}
+        lineage: dict[str, Any] = {**source, "enhance": None}
         if component is None:
             return original, lineage
         enhancer = self._enhancers[component.name]
         identity = enhancer.identity()
-        key = self.cache.key_for(
-            {"kind": "enhance", "audio_sha256": audio_sha256, "enhancer": identity, "code": code_digest("enhance")}
-        )
+        key = self.cache.key_for({"kind": "enhance", **source, "enhancer": identity, "code": code_digest("enhance")})
         cached, samples = self.cache.get(key), self.cache.get_array(key)
         computed = cached is None or samples is None
         if computed:

@@ -19,8 +19,8 @@ from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.protocol.gates import load_gates
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
+from toolkit.runs.record import BASELINE
 
-BASELINE = "baseline"
 # What a change of each fingerprint field means, in the refusal.
 FIELDS = {
     "config_sha256": "the challenger's or baseline's configuration (stages, recognizers, weights)",

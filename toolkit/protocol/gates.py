@@ -250,6 +250,8 @@ def _instance_line(item: dict[str, Any]) -> str:
             parts.append(f"{key}: {item[key] or '∅'!s}")
     if "detail" in item:
         parts.append(str(item["detail"]))
+    if item.get("cause"):
+        parts.append(f"cause: {item['cause']}")
     return " | ".join(parts)
 
 

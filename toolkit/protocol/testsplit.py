@@ -18,11 +18,12 @@ from toolkit.core.files import sha256_file
 from toolkit.corpus.content import audio_content_sha256
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import BASELINE, challenger_file, fingerprint, gates_copy, note_manifest
+from toolkit.protocol.challenger import challenger_file, fingerprint, gates_copy, note_manifest
 from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
 from toolkit.protocol.ledger import Opening, claim
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
+from toolkit.runs.record import BASELINE
 
 if TYPE_CHECKING:
     from toolkit.pipeline.engine import RunSummary

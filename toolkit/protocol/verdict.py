@@ -15,11 +15,12 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import BASELINE, challenger_file, changed_file, fingerprint, gates_copy
+from toolkit.protocol.challenger import challenger_file, changed_file, fingerprint, gates_copy
 from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder, latest_run
+from toolkit.runs.record import BASELINE
 
 GATES_JSON = "gates.json"
 

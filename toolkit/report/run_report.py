@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.core.data_files import read_json
 from toolkit.core.files import atomic_write_text
 from toolkit.explain import Explanation, explain_arms
 from toolkit.explain.causes import CAUSES
@@ -35,6 +36,7 @@ from toolkit.report.tables import (
     paired_tests_table,
     per_recording_table,
     render_text_table,
+    stability_table,
     strata_table,
     worst_onsets_table,
 )
@@ -85,6 +87,7 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
             critical_instances_table(evaluation),
             when_empty="no negation, name or number error in any arm",
         ),
+        _stability(evaluation),
         _timing(evaluation),
         _seams(evaluation),
         Section.of("Temperature fallback", fallback_notes(evaluation), fallback_table(evaluation)),
@@ -248,3 +251,25 @@ def _cpu_code(runtime: dict[str, Any] | None) -> str:
         f"; CPU code: {runtime.get('isa')}{forced}, int8 GEMM {runtime.get('gemm_s8')}, compute type "
         f"{runtime.get('compute_type')} on {runtime.get('cpu')}"
     )
+
+
+def _stability(evaluation: Evaluation) -> Section:
+    """The arms under inaudible dither (``ablate explain --stability``), when it was measured on this run."""
+    heading = "Stability under inaudible dither"
+    path = evaluation.folder.stability
+    if not path.is_file():
+        return Section.of(heading)
+    data = read_json(path)
+    dither = data["dither"]
+    lead = (
+        f"{len(dither['seeds'])} reruns of this split with TPDF dither at {dither['level_dbfs']:g} dBFS "
+        f"(seeds {', '.join(map(str, dither['seeds']))}; run folders {', '.join(f'`{r}`' for r in data['reruns'])}). "
+        "Direction: what the paired bootstrap interval of ΔWER says (better, worse, unclear), this run first. "
+        "An arm that flips, or whose ΔWER moves as much as its interval is wide, is not supported by the audio."
+    )
+    if data.get("scorer_signature") != evaluation.signature:
+        lead += (
+            " **Stale:** measured under scorer signature "
+            f"`{data.get('scorer_signature')}`, not this report's; rerun `ablate explain EXP --stability K`."
+        )
+    return Section.of(heading, lead, stability_table(data))

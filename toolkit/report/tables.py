@@ -372,3 +372,23 @@ def alignment_links(evaluation: Evaluation) -> str:
         if links:
             lines.append(f"- `{arm}`: {', '.join(links)}")
     return "\n".join(lines)
+
+
+def stability_table(data: dict[str, Any]) -> pd.DataFrame:
+    """Per arm, from ``scores/stability.json``: WER and ΔWER here and their range over the dithered reruns."""
+    rows = []
+    for arm in data["arms"]:
+        wers = [arm["wer"], *arm["rerun_wers"]]
+        row = {"arm": arm["arm"], "WER": pct(arm["wer"]), "WER over reruns": f"{pct(min(wers))} – {pct(max(wers))}"}
+        if arm["delta"] is not None:
+            deltas = [arm["delta"], *arm["rerun_deltas"]]
+            row.update(
+                {
+                    "ΔWER [95% interval]": delta_with_interval(arm["delta"], arm["ci_low"], arm["ci_high"]),
+                    "ΔWER over reruns": f"{signed_points(min(deltas))} – {signed_points(max(deltas))}",
+                    "direction": " / ".join(arm["directions"]),
+                    "flips": "yes" if arm["flips"] else "no",
+                }
+            )
+        rows.append(row)
+    return pd.DataFrame.from_records(rows).fillna("")

@@ -53,6 +53,18 @@ class RunFolder:
     def scores(self) -> Path:
         return self.root / "scores"
 
+    def explanation(self, arm: str) -> Path:
+        """``arm``'s ΔWER against the baseline by cause, with every changed word (``ablate explain``)."""
+        problem = path_name_problem(arm, "arm")
+        if problem is not None:
+            raise InputError(self.root, problem)
+        return self.scores / "explain" / f"{arm}.json"
+
+    @property
+    def stability(self) -> Path:
+        """The run's results under inaudible dither (``ablate explain --stability``), when measured."""
+        return self.scores / "stability.json"
+
     def read_record(self) -> RunRecord:
         """The checked run record (toolkit.runs.record); a malformed run.json is one line naming it."""
         return RunRecord.read(self.record)

@@ -49,6 +49,9 @@ class ManifestUse:
     sha256: str
 
 
+BASELINE = "baseline"  # the arm name the protocol and every comparison take as the baseline
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything a run's results depend on; its hash names the run folder."""
@@ -62,10 +65,17 @@ class RunConfig:
     seed: int = 0
     recognizer_runtime: dict[str, Any] = field(default_factory=dict)
     recognizer_relations: dict[str, Any] = field(default_factory=dict)
+    dither: dict[str, Any] | None = None  # the inaudible dither of a stability rerun (toolkit.audio.dither)
 
     @property
     def arm_names(self) -> list[str]:
         return [arm["name"] for arm in self.arms]
+
+    @property
+    def reference_arm(self) -> str:
+        """The arm every other is compared with: ``baseline`` when the run has it, else its first arm."""
+        names = self.arm_names
+        return BASELINE if BASELINE in names else names[0]
 
     def arm(self, name: str) -> dict[str, Any] | None:
         return next((arm for arm in self.arms if arm["name"] == name), None)

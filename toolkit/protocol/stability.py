@@ -1,0 +1,262 @@
+"""Does a result survive an inaudible change? The split re-decoded K times with seeded dither.
+
+Each rerun adds TPDF noise 90 dB below full scale (toolkit.audio.dither; level and seeds recorded)
+to every recording before any stage, in its own run folder and cache keys. Per arm, the spread of
+WER and of ΔWER against the baseline across the reruns is set beside the paired bootstrap interval
+of the undithered run: a spread as wide as the interval, or a direction ("better", "worse",
+"unclear" by that interval) that changes between reruns, says the conclusion rests on the decoder's
+luck, not on the audio. A test split is only re-decoded after the protocol ran it to the end, so
+the reruns can never be a peek at held-out data; there the frozen gates' verdict is computed on every
+rerun too (does the verdict flip?), and the outcome is chained into the audit log.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, Dither
+from toolkit.core.errors import InputError
+from toolkit.core.files import atomic_write_json
+from toolkit.evaluate import evaluate_run, score_run
+from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.experiment import Experiment
+from toolkit.protocol.audit import AuditLog
+from toolkit.protocol.challenger import gates_copy
+from toolkit.protocol.gates import evaluate_gates, load_gates
+from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
+from toolkit.protocol.verdict import split_run
+from toolkit.runs.record import BASELINE
+from toolkit.runs.scored import Evaluation
+from toolkit.scorer.stats import PairedComparison
+
+BETTER, WORSE, UNCLEAR = "better", "worse", "unclear"
+MAX_RERUNS = 100
+
+
+def direction(comparison: PairedComparison) -> str:
+    """What the paired bootstrap interval of ΔWER says: the arm is better, worse, or it cannot tell."""
+    if comparison.ci_high < 0:
+        return BETTER
+    if comparison.ci_low > 0:
+        return WORSE
+    return UNCLEAR
+
+
+@dataclass(frozen=True)
+class ArmStability:
+    """One arm over the undithered run and its dithered reruns (rates as fractions)."""
+
+    arm: str
+    wer: float  # undithered
+    rerun_wers: tuple[float, ...]
+    delta: float | None = None  # undithered ΔWER against the baseline; None for the baseline itself
+    rerun_deltas: tuple[float, ...] = ()
+    ci_low: float | None = None  # the undithered run's paired bootstrap interval of ΔWER
+    ci_high: float | None = None
+    directions: tuple[str, ...] = ()  # undithered first, then each rerun
+
+    @property
+    def flips(self) -> bool:
+        """Whether the direction of the arm against the baseline changed in any rerun."""
+        return len(set(self.directions)) > 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arm": self.arm,
+            "wer": self.wer,
+            "rerun_wers": list(self.rerun_wers),
+            "wer_spread": _spread(self.wer, self.rerun_wers),
+            "wer_sd": _sd(self.rerun_wers),
+            "delta": self.delta,
+            "rerun_deltas": list(self.rerun_deltas),
+            "delta_spread": None if self.delta is None else _spread(self.delta, self.rerun_deltas),
+            "delta_sd": _sd(self.rerun_deltas),
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "directions": list(self.directions),
+            "flips": self.flips,
+        }
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Every arm of a split under K seeded dithers, against its undithered run."""
+
+    split: str
+    baseline: str
+    level_dbfs: float
+    seeds: tuple[int, ...]
+    run: str  # the undithered run folder's name
+    reruns: tuple[str, ...]  # the dithered run folders' names, in seed order
+    arms: tuple[ArmStability, ...]
+    signature: str
+    verdicts: tuple[str, ...] = ()  # a test split: the frozen gates' verdict, undithered first, then each rerun
+
+    @property
+    def verdict_flips(self) -> bool:
+        return len(set(self.verdicts)) > 1
+
+    @property
+    def flipped(self) -> list[str]:
+        return [a.arm for a in self.arms if a.flips]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "split": self.split,
+            "baseline": self.baseline,
+            "dither": {"kind": "tpdf", "level_dbfs": self.level_dbfs, "seeds": list(self.seeds)},
+            "run": self.run,
+            "reruns": list(self.reruns),
+            "scorer_signature": self.signature,
+            "arms": [a.to_json() for a in self.arms],
+            "flipped": self.flipped,
+            "verdicts": list(self.verdicts),
+            "verdict_flips": self.verdict_flips,
+        }
+
+    def text(self) -> str:
+        lines = [
+            f"{self.split}: {len(self.seeds)} reruns with TPDF dither at {self.level_dbfs:g} dBFS "
+            f"(seeds {', '.join(map(str, self.seeds))}) against run {self.run}",
+            f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>10} {'reruns: min-max':>16} "
+            f"{'95% interval':>16}  directions",
+        ]
+        for a in self.arms:
+            wers = f"{_pct(min(a.rerun_wers))}-{_pct(max(a.rerun_wers))}"
+            if a.delta is None:
+                lines.append(f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {'(baseline)':>10}")
+                continue
+            deltas = f"{_pts(min(a.rerun_deltas))}-{_pts(max(a.rerun_deltas))}"
+            interval = f"[{_pts(a.ci_low)}, {_pts(a.ci_high)}]"
+            shown = "/".join(dict.fromkeys(a.directions))
+            lines.append(
+                f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {_pts(a.delta):>10} {deltas:>16} {interval:>16}  "
+                f"{shown}{'  FLIPS' if a.flips else ''}"
+            )
+        if self.verdicts:
+            lines.append(
+                f"verdict of the frozen gates: {' / '.join(self.verdicts)}"
+                + ("  FLIPS under an inaudible change" if self.verdict_flips else " (the same in every rerun)")
+            )
+        lines.append(
+            "directions: by the paired bootstrap interval of ΔWER (better: below 0, worse: above 0, unclear: "
+            "it holds 0), undithered first; FLIPS: an inaudible change altered what the run says about the arm"
+            if self.arms
+            else "no arms"
+        )
+        return "\n".join(lines)
+
+
+def measure_stability(
+    experiment: Experiment,
+    split: str,
+    reruns: int,
+    *,
+    level_dbfs: float = DEFAULT_LEVEL_DBFS,
+    arm_names: list[str] | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> Stability:
+    """Re-decode ``split`` ``reruns`` times with dither seeds 1..K, score each run, and write the comparison
+    to the undithered run's ``scores/stability.json`` (shown in its report; see the module docstring)."""
+    if not 1 <= reruns <= MAX_RERUNS:
+        raise InputError(experiment.path, f"--stability must be between 1 and {MAX_RERUNS} reruns, not {reruns}")
+    try:
+        dithers = [Dither(seed, level_dbfs) for seed in range(1, reruns + 1)]
+    except ValueError as error:
+        raise InputError(experiment.path, str(error)) from None
+    options = experiment.score_options()
+    if split in TEST_SPLITS:  # only once the protocol ran it: its audited run is the undithered one
+        folder = split_run(experiment, split)
+        arm_names = folder.read_record().config.arm_names
+    else:
+        if arm_names is not None and BASELINE in experiment.arms and BASELINE not in arm_names:
+            arm_names = [BASELINE, *arm_names]  # ΔWER is against the baseline
+        folder = run_experiment(experiment, split, arm_names, progress=progress, workers=workers).folder
+    reference = score_run(folder, options)
+    names = list(reference.scores)
+    evaluations = [
+        evaluate_run(
+            run_experiment(experiment, split, names, progress=progress, workers=workers, dither=dither).folder,
+            options,
+        )
+        for dither in dithers
+    ]
+    verdicts = _verdicts(experiment, [reference, *evaluations]) if split in TEST_SPLITS else ()
+    stability = Stability(
+        split=split,
+        baseline=reference.reference_arm,
+        level_dbfs=level_dbfs,
+        seeds=tuple(d.seed for d in dithers),
+        run=folder.root.name,
+        reruns=tuple(e.folder.root.name for e in evaluations),
+        arms=tuple(_arm(name, reference, evaluations) for name in names),
+        signature=reference.signature,
+        verdicts=verdicts,
+    )
+    atomic_write_json(folder.stability, stability.to_json())
+    if split in TEST_SPLITS:  # what held-out data said under dither is evidence: chained into the audit log
+        AuditLog(experiment.folder).append(
+            "stability measured",
+            split=split,
+            run=stability.run,
+            reruns=list(stability.reruns),
+            dither={"kind": "tpdf", "level_dbfs": level_dbfs, "seeds": list(stability.seeds)},
+            verdicts=list(verdicts),
+            flipped=stability.flipped,
+        )
+    if split not in TEST_SPLITS:  # a test split's report is the protocol's to render (its verdict sections)
+        evaluate_run(folder, options)
+    return stability
+
+
+def _verdicts(experiment: Experiment, evaluations: list[Evaluation]) -> tuple[str, ...]:
+    """The frozen challenger's verdict under the frozen gates on each run (the holdout's, then each rerun)."""
+    frozen = replay(verified_log(experiment.folder)).challenger
+    if frozen is None:
+        return ()
+    gates = load_gates(gates_copy(experiment))
+    return tuple(evaluate_gates(e, frozen["arm"], gates, baseline=BASELINE).verdict for e in evaluations)
+
+
+def _arm(name: str, reference: Evaluation, reruns: list[Evaluation]) -> ArmStability:
+    wers = tuple(_wer(e, name) for e in reruns)
+    if name == reference.reference_arm:
+        return ArmStability(name, _wer(reference, name), wers)
+    comparison = reference.comparisons[name]
+    return ArmStability(
+        name,
+        _wer(reference, name),
+        wers,
+        comparison.delta,
+        tuple(e.comparisons[name].delta for e in reruns),
+        comparison.ci_low,
+        comparison.ci_high,
+        (direction(comparison), *(direction(e.comparisons[name]) for e in reruns)),
+    )
+
+
+def _wer(evaluation: Evaluation, arm: str) -> float:
+    scores = evaluation.scores[arm].values()
+    words = sum(s.counts.ref_words for s in scores)
+    return sum(s.counts.errors for s in scores) / words if words else 0.0
+
+
+def _spread(value: float, reruns: tuple[float, ...]) -> float:
+    """max - min over the undithered value and the reruns."""
+    every = (value, *reruns)
+    return max(every) - min(every)
+
+
+def _sd(values: tuple[float, ...]) -> float | None:
+    return statistics.stdev(values) if len(values) > 1 else None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}%"
+
+
+def _pts(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.2f}"
