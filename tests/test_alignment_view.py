@@ -131,3 +131,14 @@ def test_run_report_links_a_coloured_alignment_page_per_recording(tmp_path):
     assert "`" not in report and "](alignment/arm/r1.html)" in evaluation.report_markdown.read_text(encoding="utf-8")
     baseline = (run.root / "alignment" / "baseline" / "r1.html").read_text(encoding="utf-8")
     assert "substitute" not in baseline.split("<div>", 1)[1] and "S=0 D=0 I=0" in baseline
+
+
+def test_an_alignment_step_as_json_holds_every_field_of_the_record() -> None:
+    from dataclasses import fields
+
+    from toolkit.scorer.alignment_view import AlignedWord
+
+    step = AlignedWord("não", "nao", "substitute", 1.0, 1.2, 1.01, 1.19, ("negation",))
+    data = step.to_json()
+    assert list(data) == [f.name for f in fields(AlignedWord)]
+    assert data["critical"] == ["negation"] and json.loads(json.dumps(data)) == data

@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from shared_data import PTBR_DEV
 
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
@@ -497,3 +499,20 @@ def test_untimed_seam_omission_is_located_inside_its_own_utterance():
     shifted = Hypothesis("rec", [replace(w, start=w.start + 30, end=w.end + 30) for w in hyp.words])
     lost = score_recording(ref, shifted, seams=[(12.4, 14.0)], options=options).seams
     assert lost.omissions == 1 and lost.located == ((10.0, 12.5),)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(0, 3600, allow_nan=False), st.floats(-2, 2, allow_nan=False)), min_size=3, max_size=60)
+)
+def test_drift_is_the_least_squares_slope_scipy_gives(points) -> None:
+    from scipy.stats import linregress
+
+    from toolkit.scorer.metrics.timing import TimingScore
+
+    onsets = np.array([p[0] for p in points])
+    errors = np.array([p[1] for p in points])
+    assume(len(np.unique(onsets)) >= 3)
+    n = len(points)
+    timing = TimingScore(ref_timed_words=n, hyp_words=n, ref_onsets=onsets, onset_errors=errors)
+    assert timing.drift_s_per_min == pytest.approx(linregress(onsets, errors).slope * 60, rel=1e-6, abs=1e-9)

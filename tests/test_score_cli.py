@@ -165,3 +165,15 @@ def test_cli_defaults_agree_with_the_scorer() -> None:
         ScoreOptions.collar,
         ScoreOptions.short_word_max_letters,
     )
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3])
+def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps: int) -> None:
+    from toolkit.cli.score import json_with_alignment
+    from toolkit.scorer.alignment_view import AlignedWord
+
+    data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
+    alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
+    text = json_with_alignment(data, alignment)
+    assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
+    assert len([line for line in text.splitlines() if '"op"' in line]) == steps

@@ -129,16 +129,20 @@ def run(args: argparse.Namespace) -> int:
     score = score_recording(reference, hypothesis, options, vad)
     alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
-        print(
-            json.dumps(
-                {**score.to_json(), "alignment": [row.to_json() for row in alignment]}, ensure_ascii=False, indent=2
-            )
-        )
+        print(json_with_alignment(score.to_json(), alignment))
     else:
         print(render_text(score))
         if args.show_alignment:
             print(render_alignment(score, alignment))
     return 0
+
+
+def json_with_alignment(data: dict[str, Any], alignment: list[AlignedWord]) -> str:
+    """``data`` indented, then ``"alignment"``: one step per line (as sclite prints one per line; and
+    indenting thousands of steps would take Python's slow JSON encoder longer than the scoring)."""
+    body = json.dumps(data, ensure_ascii=False, indent=2)
+    steps = ",\n".join("    " + json.dumps(row.to_json(), ensure_ascii=False) for row in alignment)
+    return body[:-2] + (',\n  "alignment": [\n' + steps + "\n  ]\n}" if steps else ',\n  "alignment": []\n}')
 
 
 def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
@@ -30,6 +31,7 @@ __all__ = [
     "write_reference_textgrid",
     "write_stm",
     "read_hypothesis",
+    "hypothesis_json_id",
     "write_ctm",
     "write_hypothesis_json",
     "read_names",
@@ -92,8 +94,8 @@ def write_hypothesis_json(hypothesis: Hypothesis, path: str | Path) -> Path:
     return atomic_write_json(path, hypothesis.to_json())
 
 
-def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
-    """A :meth:`Hypothesis.to_json` file, every field type-checked and every word checked like a CTM line."""
+def _hypothesis_record(path: Path) -> dict[str, Any]:
+    """A hypothesis JSON file's top level, checked: an object with a string 'recording_id' and a list 'words'."""
     data = parse_json(read_text(path), path)
     if (
         not isinstance(data, dict)
@@ -103,6 +105,17 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
         raise InputError(
             path, "not a hypothesis record: expected an object with a string 'recording_id' and a list 'words'"
         )
+    return data
+
+
+def hypothesis_json_id(path: str | Path) -> str:
+    """The recording a hypothesis JSON file is for, without checking its words (pairing needs only that)."""
+    return str(_hypothesis_record(Path(path))["recording_id"])
+
+
+def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
+    """A :meth:`Hypothesis.to_json` file, every field type-checked and every word checked like a CTM line."""
+    data = _hypothesis_record(path)
     if not isinstance(data.get("arm", ""), str) or not isinstance(data.get("meta", {}), dict):
         raise InputError(path, "not a hypothesis record: 'arm' must be a string and 'meta' an object")
     if recording_id is not None and data["recording_id"] != recording_id:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.formats import read_hypothesis
+from toolkit.formats import hypothesis_json_id
 from toolkit.formats.ctm import ctm_channels, read_ctm
 from toolkit.formats.ids import describe_difference
 from toolkit.formats.stm import read_stm, stm_channels
@@ -119,5 +119,5 @@ def _side(path: Path, role: str) -> _Side:
             path, role, tuple(sorted(by_recording)), {rid: ctm_channels(words) for rid, words in by_recording.items()}
         )
     if suffix == ".json":
-        return _Side(path, role, (read_hypothesis(path).recording_id,), {})
+        return _Side(path, role, (hypothesis_json_id(path),), {})
     return _Side(path, role, (), {})

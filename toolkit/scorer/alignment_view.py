@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,17 @@ class AlignedWord:
     critical: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "critical": list(self.critical)}
+        # Field by field: dataclasses.asdict deep-copies each value and cost seconds on a long recording.
+        return {
+            "reference": self.reference,
+            "hypothesis": self.hypothesis,
+            "op": self.op,
+            "ref_start": self.ref_start,
+            "ref_end": self.ref_end,
+            "hyp_start": self.hyp_start,
+            "hyp_end": self.hyp_end,
+            "critical": list(self.critical),
+        }
 
 
 def _time(value: float) -> float | None:

@@ -95,17 +95,18 @@ def nonspeech_score(intervals: np.ndarray, hyp: SourceWords, counted: np.ndarray
     kk = np.clip(k, 0, None)
     with np.errstate(invalid="ignore"):
         inside = (k >= 0) & (mid <= spans[kk, 1]) & counted
-    instances = []
-    for interval in np.unique(kk[inside]).tolist():
-        words = np.flatnonzero(inside & (kk == interval))
-        instances.append(
-            {
-                "start": round(float(spans[interval, 0]), 3),
-                "end": round(float(spans[interval, 1]), 3),
-                "text": " ".join(hyp.texts[w] for w in words.tolist()),
-                "words": len(words),
-            }
-        )
+    by_interval: dict[int, list[int]] = {}  # one pass: a mask per interval would be quadratic on long recordings
+    for word in np.flatnonzero(inside).tolist():
+        by_interval.setdefault(int(kk[word]), []).append(word)
+    instances = [
+        {
+            "start": round(float(spans[interval, 0]), 3),
+            "end": round(float(spans[interval, 1]), 3),
+            "text": " ".join(hyp.texts[w] for w in words),
+            "words": len(words),
+        }
+        for interval, words in sorted(by_interval.items())
+    ]
     return NonspeechScore(
         seconds,
         len(spans),

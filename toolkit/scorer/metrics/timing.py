@@ -89,9 +89,12 @@ class TimingScore(Figures):
         """Slope of onset error over reference time (s of error per minute); needs 3+ distinct onsets."""
         if self.recordings != 1 or not self.available or len(np.unique(self.ref_onsets)) < 3:
             return None
-        from scipy.stats import linregress  # imported here: scipy takes half a second to import
-
-        return float(linregress(self.ref_onsets, self.onset_errors).slope) * 60.0
+        # The least-squares slope (what scipy.stats.linregress gives), without importing scipy.stats:
+        # that import costs more than scoring a 9,000-word recording.
+        x = np.asarray(self.ref_onsets, dtype=float)
+        y = np.asarray(self.onset_errors, dtype=float)
+        dx = x - x.mean()
+        return float(dx @ (y - y.mean()) / (dx @ dx)) * 60.0
 
     def thirds(self) -> dict[str, dict[str, Any]] | None:
         """Signed and absolute median onset error in each third of the reference span."""
