@@ -209,3 +209,44 @@ def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_pat
     config = shifted.stage("windows").config
     assert (config.origin_s, config.shifted_origins_s, config.length_s) == (12.5, (), 30.0)
     assert arms["windows"].stage("windows").config.origin_s == 0.0
+
+
+@pytest.mark.parametrize(
+    "scoring, message",
+    [
+        ('scoring = { collar = "wide" }', "[scoring] option 'collar' must be int or float, got str"),
+        ("scoring = { colar = 0.3 }", "[scoring] unknown scoring option 'colar'"),
+        ('scoring = { names = ["Ana"] }', "names come with each recording's reference"),
+        ('scoring = { policy = "loose" }', "[scoring] unknown policy 'loose'"),
+        ("scoring = { bootstrap_samples = 0 }", "bootstrap_samples >= 1"),
+        ('scoring = { normalizer = "ptbr-norm-2" }\nnormalizer = "ptbr-norm-3"', "normalizer is set twice"),
+        ("scoring = 3", "[scoring] must be a table"),
+    ],
+)
+def test_a_bad_scoring_table_is_one_line_naming_the_option(tmp_path: Path, scoring: str, message: str) -> None:
+    path = demo_variant(tmp_path, "seed = 0\n", f"seed = 0\n{scoring}\n")
+    with pytest.raises(InputError) as raised:
+        load_experiment(path)
+    assert str(path) in str(raised.value) and message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_scoring_table_sets_every_option_of_the_scorer(tmp_path: Path) -> None:
+    table = (
+        'scoring = { policy = "accent-folded", collar = 0.3, short_word_max_letters = 2, seam_margin_s = 1.5, '
+        'bootstrap_samples = 500, bootstrap_seed = 7, normalizer = "ptbr-norm-2", time_constrained = true }'
+    )
+    options = load_experiment(demo_variant(tmp_path, "seed = 0\n", f"seed = 0\n{table}\n")).score_options()
+    assert (options.policy, options.collar, options.short_word_max_letters, options.seam_margin_s) == (
+        "accent-folded",
+        0.3,
+        2,
+        1.5,
+    )
+    assert (options.bootstrap_samples, options.bootstrap_seed, options.normalizer, options.time_constrained) == (
+        500,
+        7,
+        "ptbr-norm-2",
+        True,
+    )
+    assert load_experiment(DEMO).score_options() == type(options)()  # no table: the scorer's defaults

@@ -177,3 +177,19 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
     text = json_with_alignment(data, alignment)
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
+
+
+def test_every_scoring_option_is_a_flag_or_named_as_a_run_option() -> None:
+    from dataclasses import fields
+
+    from toolkit.cli import build_parser
+    from toolkit.cli import score as cli_score
+    from toolkit.scorer.options import ScoreOptions
+
+    schema = {f.name for f in fields(ScoreOptions)}
+    assert schema == {*cli_score.OPTION_FLAGS, *cli_score.RUN_ONLY_OPTIONS, "names"}
+    parser = build_parser()
+    score = next(a for a in parser._subparsers._group_actions[0].choices["score"]._actions if a.dest == "collar")
+    assert score.default == ScoreOptions.collar
+    dests = {a.dest for a in parser._subparsers._group_actions[0].choices["score"]._actions}
+    assert set(cli_score.OPTION_FLAGS.values()) <= dests

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 import os
-import types
 import typing
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
-from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.options import ScoreOptions, checked_options
 from toolkit.scorer.results import CorpusScore, RecordingScore
 from toolkit.scorer.score import score_recording
 from toolkit.scorer.signature import Signature, scorer_signature
@@ -32,43 +31,13 @@ Side = str | os.PathLike | Reference | Hypothesis
 Texts = Side | Sequence[Side]
 
 
-def _accepted(hint: Any) -> tuple[type, ...]:
-    """The Python types an option annotated ``hint`` accepts (ints for floats, lists for tuples, str for paths)."""
-    if typing.get_origin(hint) in (Union, types.UnionType):
-        return tuple(t for arg in typing.get_args(hint) for t in _accepted(arg))
-    if typing.get_origin(hint) is tuple:
-        return (tuple, list)
-    return {float: (int, float), Path: (str, os.PathLike), type(None): (type(None),)}.get(hint, (hint,))
-
-
-# The types each ScoreOptions field accepts, read from its annotations (bool is refused where a number is meant).
-_OPTION_TYPES = {name: _accepted(hint) for name, hint in typing.get_type_hints(ScoreOptions).items()}
-
-
 def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
 def make_options(**options: Any) -> ScoreOptions:
     """ScoreOptions from keyword options, each checked for its type; the error names the option."""
-    for name, value in options.items():
-        expected = _OPTION_TYPES.get(name)
-        if expected is None:
-            raise TypeError(f"unknown scoring option {name!r}; choose from {', '.join(_OPTION_TYPES)}")
-        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-            raise TypeError(
-                f"option {name!r} must be {' or '.join(t.__name__ for t in expected)}, got {_type_name(value)}"
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"option {name!r} must be finite, got {value!r}")
-    if "names" in options:
-        names = tuple(options["names"])
-        if not all(isinstance(n, str) for n in names):
-            raise TypeError("option 'names' must hold strings only")
-        options["names"] = names
-    if options.get("lexicon") is not None:
-        options["lexicon"] = Path(options["lexicon"])
-    return ScoreOptions(**options)
+    return checked_options(options)
 
 
 def _utterances(text: str) -> list[Utterance]:

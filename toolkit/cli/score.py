@@ -28,6 +28,18 @@ DEFAULT_COLLAR_S = 0.5
 DEFAULT_SHORT_MAX = 3
 
 NA = "not available"
+# The ScoreOptions fields a flag sets (option -> argparse dest); `names` comes from --names and the
+# reference. A test checks every other field is here or in RUN_ONLY_OPTIONS.
+OPTION_FLAGS = {
+    "policy": "policy",
+    "short_word_max_letters": "short_max",
+    "collar": "collar",
+    "time_constrained": "time_constrained",
+    "normalizer": "normalizer",
+    "lexicon": "lexicon",
+}
+# Options that mean something only for a run of several recordings (seams, the paired bootstrap).
+RUN_ONLY_OPTIONS = ("seam_margin_s", "bootstrap_samples", "bootstrap_seed")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -109,7 +121,7 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.scorer.alignment_view import aligned_words, critical_marks
-    from toolkit.scorer.options import ScoreOptions
+    from toolkit.scorer.options import checked_options
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
     recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
@@ -117,15 +129,7 @@ def run(args: argparse.Namespace) -> int:
     hypothesis = read_hypothesis(args.hyp, recording_id, channel)
     names = tuple(read_names(args.names)) if args.names else ()
     vad = read_vad_segments(args.vad) if args.vad else None
-    options = ScoreOptions(
-        policy=args.policy,
-        names=names,
-        short_word_max_letters=args.short_max,
-        collar=args.collar,
-        time_constrained=args.time_constrained,
-        normalizer=args.normalizer,
-        lexicon=args.lexicon,
-    )
+    options = checked_options({option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names})
     score = score_recording(reference, hypothesis, options, vad)
     alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
     if args.format == "json":

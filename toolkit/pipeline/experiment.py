@@ -8,7 +8,7 @@ decoding starts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
 from toolkit.core.names import path_name_problem
 from toolkit.core.text import read_text
-from toolkit.scorer.normalize.policy import POLICY_VERSION, POLICY_VERSIONS
+from toolkit.scorer.options import ScoreOptions, checked_options
 
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
@@ -95,18 +95,15 @@ class Experiment:
     arms: dict[str, Arm]
     time_tolerance_s: float
     seed: int
-    lexicon: Path | None = None  # the corpus's user lexicon for scoring (toolkit.scorer.normalize.lexicon)
-    normalizer: str = POLICY_VERSION  # the normalizer version scoring uses
+    scoring: ScoreOptions = field(default_factory=ScoreOptions)  # the [scoring] table: how its runs are scored
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
     def score_options(self) -> ScoreOptions:
-        """How this experiment's runs are scored (normalizer version, user lexicon): one place for every caller."""
-        from toolkit.scorer.options import ScoreOptions
-
-        return ScoreOptions(normalizer=self.normalizer, lexicon=self.lexicon)
+        """How this experiment's runs are scored (its ``[scoring]`` table): one place for every caller."""
+        return self.scoring
 
     def select_arms(self, names: list[str] | None) -> list[Arm]:
         """The arms to run (``None``: every arm, in file order); unknown, repeated or no names are an error."""
@@ -149,6 +146,7 @@ def load_experiment(path: str | Path) -> Experiment:
         "arms",
         "lexicon",
         "normalizer",
+        "scoring",
     }
     unknown = sorted(set(raw) - known_top)
     if unknown:
@@ -200,28 +198,40 @@ def load_experiment(path: str | Path) -> Experiment:
         arms=arms,
         time_tolerance_s=float(tolerance),
         seed=seed,
-        **_scoring_keys(path, raw),
+        scoring=_scoring(path, raw),
     )
 
 
-def _scoring_keys(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
-    """``lexicon`` (a file beside the experiment) and ``normalizer``, the lexicon read now with that normalizer
-    so a bad line, or an entry the version cannot use, fails early."""
+def _scoring(path: Path, raw: dict[str, Any]) -> ScoreOptions:
+    """The ``[scoring]`` table (any ScoreOptions field but ``names``, which each recording's reference
+    gives), checked by the scorer's one schema; ``lexicon`` is a file beside the experiment, read now with
+    the chosen normalizer so a bad line fails early. Top-level ``normalizer`` and ``lexicon`` (files
+    written before the table existed) are read as if they were in it."""
     from toolkit.scorer.normalize.registry import POLICIES, normalizer
 
-    keys: dict[str, Any] = {}
-    if "lexicon" in raw:
-        if not isinstance(raw["lexicon"], str) or not raw["lexicon"]:
-            raise InputError(path, f"lexicon must be a file name (a string), not {raw['lexicon']!r}")
-        keys["lexicon"] = (path.parent / raw["lexicon"]).resolve()
-    if "normalizer" in raw:
-        if raw["normalizer"] not in POLICY_VERSIONS:
-            raise InputError(path, f"normalizer must be one of {', '.join(POLICY_VERSIONS)}, not {raw['normalizer']!r}")
-        keys["normalizer"] = raw["normalizer"]
-    if "lexicon" in keys:
+    table = raw.get("scoring", {})
+    if not isinstance(table, dict):
+        raise InputError(path, f"[scoring] must be a table of scoring options, not {table!r}"[:200])
+    given = dict(table)
+    for key in ("normalizer", "lexicon"):
+        if key in raw:
+            if key in table:
+                raise InputError(path, f"{key} is set twice, at the top and in [scoring]: set it once, in [scoring]")
+            given[key] = raw[key]
+    if "names" in given:
+        raise InputError(path, "[scoring] names: names come with each recording's reference (the manifest), not here")
+    if "lexicon" in given:
+        if not isinstance(given["lexicon"], str) or not given["lexicon"]:
+            raise InputError(path, f"lexicon must be a file name (a string), not {given['lexicon']!r}")
+        given["lexicon"] = (path.parent / given["lexicon"]).resolve()
+    try:
+        options = checked_options(given)
+    except (TypeError, ValueError) as error:
+        raise InputError(path, f"[scoring] {error}") from None
+    if options.lexicon is not None:
         for policy in POLICIES:
-            normalizer(policy, keys.get("normalizer", POLICY_VERSION), keys["lexicon"])
-    return keys
+            normalizer(policy, options.normalizer, options.lexicon)
+    return options
 
 
 def _require_path_name(path: Path, what: str, name: Any) -> None:

@@ -4,8 +4,14 @@ without importing each other. ``toolkit.scorer.options.ScoreOptions`` is the sam
 
 from __future__ import annotations
 
+import math
+import os
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Union
 
 from toolkit.scorer.normalize import POLICY_VERSION, POLICY_VERSIONS
 from toolkit.scorer.normalize.registry import POLICIES
@@ -41,3 +47,45 @@ class ScoreOptions:
     def audit_policy(self) -> str:
         """Audits, timing and non-speech run on the primary policy, or the normalized one if verbatim."""
         return "normalized" if self.policy == "verbatim" else self.policy
+
+
+def _accepted(hint: Any) -> tuple[type, ...]:
+    """The Python types an option annotated ``hint`` accepts (ints for floats, lists for tuples, str for paths)."""
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        return tuple(t for arg in typing.get_args(hint) for t in _accepted(arg))
+    if typing.get_origin(hint) is tuple:
+        return (tuple, list)
+    return {float: (int, float), Path: (str, os.PathLike), type(None): (type(None),)}.get(hint, (hint,))
+
+
+# The types each ScoreOptions field accepts, read from its annotations (bool is refused where a number is meant).
+_OPTION_TYPES = {name: _accepted(hint) for name, hint in typing.get_type_hints(ScoreOptions).items()}
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def checked_options(given: Mapping[str, Any]) -> ScoreOptions:
+    """ScoreOptions from option names and values, each checked against the field's annotation (the one
+    schema of scoring options: the Python API, the experiment file's ``[scoring]`` table and the CLI
+    use it); a TypeError or ValueError names the option."""
+    options = dict(given)
+    for name, value in options.items():
+        expected = _OPTION_TYPES.get(name)
+        if expected is None:
+            raise TypeError(f"unknown scoring option {name!r}; choose from {', '.join(_OPTION_TYPES)}")
+        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
+            raise TypeError(
+                f"option {name!r} must be {' or '.join(t.__name__ for t in expected)}, got {_type_name(value)}"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"option {name!r} must be finite, got {value!r}")
+    if "names" in options:
+        names = tuple(options["names"])
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError("option 'names' must hold strings only")
+        options["names"] = names
+    if options.get("lexicon") is not None:
+        options["lexicon"] = Path(options["lexicon"])
+    return ScoreOptions(**options)
