@@ -103,13 +103,19 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     path = tmp_path / "experiment.toml"
     path.write_text(f'lexicon = "{lexicon.name}"\nnormalizer = "ptbr-norm-1"\n' + text, encoding="utf-8")
     experiment = load_experiment(path)
-    assert experiment.lexicon == lexicon.resolve() and experiment.normalizer == "ptbr-norm-1"
+    assert (
+        experiment.score_options().lexicon == lexicon.resolve()
+        and experiment.score_options().normalizer == "ptbr-norm-1"
+    )
     path.write_text(text, encoding="utf-8")
-    assert load_experiment(path).lexicon is None and load_experiment(path).normalizer == "ptbr-norm-3"
+    assert (
+        load_experiment(path).score_options().lexicon is None
+        and load_experiment(path).score_options().normalizer == "ptbr-norm-3"
+    )
     for first, message in (
         ("lexicon = 3", "lexicon must be a file name"),
         ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
-        ('normalizer = "ptbr-norm-0"', "normalizer must be one of ptbr-norm-1, ptbr-norm-2, ptbr-norm-3"),
+        ('normalizer = "ptbr-norm-0"', "unknown normalizer version .ptbr-norm-0.; choose from ptbr-norm-1, ptbr-norm-2, ptbr-norm-3"),
     ):
         path.write_text(f"{first}\n" + text, encoding="utf-8")
         with pytest.raises(InputError, match=message):
@@ -144,7 +150,7 @@ def test_an_experiment_refuses_at_load_a_lexicon_its_normalizer_cannot_use(tmp_p
     path = tmp_path / "experiment.toml"
     text = DEMO.read_text(encoding="utf-8")
     path.write_text('lexicon = "senado.tsv"\n' + text, encoding="utf-8")
-    assert load_experiment(path).lexicon == (tmp_path / "senado.tsv").resolve()
+    assert load_experiment(path).score_options().lexicon == (tmp_path / "senado.tsv").resolve()
     path.write_text('lexicon = "senado.tsv"\nnormalizer = "ptbr-norm-2"\n' + text, encoding="utf-8")
     with pytest.raises(InputError, match="senado.tsv: line 2: optional words need .* ptbr-norm-2"):
         load_experiment(path)
