@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.config import build_config
+from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.experiment import Arm, Experiment
@@ -64,6 +66,36 @@ class Fingerprint:
         if frozen.get("arm") != self.arm:
             changed.insert(0, f"the challenger arm ({frozen.get('arm')} -> {self.arm})")
         return changed
+
+
+@dataclass(frozen=True)
+class ChallengerRecord:
+    """``challenger.json``: the frozen fingerprint and the gates file it was frozen with; one reader, one writer."""
+
+    fingerprint: Fingerprint
+    gates_source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.fingerprint.to_json(), "gates_source": self.gates_source}
+
+    def write(self, path: Path) -> Path:
+        return atomic_write_json(path, self.to_json())
+
+    @classmethod
+    def read(cls, path: Path) -> ChallengerRecord:
+        """The checked record at ``path``; a missing, malformed or incomplete file is one InputError naming it."""
+        if not path.is_file():
+            raise InputError(path, "no frozen challenger here (run 'ablate challenger freeze' first)")
+        data = read_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("gates_source"), str):
+            raise InputError(path, "not a challenger record: expected an object with a string 'gates_source'")
+        fields = {key: value for key, value in data.items() if key != "gates_source"}
+        fingerprint = build_config(Fingerprint, fields, path=path, where="challenger")
+        for role in ("baseline", "challenger"):
+            arm = fingerprint.config.get(role)
+            if not isinstance(arm, dict) or not isinstance(arm.get("name"), str):
+                raise InputError(path, f"not a challenger record: config.{role} must be an arm with a name")
+        return cls(fingerprint, data["gates_source"])
 
 
 def changed_file(experiment: Experiment, current: Fingerprint, frozen: dict[str, Any]) -> Path:
@@ -188,11 +220,11 @@ def _freeze(experiment: Experiment, arm_name: str, gates_path: str | Path, gates
     copy = gates_copy(experiment)
     if Path(gates_path).resolve() != copy.resolve():
         atomic_write_bytes(copy, Path(gates_path).read_bytes())
-    record = {**current.to_json(), "gates_source": str(gates_path)}
-    atomic_write_json(challenger_file(experiment), record)
+    record = ChallengerRecord(current, str(gates_path))
+    record.write(challenger_file(experiment))
     log.append(
         "challenger frozen",
-        challenger={k: v for k, v in record.items() if k != "config"},
+        challenger={k: v for k, v in record.to_json().items() if k != "config"},
         replaces=frozen.get("arm") if frozen else None,
         tuning_note=tuning_note(experiment, arm_name),
         hashes=[

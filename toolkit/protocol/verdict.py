@@ -8,14 +8,13 @@ in the run folder (the report's gates section reads it) and logged.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import challenger_file, changed_file, fingerprint, gates_copy
+from toolkit.protocol.challenger import ChallengerRecord, challenger_file, changed_file, fingerprint, gates_copy
 from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
@@ -44,7 +43,7 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
     if not folder.record.is_file():
         raise InputError(folder.record, f"the {split} run recorded in the audit log is missing")
     record = folder.read_record()
-    frozen = json.loads(challenger_file(experiment).read_text(encoding="utf-8"))["config"]
+    frozen = ChallengerRecord.read(challenger_file(experiment)).fingerprint.config
     ran = {arm["name"]: arm for arm in record.config.arms}
     for role in ("baseline", "challenger"):
         if ran.get(frozen[role]["name"]) != frozen[role]:
