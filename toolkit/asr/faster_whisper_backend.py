@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.asr.characters import RawWord, join_split_characters
-from toolkit.asr.models import ModelInfo
+from toolkit.asr.models import ModelInfo, feature_size
 from toolkit.asr.segments import Transcript, classify, describe
 from toolkit.audio.signal import Signal, resample
 from toolkit.core.devices import Device, check_setting, device_record, resolve
@@ -193,9 +194,18 @@ def ctranslate2_runtime(model: ModelInfo, config: DecodingConfig) -> dict[str, A
             raise cannot_load(model, config, f"this GPU supports {', '.join(supported)}")
         return {**device_record(device), "compute_type": config.compute_type, "supported_compute_types": supported}
     try:
-        return {"device": "cpu", **ctranslate2_cpu(model.path, config.compute_type)}
+        found = ctranslate2_cpu(model.path, config.compute_type)
     except CannotLoad as error:
         raise cannot_load(model, config, error.detail) from None
+    mels = found.pop("n_mels", None)
+    if mels is not None and int(mels) != feature_size(Path(model.path)):
+        raise InputError(
+            model.path,
+            f"model '{model.name}' reads {mels} mel bins, but faster-whisper would compute "
+            f"{feature_size(Path(model.path))} (no preprocessor_config.json saying {mels}); copy the original "
+            "model's preprocessor_config.json beside model.bin (ct2-transformers-converter --copy_files)",
+        )
+    return {"device": "cpu", **found}
 
 
 def to_16k(signal: Signal) -> Signal:
