@@ -15,7 +15,10 @@ from toolkit import __version__
 from toolkit.core.errors import ToolkitError
 
 # Subcommand modules, in the order ``ablate --help`` lists them.
-COMMANDS = ("manifest", "demo", "run", "arms", "score", "challenger", "gate", "audit", "app", "decisions", "reference")
+COMMANDS = (
+    *("manifest", "demo", "run", "plan", "arms", "score", "challenger"),
+    *("gate", "audit", "app", "decisions", "reference"),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
