@@ -282,6 +282,8 @@ class SlurmJobs:
         self._adaptive = None
         self._last_poll = 0.0
         self._no_worker_since: float | None = None
+        self._submitted_at: float | None = None
+        self.first_worker_s: float | None = None  # from submission to the first worker joining (queue wait)
         self._dask_config = dask.config.set(
             {
                 # A lost job is closed (and may be replaced) this long after its worker left, not 15 s.
@@ -351,7 +353,7 @@ class SlurmJobs:
             )
         else:
             self.cluster.scale(jobs=self.target)
-        self._no_worker_since = time.monotonic()
+        self._no_worker_since = self._submitted_at = time.monotonic()
 
     def _jobs_for(self, recordings: int) -> int:
         return max(1, min(self.config.jobs, -(-recordings // self.config.processes)))
@@ -369,6 +371,8 @@ class SlurmJobs:
                     self.target = wanted
                     self.cluster.scale(jobs=wanted)  # resubmits jobs whose worker was lost
         if workers:
+            if self.first_worker_s is None and self._submitted_at is not None:
+                self.first_worker_s = round(now - self._submitted_at, 2)
             self._no_worker_since = None
             return None
         if self._no_worker_since is None:
@@ -420,6 +424,7 @@ class SlurmJobs:
             "config_file": str(self.source),
             "job_script": self.job_script,
             "log_directory": str(self.log_directory),
+            "first_worker_s": self.first_worker_s,
             "jobs": {job_id: record.to_json() for job_id, record in sorted(self.jobs.items(), key=lambda i: int(i[0]))},
         }
 
