@@ -373,3 +373,20 @@ def test_contradictory_or_malformed_placements_are_one_line(corpus: Path) -> Non
     assert "--workers 100000 would hold 100000 copies of the models" in message and f"{cores} cores" in message
     assert "GB available" in message and "\n" not in message
     assert not (folder / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_rerun_whose_decodes_are_cached_starts_no_model_in_this_process(one_worker: Path) -> None:
+    """The one-worker path: a new run folder (the experiment file changed) whose every decode and VAD
+    pass is in the cache loads no model (it spent 15.7 s starting workers and loading models)."""
+    folder = one_worker.parents[1]
+    (folder / "experiment.toml").write_text(
+        (folder / "experiment.toml").read_text(encoding="utf-8") + "# a comment: a new run folder\n", encoding="utf-8"
+    )
+    again = run_experiment(load_experiment(folder), "tuning", ARMS, progress=False)
+    assert again.folder.root != one_worker and (again.computed, again.reused) == (4, 0)
+    record = again.folder.read_record()
+    assert record["recognizer_loads"] == {} and record["stage_loads"] == {} and again.load_wall_s == 0
+    assert record["reuse"]["decode"]["computed"] == 0 and record["reuse"]["vad"]["computed"] == 0
+    hypotheses = {k: v for k, v in _products(one_worker).items() if k.startswith("hypotheses")}
+    assert {k: v for k, v in _products(again.folder.root).items() if k.startswith("hypotheses")} == hypotheses
