@@ -7,7 +7,9 @@ configuration the wall time (from submission to the last result), throughput (au
 hour), the queue wait (submission to the first worker), the model loads, the compute the workers
 measured, and the scheduler and data-movement overhead per recording: what a worker spent on a
 recording beyond its decodes and VAD passes (loading and resampling audio, writing results, Dask's
-scheduling and transfers), i.e. ``(workers x (wall - queue wait - loads) - compute) / recordings``.
+scheduling and transfers), i.e. ``(workers x (wall - queue wait - loads) - compute) / recordings``,
+split into what the worker measured around the decodes (``this_run`` minus compute) and the rest
+(scheduling, transfers, a worker idle at the end or waiting for its job to start).
 Targets: >= 1.4x the throughput with 2 jobs, overhead <= 2 s per recording. The machine's load
 average before and after each run is printed: on 2 shared cores only a quiet machine gives figures
 to quote. Needs root, slurm-wlm, munge and dask-jobqueue (scripts/setup.sh).
@@ -71,6 +73,8 @@ def measure(root: Path, manifest: Path, name: str, jobs: int, arms: list[str]) -
     record = summary.folder.read_record()
     audio = sum(m["duration_s"] for m in record["measurements"]) / len(arms)
     compute = sum(m["wall_s"] for m in record["measurements"])
+    # Inside the worker, per recording: everything around the decodes (audio, bookkeeping, writing).
+    this_run = sum(m["this_run_wall_s"] for m in record["measurements"])
     workers = len(record["parallel"]["workers"])
     waited = record["parallel"]["slurm"]["first_worker_s"] or 0.0
     loads = summary.load_wall_s / max(1, workers)  # each worker loads its models once, in parallel
@@ -85,6 +89,8 @@ def measure(root: Path, manifest: Path, name: str, jobs: int, arms: list[str]) -
         "model_loads_per_worker_s": round(loads, 1),
         "compute_s": round(compute, 1),
         "overhead_per_recording_s": round((workers * (wall - waited - loads) - compute) / recordings, 2),
+        "in_worker_per_recording_s": round((this_run - compute) / recordings, 2),
+        "scheduling_idle_per_recording_s": round((workers * (wall - waited - loads) - this_run) / recordings, 2),
         "load_average_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "jobs_record": record["parallel"]["slurm"]["jobs"],
     }
@@ -126,12 +132,13 @@ def main() -> None:
     print(f"{args.recordings} demo recordings, arms {', '.join(arms)}, CPU {cpu}, {figures['measured']}")
     print(
         f"{'run':7} {'wall s':>7} {'audio h/h':>9} {'queue s':>7} {'loads s':>7} {'compute s':>9} "
-        f"{'overhead/rec s':>14}  load"
+        f"{'overhead/rec s':>14} {'(in worker':>10} {'+ idle)':>7}  load"
     )
     for name, run in runs.items():
         print(
             f"{name:7} {run['wall_s']:7.1f} {run['audio_hours_per_wall_hour']:9.2f} {run['queue_wait_s']:7.1f} "
-            f"{run['model_loads_per_worker_s']:7.1f} {run['compute_s']:9.1f} {run['overhead_per_recording_s']:14.2f}  "
+            f"{run['model_loads_per_worker_s']:7.1f} {run['compute_s']:9.1f} {run['overhead_per_recording_s']:14.2f} "
+            f"{run['in_worker_per_recording_s']:10.2f} {run['scheduling_idle_per_recording_s']:7.2f}  "
             f"{run['load_average_before_after']}"
         )
     print(

@@ -64,11 +64,15 @@ def resolve(device: str, device_index: int, library: str) -> str:
     if device == "auto":
         return "cpu"
     seen = "no CUDA device" if count == 0 else f"CUDA devices 0-{count - 1} only"
-    hint = " (the CPU build of onnxruntime has no CUDAExecutionProvider: install onnxruntime-gpu)" if count == 0 and (
-        library == "onnxruntime"
-    ) else ""
-    raise NoCuda(f'device = "cuda" with device_index = {device_index}, but {library} sees {seen} here{hint}; '
-                 'set device = "cpu" (or "auto": the GPU where there is one)')
+    hint = (
+        " (the CPU build of onnxruntime has no CUDAExecutionProvider: install onnxruntime-gpu)"
+        if count == 0 and (library == "onnxruntime")
+        else ""
+    )
+    raise NoCuda(
+        f'device = "cuda" with device_index = {device_index}, but {library} sees {seen} here{hint}; '
+        'set device = "cpu" (or "auto": the GPU where there is one)'
+    )
 
 
 def device_record(resolved: str) -> dict[str, str | int | None]:

@@ -165,7 +165,7 @@ def _load(plan: WorkPlan) -> _Loaded:
     if runner.stage_devices() != plan.stage_devices:
         raise ToolkitError(
             f"the VAD passes and enhancers would run on {runner.stage_devices()} here, on {plan.stage_devices} on "
-            "the coordinator; set their device the same way (or to \"cpu\") where devices differ"
+            'the coordinator; set their device the same way (or to "cpu") where devices differ'
         )
     if [arm.to_json() for arm in arms] != plan.arms_json:
         raise ToolkitError(
@@ -478,7 +478,7 @@ class Cluster:
             allowed = dask_config("distributed.scheduler.allowed-failures")
             ended = ""
             if self.slurm is not None:
-                self.slurm.housekeep(0, 1)
+                self.slurm.refresh()
                 jobs = self.slurm.jobs.values()
                 gone = [f"{j.job_id} {j.state}" for j in jobs if j.state not in ("RUNNING", "PENDING")]
                 ended = f"; SLURM jobs that ended: {', '.join(gone)}" if gone else ""

@@ -411,6 +411,10 @@ class SlurmJobs:
                 record.state, record.node, record.last_seen = parts[1], parts[3] or record.node, now
                 record.reason = "" if parts[2] in ("None", "(null)") else parts[2]
 
+    def refresh(self) -> None:
+        """Learn every job's state now (for a message about jobs that ended)."""
+        self._poll()
+
     def note_recording(self, job_id: str, node: str, recording: str) -> None:
         """A worker of job ``job_id`` on ``node`` ran ``recording`` to its end (finished or failed)."""
         record = self.jobs.setdefault(job_id, JobRecord(job_id))
