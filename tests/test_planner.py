@@ -94,3 +94,17 @@ def test_gpu_plans_need_a_gpu_measurement_and_the_command_prints_one_table(
     assert "plan: 10 h of audio in 60 recordings of 10.0 min on 2 node(s) x 8 cores" in out and "all arms" in out
     assert main(["plan", str(experiment), "--hours", "10", "--gpus", "1", "--nodes", "2"]) == 2
     assert "give one or the other" in capsys.readouterr().err
+
+
+def test_a_plan_from_a_run_that_loaded_no_model_says_its_loads_count_as_zero(tmp_path: Path) -> None:
+    """A tuning run whose results all came from the cache loaded nothing: the plan says so rather than plan 0 s."""
+    loaded = make_plan(_run(tmp_path / "loaded"), hours=10, resources=Resources(nodes=1, cores=8))
+    assert "model loads: none" not in loaded.table()
+    reused = _run(tmp_path / "reused")
+    record = json.loads((reused / "run.json").read_text(encoding="utf-8"))
+    record["recognizer_loads"] = {}
+    (reused / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    plan = make_plan(reused, hours=10, resources=Resources(nodes=1, cores=8))
+    assert plan.loads == (0.0, 0.0)
+    assert "model loads: none in that run" in plan.table()
+    assert plan.arms[0].wall_h < loaded.arms[0].wall_h  # the same RTFs, without the 3 s load

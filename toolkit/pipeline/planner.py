@@ -89,6 +89,7 @@ class Plan:
     source: Path
     arms: list[ArmPlan]
     together: ArmPlan  # every arm in one run
+    loads: tuple[float, ...] = ()  # one worker's model loads per arm, as measured
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +113,11 @@ class Plan:
             lines.append(
                 f"{row.arm:28} {row.rtf:7.4f} {row.threads:5d} {row.workers:7d} {row.wall_h:8.2f} "
                 f"{row.resource_h:9.1f} {row.audio_hours_per_wall_hour:14.1f}"
+            )
+        if not any(c > 0 for c in self.loads):
+            lines.append(
+                "model loads: none in that run (its results were reused, nothing was loaded); counted as 0 s: plan "
+                "from a run that loaded its models (the first run of a tuning split) for them"
             )
         lines.append(
             f"wall = model loads + rounds of recordings x (recording x RTF + {OVERHEAD_S:g} s overhead); {unit} = "
@@ -227,4 +233,4 @@ def make_plan(
     arms = [estimate(c.arm, c.rtf, c.threads, c.load_s) for c in costs]
     threads = max(c.threads for c in costs)
     together = estimate("all arms", sum(c.rtf for c in costs), threads, sum(c.load_s for c in costs))
-    return Plan(hours, recordings, resources, device, run, arms, together)
+    return Plan(hours, recordings, resources, device, run, arms, together, tuple(c.load_s for c in costs))
