@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from single_node_slurm import SingleNodeSlurm, missing, single_node_slurm
 
-from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.errors import InputError
 from toolkit.corpus.freeze import freeze
 from toolkit.evaluate import evaluate_run
 from toolkit.pipeline.engine import run_experiment
@@ -357,21 +357,65 @@ def test_a_node_that_does_not_see_the_model_fails_each_recording_naming_the_job_
     assert "2 of 2 recordings failed" in done.stderr
 
 
-def test_contradictory_or_malformed_placements_are_one_line(corpus: Path) -> None:
-    folder = _experiment(corpus, "placements")
-    experiment = load_experiment(folder)
-    with pytest.raises(ToolkitError, match="--scheduler 'foo' is not a Dask scheduler address"):
-        run_experiment(experiment, "tuning", ARMS, progress=False, scheduler="foo")
-    with pytest.raises(ToolkitError, match="with --cluster slurm the cluster file's jobs: choose one"):
-        run_experiment(
-            experiment, "tuning", ARMS, progress=False, workers=2, slurm=load_cluster_file(_cluster_file(folder))
-        )
+def _cli(capsys: pytest.CaptureFixture[str], folder: Path, *extra: str) -> tuple[int, list[str]]:
+    """``ablate run`` through the command's own entry point: its exit status and its stderr lines."""
+    from toolkit.cli import main
+
+    status = main(["run", str(folder), "--split", "tuning", "--arms", ",".join(ARMS), "--quiet", *extra])
+    return status, capsys.readouterr().err.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("foo", "no scheme such as tcp://"),
+        ("localhost:8786", "no scheme such as tcp://"),
+        ("tcp://localhost:99999", "port out of range 0-65535"),
+        ("tcp://localhost", "no port number"),
+        ("tcp://[::1:8786", "invalid ipv6 url"),
+        ("http://localhost:8786", "scheme 'http' is not one of tcp, tls, ucx, ws, wss"),
+    ],
+)
+def test_a_malformed_scheduler_address_is_one_line_naming_the_option_exit_2(
+    corpus: Path, capsys: pytest.CaptureFixture[str], address: str, problem: str
+) -> None:
+    folder = _experiment(corpus, "scheduler-" + "".join(c if c.isalnum() else "-" for c in address))
+    status, lines = _cli(capsys, folder, "--scheduler", address)
+    assert status == 2
+    assert lines == [
+        f"ablate: error: --scheduler {address!r} is not a Dask scheduler address ({problem}); give "
+        "tcp://HOST:PORT (what `dask scheduler` prints)"
+    ]
+    assert not (folder / "runs").exists()
+
+
+def test_more_local_workers_than_the_machine_holds_is_refused_before_anything_starts(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--workers 100000 --oversubscribe`` printed nothing for 300 s: now one line, asked against available."""
+    folder = _experiment(corpus, "many-workers")
+    began = time.monotonic()
+    status, lines = _cli(capsys, folder, "--workers", "100000", "--oversubscribe")
+    assert status == 2 and len(lines) == 1, lines
     cores = len(os.sched_getaffinity(0))
-    with pytest.raises(ToolkitError) as raised:
-        run_experiment(experiment, "tuning", ARMS, progress=False, workers=100_000, oversubscribe=True)
-    message = str(raised.value)
-    assert "--workers 100000 would hold 100000 copies of the models" in message and f"{cores} cores" in message
-    assert "GB available" in message and "\n" not in message
+    assert lines[0].startswith("ablate: error: --workers 100000 would hold 100000 copies of the models, about ")
+    assert f"GB available and {cores} cores; use --workers " in lines[0]
+    assert time.monotonic() - began < 60  # refused before any worker or model started (loose: a loaded machine)
+    assert not (folder / "runs").exists()
+
+
+def test_contradictory_placements_are_one_line(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _experiment(corpus, "placements")
+    status, lines = _cli(
+        capsys, folder, "--workers", "2", "--cluster", "slurm", "--cluster-config", str(_cluster_file(folder))
+    )
+    assert (
+        status == 2
+        and len(lines) == 1
+        and lines[0].endswith("with --cluster slurm the cluster file's jobs: choose one")
+    )
+    status, lines = _cli(capsys, folder, "--workers", "0")
+    assert (status, lines) == (2, ["ablate: error: --workers must be at least 1, not 0"])
     assert not (folder / "runs").exists()
 
 

@@ -28,6 +28,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.measure import lifetime_peak_rss_mb
@@ -242,7 +243,7 @@ def _cpus() -> list[int]:
 # the machine cannot hold, so rough is enough.
 WORKER_BASE_MB = 250.0
 SERVICE_BASE_MB = 250.0
-_ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://\[?[^\s/\]]+\]?:\d+$")
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")
 
 
 @dataclass(frozen=True)
@@ -267,11 +268,33 @@ class Placement:
                 "--workers sizes a local cluster; with --scheduler the cluster's own workers decide, and with "
                 "--cluster slurm the cluster file's jobs: choose one"
             )
-        if self.scheduler is not None and not _ADDRESS.match(self.scheduler):
-            raise ToolkitError(
-                f"--scheduler {self.scheduler!r} is not a Dask scheduler address; give tcp://HOST:PORT "
-                "(what `dask scheduler` prints)"
-            )
+        if self.scheduler is not None:
+            problem = scheduler_address_problem(self.scheduler)
+            if problem:
+                raise ToolkitError(
+                    f"--scheduler {self.scheduler!r} is not a Dask scheduler address ({problem}); give "
+                    "tcp://HOST:PORT (what `dask scheduler` prints)"
+                )
+
+
+def scheduler_address_problem(address: str) -> str | None:
+    """What is wrong with ``address`` as a Dask scheduler address (scheme://HOST:PORT), or None."""
+    if "://" not in address:
+        return "no scheme such as tcp://"
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as error:  # a port out of 0-65535 or not a number, an unclosed IPv6 bracket
+        return str(error).lower()
+    if parts.scheme not in SCHEDULER_SCHEMES:
+        return f"scheme {parts.scheme!r} is not one of {', '.join(SCHEDULER_SCHEMES)}"
+    if not parts.hostname:
+        return "no host"
+    if not port:
+        return "no port number" if port is None else "port 0"
+    if parts.path or parts.query or parts.fragment:
+        return "a path after the port"
+    return None
 
 
 class Cluster:
