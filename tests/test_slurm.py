@@ -310,6 +310,7 @@ def test_sbatch_missing_and_munge_not_running_are_one_line_each(
     assert not (folder / "runs").exists() and not (corpus / "no-munge" / "runs").exists()
 
 
+@pytest.mark.slow
 @needs_slurm
 def test_a_job_that_never_starts_fails_its_recordings_with_the_reason_and_the_run_resumes_later(
     corpus: Path, slurm: SingleNodeSlurm
@@ -324,6 +325,22 @@ def test_a_job_that_never_starts_fails_its_recordings_with_the_reason_and_the_ru
     record = json.loads(next((corpus / "pending" / "runs").glob("*/run.json")).read_text(encoding="utf-8"))
     assert record["status"] == "failed" and [f["recording"] for f in record["failures"]] == ["demo01", "demo02"]
     assert not list((corpus / "pending" / "runs").glob("*/outputs/*/*.json"))
+    # Later, with jobs that start: the same command resumes the failed run and completes it.
+    folder = corpus / "pending"
+    again = subprocess.run(
+        _ablate(
+            folder, "--cluster", "slurm", "--cluster-config", str(_cluster_file(folder)), "--quiet", arms=["baseline"]
+        ),
+        env=_env(slurm),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert again.returncode == 0, again.stderr
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in (folder / "runs").glob("*/run.json")]
+    assert [r["status"] for r in records] == ["complete"] and not records[0].get("failures")
+    assert len(list((folder / "runs").glob("*/outputs/*/*.json"))) == 2
 
 
 @needs_slurm
