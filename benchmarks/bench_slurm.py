@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from machine import describe, machine  # noqa: E402
 from single_node_slurm import missing, single_node_slurm  # noqa: E402
 
 DEMO = ROOT / "experiments" / "demo" / "experiment.toml"
@@ -107,14 +110,7 @@ def main() -> None:
         print(f"skipped: {problem}")
         return
     arms = args.arms.split(",")
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if "model name" in line
-        ),
-        "unknown",
-    )
+    measured_on = machine()  # the CPU, CTranslate2's instruction set and GEMM backend, the load before
     with tempfile.TemporaryDirectory() as scratch, single_node_slurm(Path(scratch)) as slurm:
         os.environ["SLURM_CONF"] = str(slurm.conf)
         root = Path(scratch)
@@ -122,14 +118,12 @@ def main() -> None:
         runs = {name: measure(root, manifest, name, jobs, arms) for name, jobs in (("1-job", 1), ("2-jobs", 2))}
     speedup = runs["2-jobs"]["audio_hours_per_wall_hour"] / runs["1-job"]["audio_hours_per_wall_hour"]
     figures = {
-        "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)),
-        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": measured_on,
         "arms": arms,
         "runs": runs,
         "throughput_2_jobs_over_1": round(speedup, 2),
     }
-    print(f"{args.recordings} demo recordings, arms {', '.join(arms)}, CPU {cpu}, {figures['measured']}")
+    print(f"{args.recordings} demo recordings, arms {', '.join(arms)}; {describe(measured_on)}")
     print(
         f"{'run':7} {'wall s':>7} {'audio h/h':>9} {'queue s':>7} {'loads s':>7} {'compute s':>9} "
         f"{'overhead/rec s':>14} {'(in worker':>10} {'+ idle)':>7}  load"
