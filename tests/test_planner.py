@@ -108,3 +108,20 @@ def test_a_plan_from_a_run_that_loaded_no_model_says_its_loads_count_as_zero(tmp
     assert plan.loads == (0.0, 0.0)
     assert "model loads: none in that run" in plan.table()
     assert plan.arms[0].wall_h < loaded.arms[0].wall_h  # the same RTFs, without the 3 s load
+
+
+def test_all_arms_start_each_model_service_once_per_worker(tmp_path: Path) -> None:
+    """Two arms on the same recognizer: each arm's plan pays its load, all arms together pay it once."""
+    run = _run(tmp_path / "shared")
+    record = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    record["config"]["arms"].append({"name": "vad", "components": [{"name": "vad", "stage": "vad", "config": {}}]})
+    record["measurements"] += [
+        {"arm": "vad", "recording": rec, "duration_s": 600.0, "wall_s": 600.0 * 0.04, "cpu_s": 1200.0 * 0.04}
+        for rec in ("r1", "r2")
+    ]
+    record["stage_loads"] = {"vad vad": {"ready_wall_s": 1.5}}
+    (run / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    plan = make_plan(run, hours=1, resources=Resources(nodes=1, cores=2))  # 6 recordings, one worker
+    assert plan.loads == (3.0, 8.0, 4.5)  # baseline: base; batched: batched; vad: base and the Silero pass
+    rounds_s = 6 * (600 * (0.05 + 0.03 + 0.04) + 2.0)
+    assert plan.together.wall_h == pytest.approx((3.0 + 8.0 + 1.5 + rounds_s) / 3600)

@@ -12,9 +12,9 @@ cores each) or on ``gpus`` (one worker per GPU), then takes per arm:
 - ``core-hours = workers x cpu_threads x wall`` (what a queue bills for jobs held for the whole
   run; GPU-hours likewise per GPU).
 
-All arms in one run decode each recording once per arm (a unit two arms share is decoded once, so
-the sum over arms is an upper bound). Where the tuning run was measured on a CPU, a GPU plan is
-refused: its RTFs say nothing about a GPU.
+All arms in one run start each model service once per worker and decode each recording once per
+arm (a unit two arms share is decoded once, so the sum of the arms' RTFs is an upper bound). Where
+the tuning run was measured on a CPU, a GPU plan is refused: its RTFs say nothing about a GPU.
 """
 
 from __future__ import annotations
@@ -41,11 +41,16 @@ class ArmCost:
     wall_s: float
     cpu_s: float
     threads: int
-    load_s: float  # starting this arm's model services once in one worker
+    services: tuple[tuple[str, float], ...]  # the model services this arm starts, each with its load (s)
 
     @property
     def rtf(self) -> float:
         return self.wall_s / self.audio_s if self.audio_s else 0.0
+
+    @property
+    def load_s(self) -> float:
+        """Starting this arm's model services once in one worker."""
+        return sum(load for _, load in self.services)
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,8 @@ class Plan:
             )
         lines.append(
             f"wall = model loads + rounds of recordings x (recording x RTF + {OVERHEAD_S:g} s overhead); {unit} = "
-            "workers x cores x wall (jobs held for the whole run); all arms: an upper bound (shared units decode once)"
+            "workers x cores x wall (jobs held for the whole run); all arms: each model loads once, the RTFs add "
+            "up (an upper bound where arms share decodes)"
         )
         return "\n".join(lines)
 
@@ -160,7 +166,7 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
         names = _recognizers_of(arm, config["primary"])
         threads = max(int(identities[n]["decoding"].get("cpu_threads", 1)) for n in names)
         stage_names = {c["name"] for c in arm["components"]}
-        load = sum(v for k, v in loads.items() if k in names or k.split(" ", 1)[-1] in stage_names)
+        services = tuple((k, v) for k, v in loads.items() if k in names or k.split(" ", 1)[-1] in stage_names)
         costs.append(
             ArmCost(
                 arm["name"],
@@ -168,7 +174,7 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
                 sum(r["wall_s"] for r in rows),
                 sum(r["cpu_s"] for r in rows),
                 threads,
-                load,
+                services,
             )
         )
     durations = {m["recording"]: m["duration_s"] for m in record["measurements"]}
@@ -232,5 +238,6 @@ def make_plan(
 
     arms = [estimate(c.arm, c.rtf, c.threads, c.load_s) for c in costs]
     threads = max(c.threads for c in costs)
-    together = estimate("all arms", sum(c.rtf for c in costs), threads, sum(c.load_s for c in costs))
+    services = dict(service for c in costs for service in c.services)  # a worker starts each one once
+    together = estimate("all arms", sum(c.rtf for c in costs), threads, sum(services.values()))
     return Plan(hours, recordings, resources, device, run, arms, together, tuple(c.load_s for c in costs))
