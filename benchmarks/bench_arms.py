@@ -11,6 +11,7 @@ Run: ``.venv/bin/python benchmarks/bench_arms.py [--seconds 120]``.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -57,6 +58,10 @@ def main() -> None:
     # Starting each recognizer's worker and loading its model is measured apart (first.load_wall_s:
     # process start, imports and the load).
     other = cold - inference - first.load_wall_s
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe
+
+    print(describe())
     print(f"recording: {audio_s:.0f} s of audio, arms: {', '.join(first.arms)}")
     print(f"cold run wall time           {cold:8.2f} s")
     print(f"  model inference (measured) {inference:8.2f} s")

@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from machine import describe, machine  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -125,7 +126,7 @@ def main() -> None:
 
     arms = args.arms.split(",")
     cores = len(os.sched_getaffinity(0))
-    figures: dict[str, Any] = {"cores": cores, "load_average_before": os.getloadavg()[0]}
+    figures: dict[str, Any] = {"cores": cores, "load_average_before": os.getloadavg()[0], "machine": machine()}
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         corpus = root / "corpus"
@@ -155,6 +156,7 @@ def main() -> None:
     figures["speedup_vs_w1-t2"] = {
         name: round(runs["w1-t2"]["wall_s"] / run["wall_s"], 3) for name, run in runs.items()
     }
+    print(describe(figures["machine"]))
     print(
         f"{args.recordings} recordings x {args.minutes} min, arms {', '.join(arms)}, {cores} cores "
         f"(load average before: {figures['load_average_before']:.2f}; other work on the machine is not controlled)"

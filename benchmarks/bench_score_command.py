@@ -37,7 +37,8 @@ def write_pair(folder: Path, reference: Reference, hypothesis: Hypothesis, vad: 
     ordered = sorted(hypothesis.words, key=lambda w: (w.start or 0.0, w.end or 0.0))
     write_hypothesis_json(Hypothesis(hypothesis.recording_id, ordered, arm=hypothesis.arm), folder / "hyp.json")
     (folder / "vad.txt").write_text("".join(f"{s:.3f} {e:.3f}\n" for s, e in vad), encoding="utf-8")
-    return ["--ref", str(folder / "bench.TextGrid"), "--hyp", str(folder / "hyp.json"), "--vad", str(folder / "vad.txt")]
+    files = ("--ref", folder / "bench.TextGrid", "--hyp", folder / "hyp.json", "--vad", folder / "vad.txt")
+    return [str(part) for part in files]
 
 
 def command_seconds(arguments: list[str], repeats: int) -> float:

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_seams import build_recording  # noqa: E402
+from machine import describe, machine  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
 from toolkit.corpus.freeze import freeze  # noqa: E402
@@ -196,6 +197,7 @@ def main() -> None:
         build_recording(corpus, args.minutes)
         add_noise_floor(next((corpus / "audio").glob("*.wav")))
         freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    measured_on = machine()
     runs = []
     for repeat in range(args.repeats):
         root = args.work / f"repeat{repeat}"
@@ -204,6 +206,8 @@ def main() -> None:
         write_experiment(root, (corpus / "manifest.json").resolve())
         runs.append(measure(root))
     figures = report(runs)
+    figures["machine"] = {**measured_on, "load_average_after": round(__import__("os").getloadavg()[0], 2)}
+    print(describe(measured_on))
     print_table(figures)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

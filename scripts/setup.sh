@@ -7,7 +7,8 @@ VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 STAMP="$VENV/.setup-complete"
 
-apt_packages="ffmpeg espeak-ng sox sctk chromium"
+# slurm-wlm and munge: the single-node SLURM the `ablate run --cluster slurm` tests start (tests/single_node_slurm.py).
+apt_packages="ffmpeg espeak-ng sox sctk chromium slurm-wlm munge"
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     missing=""
     for p in $apt_packages rhvoice-brazilian-portuguese; do

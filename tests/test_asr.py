@@ -86,6 +86,8 @@ def test_tampered_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_local_directory_is_hashed(tmp_path: Path) -> None:
     (tmp_path / "model.bin").write_bytes(b"weights")
+    for name in ("config.json", "tokenizer.json"):  # what faster-whisper needs beside the weights, offline
+        (tmp_path / name).write_text("{}", encoding="utf-8")
     info = resolve_model(str(tmp_path))
     assert info.source == "local" and info.weights_sha256 == sha256_file(tmp_path / "model.bin")
 

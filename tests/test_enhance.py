@@ -148,7 +148,8 @@ def test_identity_names_model_hash_and_every_parameter():
     gtcrn = build_enhancer("gtcrn", {"wet": 0.8})
     identity = gtcrn.identity()
     assert identity["model_sha256"] == sha256_file(model_path())
-    assert identity["parameters"] == {"max_lag_s": 0.5, "wet": 0.8}
+    assert identity["parameters"] == {"max_lag_s": 0.5, "wet": 0.8, "device": "cpu", "device_index": 0}
+    assert identity["runs_on"] == {"device": "cpu"}
     spectral = build_enhancer("noisereduce", {"stationary": True, "prop_decrease": 1})
     parameters = spectral.identity()["parameters"]
     assert parameters["stationary"] is True and parameters["prop_decrease"] == 1.0

@@ -115,7 +115,7 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     for first, message in (
         ("lexicon = 3", "lexicon must be a file name"),
         ('lexicon = "missing.tsv"', "missing.tsv: lexicon file is missing"),
-        ('normalizer = "ptbr-norm-0"', "unknown normalizer version .ptbr-norm-0.; choose from ptbr-norm-1, ptbr-norm-2, ptbr-norm-3"),
+        ('normalizer = "ptbr-norm-0"', "unknown normalizer version 'ptbr-norm-0'; choose from ptbr-norm-1"),
     ):
         path.write_text(f"{first}\n" + text, encoding="utf-8")
         with pytest.raises(InputError, match=message):

@@ -17,7 +17,7 @@ recording is cut every :data:`FALLBACK_S` seconds and the page says so.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from toolkit.audio.vad import SAMPLE_RATE, SileroVadConfig, merge_regions
 from toolkit.corpus.manifest import RecordingEntry
@@ -100,7 +100,7 @@ def recording_stretches(experiment: Experiment, entry: RecordingEntry) -> Stretc
     """The stretches of one recording (speech regions from the cache, computed and cached if absent)."""
     config = vad_config(experiment)
     cache = ResultCache(experiment.folder / CACHE_FOLDER)
-    key = vad_key(unenhanced_lineage(entry.sha256, SAMPLE_RATE), asdict(config))
+    key = vad_key(unenhanced_lineage(entry.sha256, SAMPLE_RATE), config)
     cached = cache.get(key)
     if cached is None:
         try:

@@ -40,12 +40,14 @@ _FIELDS = {
 }
 _PROBE = (
     "import sys, ctranslate2; "
-    "ctranslate2.models.Whisper(sys.argv[1], device='cpu', compute_type=sys.argv[2], intra_threads=1)"
+    "m = ctranslate2.models.Whisper(sys.argv[1], device='cpu', compute_type=sys.argv[2], intra_threads=1); "
+    "print('n_mels', m.n_mels)"
 )
 
 
 def ctranslate2_cpu(model_path: str, compute_type: str) -> dict[str, str | None]:
-    """What CTranslate2 selects here for this model and compute type (isa, gemm backends, compute type, ...)."""
+    """What CTranslate2 selects here for this model and compute type (isa, gemm backends, compute type, ...),
+    and the model's mel bins (``n_mels``: 128 for large-v3, 80 before)."""
     return dict(_probe(model_path, compute_type, os.environ.get(FORCE_VARIABLE), _machine_key()))
 
 
@@ -66,7 +68,7 @@ def _machine_key() -> str:
 def _probe(model_path: str, compute_type: str, forced: str | None, machine: str) -> tuple[tuple[str, str | None], ...]:
     from toolkit.core.files import atomic_write_json, config_hash, machine_cache
 
-    stored = machine_cache("cpu") / f"{config_hash([model_path, compute_type, forced, machine])}.json"
+    stored = machine_cache("cpu") / f"{config_hash([model_path, compute_type, forced, machine, 'n_mels'])}.json"
     try:
         return tuple(json.loads(stored.read_text(encoding="utf-8")).items())
     except (OSError, ValueError, AttributeError):
@@ -90,4 +92,6 @@ def _ask_ctranslate2(model_path: str, compute_type: str, forced: str | None) -> 
         name: (m.group(1) if (m := re.search(pattern, log)) else None) for name, pattern in _FIELDS.items()
     }
     found["forced_isa"] = forced
+    mels = re.search(r"^n_mels (\d+)$", done.stdout, re.MULTILINE)
+    found["n_mels"] = mels.group(1) if mels else None
     return found

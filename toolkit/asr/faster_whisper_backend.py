@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.asr.characters import RawWord, join_split_characters
-from toolkit.asr.models import ModelInfo
+from toolkit.asr.models import ModelInfo, feature_size
 from toolkit.asr.segments import Transcript, classify, describe
 from toolkit.audio.signal import Signal, resample
+from toolkit.core.devices import Device, check_setting, device_record, resolve
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import REPLACEMENT_CHARACTER, drop_contradicting_times
@@ -41,7 +43,9 @@ class DecodingConfig:
 
     Empty strings and zeros stand for "off" where TOML has no null: ``initial_prompt``,
     ``prefix`` and ``hotwords`` of ``""`` are not sent, ``max_new_tokens`` of 0 means no limit,
-    ``hallucination_silence_threshold`` of 0 disables that skip.
+    ``hallucination_silence_threshold`` of 0 disables that skip. ``device`` ("auto", "cpu" or
+    "cuda") and ``device_index`` say where CTranslate2 runs the model (toolkit.core.devices);
+    ``compute_type = "float16"`` is for a GPU.
     """
 
     language: str = "pt"
@@ -74,6 +78,8 @@ class DecodingConfig:
     vad_filter: bool = False
     compute_type: str = "int8"
     cpu_threads: int = 2
+    device: Device = "cpu"
+    device_index: int = 0
 
     def __post_init__(self) -> None:
         if self.language != "pt":
@@ -104,6 +110,11 @@ class DecodingConfig:
             raise ValueError("cpu_threads must be at least 1")
         if self.compute_type not in COMPUTE_TYPES:
             raise ValueError(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}, not {self.compute_type!r}")
+        check_setting(self.device, self.device_index)
+
+    def resolved_device(self) -> str:
+        """``cpu`` or ``cuda:N`` as CTranslate2 sees this machine (NoCuda for a "cuda" it cannot use)."""
+        return resolve(self.device, self.device_index, "ctranslate2")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,14 +154,16 @@ class DecodingConfig:
 
 
 def load_whisper(model: ModelInfo, config: DecodingConfig) -> Any:
-    """A CPU faster-whisper model from a verified local directory (never a download); a model or
-    compute type that cannot load is an InputError naming the model folder."""
+    """A faster-whisper model from a verified local directory (never a download), on the configured
+    device; a model or compute type that cannot load is an InputError naming the model folder."""
     from faster_whisper import WhisperModel
 
+    device, _, index = config.resolved_device().partition(":")
     try:
         return WhisperModel(
             model.path,
-            device="cpu",
+            device=device,
+            device_index=int(index or 0),
             compute_type=config.compute_type,
             cpu_threads=config.cpu_threads,
             local_files_only=True,
@@ -167,13 +180,32 @@ def cannot_load(model: ModelInfo, config: DecodingConfig, detail: str) -> InputE
 
 
 def ctranslate2_runtime(model: ModelInfo, config: DecodingConfig) -> dict[str, Any]:
-    """What CTranslate2 selects on this CPU for this model (toolkit.asr.cpu): it changes the words."""
+    """Where and how CTranslate2 runs this model here: on a CPU, the code it selects (toolkit.asr.cpu);
+    on a GPU, which one and the compute types it offers. Both change the words."""
     from toolkit.asr.cpu import CannotLoad, ctranslate2_cpu
 
+    device = config.resolved_device()
+    if device != "cpu":
+        import ctranslate2
+
+        index = int(device.split(":")[1])
+        supported = sorted(ctranslate2.get_supported_compute_types("cuda", index))
+        if config.compute_type not in ("default", "auto", *supported):
+            raise cannot_load(model, config, f"this GPU supports {', '.join(supported)}")
+        return {**device_record(device), "compute_type": config.compute_type, "supported_compute_types": supported}
     try:
-        return ctranslate2_cpu(model.path, config.compute_type)
+        found = ctranslate2_cpu(model.path, config.compute_type)
     except CannotLoad as error:
         raise cannot_load(model, config, error.detail) from None
+    mels = found.pop("n_mels", None)
+    if mels is not None and int(mels) != feature_size(Path(model.path)):
+        raise InputError(
+            model.path,
+            f"model '{model.name}' reads {mels} mel bins, but faster-whisper would compute "
+            f"{feature_size(Path(model.path))} (no preprocessor_config.json saying {mels}); copy the original "
+            "model's preprocessor_config.json beside model.bin (ct2-transformers-converter --copy_files)",
+        )
+    return {"device": "cpu", **found}
 
 
 def to_16k(signal: Signal) -> Signal:

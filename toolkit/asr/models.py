@@ -50,13 +50,60 @@ def resolve_model(spec: str) -> ModelInfo:
         return _bundled()
     local = Path(spec).expanduser()
     if local.is_dir():
-        weights = local / "model.bin"
-        if not weights.is_file():
-            raise InputError(local, "not a CTranslate2 model directory (no model.bin)")
-        return ModelInfo(local.name, str(local.resolve()), sha256_file(weights), "local")
+        check_whisper_directory(local)
+        return ModelInfo(local.name, str(local.resolve()), sha256_file(local / "model.bin"), "local")
     if local.exists() or spec.startswith((".", "/", "~")):
         raise InputError(spec, "model directory not found")
     return _hub(spec)
+
+
+# Whisper's vocabularies: the multilingual models have 51,865 tokens (51,866 from large-v3 on), the
+# English-only ``.en`` models 51,864.
+ENGLISH_ONLY_VOCABULARY = 51864
+
+
+def check_whisper_directory(folder: Path) -> None:
+    """Refuse, in one line, a folder faster-whisper could not use offline for Portuguese: no weights, no
+    CTranslate2 config, no tokenizer (faster-whisper would fetch one from the hub), or an English-only model."""
+    for name, what in (
+        ("model.bin", "not a CTranslate2 model directory (no model.bin)"),
+        ("config.json", "not a CTranslate2 model directory (no config.json)"),
+        (
+            "tokenizer.json",
+            "no tokenizer.json: faster-whisper would fetch a tokenizer from the hub; convert with "
+            "ct2-transformers-converter --copy_files tokenizer.json preprocessor_config.json",
+        ),
+    ):
+        if not (folder / name).is_file():
+            raise InputError(folder, what)
+    vocabulary = _vocabulary_size(folder)
+    if vocabulary == ENGLISH_ONLY_VOCABULARY:
+        raise InputError(
+            folder,
+            f"an English-only Whisper model (its vocabulary has {vocabulary:,} tokens, as the .en models'); the "
+            "toolkit decodes Portuguese: use a multilingual one (tiny ... large-v3, distil-large-v3, a fine-tune)",
+        )
+
+
+def feature_size(folder: Path) -> int:
+    """Mel bins faster-whisper computes for this model: ``preprocessor_config.json``'s, else Whisper's 80."""
+    import json
+
+    config = folder / "preprocessor_config.json"
+    if config.is_file():
+        return int(json.loads(config.read_text(encoding="utf-8")).get("feature_size", 80))
+    return 80
+
+
+def _vocabulary_size(folder: Path) -> int | None:
+    """Tokens in CTranslate2's vocabulary file (``vocabulary.txt``, one per line, or ``vocabulary.json``)."""
+    import json
+
+    if (folder / "vocabulary.txt").is_file():
+        return len((folder / "vocabulary.txt").read_text(encoding="utf-8").splitlines())
+    if (folder / "vocabulary.json").is_file():
+        return len(json.loads((folder / "vocabulary.json").read_text(encoding="utf-8")))
+    return None
 
 
 def _bundled() -> ModelInfo:

@@ -30,8 +30,9 @@ from toolkit.asr.faster_whisper_backend import (
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.audio.signal import Signal
-from toolkit.audio.vad import SileroVadConfig, silero_speech_regions
+from toolkit.audio.vad import SileroVadConfig, silero_device, silero_speech_regions
 from toolkit.core.config import build_config
+from toolkit.core.devices import resolve
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import drop_contradicting_times
@@ -204,7 +205,11 @@ class WhisperXRecognizer:
             import torch
             from whisperx.vads import Pyannote
 
-            self._vad = Pyannote(torch.device("cpu"), vad_onset=self.config.pyannote_onset)
+            self._vad = Pyannote(torch.device(self._torch_device()), vad_onset=self.config.pyannote_onset)
+
+    def _torch_device(self) -> str:
+        """Where pyannote's VAD and the aligner run: the recognizer's device as torch sees this machine."""
+        return resolve(self.config.device, self.config.device_index, "torch")
 
     def transcribe(self, signal: Signal) -> Transcript:
         """Words with times in ``signal``'s own seconds; segment ids number the decoded chunks.
@@ -249,7 +254,9 @@ class WhisperXRecognizer:
 
             name = None if self.config.aligner == "default" else self.config.aligner
             try:
-                self._aligner = whisperx.load_align_model(language_code="pt", device="cpu", model_name=name)
+                self._aligner = whisperx.load_align_model(
+                    language_code="pt", device=self._torch_device(), model_name=name
+                )
                 self.notes["aligner"] = f"loaded {self.config.aligner}"
             except Exception as error:  # offline hub, missing weights: many unrelated types
                 self.notes["aligner"] = f"unavailable ({type(error).__name__}: {error}); recognizer word times kept"
@@ -266,7 +273,9 @@ class WhisperXRecognizer:
             {"start": s.start, "end": s.end, "text": " ".join(w.word.strip() for w in s.words or [])} for s in segments
         ]
         try:
-            result = whisperx.align(transcript, loaded[0], loaded[1], audio.samples, "cpu", interpolate_method="ignore")
+            result = whisperx.align(
+                transcript, loaded[0], loaded[1], audio.samples, self._torch_device(), interpolate_method="ignore"
+            )
         except Exception as error:  # e.g. nltk's sentence splitter data missing offline
             self.notes["word_times"] = f"recognizer (alignment failed: {type(error).__name__}: {error})"
             return words
@@ -282,7 +291,14 @@ class WhisperXRecognizer:
         ]
 
     def runtime(self) -> dict[str, Any]:
-        return ctranslate2_runtime(self.model, self.config)
+        """CTranslate2's device and code (as the sequential backend), and where the torch models run when
+        there are any (pyannote's VAD, an aligner)."""
+        runtime = ctranslate2_runtime(self.model, self.config)
+        if self.config.vad_method == "pyannote" or self.config.aligner:
+            runtime["torch_device"] = self._torch_device()
+        if self.config.vad_method == "silero":
+            runtime["silero_device"] = silero_device(self.config.silero)
+        return runtime
 
     def identity(self) -> dict[str, Any]:
         """Backend, decoder, model name and weight hash, and the full decoding and VAD configuration."""

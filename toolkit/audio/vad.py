@@ -1,17 +1,20 @@
 """Silero voice activity detection with every parameter pinned, in the signal's own seconds.
 
-The model is the ONNX file shipped inside the ``silero-vad`` wheel (no network). Regions come
-back in the seconds of the signal passed in; the caller maps them through its time map.
+The model is the ONNX file shipped inside the ``silero-vad`` wheel (no network), run by
+onnxruntime on the CPU or, with ``device = "cuda"`` (or "auto" on a machine where onnxruntime
+has CUDA), by its CUDA provider. Regions come back in the seconds of the signal passed in; the
+caller maps them through its time map.
 ``merge_regions`` is WhisperX's "cut & merge": adjacent regions joined into decode units.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
 from toolkit.audio.signal import Signal, resample
+from toolkit.core.devices import Device, check_setting, resolve
 
 SAMPLE_RATE = 16000
 WINDOW_SAMPLES = 512  # the 16 kHz Silero model reads fixed 32 ms frames
@@ -19,7 +22,8 @@ WINDOW_SAMPLES = 512  # the 16 kHz Silero model reads fixed 32 ms frames
 
 @dataclass(frozen=True)
 class SileroVadConfig:
-    """All Silero ``get_speech_timestamps`` parameters, so no library default decides a result."""
+    """All Silero ``get_speech_timestamps`` parameters, so no library default decides a result, and
+    where the pass runs (``device``, ``device_index``: toolkit.core.devices)."""
 
     threshold: float = 0.5
     neg_threshold: float = 0.35
@@ -31,8 +35,11 @@ class SileroVadConfig:
     use_max_poss_sil_at_max_speech: bool = True
     sampling_rate: int = SAMPLE_RATE
     window_size_samples: int = WINDOW_SAMPLES
+    device: Device = "cpu"
+    device_index: int = 0
 
     def __post_init__(self) -> None:
+        check_setting(self.device, self.device_index)
         if not 0.0 < self.threshold < 1.0:
             raise ValueError(f"threshold {self.threshold} must lie in (0, 1)")
         if not 0.0 < self.neg_threshold <= self.threshold:
@@ -54,9 +61,23 @@ class SileroVadConfig:
             )
 
 
-@lru_cache(maxsize=1)
-def load_silero() -> Any:
-    """Load the wheel's ONNX model once per process (importing silero_vad resets torch's thread count)."""
+def silero_device(config: SileroVadConfig) -> str:
+    """Where ``config``'s Silero pass runs here: ``cpu`` or ``cuda:N`` (NoCuda: a "cuda" onnxruntime cannot use)."""
+    return resolve(config.device, config.device_index, "onnxruntime")
+
+
+def silero_identity(config: SileroVadConfig) -> dict[str, Any]:
+    """What the speech regions depend on: the Silero parameters and the device the pass runs on (not
+    the setting: "auto" on a CPU machine is the CPU), for cache keys."""
+    identity = asdict(config)
+    del identity["device_index"]
+    identity["device"] = silero_device(config)
+    return identity
+
+
+@lru_cache(maxsize=2)
+def load_silero(device: str = "cpu") -> Any:
+    """Load the wheel's ONNX model once per process and device (importing silero_vad resets torch's thread count)."""
     import warnings
 
     import torch
@@ -68,6 +89,16 @@ def load_silero() -> Any:
         warnings.simplefilter("ignore", DeprecationWarning)
         model = load_silero_vad(onnx=True)
     torch.set_num_threads(threads)
+    if device != "cpu":  # the same ONNX file on onnxruntime's CUDA provider (the wheel's wrapper forces the CPU)
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.inter_op_num_threads = options.intra_op_num_threads = 1
+        provider = ("CUDAExecutionProvider", {"device_id": int(device.split(":")[1])})
+        from importlib.resources import files
+
+        path = str(files("silero_vad.data").joinpath("silero_vad.onnx"))
+        model.session = onnxruntime.InferenceSession(path, sess_options=options, providers=[provider])
     return model
 
 
@@ -81,7 +112,7 @@ def silero_speech_regions(signal: Signal, config: SileroVadConfig) -> list[tuple
         return []
     stamps = get_speech_timestamps(
         torch.from_numpy(audio),
-        load_silero(),
+        load_silero(silero_device(config)),
         threshold=config.threshold,
         neg_threshold=config.neg_threshold,
         sampling_rate=config.sampling_rate,

@@ -19,6 +19,7 @@ COMMANDS = (
     "manifest",
     "demo",
     "run",
+    "plan",
     "arms",
     "score",
     "explain",

@@ -6,8 +6,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from toolkit.core.errors import ToolkitError
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from toolkit.pipeline.engine import RunSummary
+    from toolkit.runs.record import RecordingFailure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +34,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="send the recordings to the workers of this existing Dask scheduler",
     )
     parser.add_argument(
+        "--cluster",
+        choices=["slurm"],
+        help="submit SLURM jobs whose Dask workers decode the recordings (dask-jobqueue; see --cluster-config)",
+    )
+    parser.add_argument(
+        "--cluster-config",
+        metavar="FILE",
+        help="the [slurm] table: queue, cores, memory, walltime, jobs, scale, ... (default: slurm.toml beside "
+        "the experiment file)",
+    )
+    parser.add_argument(
         "--oversubscribe",
         action="store_true",
         help="allow more decoding threads (tasks at once x the recognizers' cpu_threads) than cores",
@@ -41,6 +57,13 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.protocol.testsplit import run_split
 
     experiment = load_experiment(args.experiment)
+    slurm = None
+    if args.cluster_config is not None and args.cluster is None:
+        raise ToolkitError("--cluster-config describes the jobs of --cluster slurm; add --cluster slurm")
+    if args.cluster == "slurm":
+        from toolkit.pipeline.slurm import load_cluster_file
+
+        slurm = load_cluster_file(args.cluster_config or experiment.folder / "slurm.toml")
     arms = None if args.arms is None else [a.strip() for a in args.arms.split(",")]
     summary = run_split(  # holdout/challenge: the frozen challenger, once, under the protocol lock
         experiment,
@@ -50,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         oversubscribe=args.oversubscribe,
+        slurm=slurm,
     )
     print(f"run: {summary.folder.root}")
     print(f"     {summary.describe()}")
     if summary.failures:  # not logged as finished and not scored: a rerun completes them
-        for failure in summary.failures:
-            print(f"ablate: {failure.recording} failed: {failure.error}", file=sys.stderr)
+        report_failures(summary.failures)
         print(
             f"ablate: {len(summary.failures)} of {len(summary.recordings)} recordings failed (listed in "
             f"{summary.folder.record}); fix them and rerun the same command: finished results are kept",
@@ -74,6 +97,21 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {evaluation.report_markdown}")
     print(f"        {evaluation.report_html}")
     return status
+
+
+def report_failures(failures: Sequence[RecordingFailure]) -> None:
+    """One line per failed recording; recordings that failed for the same reason (no SLURM job ran, say)
+    share one line, so a run of hundreds of recordings does not print hundreds of copies."""
+    by_error: dict[str, list[str]] = {}
+    for failure in failures:
+        by_error.setdefault(failure.error, []).append(failure.recording)
+    for error, recordings in by_error.items():
+        if len(recordings) <= 3:
+            for recording in recordings:
+                print(f"ablate: {recording} failed: {error}", file=sys.stderr)
+        else:
+            shown = ", ".join(recordings[:3])
+            print(f"ablate: {len(recordings)} recordings ({shown}, ...) failed: {error}", file=sys.stderr)
 
 
 def report_arm_failures(summary: RunSummary) -> None:

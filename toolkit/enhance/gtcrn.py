@@ -19,6 +19,7 @@ import numpy as np
 from scipy.signal import get_window
 
 from toolkit.audio.signal import Signal, resample
+from toolkit.core.devices import device_record
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import sha256_file
 from toolkit.enhance.base import Enhancer
@@ -68,10 +69,12 @@ class GtcrnEnhancer(Enhancer):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
+        self._device = params.resolved_device("onnxruntime")
+        providers: list[Any] = ["CPUExecutionProvider"]
+        if self._device != "cpu":
+            providers = [("CUDAExecutionProvider", {"device_id": int(self._device.split(":")[1])})]
         try:
-            self._session = onnxruntime.InferenceSession(
-                str(self._path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self._session = onnxruntime.InferenceSession(str(self._path), sess_options=options, providers=providers)
         except Exception as error:  # onnxruntime raises its own untyped failures
             raise ToolkitError(f"{self._path}: GTCRN model cannot load: {error}") from error
         self._caches = {item.name: item.shape for item in self._session.get_inputs() if item.name != "mix"}
@@ -114,4 +117,5 @@ class GtcrnEnhancer(Enhancer):
             "sample_rate": SAMPLE_RATE,
             "stft": {"n_fft": N_FFT, "hop": HOP, "window": "sqrt periodic hann", "centre": True},
             "parameters": self.params.to_json(),
+            "runs_on": device_record(self._device),
         }

@@ -12,9 +12,15 @@ import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
+from toolkit.core.devices import DEVICES, NoCuda, resolve
 from toolkit.core.errors import InputError
 
 P = TypeVar("P", bound="EnhancerParams")
+
+
+def choice(default: str, choices: tuple[str, ...]) -> Any:
+    """A dataclass field holding one of ``choices``."""
+    return dataclasses.field(default=default, metadata={"choices": choices})
 
 
 def bounded(
@@ -26,13 +32,16 @@ def bounded(
 
 @dataclasses.dataclass(frozen=True)
 class EnhancerParams:
-    """Parameters shared by every enhancer: the delay search range (seconds either side)."""
+    """Parameters shared by every enhancer: the delay search range (seconds either side), and where
+    the enhancer runs (``device`` "auto", "cpu" or "cuda", ``device_index``; toolkit.core.devices)."""
 
     enhancer: ClassVar[str] = "enhancer"
     max_lag_s: float = bounded(0.5, minimum=0.0, maximum=10.0)
+    device: str = choice("cpu", DEVICES)
+    device_index: int = bounded(0, minimum=0)
 
     def __post_init__(self) -> None:
-        hints = typing.get_type_hints(type(self))
+        hints = typing.get_type_hints(type(self))  # field types: bool, int, float or str (a choice)
         for field in dataclasses.fields(self):
             value = _checked(self.enhancer, field.name, getattr(self, field.name), hints[field.name], field.metadata)
             object.__setattr__(self, field.name, value)
@@ -43,6 +52,17 @@ class EnhancerParams:
 
     def fail(self, problem: str) -> InputError:
         return InputError(None, f"{self.enhancer} parameters: {problem}")
+
+    def resolved_device(self, library: str) -> str:
+        """``cpu`` or ``cuda:N`` as ``library`` sees this machine; a "cuda" it cannot use is refused in one line."""
+        try:
+            return resolve(self.device, self.device_index, library)
+        except NoCuda as error:
+            raise self.fail(str(error)) from None
+
+    def options(self) -> dict[str, Any]:
+        """The enhancer's own parameters: without the delay search and the device (the toolkit's)."""
+        return {k: v for k, v in self.to_json().items() if k not in ("max_lag_s", "device", "device_index")}
 
     @classmethod
     def from_mapping(cls: type[P], values: Mapping[str, Any], source: str | None = None) -> P:
@@ -71,6 +91,11 @@ def _checked(enhancer: str, name: str, value: Any, kind: Any, limits: Mapping[st
     if kind is bool:
         if not isinstance(value, bool):
             raise fail("true or false")
+        return value
+    if kind is str:
+        choices = limits.get("choices") or ()
+        if not isinstance(value, str) or (choices and value not in choices):
+            raise fail(f"one of {', '.join(map(repr, choices))}" if choices else "a string")
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail("an integer" if kind is int else "a number")

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from toolkit.core.devices import device_record
 from toolkit.core.errors import InputError
 from toolkit.enhance.base import Enhancer
 from toolkit.enhance.params import EnhancerParams, bounded
@@ -75,13 +76,14 @@ class NoiseReduceEnhancer(Enhancer):
         import noisereduce  # slow (it imports torch); done here so run() times only the processing
 
         self._reduce_noise = noisereduce.reduce_noise
+        # On a GPU, noisereduce's own torch implementation; on the CPU its NumPy one (as before devices).
+        self._device = params.resolved_device("torch")
 
     def enhance(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
         params: NoiseReduceParams = self.params
         params.check_rate(sample_rate)
-        options = params.to_json()
-        del options["max_lag_s"]
-        return self._reduce_noise(y=samples, sr=sample_rate, use_torch=False, n_jobs=1, use_tqdm=False, **options)
+        on_gpu = {"use_torch": True, "device": self._device} if self._device != "cpu" else {"use_torch": False}
+        return self._reduce_noise(y=samples, sr=sample_rate, n_jobs=1, use_tqdm=False, **on_gpu, **params.options())
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -90,4 +92,5 @@ class NoiseReduceEnhancer(Enhancer):
             "library_version": version("noisereduce"),
             "model_sha256": None,
             "parameters": self.params.to_json(),
+            "runs_on": device_record(self._device),
         }

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.audio.dither import Dither
+from toolkit.audio.vad import SileroVadConfig, silero_identity
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash
 from toolkit.pipeline.code_version import code_digest
 
@@ -58,10 +59,12 @@ class ResultCache:
         atomic_write_bytes(self._path(key).with_suffix(".npy"), buffer.getvalue())
 
 
-def vad_key(lineage: dict[str, Any], silero: dict[str, Any]) -> str:
+def vad_key(lineage: dict[str, Any], silero: SileroVadConfig) -> str:
     """The key of Silero's speech regions of a prepared signal (``lineage``) under a Silero configuration
-    (its fields as a dict): shared by the arms and by the app's blind stretches, so each reuses the other's."""
-    return ResultCache.key_for({"kind": "vad", "lineage": lineage, "config": silero, "code": code_digest("vad")})
+    on its device: shared by the arms and by the app's blind stretches, so each reuses the other's."""
+    return ResultCache.key_for(
+        {"kind": "vad", "lineage": lineage, "config": silero_identity(silero), "code": code_digest("vad")}
+    )
 
 
 def unenhanced_lineage(audio_sha256: str, sample_rate: int) -> dict[str, Any]:

@@ -1,10 +1,12 @@
-"""Recordings in parallel on a Dask cluster: a local one (``--workers N``) or an existing one (``--scheduler``).
+"""Recordings in parallel on a Dask cluster: a local one (``--workers N``), an existing one
+(``--scheduler``), or SLURM jobs the run submits (``--cluster slurm``, toolkit.pipeline.slurm).
 
 One task per recording with work left runs every arm on it (toolkit.pipeline.recording.run_recording)
-and writes its results into the shared run folder. Each Dask worker process loads the
-experiment's recognizers once, in their own service processes as in a one-worker run (so
-per-unit time and memory are measured the same way), and keeps them across tasks until the
-run releases them. The coordinating process holds the run lock and writes ``run.json``.
+and writes its results into the shared run folder. Each Dask worker process builds the
+experiment's recognizers once and starts a model (in its own service process, as in a
+one-worker run, so per-unit time and memory are measured the same way) only when a unit
+needs it, then keeps it across tasks until the run releases them. The coordinating process
+holds the run lock and writes ``run.json``.
 
 A task that fails (audio or model missing on that worker, say) comes back as a one-line
 failure naming the worker and the file; the other recordings go on. A worker that dies has
@@ -18,18 +20,24 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from toolkit.audio.dither import Dither
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.measure import lifetime_peak_rss_mb
 from toolkit.pipeline.recording import RecordingResult, run_recording
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.slurm import ClusterFile
 
 # Worker processes must be able to start the model services (child processes): Dask's nanny
 # makes its workers daemonic unless told otherwise, and daemonic processes cannot have children.
@@ -57,10 +65,11 @@ class WorkPlan:
     identities: dict[str, Any]
     runtimes: dict[str, Any]  # what CTranslate2 runs on the coordinator's CPU (toolkit.asr.cpu)
     arms_json: list[dict[str, Any]]
-    recognizers: tuple[str, ...]  # those with work left, loaded once per worker
+    recognizers: tuple[str, ...]  # those with work left: their CPU code is checked on each worker
     environ: dict[str, str | None]  # the coordinator's NANNY_VARIABLES, for the services
     guard: Any = None  # which stored results may be reused (toolkit.pipeline.recording.ResultGuard)
     dither: Dither | None = None  # added to each recording before any stage (a stability rerun)
+    stage_devices: dict[str, Any] = field(default_factory=dict)  # where each VAD pass and enhancer runs
 
     @property
     def key(self) -> str:
@@ -89,9 +98,10 @@ class ClusterRun:
     recognizer_loads: dict[str, dict[str, Any]] = field(default_factory=dict)
     stage_loads: dict[str, dict[str, Any]] = field(default_factory=dict)
     workers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # local: workers asked and started; slurm: its jobs
 
     def to_json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "scheduler": self.scheduler, "workers": self.workers}
+        return {"mode": self.mode, "scheduler": self.scheduler, "workers": self.workers, **self.extra}
 
 
 # --- in each worker process ------------------------------------------------------------------
@@ -122,9 +132,11 @@ def _slot(plan: WorkPlan) -> tuple[str, int]:
 
 
 def _where() -> str:
+    """This worker's address and host, and its SLURM job when it runs in one."""
     from distributed import get_worker
 
-    return f"{get_worker().address} ({socket.gethostname()})"
+    job = os.environ.get("SLURM_JOB_ID")
+    return f"{get_worker().address} ({socket.gethostname()}{f', SLURM job {job}' if job else ''})"
 
 
 def _load(plan: WorkPlan) -> _Loaded:
@@ -162,18 +174,24 @@ def _load(plan: WorkPlan) -> _Loaded:
                 f"{_cpu_code(plan.runtimes[name])}; the words would depend on the machine: run on "
                 f"like machines, or set the same CT2_FORCE_CPU_ISA on every worker and the coordinator"
             )
+    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms, plan.dither)
+    if runner.stage_devices() != plan.stage_devices:
+        raise ToolkitError(
+            f"the VAD passes and enhancers would run on {runner.stage_devices()} here, on {plan.stage_devices} on "
+            'the coordinator; set their device the same way (or to "cpu") where devices differ'
+        )
     if [arm.to_json() for arm in arms] != plan.arms_json:
         raise ToolkitError(
             f"{plan.experiment_path}: the arms differ here from the coordinator's; every worker "
             "must see the same experiment file"
         )
-    runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms, plan.dither)
     for name, value in plan.environ.items():  # inherited by the services started from here on
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    pool.start(plan.recognizers)
+    # No model starts here: a unit that must be decoded starts its recognizer (a recording whose
+    # decodes are all cached starts none).
     _LOADED[_slot(plan)] = _Loaded(pool, runner, arms)
     return _LOADED[_slot(plan)]
 
@@ -208,6 +226,7 @@ def _release(key: str) -> dict[str, Any]:
     """Stop this worker's services of one run; their loads (with lifetime peaks) and this process's peak."""
     report: dict[str, Any] = {
         "host": socket.gethostname(),
+        **({"slurm_job": os.environ["SLURM_JOB_ID"]} if "SLURM_JOB_ID" in os.environ else {}),
         "process_peak_rss_mb": round(lifetime_peak_rss_mb(), 1),
         "recognizer_loads": {},
         "stage_loads": {},
@@ -230,31 +249,143 @@ def _cpus() -> list[int]:
 
 # --- in the coordinating process ---------------------------------------------------------------
 
+# What one local worker process costs besides its models (the Dask worker and its Python), and
+# what a recognizer service costs besides twice its weight file (measured with whisper-base:
+# Dask worker 178-180 MB, service 401-566 MB for a 145 MB model.bin). Only to refuse a request
+# the machine cannot hold, so rough is enough.
+WORKER_BASE_MB = 250.0
+SERVICE_BASE_MB = 250.0
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the recordings of a run go: ``workers`` local processes, an existing ``scheduler``, or ``slurm`` jobs."""
+
+    workers: int = 1
+    scheduler: str | None = None
+    slurm: ClusterFile | None = None
+    oversubscribe: bool = False
+
+    @property
+    def distributed(self) -> bool:
+        return self.workers > 1 or self.scheduler is not None or self.slurm is not None
+
+    def check(self) -> None:
+        """Refuse contradictory or malformed choices with one line."""
+        if self.workers < 1:
+            raise ToolkitError(f"--workers must be at least 1, not {self.workers}")
+        if sum([self.workers != 1, self.scheduler is not None, self.slurm is not None]) > 1:
+            raise ToolkitError(
+                "--workers sizes a local cluster; with --scheduler the cluster's own workers decide, and with "
+                "--cluster slurm the cluster file's jobs: choose one"
+            )
+        if self.scheduler is not None:
+            problem = scheduler_address_problem(self.scheduler)
+            if problem:
+                raise ToolkitError(
+                    f"--scheduler {self.scheduler!r} is not a Dask scheduler address ({problem}); give "
+                    "tcp://HOST:PORT (what `dask scheduler` prints)"
+                )
+
+
+def scheduler_address_problem(address: str) -> str | None:
+    """What is wrong with ``address`` as a Dask scheduler address (scheme://HOST:PORT), or None."""
+    if "://" not in address:
+        return "no scheme such as tcp://"
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as error:  # a port out of 0-65535 or not a number, an unclosed IPv6 bracket
+        return str(error).lower()
+    if parts.scheme not in SCHEDULER_SCHEMES:
+        return f"scheme {parts.scheme!r} is not one of {', '.join(SCHEDULER_SCHEMES)}"
+    if not parts.hostname:
+        return "no host"
+    if not port:
+        return "no port number" if port is None else "port 0"
+    if parts.path or parts.query or parts.fragment:
+        return "a path after the port"
+    return None
+
 
 class Cluster:
-    """A Dask client on a local cluster it starts (``workers``) or on an existing scheduler.
+    """A Dask cluster for one run: local worker processes, an existing scheduler, or SLURM jobs.
 
-    Opening it checks CPU threads: tasks running at once on a host times the recognizers'
-    ``cpu_threads`` must not exceed that host's cores unless ``oversubscribe``.
+    Opening it only checks (nothing is started, nothing written): CPU threads (tasks at once on a
+    host times the recognizers' ``cpu_threads`` must not exceed that host's cores unless
+    ``oversubscribe``), the memory local workers need, a reachable scheduler, and for SLURM
+    everything toolkit.pipeline.slurm can check before submitting. ``start`` starts the workers
+    (or submits the jobs) for the recordings left, only once some recording needs a model.
     """
 
-    def __init__(self, workers: int, scheduler: str | None, threads_per_task: int, oversubscribe: bool) -> None:
-        import dask
-        from distributed import Client, LocalCluster
-
-        self.mode = "scheduler" if scheduler else "local"
+    def __init__(
+        self, placement: Placement, threads_per_task: int, worker_memory_mb: float, experiment_folder: Path
+    ) -> None:
+        placement.check()
+        self.placement = placement
+        self.mode = "slurm" if placement.slurm else "scheduler" if placement.scheduler else "local"
         self.environ = service_environ()
+        self.threads_per_task = threads_per_task
+        self.client: Any = None
+        self.address = placement.scheduler or ""
+        self.slurm: Any = None
+        self.started_workers = 0
         self._local = None
         # A local cluster's nannies live in this process and write their workers' variables
         # (NANNY_VARIABLES) into its environment: put it back once they are started and closed.
         self._saved_environ = dict(os.environ)
-        if scheduler is None:
+        if self.mode == "local":
             cores = len(_cpus())
-            _check_threads(f"--workers {workers}", workers, threads_per_task, cores, oversubscribe, "this machine")
+            _check_threads(
+                f"--workers {placement.workers}",
+                placement.workers,
+                threads_per_task,
+                cores,
+                placement.oversubscribe,
+                "this machine",
+            )
+            _check_memory(placement.workers, worker_memory_mb)
+        elif self.mode == "scheduler":
+            self._connect(placement.scheduler)
+            self._check_remote(threads_per_task, placement.oversubscribe)
+        else:
+            from toolkit.pipeline.slurm import SlurmJobs, preflight
+
+            request = placement.slurm
+            preflight(request.config, request.source, threads_per_task, placement.oversubscribe)
+            self.slurm = SlurmJobs(request.config, request.source, request.log_directory(experiment_folder))
+            try:
+                self.slurm.test_submission()
+            except BaseException:
+                self.slurm.close()
+                raise
+            self.address = self.slurm.address
+
+    def _connect(self, address: str) -> None:
+        from distributed import Client
+
+        host, port = address.split("://", 1)[1].rsplit(":", 1)
+        try:  # a plain connection first: a refused or unknown address fails fast, in one line
+            socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+        except OSError as error:
+            raise ToolkitError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
+        try:
+            self.client = Client(address, timeout="20s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ToolkitError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+    def start(self, recordings: int) -> None:
+        """Start what ``recordings`` recordings need: local workers (no more than recordings), or SLURM jobs."""
+        import dask
+        from distributed import Client, LocalCluster
+
+        if self.mode == "local":
+            self.started_workers = min(self.placement.workers, recordings)
             try:
                 with dask.config.set({"distributed.worker.daemon": False}):
                     self._local = LocalCluster(
-                        n_workers=workers,
+                        n_workers=self.started_workers,
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
@@ -263,12 +394,9 @@ class Cluster:
             finally:
                 self._restore_environ()
             self.client = Client(self._local)
-        else:
-            try:
-                self.client = Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError) as error:
-                raise ToolkitError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
-            self._check_remote(threads_per_task, oversubscribe)
+        elif self.mode == "slurm":
+            self.slurm.submit(recordings)
+            self.client = Client(self.slurm.cluster)
         self.address = self.client.scheduler.address
 
     def _check_remote(self, threads_per_task: int, oversubscribe: bool) -> None:
@@ -294,13 +422,15 @@ class Cluster:
         entries: list[Any],
         keys: dict[str, dict[str, str]],
         bar: Any,
+        counted: dict[str, int] | None = None,
         on_result: Callable[[RecordingResult], None] | None = None,
     ) -> ClusterRun:
         """Send every recording of ``entries`` (longest first) and collect results as they finish
-        (``on_result`` hears of each, here in the coordinator)."""
-        from dataclasses import replace
+        (``on_result`` hears of each, here in the coordinator).
 
-        from distributed import as_completed
+        ``counted``: arms per recording the progress bar already shows (done before the cluster started).
+        """
+        from dataclasses import replace
 
         outcome = ClusterRun(self.mode, self.address)
         token = uuid.uuid4().hex[:8]
@@ -317,18 +447,28 @@ class Cluster:
                 priority=-rank,
             )
             futures[future] = entry
-        for future in as_completed(futures):
-            entry = futures[future]
-            try:
-                result = future.result()
-            except Exception as error:  # a recording whose workers kept dying (KilledWorker), say
-                result = RecordingResult(entry.id, failure=" ".join(f"{type(error).__name__}: {error}".split()))
-            outcome.results[entry.id] = result
-            if on_result is not None:
-                on_result(result)
-            if bar is not None:
-                bar.set_postfix_str(f"{entry.id} {'FAILED' if result.failure else 'done'}")
-                bar.update(len(plan.arms))
+        remaining = dict(futures)
+        while remaining:
+            finished = [future for future in remaining if future.done()]
+            for future in finished:
+                entry = remaining.pop(future)
+                try:
+                    result = future.result()
+                except Exception as error:  # a recording whose workers kept dying (KilledWorker), say
+                    result = RecordingResult(entry.id, failure=self._died(error))
+                self._record(outcome, entry, result, plan, bar, counted, on_result)
+            if finished:
+                continue
+            problem = self._housekeep(len(remaining))
+            if problem is not None:  # no worker for too long: the recordings left fail, a rerun resumes them
+                for future, entry in list(remaining.items()):
+                    future.cancel()
+                    self._record(
+                        outcome, entry, RecordingResult(entry.id, failure=problem), plan, bar, counted, on_result
+                    )
+                remaining.clear()
+                break
+            time.sleep(0.25)
         for result in outcome.results.values():
             if result.worker is not None:
                 address = result.worker.split(" ")[0]
@@ -337,23 +477,84 @@ class Cluster:
             for kind, loads in (("recognizer_loads", outcome.recognizer_loads), ("stage_loads", outcome.stage_loads)):
                 loads.update({f"{name} on {address}": load for name, load in report.pop(kind, {}).items()})
             outcome.workers.setdefault(address, {"recordings": []}).update(report)
+        if self.mode == "local":
+            outcome.extra["workers_asked"] = self.placement.workers
+            outcome.extra["workers_started"] = self.started_workers
+        if self.slurm is not None:
+            outcome.extra["slurm"] = self.slurm.to_json()
         return outcome
+
+    def _record(
+        self,
+        outcome: ClusterRun,
+        entry: Any,
+        result: RecordingResult,
+        plan: WorkPlan,
+        bar: Any,
+        counted: dict[str, int] | None,
+        on_result: Callable[[RecordingResult], None] | None = None,
+    ) -> None:
+        outcome.results[entry.id] = result
+        if on_result is not None:
+            on_result(result)
+        if self.slurm is not None and result.worker is not None:
+            where = re.search(r"\((.*), SLURM job (\d+)\)", result.worker)
+            if where is not None:
+                self.slurm.note_recording(where.group(2), where.group(1), entry.id)
+        if bar is not None:
+            bar.set_postfix_str(f"{entry.id} {'FAILED' if result.failure else 'done'}")
+            bar.update(len(plan.arms) - (counted or {}).get(entry.id, 0))
+
+    def _housekeep(self, recordings_left: int) -> str | None:
+        """SLURM: job states, replacements, and the reason to give up when no worker has run for too long."""
+        if self.slurm is None:
+            return None
+        workers = len(self.client.scheduler_info()["workers"])
+        return self.slurm.housekeep(recordings_left, workers)
+
+    def _died(self, error: Exception) -> str:
+        """One line for a task Dask gave up on: its workers died (killed, out of memory, SLURM ended their jobs)."""
+        from distributed import KilledWorker
+
+        if isinstance(error, KilledWorker):
+            allowed = dask_config("distributed.scheduler.allowed-failures")
+            ended = ""
+            if self.slurm is not None:
+                self.slurm.refresh()
+                jobs = self.slurm.jobs.values()
+                gone = [f"{j.job_id} {j.state}" for j in jobs if j.state not in ("RUNNING", "PENDING")]
+                ended = f"; SLURM jobs that ended: {', '.join(gone)}" if gone else ""
+                ended += " (is the walltime long enough for one recording?)"
+            return (
+                f"every worker that ran it died ({allowed + 1} attempts, distributed.scheduler.allowed-failures = "
+                f"{allowed}){ended}; finished arms are kept and a rerun resumes it"
+            )
+        return " ".join(f"{type(error).__name__}: {error}".split())
 
     def _restore_environ(self) -> None:
         os.environ.clear()
         os.environ.update(self._saved_environ)
 
     def close(self) -> None:
-        self.client.close()
+        if self.client is not None:
+            self.client.close()
         if self._local is not None:
             self._local.close()
             self._restore_environ()
+        if self.slurm is not None:
+            self.slurm.close()
 
     def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def dask_config(key: str) -> Any:
+    import dask
+
+    return dask.config.get(key)
 
 
 def _check_threads(what: str, tasks: int, threads: int, cores: int, oversubscribe: bool, where: str) -> None:
@@ -364,3 +565,32 @@ def _check_threads(what: str, tasks: int, threads: int, cores: int, oversubscrib
             f"{max(1, cores // tasks)} in the experiment's recognizer decoding tables, use fewer "
             "workers, or pass --oversubscribe"
         )
+
+
+def _available_memory_mb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _check_memory(workers: int, worker_memory_mb: float) -> None:
+    """Refuse local workers whose models cannot all be held at once (even ``--oversubscribe`` cannot add memory)."""
+    available = _available_memory_mb()
+    if available is None or workers * worker_memory_mb <= available:
+        return
+    fits = max(1, int(available // worker_memory_mb))
+    raise ToolkitError(
+        f"--workers {workers} would hold {workers} copies of the models, about "
+        f"{workers * worker_memory_mb / 1024:,.1f} GB "
+        f"(~{worker_memory_mb:,.0f} MB per worker), and this machine has {available / 1024:,.1f} GB available and "
+        f"{len(_cpus())} cores; use --workers {min(fits, len(_cpus()))} or fewer"
+    )
+
+
+def worker_memory_mb(weights_mb: list[float]) -> float:
+    """Rough memory of one local worker holding recognizers with these weight files (for ``_check_memory``)."""
+    return WORKER_BASE_MB + sum(SERVICE_BASE_MB + 2 * size for size in weights_mb)

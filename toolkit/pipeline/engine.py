@@ -14,15 +14,16 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from toolkit.audio.dither import Dither
 from toolkit.core.config import build_config
-from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.pipeline.cache import ResultCache, dither_identity
+from toolkit.pipeline.cluster import Placement
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Experiment
@@ -33,6 +34,9 @@ from toolkit.pipeline.runlock import RunLock
 from toolkit.pipeline.runner import ArmRunner, reuse_counts
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, stored_path
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.slurm import ClusterFile
 
 
 @dataclass
@@ -113,24 +117,25 @@ def run_experiment(
     oversubscribe: bool = False,
     guard: ResultGuard | None = None,
     dither: Dither | None = None,
+    slurm: ClusterFile | None = None,
 ) -> RunSummary:
     """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
 
     ``workers`` above 1 decodes that many recordings at once on a local Dask cluster;
-    ``scheduler`` (``tcp://HOST:PORT``) sends them to an existing Dask cluster instead
-    (toolkit.pipeline.cluster). Either way each recording's results are byte-identical to a
-    one-worker run, and ``run.json`` lists them in manifest order. ``guard`` (the protocol's, on a
-    test split) decides which stored results may be reused and hears of each finished recording.
-    ``dither`` (a stability rerun) is added to every recording before any stage; it is part of the
-    run's configuration, so a dithered run has its own folder and cache keys.
+    ``scheduler`` (``tcp://HOST:PORT``) sends them to an existing Dask cluster instead, and
+    ``slurm`` (a cluster file) to SLURM jobs this run submits (toolkit.pipeline.cluster). Either
+    way each recording's results are byte-identical to a one-worker run, and ``run.json`` lists
+    them in manifest order. A model starts only when a unit needs it: recordings whose results
+    can all be made from the cache are made here, without starting a cluster. ``guard`` (the
+    protocol's, on a test split) decides which stored results may be reused and hears of each
+    finished recording. ``dither`` (a stability rerun) is added to every recording before any
+    stage; it is part of the run's configuration, so a dithered run has its own folder and keys.
     """
     from toolkit.asr.registry import relation
     from toolkit.corpus.manifest import load_manifest
 
-    if workers < 1:
-        raise ToolkitError(f"--workers must be at least 1, not {workers}")
-    if scheduler is not None and workers != 1:
-        raise ToolkitError("--workers sizes a local cluster; with --scheduler the cluster's own workers decide")
+    placement = Placement(workers, scheduler, slurm, oversubscribe)
+    placement.check()
     manifest = load_manifest(experiment.manifest_path)
     manifest.require_verified()
     entries = [entry for entry in manifest.recordings if entry.split == split]
@@ -150,6 +155,7 @@ def run_experiment(
         "seed": experiment.seed,
         "recognizers": identities,
         "recognizer_runtime": runtimes,
+        "stage_devices": runner.stage_devices(),
         "recognizer_relations": {
             name: relation(identities[experiment.primary], identity)
             for name, identity in identities.items()
@@ -194,13 +200,14 @@ def run_experiment(
         )
     )
     pending_ids = {e.id for e in pending}
-    distributed = bool(pending) and (workers > 1 or scheduler is not None)
+    distributed = bool(pending) and placement.distributed
     if distributed:
-        from toolkit.pipeline.cluster import Cluster, WorkPlan
+        from toolkit.pipeline.cluster import Cluster, WorkPlan, worker_memory_mb
 
-        # Opened (and its CPU threads checked) before the run folder is written.
+        # Checked (threads, memory, the scheduler, SLURM) before the run folder is written; its
+        # workers start only once a recording needs a model.
         threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
-        cluster = Cluster(workers, scheduler, threads, oversubscribe)
+        cluster = Cluster(placement, threads, worker_memory_mb(pool.weights_mb(needed)), experiment.folder)
         plan = WorkPlan(
             experiment.path.resolve(),
             tuple(a.name for a in arms),
@@ -210,13 +217,11 @@ def run_experiment(
             config["arms"],
             tuple(needed),
             cluster.environ,
-            guard,
-            dither,
+            guard=guard,
+            dither=dither,
+            stage_devices=config["stage_devices"],
         )
-    else:
-        # Models load before any recording (their cost is reported apart) and before the run folder
-        # is written, only for arms with work left: an unchanged rerun loads nothing.
-        pool.start(needed)
+    parallel = None
     with cluster if distributed else nullcontext():
         lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -241,35 +246,51 @@ def run_experiment(
                 total=len(entries) * len(arms), desc=f"{experiment.name}/{split}", unit="arm", disable=not progress
             ) as bar,
         ):
+            done_here: dict[str, int] = {}
 
             def finished(result: RecordingResult) -> None:
-                if guard is not None and result.failure is None:
-                    failed = {f.arm for f in result.arm_failures}
-                    guard.recorded(folder, result.recording, [a.name for a in arms if a.name not in failed])
+                """The protocol hears of each finished recording (its arms that did not fail), as it finishes."""
+                if guard is None or result.failure is not None:
+                    return
+                earlier = results[result.recording].arm_failures if result.recording in done_here else []
+                failed = {f.arm for f in (*result.arm_failures, *earlier)}
+                guard.recorded(folder, result.recording, [a.name for a in arms if a.name not in failed])
 
+            # Here, models start when a unit needs one (its load is reported apart). With a cluster, this
+            # process only finishes from the cache, until a recording needs a model: that one and every
+            # pending one after it go to the cluster (a rerun whose decodes are cached starts none).
+            runner.cache_only(distributed)
+            sent: list[Any] = []
             for entry in entries:
-                if not distributed or entry.id not in pending_ids:
-                    results[entry.id] = run_recording(runner, folder, arms, entry, keys[entry.id], bar, guard)
+                if sent and entry.id in pending_ids:
+                    sent.append(entry)
+                    continue
+                results[entry.id] = run_recording(runner, folder, arms, entry, keys[entry.id], bar, guard)
+                if results[entry.id].needs_work:
+                    sent.append(entry)
+                else:
                     finished(results[entry.id])
-            if distributed:
-                parallel = cluster.run(plan, pending, keys, bar, finished)
-                results.update(parallel.results)
+            if sent:
+                done_here.update({e.id: len(results[e.id].rows) + len(results[e.id].arm_failures) for e in sent[:1]})
+                cluster.start(len(sent))
+                parallel = cluster.run(plan, sent, keys, bar, done_here, finished)
+                for entry in sent:
+                    remote = parallel.results[entry.id]
+                    results[entry.id] = remote.after(results[entry.id]) if entry.id in done_here else remote
                 record = replace(record, parallel=parallel.to_json())
     for entry in entries:
         summary.add(results[entry.id])
-    if distributed:
-        summary.load_wall_s = sum(
+    summary.load_wall_s = runner.started_wall_s()
+    recognizer_loads = {name: load.to_json() for name, load in pool.loads().items()}
+    stage_loads = {name: load.to_json() for name, load in runner.stages.loads().items()}
+    if parallel is not None:
+        summary.load_wall_s += sum(
             load["ready_wall_s"]
             for loads in (parallel.recognizer_loads, parallel.stage_loads)
             for load in loads.values()
         )
-        recognizer_loads, stage_loads = parallel.recognizer_loads, parallel.stage_loads
-    else:
-        summary.load_wall_s = sum(
-            load.ready_wall_s for workers_ in (pool, runner.stages) for load in workers_.loads().values()
-        )
-        recognizer_loads = {name: load.to_json() for name, load in pool.loads().items()}
-        stage_loads = {name: load.to_json() for name, load in runner.stages.loads().items()}
+        recognizer_loads.update(parallel.recognizer_loads)
+        stage_loads.update(parallel.stage_loads)
     record = replace(
         record,
         status="failed" if summary.failures else "complete",

@@ -8,12 +8,14 @@ recording. Workers start by ``start`` or on first use; an unchanged rerun starts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from toolkit.asr.segments import Transcript
 from toolkit.audio.signal import Signal
+from toolkit.core.errors import InputError
 from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.workers import Worker, Workers
@@ -52,16 +54,12 @@ class RecognizerPool(Workers):
 
         super().__init__()
         self._specs = experiment.recognizers
+        self.experiment_path = experiment.path
         self.seed = experiment.seed
         # Resolved and verified here (weights hashed), loaded only in the workers.
         self._recognizers: dict[str, Any] = {
             name: make_recognizer(spec.to_json()) for name, spec in self._specs.items()
         }
-
-    def start(self, names: Iterable[str]) -> None:
-        """Start and load the workers of ``names`` not running yet; a model that cannot load raises here."""
-        for name in names:
-            self._worker(name)
 
     def transcribe(self, name: str, signal: Signal) -> Decoded:
         """Decode ``signal`` (times in its own seconds) in recognizer ``name``'s worker."""
@@ -71,6 +69,10 @@ class RecognizerPool(Workers):
     def _worker(self, name: str) -> Worker:
         return self.get(name, _recognizer_service, (self._specs[name].to_json(), self.seed))
 
+    def weights_mb(self, names: list[str]) -> list[float]:
+        """Size of each named recognizer's weight file (what a worker holding it needs, roughly twice that)."""
+        return [Path(self._recognizers[name].model.path, "model.bin").stat().st_size / 2**20 for name in names]
+
     def identity(self, name: str) -> dict[str, Any]:
         return {"name": name, "label": self._specs[name].label, "seed": self.seed, **self._recognizers[name].identity()}
 
@@ -78,9 +80,15 @@ class RecognizerPool(Workers):
         return {name: self.identity(name) for name in self._recognizers}
 
     def runtime(self, name: str) -> dict[str, Any]:
-        """The CPU code CTranslate2 selects on this machine for recognizer ``name`` (toolkit.asr.cpu): not
-        part of the identity a challenger is frozen with, but of every run, cache key and result made here."""
-        return self._recognizers[name].runtime()
+        """Where recognizer ``name`` runs here (CPU or which GPU; toolkit.core.devices) and, on a CPU, the code
+        CTranslate2 selects (toolkit.asr.cpu): not part of the identity a challenger is frozen with, but of
+        every run, cache key and result made here. A "cuda" this machine cannot use is refused here."""
+        from toolkit.core.devices import NoCuda
+
+        try:
+            return self._recognizers[name].runtime()
+        except NoCuda as error:
+            raise InputError(self.experiment_path, f"[recognizers.{name}.decoding] {error}") from None
 
     def runtimes(self) -> dict[str, dict[str, Any]]:
         return {name: self.runtime(name) for name in self._recognizers}

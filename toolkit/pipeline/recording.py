@@ -20,6 +20,7 @@ from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm
 from toolkit.pipeline.measure import Measurement, measure
 from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
+from toolkit.pipeline.workers import WorkNeeded
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import ArmFailure
 
@@ -31,6 +32,8 @@ class RecordingResult:
     ``failure`` (one line naming the worker and the file) replaces the rows of a recording that
     could not be finished; arms it did finish are on disk and are reused by the next run.
     ``arm_failures`` lists the arms a stage failed for on this recording (no output written).
+    ``needs_work`` (a runner that may not start models): an arm needed a unit that is not cached;
+    the arms before it are done, the rest are left for a runner that may.
     """
 
     recording: str
@@ -43,6 +46,21 @@ class RecordingResult:
     worker: str | None = None
     failure: str | None = None
     arm_failures: list[ArmFailure] = field(default_factory=list)
+    needs_work: bool = False
+
+    def after(self, earlier: RecordingResult) -> RecordingResult:
+        """This result (a second pass over the recording) with what ``earlier`` computed before it: those
+        arms were read back here, but were made in this run."""
+        made = {row["arm"]: row for row in earlier.rows}
+        self.rows = [made.get(row["arm"], row) for row in self.rows]
+        self.computed += earlier.computed
+        self.reused -= earlier.computed
+        for kind, counts in earlier.units.items():
+            for outcome, count in counts.items():
+                self.units[kind][outcome] += count
+        self.this_run.add(earlier.this_run)
+        self.arm_failures = earlier.arm_failures + self.arm_failures
+        return self
 
 
 def arm_failure(arm: str, recording: str, error: StageError) -> ArmFailure:
@@ -73,6 +91,7 @@ def run_recording(
         stored = stored_output(folder, arm.name, entry.id, keys[arm.name], guard)
         this_run = None
         if stored is None:
+            loading = runner.started_wall_s()
             try:
                 with measure() as spent:
                     signal = signal if signal is not None else entry.load_audio()
@@ -82,8 +101,13 @@ def run_recording(
                 if bar is not None:
                     bar.update()
                 continue
+            except WorkNeeded:
+                result.needs_work = True
+                break
+            # Models started on the way are reported apart (their loads), not in the result's time.
             # Memory is measured per unit in the workers; this process's peak says nothing.
-            this_run = Measurement(spent.wall_s, spent.cpu_s + output.worker_cpu_s)
+            loading = runner.started_wall_s() - loading
+            this_run = Measurement(spent.wall_s - loading, spent.cpu_s + output.worker_cpu_s)
             stored = _write_result(folder, arm, entry.id, entry.duration, output, keys[arm.name], times(this_run))
             result.computed += 1
             for kind, counts in output.reuse.items():
@@ -97,7 +121,8 @@ def run_recording(
         result.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
         if bar is not None:
             bar.update()
-    _write_arm_disagreements(folder, entry.id, arms, outputs)
+    if not result.needs_work:
+        _write_arm_disagreements(folder, entry.id, arms, outputs)
     return result
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal, crop, resample
 from toolkit.audio.timemap import TimeMap
-from toolkit.audio.vad import SileroVadConfig, merge_regions
+from toolkit.audio.vad import SileroVadConfig, merge_regions, silero_device
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
@@ -30,7 +30,7 @@ from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
-from toolkit.pipeline.workers import Workers
+from toolkit.pipeline.workers import Workers, WorkNeeded
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
@@ -47,10 +47,11 @@ class StageError(ToolkitError):
 
 @contextmanager
 def stage(name: str) -> Iterator[None]:
-    """Turn any failure inside stage ``name`` into a :class:`StageError` (bad input and Ctrl-C pass through)."""
+    """Turn any failure inside stage ``name`` into a :class:`StageError` (bad input, work a coordinator may
+    not start, and Ctrl-C pass through)."""
     try:
         yield
-    except (StageError, InputError):
+    except (StageError, InputError, WorkNeeded):
         raise
     except StreamError as error:
         raise StageError(name, error.problem) from error
@@ -132,9 +133,9 @@ def _enhancer_service(config: Any) -> Any:
 
 def _vad_service(config: Any) -> Any:
     """In a worker: load Silero now; each request is a signal, answered with its speech regions."""
-    from toolkit.audio.vad import load_silero, silero_speech_regions
+    from toolkit.audio.vad import load_silero, silero_device, silero_speech_regions
 
-    load_silero()
+    load_silero(silero_device(config))
     return lambda signal: silero_speech_regions(signal, config)
 
 
@@ -155,12 +156,17 @@ class ArmRunner:
         self.dither = dither
         self.cache = cache
         self.recognizers = recognizers
+        self.arms = arms
         # Enhancement and VAD run in their own workers too, so their memory is theirs alone.
         self.stages = Workers()
-        # Built once, before any decoding, so a model that cannot load stops the run up front.
-        self._enhancers = {
-            c.name: make_enhancer(c.config) for arm in arms for c in arm.components if c.stage == "enhance"
-        }
+        # Built once, before any decoding, so a model that cannot load (or a device this machine
+        # lacks) stops the run up front.
+        self._enhancers = {}
+        for component in (c for arm in arms for c in arm.components if c.stage == "enhance"):
+            try:
+                self._enhancers[component.name] = make_enhancer(component.config)
+            except InputError as error:
+                raise InputError(experiment.path, f"[components.{component.name}] {error.problem}") from None
 
     # --- the arm ------------------------------------------------------------------------
     def run(self, arm: Arm, audio_sha256: str, original: Signal) -> ArmOutput:
@@ -204,6 +210,37 @@ class ArmRunner:
                 self._repair_onsets(arm, prepared, lineage, output)
                 check_stream(output.words, duration, "repaired words")
         return output
+
+    def stage_devices(self) -> dict[str, dict[str, Any]]:
+        """Where each VAD pass and enhancer of the run's arms runs on this machine (for the run record);
+        a "cuda" this machine cannot use is refused here, naming the component."""
+        from toolkit.core.devices import device_record
+
+        devices: dict[str, dict[str, Any]] = {}
+        for arm in self.arms:
+            for component in arm.components:
+                config = component.config
+                passes = {
+                    "vad": lambda c: c.silero(),
+                    "windows": lambda c: c.pauses.vad if c.pauses is not None else None,
+                    "onset_repair": lambda c: c.vad,
+                }
+                if component.stage in passes and (silero := passes[component.stage](config)) is not None:
+                    try:
+                        devices[component.name] = device_record(silero_device(silero))
+                    except ValueError as error:
+                        raise InputError(self.experiment.path, f"[components.{component.name}] {error}") from None
+                elif component.stage == "enhance":
+                    devices[component.name] = self._enhancers[component.name].identity()["runs_on"]
+        return devices
+
+    def started_wall_s(self) -> float:
+        """Wall time spent so far starting this runner's model services (recognizers, enhancers, VAD)."""
+        return self.recognizers.started_wall_s() + self.stages.started_wall_s()
+
+    def cache_only(self, only: bool) -> None:
+        """With ``only``, a unit whose result is not cached raises WorkNeeded instead of starting a model."""
+        self.recognizers.may_start = self.stages.may_start = not only
 
     def recognizers_for(self, arm: Arm) -> list[str]:
         """The recognizers ``arm`` decodes with, in combine order."""
@@ -331,7 +368,7 @@ class ArmRunner:
     ) -> list[tuple[float, float]]:
         """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
         setting or the windows' pause pass with the same parameters shares them)."""
-        key = vad_key(lineage, asdict(silero))
+        key = vad_key(lineage, silero)
         cached = self.cache.get(key)
         computed = cached is None
         if computed:

@@ -139,16 +139,31 @@ class Worker:
         self.connection.close()
 
 
+class WorkNeeded(ToolkitError):
+    """A service had to start where starting is not allowed (a coordinator reading results from the cache)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"{name}: work that is not in the cache")
+
+
 class Workers:
-    """Named workers, started on first use (or by ``start``) and stopped together."""
+    """Named workers, started on first use (a unit that needs the service) and stopped together.
+
+    With ``may_start`` false, a worker that is not running raises :class:`WorkNeeded` instead of
+    starting: what lets a coordinator finish from the cache whatever needs no model.
+    """
 
     def __init__(self) -> None:
         self._workers: dict[str, Worker] = {}
+        self.may_start = True
 
     def get(self, name: str, build: Build, args: tuple[Any, ...]) -> Worker:
         """The worker called ``name``, started with ``build(*args)`` if it is not running; a service
         that cannot be built raises here (and every worker is stopped)."""
         if name not in self._workers:
+            if not self.may_start:
+                raise WorkNeeded(name)
             try:
                 self._workers[name] = Worker(name, build, args)
             except BaseException:
@@ -158,6 +173,10 @@ class Workers:
 
     def loads(self) -> dict[str, WorkerLoad]:
         return {name: worker.load for name, worker in self._workers.items()}
+
+    def started_wall_s(self) -> float:
+        """Wall time spent so far starting these workers and loading their services."""
+        return sum(worker.load.ready_wall_s for worker in self._workers.values())
 
     def close(self) -> None:
         for worker in self._workers.values():

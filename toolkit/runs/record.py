@@ -65,6 +65,7 @@ class RunConfig:
     seed: int = 0
     recognizer_runtime: dict[str, Any] = field(default_factory=dict)
     recognizer_relations: dict[str, Any] = field(default_factory=dict)
+    stage_devices: dict[str, Any] = field(default_factory=dict)  # where each VAD pass and enhancer ran
     dither: dict[str, Any] | None = None  # the inaudible dither of a stability rerun (toolkit.audio.dither)
 
     @property

@@ -1,0 +1,257 @@
+"""+VAD and batched decoding against the baseline on dense real read speech, under a chosen instruction set.
+
+The developers' bench recording (bench_vad_batched.py) joins clips with pauses of 0.8 to 5 s, so
+a tenth of it is non-speech that +VAD leaves out and that batched chunks never decode. A user's
+dense read speech has almost none, which is why their +VAD cost more than the baseline and
+batched gained little. This benchmark runs one chapter of the shared audiobook
+(``../shared/data/ptbr-longform``, written-text references: a WER floor that is not the
+recognizer's, equal for every arm) from an empty cache with the demo's arms and the variants
+that close the gap (``VARIANTS``), and prints per arm RTF (decode and VAD wall time over audio
+time, measured in the workers), CPU time against the baseline, decode units, chunk tails decoded
+again and WER, with the CPU model, the instruction set CTranslate2 used and the machine's load.
+``--isa AVX512`` (or AVX2, AVX, GENERIC) sets ``CT2_FORCE_CPU_ISA`` for the run.
+Run: ``.venv/bin/python benchmarks/bench_dense.py [--chapter "Titulo 8 Art 196 ao 200"] [--isa AVX512]
+[--arms baseline,vad_30,vad,vad_long,batched_30,batched] [--repeats 1] [--json FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from machine import cpu_model  # noqa: E402
+from shared_data import PTBR_DEV  # noqa: E402
+
+LONGFORM = PTBR_DEV.parent / "ptbr-longform"
+DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+# Silero's longest region before it cuts at the longest silence inside: 30 s before (the ``_30``
+# variants), 10 s in the demo now. On dense speech 30 s leaves regions of 15 to 30 s that cannot be
+# joined, so units and chunks hold well under 30 s and each still costs a whole 30 s Whisper window.
+OLD_REGION_S = 30.0
+# +VAD units of up to this long are decoded sequentially over several windows, as the baseline is:
+# fewer unit ends, each of which Whisper tends to decode twice (docs/speed.md).
+LONG_UNIT_S = 120.0
+# Variant -> (label, the arm's components). The tables come from the demo file with these changes.
+VARIANTS: dict[str, tuple[str, str]] = {
+    "baseline": ("baseline (sequential long-form)", "[]"),
+    "vad_30": ("+VAD merged 30 s, Silero regions <= 30 s (before)", '["vad_30"]'),
+    "vad": ("+VAD merged 30 s (the demo: regions <= 10 s)", '["vad"]'),
+    "vad_long": (f"+VAD merged {LONG_UNIT_S:g} s, regions <= 10 s", '["vad_long"]'),
+    "batched_30": ("batched, Silero regions <= 30 s (before)", '["batched_30"]'),
+    "batched": ("batched (the demo: regions <= 10 s, batch 8, beam 5)", '["batched"]'),
+    "batched_b4": ("batched, batch 4", '["batched_b4"]'),
+    "batched_beam2": ("batched, beam 2", '["batched_beam2"]'),
+    "batched_notail": ("batched, no tail re-decode", '["batched_notail"]'),
+}
+CHANGES: dict[str, dict[str, str]] = {
+    "batched_30": {"max_speech_duration_s": f"{OLD_REGION_S}"},
+    "batched_b4": {"batch_size": "4"},
+    "batched_beam2": {"beam_size": "2", "best_of": "2"},
+    "batched_notail": {"tail_redecode_gap_s": "0.0"},
+}
+
+
+def build_corpus(corpus: Path, chapter: str) -> str:
+    """The chapter as 16 kHz mono WAV beside its reference text, frozen as the tuning split; its id."""
+    from toolkit.corpus.freeze import freeze
+
+    source = LONGFORM / "audio" / f"{chapter}.ogg"
+    if not source.is_file():
+        raise SystemExit(
+            f"no chapter {source}; chapters: {', '.join(p.stem for p in (LONGFORM / 'audio').glob('*.ogg'))}"
+        )
+    recording = "longform-" + "-".join(chapter.lower().split())
+    (corpus / "audio").mkdir(parents=True)
+    (corpus / "refs").mkdir()
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-loglevel",
+            "error",
+            "-i",
+            str(source),
+            "-ar",
+            "16000",
+            "-ac",
+            "1",
+            "-sample_fmt",
+            "s16",
+            str(corpus / "audio" / f"{recording}.wav"),
+        ],
+        check=True,
+    )
+    shutil.copy(LONGFORM / "refs" / f"{chapter}.txt", corpus / "refs" / f"{recording}.txt")
+    (corpus / "splits.csv").write_text(f"id,split\n{recording},tuning\n", encoding="utf-8")
+    freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    return recording
+
+
+def _table(text: str, header: str) -> str:
+    """The TOML table ``header`` with its sub-tables, as written in the demo file."""
+    start = text.index(header)
+    position = start + len(header)
+    while (following := text.find("\n[", position)) != -1:
+        if not text.startswith(header[:-1] + ".", following + 1):  # not one of its sub-tables
+            return text[start : following + 1]
+        position = following + 1
+    return text[start:]
+
+
+def _replace(table: str, values: dict[str, str]) -> str:
+    lines = table.splitlines()
+    for key, value in values.items():
+        hits = [i for i, line in enumerate(lines) if line.startswith(f"{key} = ")]
+        if not hits:
+            raise SystemExit(f"no {key} in {lines[0]}")
+        for i in hits:
+            lines[i] = f"{key} = {value}"
+    return "\n".join(lines) + "\n"
+
+
+def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
+    """The demo experiment with the variants' components and recognizers added, and the chosen arms."""
+    text = DEMO.read_text(encoding="utf-8")
+    head = text[: text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
+    vad = _table(head, "[components.vad]")
+    extra = [
+        _replace(vad, {"max_speech_duration_s": f"{OLD_REGION_S}"}).replace("[components.vad]", "[components.vad_30]"),
+        _replace(vad, {"merge_max_s": f"{LONG_UNIT_S}", "merge_max_gap_s": f"{LONG_UNIT_S}"}).replace(
+            "[components.vad]", "[components.vad_long]"
+        ),
+    ]
+    batched = _table(head, "[recognizers.whisper_base_batched]")
+    for name, values in CHANGES.items():
+        extra.append(_replace(batched.replace("whisper_base_batched", f"whisper_{name}"), values))
+        extra.append(f'[components.{name}]\nstage = "second_model"\nrecognizer = "whisper_{name}"\nmode = "replace"\n')
+    body = "[arms]\n" + "".join(f"{arm} = {VARIANTS[arm][1]}\n" for arm in arms)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "experiment.toml").write_text(head + "\n" + "\n".join(extra) + "\n" + body, encoding="utf-8")
+
+
+def measure(root: Path) -> dict[str, Any]:
+    """Every arm from an empty cache: RTF, CPU, units, tails and WER per arm, and what CTranslate2 ran on."""
+    from toolkit.evaluate import evaluate_run
+    from toolkit.pipeline.engine import run_experiment
+    from toolkit.pipeline.experiment import load_experiment
+
+    summary = run_experiment(load_experiment(root), "tuning", progress=False)
+    evaluation = evaluate_run(summary.folder)
+    overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].set_index("arm")
+    record = summary.folder.read_record()
+    figures: dict[str, Any] = {"runtime": record["config"]["recognizer_runtime"]["whisper_base"], "arms": {}}
+    for arm in summary.arms:
+        output = summary.folder.read_arm_output(arm, summary.recordings[0])
+        tails = sum(int(n.get("tails_redecoded", 0)) for n in output["recognizer_notes"].values())
+        figures["arms"][arm] = {
+            "rtf": output["compute"]["wall_s"] / output["duration"],
+            "cpu_rtf": output["compute"]["cpu_s"] / output["duration"],
+            "wer": float(overall.loc[arm, "wer"]),
+            "units": len(output["units"]),
+            "tails": tails,
+            "duration_s": output["duration"],
+        }
+    return figures
+
+
+def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
+    arms = list(runs[0]["arms"])
+
+    def median(arm: str, key: str, over: str | None = None) -> float:
+        return statistics.median(r["arms"][arm][key] / (r["arms"][over][key] if over else 1) for r in runs)
+
+    rows = {
+        arm: {
+            "rtf": round(median(arm, "rtf"), 4),
+            "rtf_ratios": [round(r["arms"][arm]["rtf"] / r["arms"]["baseline"]["rtf"], 3) for r in runs],
+            "speedup": round(1 / median(arm, "rtf", "baseline"), 2),
+            "cpu_ratio": round(median(arm, "cpu_rtf", "baseline"), 3),
+            "wer_pct": round(100 * runs[0]["arms"][arm]["wer"], 2),
+            "wer_delta_points": round(100 * (runs[0]["arms"][arm]["wer"] - runs[0]["arms"]["baseline"]["wer"]), 2),
+            "units": runs[0]["arms"][arm]["units"],
+            "tails": runs[0]["arms"][arm]["tails"],
+        }
+        for arm in arms
+    }
+    runtime = runs[0]["runtime"]
+    return {
+        "cpu": cpu_model(),
+        "ctranslate2": {k: runtime.get(k) for k in ("isa", "gemm_s8", "sgemm", "compute_type")},
+        "forced_isa": isa,
+        "recording_min": round(runs[0]["arms"]["baseline"]["duration_s"] / 60, 2),
+        "repeats": len(runs),
+        "load_average_before_after": [r["load"] for r in runs],
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "arms": rows,
+    }
+
+
+def print_table(figures: dict[str, Any]) -> None:
+    ct2 = figures["ctranslate2"]
+    print(
+        f"{figures['recording_min']} min of dense read speech; CPU {figures['cpu']}; CTranslate2 ISA {ct2['isa']} "
+        f"(forced: {figures['forced_isa'] or 'no'}), int8 GEMM {ct2['gemm_s8']}, compute {ct2['compute_type']}; "
+        f"{figures['repeats']} repeat(s), load average before/after {figures['load_average_before_after']}, "
+        f"{figures['measured']}"
+    )
+    print(
+        f"{'arm':48} {'units':>5} {'tails':>5} {'RTF':>7} {'RTF/base':>9} {'speed-up':>8} {'CPU/base':>8} "
+        f"{'WER':>7} {'ΔWER':>6}"
+    )
+    for arm, row in figures["arms"].items():
+        print(
+            f"{VARIANTS[arm][0]:48} {row['units']:>5} {row['tails']:>5} {row['rtf']:>7.4f} "
+            f"{'/'.join(f'{x:.2f}' for x in row['rtf_ratios']):>9} {row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} "
+            f"{row['wer_pct']:>6.2f}% {row['wer_delta_points']:>+6.2f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chapter", default="Titulo 8 Art 196 ao 200", help="an audio file of ptbr-longform (stem)")
+    parser.add_argument("--isa", help="CT2_FORCE_CPU_ISA for this run: AVX512, AVX2, AVX or GENERIC")
+    parser.add_argument("--arms", default="baseline,vad_30,vad,vad_long,batched_30,batched", help=", ".join(VARIANTS))
+    parser.add_argument("--repeats", type=int, default=1, help="whole runs from an empty cache")
+    parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-dense")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    if not LONGFORM.is_dir():
+        print(f"skipped: the shared long-form recordings are not at {LONGFORM}")
+        return
+    if args.isa:
+        os.environ["CT2_FORCE_CPU_ISA"] = args.isa  # read by the CPU probe and inherited by the services
+    arms = args.arms.split(",")
+    if arms[0] != "baseline" or any(arm not in VARIANTS for arm in arms):
+        raise SystemExit(f"--arms must start with baseline and name arms of {', '.join(VARIANTS)}")
+    corpus = args.work / ("corpus-" + "-".join(args.chapter.lower().split()))
+    if not (corpus / "manifest.json").exists():
+        shutil.rmtree(corpus, ignore_errors=True)
+        build_corpus(corpus, args.chapter)
+    runs = []
+    for repeat in range(args.repeats):
+        root = args.work / f"{args.isa or 'default'}-repeat{repeat}"
+        shutil.rmtree(root, ignore_errors=True)  # an empty cache: every arm decodes now
+        write_experiment(root, (corpus / "manifest.json").resolve(), arms)
+        before = round(os.getloadavg()[0], 2)
+        figures = measure(root)
+        figures["load"] = [before, round(os.getloadavg()[0], 2)]
+        runs.append(figures)
+    result = report(runs, args.isa)
+    print_table(result)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
