@@ -4,8 +4,8 @@ The shared long-form audiobook (``ptbr-longform``: chapters of the 1988 Constitu
 narrator, references the written law; read its README) is resampled to 16 kHz under ``--work``
 (never into the project) and frozen as a corpus. A small experiment takes the demo's recognizer
 (Whisper base, CTranslate2 int8), its windows (edges in Silero pauses) and onset repair, and runs the
-baseline and the windowed arm(s); ``ARMS`` lists them (``windows``: the demo's placement, the
-*before*; ``windows_pauses``: the pause pass docs/seams.md argues for, the *after*). Decodes
+baseline and the windowed arms: ``windows`` with the demo's placement (the *before*) and one arm per
+pause pass of ``PAUSE_PASSES`` (the *after*: what docs/seams.md tried). Decodes
 are cached under ``--work`` by audio and window, so a rerun decodes only windows that moved.
 
 The run is scored with ``toolkit.evaluate`` (which writes ``scores/seam_recall.csv`` and
@@ -48,15 +48,17 @@ CHAPTERS = (
     "Titulo 1 Art 01 ao 04",
     "Titulo 3 Art 25 ao 28",
 )
-# The placement after docs/seams.md's analysis: the same windows, a pause pass that does not pad 0.2 s of
-# speech onto each side of every pause (Silero's own defaults: 0.1 s of silence splits, 30 ms padding) and
-# the shortest pause between clauses of dense read speech. Keys: lines of the windows component to replace.
-AFTER = {"min_pause_s": 0.15, "min_silence_duration_ms": 100, "speech_pad_ms": 30}
-ARMS = """[arms]
-baseline = []
-windows = ["windows", "onset_repair"]
-windows_pauses = ["windows_pauses", "onset_repair"]
-"""
+# Pause passes tried after docs/seams.md's analysis, each an arm of its own: the same windows, a Silero pass
+# for placement that pads less speech onto each side of a pause (the demo's pads 0.2 s, so a pause of
+# dense read speech loses 0.4 s or vanishes), and the shortest pause it may use. Keys: lines of the
+# windows component to replace.
+PAUSE_PASSES = {
+    "windows_pauses": {"min_pause_s": 0.15, "min_silence_duration_ms": 100, "speech_pad_ms": 30},
+    "windows_pad100": {"min_pause_s": 0.2, "min_silence_duration_ms": 200, "speech_pad_ms": 100},
+}
+ARMS = '[arms]\nbaseline = []\nwindows = ["windows", "onset_repair"]\n' + "".join(
+    f'{name} = ["{name}", "onset_repair"]\n' for name in PAUSE_PASSES
+)
 
 
 def longform_folder() -> Path:
@@ -90,16 +92,19 @@ def build_corpus(corpus: Path, chapters: tuple[str, ...]) -> None:
 
 
 def write_experiment(root: Path) -> None:
-    """The demo's recognizer, windows and onset repair; the windows again with the ``AFTER`` placement (the
+    """The demo's recognizer, windows and onset repair; the windows again with each of ``PAUSE_PASSES`` (the
     onset repair keeps its own pause pass)."""
     text = DEMO.read_text(encoding="utf-8")
     head = text[: text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]") : head.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
-    after = windows.replace("[components.windows", "[components.windows_pauses")
-    for key, value in AFTER.items():
-        line = next(line for line in after.splitlines() if line.startswith(f"{key} = "))
-        after = after.replace(line, f"{key} = {value}", 1)
-    (root / "experiment.toml").write_text(head + "\n" + after + "\n" + ARMS, encoding="utf-8")
+    variants = []
+    for name, settings in PAUSE_PASSES.items():
+        variant = windows.replace("[components.windows", f"[components.{name}")
+        for key, value in settings.items():
+            line = next(line for line in variant.splitlines() if line.startswith(f"{key} = "))
+            variant = variant.replace(line, f"{key} = {value}", 1)
+        variants.append(variant)
+    (root / "experiment.toml").write_text(head + "\n" + "\n".join(variants) + "\n" + ARMS, encoding="utf-8")
 
 
 def analyse(evaluation: Any) -> dict[str, Any]:

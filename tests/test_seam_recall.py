@@ -6,12 +6,13 @@ import csv
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from protocol_corpus import correct, make_corpus, make_experiment, make_run, turns
 
 from toolkit.evaluate import evaluate_run, score_run
 from toolkit.explain import explain_arms
-from toolkit.explain.seams import flag_recall
+from toolkit.explain.seams import SeamRecall, flag_recall
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.pipeline.windows import NO_PAUSE, SHORT_PAUSE
 from toolkit.runs.folder import RunFolder
@@ -152,3 +153,19 @@ def test_every_lost_seam_flagged_means_full_recall_and_none_flagged_means_zero(t
     evaluation = score_run(folder, ScoreOptions(normalizer="ptbr-norm-3"))
     summary = flag_recall(evaluation.seams, explain_arms(evaluation), 1.0).summary
     assert summary.iloc[0]["recall"] == (1.0 if review else 0.0)
+
+
+def test_missed_seams_of_every_arm_come_arm_by_arm_in_run_order() -> None:
+    rows = [
+        {"arm": arm, "recording_id": rid, "seam": 0, "review": False, "seam_regressions": 1}
+        for rid in ("r1", "r2")
+        for arm in ("windows", "windows_b")
+    ]
+    per_seam = pd.DataFrame.from_records(rows)
+    missed = SeamRecall(per_seam, pd.DataFrame()).missed()
+    assert missed[["arm", "recording_id"]].values.tolist() == [
+        ["windows", "r1"],
+        ["windows", "r2"],
+        ["windows_b", "r1"],
+        ["windows_b", "r2"],
+    ]

@@ -34,10 +34,13 @@ class SeamRecall:
     summary: pd.DataFrame
 
     def missed(self, arm: str | None = None) -> pd.DataFrame:
-        """Seams with an attributed loss that were not marked for review (of one arm, or of every arm)."""
+        """Seams with an attributed loss that were not marked for review (of one arm, or of every arm, arm by arm)."""
         rows = self.per_seam
-        chosen = (rows["seam_regressions"] > 0) & ~rows["review"].astype(bool)
-        return rows[chosen & (rows["arm"] == arm)] if arm is not None else rows[chosen]
+        chosen = rows[(rows["seam_regressions"] > 0) & ~rows["review"].astype(bool)]
+        if arm is not None:
+            return chosen[chosen["arm"] == arm]
+        order = {name: k for k, name in enumerate(dict.fromkeys(rows["arm"]))}
+        return chosen.sort_values("arm", kind="stable", key=lambda arms: arms.map(order))
 
 
 def flag_recall(seams: pd.DataFrame, explanations: Mapping[str, Explanation], margin_s: float) -> SeamRecall:
