@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.experiment import load_experiment
-from toolkit.pipeline.windows import EDGE, GRID, PAUSE, PauseConfig, pauses, plan_pause_windows
+from toolkit.pipeline.windows import (
+    EDGE,
+    GRID,
+    NO_PAUSE,
+    PAUSE,
+    SHORT_PAUSE,
+    PauseConfig,
+    pauses,
+    plan_pause_windows,
+)
 
 CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
 
@@ -71,6 +80,30 @@ def test_a_boundary_with_no_pause_in_range_stays_on_its_grid_target_and_says_so(
     # where the fourth window opens (nearest its target of 75 s: the end of that pause).
     assert [(w.start, w.start_at) for w in windows[1:]] == [(25.0, GRID), (50.0, GRID), (72.0, PAUSE)]
     assert [(w.end, w.end_at) for w in windows] == [(30.0, GRID), (55.0, GRID), (80.0, GRID), (90.0, EDGE)]
+    # Each grid edge says why: speech throughout its range.
+    assert [w.end_reason for w in windows] == [NO_PAUSE, NO_PAUSE, NO_PAUSE, ""]
+    assert windows[1].to_json() == {
+        "start_at": GRID,
+        "end_at": GRID,
+        "start_reason": NO_PAUSE,
+        "end_reason": NO_PAUSE,
+    }
+    assert windows[3].to_json() == {"start_at": PAUSE, "end_at": EDGE}
+
+
+def test_a_grid_edge_with_only_a_short_gap_in_reach_says_the_pauses_were_too_short() -> None:
+    # A 0.2 s gap at 27.9-28.1 s lies in the first end's range [26, 30] s but is shorter than min_pause_s
+    # (0.3 s); the next start's range [21, 29] s holds it too. The third window's end (aim 55 s) has none.
+    speech = [(0.5, 27.9), (28.1, 70.0), (72.0, 90.0)]
+    windows = plan_pause_windows(90.0, 30.0, 5.0, 0.0, speech, CONFIG)
+    assert (windows[0].end, windows[0].end_at, windows[0].end_reason) == (30.0, GRID, SHORT_PAUSE)
+    assert (windows[1].start, windows[1].start_at, windows[1].start_reason) == (25.0, GRID, SHORT_PAUSE)
+    assert (windows[1].end, windows[1].end_reason) == (55.0, NO_PAUSE)
+    # The same gap is a pause once min_pause_s allows it: the end moves into it (28.1 s, nearest its aim);
+    # the next start, now aimed at 23.1 s (range [19.1, 27.1] s), has no gap at all within reach.
+    relaxed = plan_pause_windows(90.0, 30.0, 5.0, 0.0, speech, PauseConfig(4.0, 0.2, 0.5, SileroVadConfig()))
+    assert (relaxed[0].end, relaxed[0].end_at) == (28.1, PAUSE)
+    assert (relaxed[1].start, relaxed[1].start_at, relaxed[1].start_reason) == (23.1, GRID, NO_PAUSE)
 
 
 def test_short_gaps_are_not_pauses_and_a_silent_recording_keeps_the_grid_lengths() -> None:
@@ -172,10 +205,18 @@ def test_any_speech_layout_is_covered_with_edges_in_pauses_or_said_to_be_on_the_
     origin = round(origin_share * 25.0, 3)
     windows = plan_pause_windows(duration, 30.0, 5.0, origin, speech, CONFIG)
     _check_layout(windows, duration, 30.0, 5.0, 4.0)
+    short = [(a, b) for a, b in pauses(speech, duration, 0.0) if b - a < 0.3]
     for w in windows:
-        for edge, where in ((w.start, w.start_at), (w.end, w.end_at)):
+        for edge, where, reason in ((w.start, w.start_at, w.start_reason), (w.end, w.end_at, w.end_reason)):
+            assert bool(reason) == (where == GRID)  # a grid edge, and only a grid edge, says why
+            assert w.to_json().get("start_reason" if edge == w.start else "end_reason", reason) == reason
             if where == PAUSE:
                 assert not _inside_speech(edge, speech)
                 assert any(a <= edge <= b for a, b in pauses(speech, duration, 0.3))
             elif where == EDGE:
                 assert edge in (0.0, duration)
+            elif reason == NO_PAUSE:  # no gap at all in its range, so it lies in speech
+                assert not any(a < edge < b for a, b in pauses(speech, duration, 0.0))
+            else:  # a gap too short lies in its range (at most the search range on either side)
+                assert reason == SHORT_PAUSE
+                assert any(a <= edge + 2 * CONFIG.search_s and b >= edge - 2 * CONFIG.search_s for a, b in short)

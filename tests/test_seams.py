@@ -445,3 +445,24 @@ def test_a_retime_that_would_jump_a_one_sided_word_is_not_applied():
     responsavel = next(x for x in merged if x.text == "responsável")
     assert responsavel.start >= next(x for x in merged if x.text == "e").start
     assert all(r.word.text != "responsável" or r.start >= 26.88 for r in report.retimed)
+
+
+def test_a_word_dropped_under_another_reading_is_noted_but_a_cut_copy_at_the_edge_is_not():
+    # Both windows heard the same phrase; at 27.5 s the left heard "azul", the right "azuis".
+    left = [w("a", 26.0), w("casa", 26.5), w("azul", 27.5), w("hoje", 28.2)]
+    right = [w("a", 26.0), w("casa", 26.5), w("azuis", 27.5), w("hoje", 28.2), w("cedo", 31.0)]
+    merged, report = seam(left, right)
+    assert texts(merged) == ["a", "casa", "azuis", "hoje", "cedo"]  # the cut at "casa": the right window's after it
+    assert [(d.side, d.word.text, d.reason) for d in report.dropped if d.reason != "duplicate"] == [
+        ("left", "azul", "overlapped")
+    ]
+    assert [f.kind for f in report.flags] == ["different_reading"]
+    assert report.flags[0].left[0].text == "azul" and report.flags[0].priority == "note"
+    assert not report.ambiguous
+    # The same reading is no different reading: the copy goes as a duplicate, nothing is noted.
+    _, same = seam(left, [*left, w("cedo", 31.0)])
+    assert not same.flags
+    # A left copy running into its window's end (30 s) is a cut copy of the right's word, not another reading.
+    _, cut = seam([*left[:3], Word("hoj", 29.8, 30.0)], [*left[:3], Word("hoje", 29.75, 29.99)])
+    assert [(d.word.text, d.reason) for d in cut.dropped if d.reason != "duplicate"] == [("hoj", "overlapped")]
+    assert not cut.flags

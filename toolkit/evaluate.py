@@ -18,11 +18,13 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, atomic_write_text
 from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.explain import explain_arms
+from toolkit.explain.seams import flag_recall
 from toolkit.report.alignment_pages import write_alignment_page
 from toolkit.report.document import Section
 from toolkit.report.run_report import write_reports
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.scored import Evaluation
+from toolkit.runs.window_edges import window_edges
 from toolkit.scorer.metrics.seam_flags import flag_precision
 from toolkit.scorer.metrics.turns import lost_turns
 from toolkit.scorer.options import ScoreOptions
@@ -140,8 +142,9 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
 
 def write_scores(evaluation: Evaluation) -> None:
     """Every score file of a run: per-recording JSON and alignment pages, tables, paired comparisons, each
-    arm's ΔWER by cause with its changed words (``explain/<arm>.json``), runtime, seams, seam flags,
-    origin spread and the signature."""
+    arm's ΔWER by cause with its changed words (``explain/<arm>.json``), runtime, seams, seam flag precision
+    (``seam_flags.csv``) and recall by the attribution (``seam_recall.csv``, per seam ``seam_losses.csv``),
+    where window edges fell and why (``window_edges.csv``), origin spread and the signature."""
     folder, options = evaluation.folder, evaluation.options
     for arm, per_recording in evaluation.scores.items():
         for rid, score in per_recording.items():
@@ -151,12 +154,18 @@ def write_scores(evaluation: Evaluation) -> None:
             write_alignment_page(folder.root, score, *vocabulary)
     write_tables(evaluation.per_recording, evaluation.aggregate, folder.scores)
     atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in evaluation.comparisons.items()})
-    for arm, explanation in explain_arms(evaluation).items():
+    explanations = explain_arms(evaluation)
+    for arm, explanation in explanations.items():
         atomic_write_json(folder.explanation(arm), explanation.to_json())
     atomic_write_text(folder.scores / "runtime.csv", evaluation.runtime.to_csv(index=False))
     atomic_write_text(folder.scores / "seams.csv", evaluation.seams.to_csv(index=False))
     flags = flag_precision(evaluation.seams, evaluation.scores)
     atomic_write_text(folder.scores / "seam_flags.csv", flags.to_csv(index=False))
+    recall = flag_recall(evaluation.seams, explanations, options.seam_margin_s)
+    atomic_write_text(folder.scores / "seam_recall.csv", recall.summary.to_csv(index=False))
+    atomic_write_text(folder.scores / "seam_losses.csv", recall.per_seam.to_csv(index=False))
+    edges = window_edges(evaluation.outputs, evaluation.record.config.arms_with("windows"))
+    atomic_write_text(folder.scores / "window_edges.csv", edges.table.to_csv(index=False))
     atomic_write_text(folder.scores / "origin_spread.csv", evaluation.origin_spread.to_csv(index=False))
     atomic_write_text(folder.scores / "signature.txt", evaluation.signature + "\n")
 

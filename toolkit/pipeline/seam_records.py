@@ -16,7 +16,7 @@ RIGHT = "right"
 # not counted as flagged: on the long shared-clip recording (benchmarks/bench_seams.py, README)
 # fewer than half of the seams they marked had a real omission, duplication or word off in time.
 REVIEW_FLAGS = frozenset({"disagreement", "no_agreement", "empty_side", "untimed"})
-NOTE_FLAGS = frozenset({"timing", "edge_word"})
+NOTE_FLAGS = frozenset({"timing", "edge_word", "different_reading"})
 _AGREE = "agree"
 _TIMING = "timing"
 

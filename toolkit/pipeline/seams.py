@@ -51,9 +51,13 @@ Rules, in the order they apply to one seam:
   ``edge_zone`` apart (instead of ``max_onset_shift``), since that is where times slip.
 * A kept word only one window heard (no pair) that lies within ``edge_zone`` of its
   window's seam-side edge keeps its times and is flagged ``edge_word``.
+* A word dropped because the other window kept a *different* word over most of its time (two
+  readings of the same audio, reason ``overlapped``) is noted ``different_reading``.
 * Review priority: ``disagreement``, ``no_agreement``, ``empty_side`` and ``untimed`` flags
-  mark the seam for review (``review``); ``timing`` and ``edge_word`` are notes, reported
-  but not counted as flagged, because their measured precision was low (README, Seams).
+  mark the seam for review (``review``); ``timing``, ``edge_word`` and ``different_reading``
+  are notes, reported but not counted as flagged, because their measured precision was low
+  (README, Seams; docs/seams.md for ``different_reading``'s recall and precision on long-form
+  read speech).
 """
 
 from __future__ import annotations
@@ -78,6 +82,8 @@ from toolkit.pipeline.seam_records import (
     WindowResult,
 )
 from toolkit.scorer.normalize.same_word import word_key
+
+_TIMESTAMP_S = 0.02  # Whisper's timestamp step: a word ending this close to its window's end ran into it
 
 
 def reconcile(windows: Sequence[WindowResult], config: SeamConfig = SeamConfig()) -> Reconciled:
@@ -404,6 +410,29 @@ class _Seam:
                     tuple(d.word for d in lost if d.side == RIGHT),
                 )
             )
+        readings = [d for d in self.report.dropped if self._read_differently(d, kept_left, kept_right)]
+        if readings:
+            self.report.flags.append(
+                SeamFlag(
+                    "different_reading",
+                    f"{len(readings)} word(s) dropped under a different word the other window heard at that time",
+                    tuple(d.word for d in readings if d.side == LEFT),
+                    tuple(d.word for d in readings if d.side == RIGHT),
+                )
+            )
+
+    def _read_differently(self, dropped: DroppedWord, kept_left: list[_Entry], kept_right: list[_Entry]) -> bool:
+        """Whether a word dropped as ``overlapped`` lies under kept words of the other window none of which is it
+        (a word running into its own window's edge is a cut copy, not another reading)."""
+        if dropped.reason != "overlapped":
+            return False
+        word = dropped.word
+        cut = word.end >= self.b - _TIMESTAMP_S if dropped.side == LEFT else word.start <= self.a + _TIMESTAMP_S
+        if cut:
+            return False
+        other = kept_right if dropped.side == LEFT else kept_left
+        covering = [o for o in other if _covered(dropped.word, o.word) > self.config.fragment_overlap]
+        return all(word_key(o.word.text) != word_key(dropped.word.text) for o in covering)
 
     def _cover(self, entry: _Entry, other_kept: list[_Entry], default: str) -> str:
         """Why an unmatched word goes: the other side kept a word over most of its time, or only the cut."""

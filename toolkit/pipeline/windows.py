@@ -25,7 +25,10 @@ seconds early), and a window that ends mid-sentence squeezes its last words. So 
   The window that reaches the recording's end ends there.
 * Fallback: where no pause lies in a boundary's range, the boundary stays at its target
   (``s + length_s`` or ``end - overlap_s``), inside speech, and the window says so
-  (``start_at`` / ``end_at`` = ``"grid"``; ``"pause"`` and ``"recording edge"`` otherwise).
+  (``start_at`` / ``end_at`` = ``"grid"``; ``"pause"`` and ``"recording edge"`` otherwise), with
+  the reason (``start_reason`` / ``end_reason``): ``"only pauses shorter than min_pause_s"``
+  when the VAD left a gap in the range that is too short, ``"no pause within reach"`` when it
+  left none at all (speech throughout the ``search_s`` range).
 
 Neighbours therefore still share an interval (at least ``overlap_s - search_s`` long), and the
 seams are reconciled only inside it, exactly as on the grid.
@@ -44,6 +47,8 @@ from toolkit.core.errors import ToolkitError
 PAUSE = "pause"
 GRID = "grid"
 EDGE = "recording edge"
+NO_PAUSE = "no pause within reach"  # a grid edge: the VAD heard speech throughout its range
+SHORT_PAUSE = "only pauses shorter than min_pause_s"  # a grid edge: gaps in range, none long enough
 _MIN_STEP_S = 0.01  # a window starts at least this far after its left neighbour
 
 
@@ -64,15 +69,30 @@ class PauseConfig:
 
 @dataclass(frozen=True)
 class PlacedWindow:
-    """One window's span and where each edge fell: ``pause``, ``grid`` (no pause in range) or ``recording edge``."""
+    """One window's span and where each edge fell: ``pause``, ``grid`` (no pause in range, the reason
+    beside it) or ``recording edge``."""
 
     start: float
     end: float
     start_at: str
     end_at: str
+    start_reason: str = ""
+    end_reason: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return {"start_at": self.start_at, "end_at": self.end_at}
+        """Where each edge fell, and why an edge fell back to the grid (a reason only for a grid edge)."""
+        reasons = (("start_reason", self.start_reason), ("end_reason", self.end_reason))
+        return {"start_at": self.start_at, "end_at": self.end_at, **{key: why for key, why in reasons if why}}
+
+
+@dataclass(frozen=True)
+class _Zones:
+    """Where an edge of one kind may go: the preferred part of each pause, any pause, and the gaps too
+    short to be pauses (only to say why an edge fell back to the grid)."""
+
+    preferred: list[tuple[float, float]]
+    anywhere: list[tuple[float, float]]
+    short: list[tuple[float, float]]
 
 
 def check_pause_layout(length: float, overlap: float, search: float) -> None:
@@ -118,27 +138,28 @@ def plan_pause_windows(
     if not 0 <= origin < length - overlap:
         raise ToolkitError(f"window origin {origin} s must lie in [0, {length - overlap})")
     gaps = pauses(speech, duration, config.min_pause_s)
-    starts = ([(max(a, b - config.edge_silence_s), b) for a, b in gaps], gaps)
-    ends = ([(a, min(b, a + config.edge_silence_s)) for a, b in gaps], gaps)
+    short = [(a, b) for a, b in pauses(speech, duration, 0.0) if b - a < config.min_pause_s]
+    starts = _Zones([(max(a, b - config.edge_silence_s), b) for a, b in gaps], gaps, short)
+    ends = _Zones([(a, min(b, a + config.edge_silence_s)) for a, b in gaps], gaps, short)
     windows: list[PlacedWindow] = []
-    start, start_at, previous_end = 0.0, EDGE, 0.0
+    start, start_at, start_reason, previous_end = 0.0, EDGE, "", 0.0
     while True:
         aim = start + length if windows or origin == 0 else origin + overlap
         if aim >= duration:
-            windows.append(PlacedWindow(start, float(duration), start_at, EDGE))
+            windows.append(PlacedWindow(start, float(duration), start_at, EDGE, start_reason))
             return windows
-        end, end_at = _nearest(ends, aim, max(start + _MIN_STEP_S, aim - config.search_s), aim)
-        windows.append(PlacedWindow(start, end, start_at, end_at))
+        end, end_at, end_reason = _nearest(ends, aim, max(start + _MIN_STEP_S, aim - config.search_s), aim)
+        windows.append(PlacedWindow(start, end, start_at, end_at, start_reason, end_reason))
         aim = end - overlap
         low = max(aim - config.search_s, previous_end, start + _MIN_STEP_S)
         previous_end = end
-        start, start_at = _nearest(starts, aim, low, max(low, aim + config.search_s))
+        start, start_at, start_reason = _nearest(starts, aim, low, max(low, aim + config.search_s))
 
 
-def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: float, high: float) -> tuple[float, str]:
-    """The point within [low, high] nearest ``aim`` of the first of ``zones`` that has one (rounded to
-    microseconds), else ``aim`` clipped there."""
-    for candidates in zones:
+def _nearest(zones: _Zones, aim: float, low: float, high: float) -> tuple[float, str, str]:
+    """The point within [low, high] nearest ``aim`` in a preferred zone, else in any pause (rounded to
+    microseconds, ``PAUSE``); else ``aim`` clipped there, ``GRID``, with the reason no pause served."""
+    for candidates in (zones.preferred, zones.anywhere):
         best: float | None = None
         for a, b in candidates:
             a, b = max(a, low), min(b, high)
@@ -148,8 +169,9 @@ def _nearest(zones: tuple[list[tuple[float, float]], ...], aim: float, low: floa
             if best is None or abs(point - aim) < abs(best - aim):
                 best = point
         if best is not None:
-            return round(best, 6), PAUSE
-    return round(min(max(aim, low), high), 6), GRID
+            return round(best, 6), PAUSE, ""
+    reason = SHORT_PAUSE if any(a <= high and b >= low for a, b in zones.short) else NO_PAUSE
+    return round(min(max(aim, low), high), 6), GRID, reason
 
 
 def plan_windows(duration: float, length: float, overlap: float, origin: float = 0.0) -> list[tuple[float, float]]:

@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from toolkit.core.data_files import read_json
 from toolkit.core.files import atomic_write_text
 from toolkit.explain import Explanation, explain_arms
 from toolkit.explain.causes import CAUSES
+from toolkit.explain.seams import flag_recall
 from toolkit.report import figures
 from toolkit.report.document import Section, html_document, markdown_document
 from toolkit.report.tables import (
@@ -40,6 +43,7 @@ from toolkit.report.tables import (
     strata_table,
     worst_onsets_table,
 )
+from toolkit.runs.window_edges import window_edges
 from toolkit.scorer.metrics.seam_flags import TIMING_TOLERANCE_S, flag_precision
 from toolkit.scorer.metrics.timing import WORST_ONSETS
 
@@ -89,7 +93,7 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
         ),
         _stability(evaluation),
         _timing(evaluation),
-        _seams(evaluation),
+        _seams(evaluation, explanations),
         Section.of("Temperature fallback", fallback_notes(evaluation), fallback_table(evaluation)),
         Section.of(
             "Runtime and memory",
@@ -144,8 +148,6 @@ def _per_recording(evaluation: Evaluation, explanations: dict[str, Explanation])
 
 def _changes(evaluation: Evaluation, explanations: dict[str, Explanation]) -> Section:
     """Per arm, the changed words behind the split by cause (folded; the first ``MAX_CHANGES``)."""
-    import pandas as pd
-
     blocks: list[Any] = []
     for arm, explanation in explanations.items():
         changes = explanation.changes
@@ -178,24 +180,51 @@ def _timing(evaluation: Evaluation) -> Section:
     return Section.of(heading, worst_onsets_table(evaluation), drift)
 
 
-def _seams(evaluation: Evaluation) -> Section:
-    if not evaluation.record.config.arms_with("windows"):
+def _seams(evaluation: Evaluation, explanations: dict[str, Explanation]) -> Section:
+    """Each windowed arm's seams, its flags' precision and recall, where its window edges fell and why."""
+    windowed = evaluation.record.config.arms_with("windows")
+    if not windowed:
         return Section.of("Seams", when_empty="no windowed arm")
-    flags = flag_precision(evaluation.seams, evaluation.scores)
+    recall = flag_recall(evaluation.seams, explanations, evaluation.options.seam_margin_s)
+    flags = _flag_table(flag_precision(evaluation.seams, evaluation.scores), recall.summary)
+    missed = recall.missed()
+    edges = window_edges(evaluation.outputs, windowed).summary()
     return Section.of(
         "Seams",
         evaluation.seams,
-        f"Seam flags against the reference (precision: flagged seams with an omission, duplication or a word off "
-        f"by more than {TIMING_TOLERANCE_S:g} s):"
+        f"Seam flags: precision against the reference (flagged seams with an omission, duplication or a word off by "
+        f"more than {TIMING_TOLERANCE_S:g} s) and, by the attribution, recall (seams within whose margin the arm "
+        "lost a word to the seam, *seam* in the split by cause, that were flagged) and precision (flagged seams "
+        "holding such a loss):"
         if not flags.empty
         else "",
         flags,
+        "Seams with a seam loss that were not marked for review:" if not missed.empty else "",
+        missed.drop(columns=["review"]),
+        "Window edges: in a pause, on the grid (with the reason no pause served), or at the edge of the recording "
+        "(or of the VAD region the windows cover):"
+        if not edges.empty
+        else "",
+        edges,
         "Window-origin spread (each windowed arm rerun with its grid shifted):"
         if not evaluation.origin_spread.empty
         else "",
         evaluation.origin_spread,
         when_empty="windowed arms, but no seam in any recording",
     )
+
+
+def _flag_table(precision: pd.DataFrame, recall: pd.DataFrame) -> pd.DataFrame:
+    """The scorer's flag precision and the attribution's recall side by side, one row per arm and flag."""
+    if precision.empty and recall.empty:
+        return pd.DataFrame()
+    by_reference = precision[["arm", "flag", "seams", "flagged", "flagged_with_problem", "precision"]].rename(
+        columns={"precision": "precision (reference)"}
+    )
+    by_attribution = recall[["arm", "flag", "seams_lost", "lost_flagged", "recall", "precision"]].rename(
+        columns={"precision": "precision (attribution)"}
+    )
+    return by_reference.merge(by_attribution, on=["arm", "flag"], how="left")
 
 
 def _about(evaluation: Evaluation) -> str:
