@@ -53,7 +53,7 @@ Rules, in the order they apply to one seam:
   window's seam-side edge keeps its times and is flagged ``edge_word``.
 * Review priority: ``disagreement``, ``no_agreement``, ``empty_side`` and ``untimed`` flags
   mark the seam for review (``review``); ``timing`` and ``edge_word`` are notes, reported
-  but not counted as flagged, because their measured precision was low (README, Seams).
+  but not counted as flagged, because their measured precision was low (docs/benchmarks.md, seam flag precision).
 """
 
 from __future__ import annotations
