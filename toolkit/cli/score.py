@@ -127,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
         lexicon=args.lexicon,
     )
     score = score_recording(reference, hypothesis, options, vad)
-    alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
+    at = score.audit_tokens
+    alignment = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
         print(
             json.dumps(

@@ -66,6 +66,7 @@ class NoiseReduceEnhancer(Enhancer):
     """Stationary or non-stationary spectral gating (noisereduce, NumPy backend, one job)."""
 
     name = "noisereduce"
+    params: NoiseReduceParams  # checked in __init__
 
     def __init__(self, params: NoiseReduceParams | None = None) -> None:
         params = params or NoiseReduceParams()
@@ -77,7 +78,7 @@ class NoiseReduceEnhancer(Enhancer):
         self._reduce_noise = noisereduce.reduce_noise
 
     def enhance(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
-        params: NoiseReduceParams = self.params
+        params = self.params
         params.check_rate(sample_rate)
         options = params.to_json()
         del options["max_lag_s"]

@@ -138,7 +138,7 @@ def run_experiment(
     identities = pool.identities()
     runtimes = pool.runtimes()
     runner = ArmRunner(experiment, ResultCache(experiment.folder / "cache"), pool, arms)
-    config = {
+    config: dict[str, Any] = {
         "experiment": experiment.name,
         "experiment_file_sha256": sha256_file(experiment.path),
         "primary": experiment.primary,
