@@ -136,6 +136,7 @@ def sequential():
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_sequential_transcribes_real_speech(sequential) -> None:
     clip = _clip()
     words = sequential.transcribe(clip).words
@@ -144,6 +145,7 @@ def test_sequential_transcribes_real_speech(sequential) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_leading_silence_shifts_words_in_original_time(sequential) -> None:
     """2 s of padding (then resampling to 44.1 kHz) moves every word by 2 s in the derived signal;
     mapped back through the time map the words land where the unpadded run put them."""
@@ -172,6 +174,7 @@ def _framed() -> tuple[Signal, float, float]:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     signal, speech_start, speech_end = _framed()
@@ -192,6 +195,7 @@ def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: p
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_whisperx_silero_chunks_and_words() -> None:
     signal, speech_start, speech_end = _framed()
     recognizer = make_recognizer(

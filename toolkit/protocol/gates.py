@@ -1,7 +1,7 @@
 """Pre-registered gates: the gates file, and a PROMOTE / RETAIN BASELINE verdict.
 
-The gates file (TOML, template ``protocol/gates.toml``) writes out every gate with its
-threshold; a gate is skipped only when declared ``applicable = false`` with a ``reason``.
+The gates file (TOML; template ``protocol/gates.toml``, printed by ``ablate challenger template``) writes out
+every gate with its threshold; a gate is skipped only when declared ``applicable = false`` with a ``reason``.
 Each gate's direction is fixed here, never in the file, so a threshold cannot be turned into
 its opposite. Gates compare the frozen challenger with the baseline on one run (holdout or
 challenge): critical errors are "newly introduced" per reference occurrence, lost turns per
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 PROMOTE, RETAIN = "PROMOTE", "RETAIN BASELINE"
-TEMPLATE = Path(__file__).resolve().parents[2] / "protocol" / "gates.toml"
+# Package data, so an installed wheel has it (in a checkout, a link to the written protocol's protocol/gates.toml).
+TEMPLATE = Path(__file__).resolve().parent / "gates.toml"
 
 
 @dataclass(frozen=True)
