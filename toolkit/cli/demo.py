@@ -132,13 +132,14 @@ def place_experiment_file(folder: Path) -> None:
 
 
 def _protocol_for_this_version(experiment: Experiment) -> None:
-    """Keep the demo's protocol record only while the demo experiment file, the scorer and the pipeline code
-    are the ones it began with; else keep it aside, with its test-split runs and the corpus's openings ledger."""
+    """Keep the demo's protocol record only while the demo experiment file, the scorer, the pipeline code and the
+    gates template are the ones it began with; else keep it aside, with its test-split runs and the openings ledger."""
     from datetime import datetime
 
     from toolkit.core.files import atomic_write_text, sha256_file
     from toolkit.pipeline.code_version import code_digest
     from toolkit.protocol.challenger import protocol_dir
+    from toolkit.protocol.gates import TEMPLATE
     from toolkit.protocol.ledger import ledger_path
     from toolkit.protocol.state import TEST_SPLITS
     from toolkit.scorer.signature import scorer_signature
@@ -147,7 +148,7 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
     stamp = folder / EXPERIMENT_STAMP
     current = (
         f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash} "
-        f"code {code_digest('arm')}"
+        f"code {code_digest('arm')} gates {sha256_file(TEMPLATE)}"
     )
     began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
@@ -160,8 +161,8 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
             if path.exists():
                 path.rename(kept / path.name)
         print(
-            f"demo: the demo experiment file, the scorer or the pipeline code changed since its protocol record "
-            f"began; that record (with its test-split runs) is kept in {kept} and a new one starts (a real "
-            "experiment would need fresh test data)"
+            "demo: the demo experiment file, the scorer, the pipeline code or the gates template changed since its "
+            f"protocol record began; that record (with its test-split runs) is kept in {kept} and a new one starts "
+            "(a real experiment would need fresh test data)"
         )
     atomic_write_text(stamp, current + "\n")
