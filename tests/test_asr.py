@@ -56,6 +56,7 @@ def _check_times(words: list[Word], lo: float, hi: float) -> None:
 # --- models ------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_model
 def test_bundled_model_is_rebuilt_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ABLATE_CACHE", str(tmp_path))
     info = resolve_model("whisper-base")
