@@ -331,7 +331,7 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
     assert markdown.count("| everything |") >= 2
     page = evaluation.report_html.read_text()
     assert page.count("data:image/png;base64,") == 3  # ΔWER by cause, ΔWER per recording (forest), drift
-    assert "<strong>Caution:</strong>" in page and "**" not in page and "`" not in page
+    assert "<strong>Caveat:</strong>" in page and "**" not in page and "`" not in page
     assert "vad" in evaluation.table_text and "signature:" in evaluation.table_text
 
 
