@@ -12,7 +12,13 @@ setup:
 demo: setup
 	$(VENV)/bin/ablate demo
 
+# The habits first (lint, format, types), then the tests; tests/test_docs.py builds the docs
+# with `mkdocs build --strict` and runs their Python snippets, so the site is built once.
+CHECKED = toolkit app tests benchmarks scripts
 test: setup
+	$(VENV)/bin/ruff check $(CHECKED)
+	$(VENV)/bin/ruff format --check $(CHECKED)
+	$(VENV)/bin/mypy toolkit app
 	$(VENV)/bin/python -m pytest -q -rs
 
 bench: setup

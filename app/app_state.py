@@ -246,7 +246,7 @@ def sidebar(adj: Adjudication, who: Login) -> None:
     st.sidebar.caption(t("sidebar_reference", sha=adj.manifest.sha256[:12]))
     codes = list(LANGUAGES)
     st.session_state.setdefault("lang", language())
-    st.sidebar.selectbox(t("sidebar_language"), codes, format_func=LANGUAGES.get, key="lang")
+    st.sidebar.selectbox(t("sidebar_language"), codes, format_func=LANGUAGES.__getitem__, key="lang")
     if st.sidebar.button(t("logout"), key="logout_button"):
         logout(adj)
         st.rerun()

@@ -1,4 +1,4 @@
-"""The adjudication app's pages (SPEC section 7); ``ablate app EXP`` serves them through ``server.py``.
+"""The adjudication app's pages; ``ablate app EXP`` serves them through ``server.py``.
 
 Pages live in ``views/`` (not ``pages/``, which Streamlit would list on its own before login);
 which of them a login sees depends on its role (``app_state.pages``).

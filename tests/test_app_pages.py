@@ -139,6 +139,7 @@ def test_a_transcriber_reaches_blind_transcription_only(monkeypatch, exp, how):
             at.switch_page(f"views/{page}.py")
 
 
+@pytest.mark.needs_model  # the stretches are cut at the pauses of the experiment's Silero VAD
 def test_blind_stretches_are_cut_at_pauses_and_fill_start_and_end(monkeypatch, exp):
     at = _page(_app(monkeypatch, exp), "blind")
     stretches = next(box for box in at.selectbox if box.label == "Trecho")

@@ -20,7 +20,7 @@ from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.challenger import freeze_challenger
 from toolkit.protocol.gates import TEMPLATE
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 ARMS = 'baseline = []\nvad = ["vad"]\ncombined_models = ["second_combine"]\n'
 
 

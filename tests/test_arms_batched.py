@@ -28,7 +28,7 @@ from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 
 RATE = 22_050
 CLIPS = ("LapsBM_0385", "LapsBM_0415")

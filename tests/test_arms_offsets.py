@@ -31,7 +31,7 @@ from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 
 RATE = 44_100
 SENTENCES = (
@@ -330,8 +330,8 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
     assert "## Arms" in markdown and evaluation.signature in markdown
     assert markdown.count("| everything |") >= 2
     page = evaluation.report_html.read_text()
-    assert page.count("data:image/png;base64,") == 2
-    assert "<strong>Caution:</strong>" in page and "**" not in page and "`" not in page
+    assert page.count("data:image/png;base64,") == 3  # ΔWER by cause, ΔWER per recording (forest), drift
+    assert "<strong>Caveat:</strong>" in page and "**" not in page and "`" not in page
     assert "vad" in evaluation.table_text and "signature:" in evaluation.table_text
 
 

@@ -56,6 +56,7 @@ def _check_times(words: list[Word], lo: float, hi: float) -> None:
 # --- models ------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_model
 def test_bundled_model_is_rebuilt_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ABLATE_CACHE", str(tmp_path))
     info = resolve_model("whisper-base")
@@ -138,6 +139,7 @@ def sequential():
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_sequential_transcribes_real_speech(sequential) -> None:
     clip = _clip()
     words = sequential.transcribe(clip).words
@@ -146,6 +148,7 @@ def test_sequential_transcribes_real_speech(sequential) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_leading_silence_shifts_words_in_original_time(sequential) -> None:
     """2 s of padding (then resampling to 44.1 kHz) moves every word by 2 s in the derived signal;
     mapped back through the time map the words land where the unpadded run put them."""
@@ -174,6 +177,7 @@ def _framed() -> tuple[Signal, float, float]:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     signal, speech_start, speech_end = _framed()
@@ -194,6 +198,7 @@ def test_whisperx_pyannote_keeps_recognizer_times_without_aligner(monkeypatch: p
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_whisperx_silero_chunks_and_words() -> None:
     signal, speech_start, speech_end = _framed()
     recognizer = make_recognizer(

@@ -92,6 +92,7 @@ def _found_at(signal: Signal) -> float:
     return time
 
 
+@pytest.mark.needs_model
 def test_enhancer_raises_snr_and_keeps_length(enhancer, clean, noisy):
     result = enhancer.run(Signal.original(noisy, SR))
     assert result.signal.sample_rate == SR
@@ -118,6 +119,7 @@ def test_measure_delay_sees_through_added_noise(clean, noisy):
     assert measure_delay(clean, shifted, SR) == pytest.approx(0.037, abs=1 / SR)
 
 
+@pytest.mark.needs_model
 def test_marker_found_at_its_original_time(enhancer, noisy):
     marked, truth = _with_marker(noisy)
     # Padding and 44.1 kHz resampling make the input's own time map non-trivial.
@@ -136,6 +138,7 @@ class LateNoiseReduce(NoiseReduceEnhancer):
         return np.concatenate([np.zeros(lag, dtype=out.dtype), out[:-lag]])
 
 
+@pytest.mark.needs_model
 def test_latency_is_measured_and_removed_in_the_time_map(noisy):
     marked, truth = _with_marker(noisy)
     result = LateNoiseReduce().run(Signal.original(marked, SR))
@@ -144,6 +147,7 @@ def test_latency_is_measured_and_removed_in_the_time_map(noisy):
     assert result.signal.timemap(0.01) is None  # output before the latency shows no original audio
 
 
+@pytest.mark.needs_model
 def test_identity_names_model_hash_and_every_parameter():
     gtcrn = build_enhancer("gtcrn", {"wet": 0.8})
     identity = gtcrn.identity()
@@ -181,6 +185,7 @@ def test_bad_parameters_fail_before_processing(name, params, fragment):
     assert fragment in str(caught.value)
 
 
+@pytest.mark.needs_model
 def test_rate_dependent_parameters_and_bad_samples_fail_before_processing():
     quiet = Signal.original(np.zeros(SR, dtype=np.float32), SR)
     with pytest.raises(InputError, match="freq_mask_smooth_hz must be at least 31.25 Hz"):
@@ -192,6 +197,7 @@ def test_rate_dependent_parameters_and_bad_samples_fail_before_processing():
         measure_delay(np.zeros(10), np.zeros(10), SR, max_lag_s=-1)
 
 
+@pytest.mark.needs_model
 def test_silence_and_empty_input_have_no_delay():
     gtcrn = GtcrnEnhancer()
     assert gtcrn.run(Signal.original(np.zeros(SR, dtype=np.float32), SR)).delay == 0.0

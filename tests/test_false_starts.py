@@ -42,6 +42,7 @@ def decoded() -> Hypothesis:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_false_starts_on_real_decoded_output_are_repetitions_dropped(decoded: Hypothesis) -> None:
     reference = Reference(
         "rec", [Utterance(0.0, 5.1, "Lorena Lorena e Cecília não não sabem se comportar.")], names=NAMES
@@ -57,6 +58,7 @@ def test_false_starts_on_real_decoded_output_are_repetitions_dropped(decoded: Hy
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_a_repeat_in_another_turn_is_not_a_false_start(decoded: Hypothesis) -> None:
     reference = Reference(
         "rec",

@@ -21,7 +21,7 @@ from shared_data import PTBR_DEV
 from toolkit.formats.ctm import read_ctm
 from toolkit.pipeline.runlock import RunLock
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 
 ABLATE = Path(sys.executable).parent / "ablate"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"

@@ -32,6 +32,7 @@ from toolkit.formats import read_hypothesis
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.needs_model,
     pytest.mark.skipif(
         not (shutil.which("RHVoice-test") or shutil.which("espeak-ng")),
         reason="needs a pt-BR synthesizer (RHVoice or espeak-ng) on PATH",

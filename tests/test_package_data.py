@@ -79,3 +79,68 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
     # The same code gives the same signature, code digest included, installed or checked out.
     here = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, cwd=ROOT)
     assert data["signature"] == json.loads(here.stdout)["signature"]
+
+
+# Runs in the fresh venv, from outside the checkout: the installed package finds its own data.
+INSTALLED_PROBE = """
+import json
+import toolkit
+from toolkit.demo import DEMO_EXPERIMENT
+from toolkit.protocol.gates import TEMPLATE, load_gates
+print(json.dumps({"toolkit": toolkit.__file__, "template": str(TEMPLATE), "demo": str(DEMO_EXPERIMENT),
+                  "gates": len(load_gates(TEMPLATE).gates), "demo_bytes": DEMO_EXPERIMENT.read_bytes().decode()}))
+"""
+
+
+@pytest.mark.slow
+def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) -> None:
+    """A non-editable install carries the gates template and the demo experiment: ``ablate`` needs no checkout."""
+    source = tmp_path / "source"  # the checkout's layout, links included, so the build leaves nothing behind
+    shutil.copytree(ROOT / "toolkit", source / "toolkit", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "protocol/gates.toml", "experiments/demo/experiment.toml"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    pip = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
+    wheels = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, *pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    (wheel,) = wheels.glob("*.whl")
+    assert {"toolkit/protocol/gates.toml", "toolkit/demo/experiment.toml"} <= set(zipfile.ZipFile(wheel).namelist())
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    python, ablate = venv / "bin" / "python", venv / "bin" / "ablate"
+    # The dependencies come from this interpreter's site-packages (offline), added as a plain path: its .pth
+    # files (an editable install of the checkout among them) are not run, so only the wheel provides toolkit.
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    parent = Path(next(p for p in sys.path if p.endswith("site-packages")))
+    (site / "dependencies.pth").write_text(f"{parent}\n", encoding="utf-8")
+    subprocess.run(
+        [python, *pip, "install", "--no-deps", "--no-build-isolation", str(wheel)], check=True, capture_output=True
+    )
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+    def run(*command: str | Path) -> str:
+        return subprocess.run(command, cwd=outside, env=env, capture_output=True, text=True, check=True).stdout
+
+    assert "challenger" in run(str(ablate), "--help")
+    assert run(str(ablate), "challenger", "template") == (ROOT / "protocol" / "gates.toml").read_text(encoding="utf-8")
+    data = json.loads(run(str(python), "-c", INSTALLED_PROBE))
+    for key in ("toolkit", "template", "demo"):
+        assert Path(data[key]).is_relative_to(site) and not Path(data[key]).is_relative_to(ROOT), (key, data[key])
+    assert data["gates"] > 0
+    assert data["demo_bytes"] == (ROOT / "experiments" / "demo" / "experiment.toml").read_text(encoding="utf-8")

@@ -32,6 +32,7 @@ from toolkit.pipeline.experiment import load_experiment
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.needs_model,
     pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}"),
 ]
 

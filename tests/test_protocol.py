@@ -299,3 +299,8 @@ def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_and_scorer_
     stamp.write_text(stamp.read_text(encoding="utf-8").replace(" scorer ", " scorer 0ld"), encoding="utf-8")
     _protocol_for_this_version(load_experiment(folder))
     assert len(list(tmp_path.glob("exp/protocol-before-*"))) == 2 and not log.exists()
+    # Another gates template (a new version of the project): its verdict would judge by other gates, kept aside too.
+    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
+    stamp.write_text(stamp.read_text(encoding="utf-8").replace(" gates ", " gates 0ld"), encoding="utf-8")
+    _protocol_for_this_version(load_experiment(folder))
+    assert len(list(tmp_path.glob("exp/protocol-before-*"))) == 3 and not log.exists()

@@ -31,7 +31,7 @@ from toolkit.formats import write_reference_textgrid
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gates import TEMPLATE
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 
 RATE = 16_000
 SENTENCES = {

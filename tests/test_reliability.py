@@ -480,6 +480,7 @@ def test_repeated_or_empty_arm_lists_are_refused(tmp_path: Path, capsys, arms: s
 
 
 @pytest.mark.parametrize("setting", ["junk weights", "unsupported compute type"])
+@pytest.mark.needs_model
 def test_a_model_that_cannot_load_stops_before_any_run_folder(tmp_path: Path, capsys, setting: str) -> None:
     import shutil
 

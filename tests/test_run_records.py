@@ -28,6 +28,7 @@ from toolkit.runs.folder import RunFolder
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.needs_model,
     pytest.mark.skipif(not (PTBR_DEV / "lapsbm").is_dir(), reason=f"shared clips absent: {PTBR_DEV}"),
 ]
 

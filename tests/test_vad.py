@@ -34,6 +34,7 @@ def framed() -> tuple[Signal, float]:
     return Signal.original(samples.astype(np.float32), rate), clip.duration
 
 
+@pytest.mark.needs_model
 def test_regions_surround_the_speech(framed: tuple[Signal, float]) -> None:
     signal, clip_duration = framed
     regions = silero_speech_regions(signal, SileroVadConfig())
@@ -46,6 +47,7 @@ def test_regions_surround_the_speech(framed: tuple[Signal, float]) -> None:
     assert all(b1 <= a2 for (_, b1), (a2, _) in zip(regions, regions[1:]))
 
 
+@pytest.mark.needs_model
 def test_regions_are_in_the_signals_own_seconds_at_any_rate(framed: tuple[Signal, float]) -> None:
     signal, _ = framed
     at_16k = silero_speech_regions(signal, SileroVadConfig())
@@ -55,6 +57,7 @@ def test_regions_are_in_the_signals_own_seconds_at_any_rate(framed: tuple[Signal
         assert abs(a1 - a2) <= 0.05 and abs(b1 - b2) <= 0.05
 
 
+@pytest.mark.needs_model
 def test_silence_has_no_speech() -> None:
     silence = Signal.original(np.zeros(16000 * 3, dtype=np.float32), 16000)
     assert silero_speech_regions(silence, SileroVadConfig()) == []

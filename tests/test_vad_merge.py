@@ -68,6 +68,7 @@ def test_every_region_lands_whole_in_one_unit_within_the_limits(regions, max_s: 
 
 @settings(max_examples=300, deadline=None)
 @given(region_lists(), st.sampled_from([0.5, 2.0, 5.0, 10.0, 30.0]))
+@pytest.mark.needs_model
 def test_without_a_pause_limit_the_units_are_whisperx_chunks(regions, max_s: float) -> None:
     from whisperx.diarize import Segment
     from whisperx.vads import Vad

@@ -57,6 +57,7 @@ def test_a_word_of_the_next_chunk_never_finishes_the_previous_one() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> None:
     """Two shared LapsBM sentences 8 s apart in one chunk, digital silence between: the demo's batched recognizer."""
     if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
@@ -87,6 +88,7 @@ def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> No
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
     """The batched recognizer inside +VAD: two cut & merge units, each with a sentence after a silence."""
     import csv

@@ -253,6 +253,7 @@ def test_bytes_invalid_in_the_whole_text_are_removed_and_counted() -> None:
     assert (repaired.removed, repaired.dropped) == (2, 1)
 
 
+@pytest.mark.needs_model
 def test_the_real_tokenizer_joins_a_cedilla_split_across_two_words() -> None:
     """faster-whisper's own Tokenizer decodes the whole token sequence; byte tokens split "ç" in two."""
     from faster_whisper.tokenizer import Tokenizer

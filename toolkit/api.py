@@ -16,7 +16,7 @@ import os
 import typing
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.options import ScoreOptions, checked_options
@@ -72,7 +72,7 @@ def _pair(reference: Side, hypothesis: Side, where: str = "") -> tuple[Reference
     if isinstance(reference, os.PathLike) and isinstance(hypothesis, os.PathLike):
         from toolkit.formats.pairing import pair_ids
 
-        recording_id, channel = pair_ids(reference, hypothesis)
+        recording_id, channel = pair_ids(Path(reference), Path(hypothesis))
     if isinstance(reference, os.PathLike):
         reference = read_reference(Path(reference), recording_id, channel=channel)
     elif isinstance(reference, str):
@@ -95,12 +95,12 @@ def _pairs(reference: Texts, hypothesis: Texts) -> list[tuple[Reference, Hypothe
     for value, argument in sides:
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"{argument} must be a list too when the other side is a list")
-    if len(reference) != len(hypothesis):  # type: ignore[arg-type]
+    references, hypotheses = cast(Sequence[Side], reference), cast(Sequence[Side], hypothesis)  # lists: checked above
+    if len(references) != len(hypotheses):
         raise ValueError(
-            f"reference has {len(reference)} item(s) but hypothesis has "  # type: ignore[arg-type]
-            f"{len(hypothesis)}; they are paired in order"
-        )  # type: ignore[arg-type]
-    return [_pair(r, h, f"[{k}]") for k, (r, h) in enumerate(zip(reference, hypothesis))]  # type: ignore[arg-type]
+            f"reference has {len(references)} item(s) but hypothesis has {len(hypotheses)}; they are paired in order"
+        )
+    return [_pair(r, h, f"[{k}]") for k, (r, h) in enumerate(zip(references, hypotheses))]
 
 
 class Scorer:

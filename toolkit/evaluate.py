@@ -108,7 +108,7 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
         base = scores[reference_arm][entry.id]
         for arm in arms:  # lost turns need the baseline's alignment of the same reference
             score = scores[arm][entry.id]
-            score = replace(score, lost_turns=lost_turns(base.aligned, score.aligned, base.utterance_of_word))
+            score = replace(score, lost_turns=lost_turns(base.audit_tokens, score.audit_tokens, base.word_utterances))
             scores[arm][entry.id] = score
             rows.append(
                 (arm, entry.id, [*entry.strata, f"speaker:{entry.speaker}"] if entry.speaker else entry.strata, score)

@@ -5,6 +5,8 @@ transcription, and applying decisions into a new reference version (under the ex
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import app_state
 import pandas as pd
 import streamlit as st
@@ -24,6 +26,11 @@ who = app_state.who()
 st.title(t("page_conflicts"))
 if not who.is_lead:  # the page is not registered for other roles; this guards a stale link
     st.stop()
+
+
+def _labels(options: dict[str, str]) -> Callable[[str], str]:
+    """A radio's labels: each option's text, shown as plain text."""
+    return lambda option: app_state.plain(options[option])
 
 
 def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
@@ -81,9 +88,7 @@ with app_state.shown_errors():
                     for d in conflict.decisions
                 }
                 options["other"] = t("conf_other")
-                choice = st.radio(
-                    t("conf_choice"), list(options), index=None, format_func=lambda o, f=options: app_state.plain(f[o])
-                )
+                choice = st.radio(t("conf_choice"), list(options), index=None, format_func=_labels(options))
                 action = st.selectbox(t("conf_other"), ACTIONS, format_func=lambda a: t(f"action_{a}"))
                 text = st.text_input(t("conf_text"), value=current)
                 if st.form_submit_button(t("conf_settle"), disabled=own):
@@ -159,9 +164,7 @@ with app_state.shown_errors():
                     "second": t("conf_tr_use", who=comparison.second),
                     "other": t("conf_tr_write"),
                 }
-                choice = st.radio(
-                    t("conf_choice"), list(options), index=None, format_func=lambda o, f=options: app_state.plain(f[o])
-                )
+                choice = st.radio(t("conf_choice"), list(options), index=None, format_func=_labels(options))
                 text = st.text_input(t("conf_text"), value=comparison.first_text)
                 if st.form_submit_button(t("conf_tr_save"), disabled=own):
                     with app_state.shown_errors():

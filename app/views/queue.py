@@ -13,6 +13,13 @@ from i18n import detail, n, t
 
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KINDS
+from toolkit.adjudication.store import Decision
+
+
+def _yours(mine: Decision | None) -> str:
+    """The queue's "yours" column: this listener's own latest decision on the item, or open."""
+    return t("status_open") if mine is None else t(f"action_{mine.outcome[0]}")
+
 
 adj, folder = app_state.run_page(t("page_queue"))
 who = app_state.who()
@@ -63,7 +70,7 @@ with app_state.shown_errors():
                 t("col_start"): item.start,
                 t("col_end"): item.end,
                 t("col_status"): t(f"status_{status_of(k)}") if statuses is not None else None,
-                t("col_yours"): t("status_open") if views[k].mine is None else t(f"action_{views[k].mine.outcome[0]}"),
+                t("col_yours"): _yours(views[k].mine),
                 t("col_listeners"): views[k].listeners,
                 t("col_reference"): item.reference,
                 t("col_arms_say"): " · ".join(f"{label}: {text}" for label, text in item.hypotheses),

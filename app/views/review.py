@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import alignments
 import app_state
@@ -40,7 +41,7 @@ def _step(step) -> dict:  # noqa: ANN001 - AlignedWord
 
 def _arm_rows(folder: RunFolder, arms: list[str], item: QueueItem) -> list[dict]:
     reference = adj.reference(item.recording_id)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for arm in arms:
         path = folder.hypothesis_json(arm, item.recording_id)
         if not path.is_file():
@@ -108,7 +109,7 @@ def _save() -> None:
     payload = st.session_state["desk"]["save"] or {}
     who_name = app_state.who().name
     try:
-        index = keys.index(payload.get("key"))
+        index = keys.index(payload.get("key", ""))
     except ValueError:  # the queue changed under the desk (the run was rescored): nothing is stored
         st.session_state["flash"] = {"kind": "error", "text": t("review_gone")}
         st.session_state["version"] = st.session_state.get("version", 0) + 1

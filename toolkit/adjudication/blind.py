@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect
+from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect, inserted_row_id
 from toolkit.adjudication.stretches import Stretch
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
@@ -189,7 +189,7 @@ class TranscriptStore:
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
-        segment = Segment(int(cursor.lastrowid), *values)
+        segment = Segment(inserted_row_id(cursor), *values)
         self.write_textgrid(recording_id, annotator, duration)
         return segment
 
@@ -266,7 +266,7 @@ class TranscriptStore:
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
-        return Settlement(int(cursor.lastrowid), *values)
+        return Settlement(inserted_row_id(cursor), *values)
 
     def settlements(self, recording_id: str) -> list[Settlement]:
         """Every settlement of the recording, oldest first."""

@@ -134,10 +134,10 @@ class Adjudication:
             if start is None or end is None:
                 result.append(OPEN)
                 continue
-            state = exact.get((recording, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)))
-            if state is None:
-                state = next((s for s in covering.get(recording, []) if s.start <= start and s.end >= end), None)
-            result.append(self.status(state))
+            found = exact.get((recording, round(start, TIME_DECIMALS), round(end, TIME_DECIMALS)))
+            if found is None:
+                found = next((s for s in covering.get(recording, []) if s.start <= start and s.end >= end), None)
+            result.append(self.status(found))
         return result
 
     def listener_view(self, spans: list[tuple[str, float | None, float | None]], annotator: str) -> list[ListenerView]:

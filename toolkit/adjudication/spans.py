@@ -115,9 +115,9 @@ def arm_alignment(reference: Reference, hypothesis: Hypothesis, options: ScoreOp
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
     score = score_recording(reference, hypothesis, options)
-    at = score.aligned
+    at = score.audit_tokens
     steps = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
-    utterance = score.utterance_of_word
+    utterance = score.word_utterances
     turn = [
         -1 if op == INSERT else int(utterance[at.ref.source[i]])
         for op, i in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist())

@@ -271,7 +271,7 @@ class DecisionStore:
                 connection.execute("ROLLBACK")
                 raise
         return Decision(
-            int(cursor.lastrowid),
+            inserted_row_id(cursor),
             recording_id,
             start,
             end,
@@ -380,6 +380,13 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         raise unreadable(path, error) from None
     finally:
         connection.close()
+
+
+def inserted_row_id(cursor: sqlite3.Cursor) -> int:
+    """The id of the row ``cursor`` just inserted (sqlite3 sets ``lastrowid`` after every INSERT)."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("no row was inserted")
+    return cursor.lastrowid
 
 
 def unreadable(path: Path, error: sqlite3.DatabaseError) -> InputError:

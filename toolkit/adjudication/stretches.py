@@ -75,9 +75,9 @@ def from_regions(regions: list[tuple[float, float]], duration: float) -> list[St
         if before_pause[2] and before_pause[1] > before_pause[0]:
             stretches.append(Stretch(before_pause[0], before_pause[1], PAUSE))
         stretches.append(Stretch(before_pause[1], after_pause[0], SPEECH))
-    last = cuts[-1]
-    if last[2] and last[1] > last[0]:
-        stretches.append(Stretch(last[0], last[1], PAUSE))
+    final_cut = cuts[-1]
+    if final_cut[2] and final_cut[1] > final_cut[0]:
+        stretches.append(Stretch(final_cut[0], final_cut[1], PAUSE))
     return [Stretch(round(s.start, 3), round(s.end, 3), s.kind) for s in stretches if s.end > s.start]
 
 

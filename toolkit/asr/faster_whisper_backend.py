@@ -230,7 +230,8 @@ def segment_words(
         for word in segment.words or []
     ]
     split = true_text is not None and any(REPLACEMENT_CHARACTER in w.text for w in raw)
-    repaired = join_split_characters(raw, true_text([t for s in segments for t in s.tokens]) if split else None)
+    joined = true_text([t for s in segments for t in s.tokens]) if split and true_text is not None else None
+    repaired = join_split_characters(raw, joined)
     words: list[Word] = []
     for word in repaired.words:
         text = word.text.strip()

@@ -114,7 +114,7 @@ def unfinished_tails(chunks: list[Chunk], words: list[Word], gap_s: float) -> li
     """
     tails = []
     for chunk in chunks:
-        inside = [word.end for word in words if chunk.start <= word.start < chunk.end]
+        inside = [word.span[1] for word in words if word.timed and chunk.start <= word.span[0] < chunk.end]
         if not inside:
             continue
         last = max(inside)

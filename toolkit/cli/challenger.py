@@ -1,8 +1,9 @@
-"""``ablate challenger freeze``: record the challenger's full configuration with the gates file, before the holdout."""
+"""``ablate challenger freeze``: the challenger's configuration with the gates, before the holdout; ``template``."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,9 +22,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     freeze.add_argument("experiment", help="experiment file or folder")
     freeze.add_argument("--arm", required=True, help="the challenger arm (chosen on the tuning split)")
     freeze.add_argument(
-        "--gates", required=True, metavar="GATES.toml", help="pre-registered gates (template: protocol/gates.toml)"
+        "--gates",
+        required=True,
+        metavar="GATES.toml",
+        help="pre-registered gates (template: ablate challenger template)",
     )
     freeze.set_defaults(func=_freeze)
+    template = actions.add_parser(
+        "template",
+        help="print the gates template (every gate written out) to start a gates file from",
+        description="Print the gates template: every gate with its rule and the toolkit's default threshold. "
+        "Save it beside your experiment, set the tolerances you will accept, then freeze it with the challenger.",
+    )
+    template.set_defaults(func=_template)
+
+
+def _template(args: argparse.Namespace) -> int:
+    from toolkit.protocol.gates import TEMPLATE
+
+    sys.stdout.write(TEMPLATE.read_text(encoding="utf-8"))
+    return 0
 
 
 def _freeze(args: argparse.Namespace) -> int:

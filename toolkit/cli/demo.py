@@ -22,15 +22,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from toolkit.pipeline.experiment import Experiment
 
-DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo"
+DEFAULT_FOLDER = Path("experiments") / "demo"  # under the current directory: in a checkout, the tracked demo
 EXPERIMENT_STAMP = (
     "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("demo", help="build the demo corpus and run experiments/demo end to end")
-    parser.add_argument("--experiment", type=Path, default=DEMO_EXPERIMENT, help="demo experiment folder")
+    parser = subparsers.add_parser(
+        "demo",
+        help="build the demo corpus and run experiments/demo end to end",
+        description="Build the synthetic demo corpus in FOLDER/corpus and go through the whole protocol with "
+        "FOLDER/experiment.toml (written from the shipped demo experiment when FOLDER has none).",
+    )
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_FOLDER,
+        metavar="FOLDER",
+        help=f"the demo's experiment folder (default {DEFAULT_FOLDER}, under the current directory)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=run)
 
@@ -47,14 +59,15 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.protocol.testsplit import run_split
     from toolkit.protocol.verdict import gate_verdict
 
-    corpus_dir = args.experiment / "corpus"
+    place_experiment_file(args.folder)
+    corpus_dir = args.folder / "corpus"
     print(f"demo: building the synthetic corpus in {corpus_dir}")
     corpus = build_corpus(corpus_dir)
     print(f"demo: {len(corpus.recordings)} recordings, {corpus.total_duration:.0f} s, voice {corpus.voice.label}")
     manifest = corpus_dir / "manifest.json"
     manifest.unlink(missing_ok=True)  # the corpus was just rebuilt: freeze what is there now
     freeze(corpus_dir / "audio", corpus_dir / "refs", manifest, splits_csv=corpus_dir / "splits.csv")
-    experiment = load_experiment(args.experiment)
+    experiment = load_experiment(args.folder)
     _protocol_for_this_version(experiment)
 
     failed: list[str] = []
@@ -91,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     show("holdout")
     print()
     print(gate_verdict(experiment).text())
-    print(f"\ndemo: review and adjudicate in the app: ablate app {args.experiment} (then open http://127.0.0.1:8501)")
+    print(f"\ndemo: review and adjudicate in the app: ablate app {args.folder} (then open http://127.0.0.1:8501)")
     if failed:
         print(
             f"demo: arm(s) {', '.join(failed)} FAILED (lines above): a bug in a stage; please report it",
@@ -101,14 +114,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def place_experiment_file(folder: Path) -> None:
+    """FOLDER/experiment.toml: the shipped demo experiment when there is none; one already there is run as it is."""
+    from toolkit.core.files import atomic_write_bytes
+    from toolkit.demo import DEMO_EXPERIMENT
+
+    target = folder / "experiment.toml"
+    shipped = DEMO_EXPERIMENT.read_bytes()
+    if not target.exists():
+        atomic_write_bytes(target, shipped)
+        print(f"demo: wrote the demo experiment to {target}")
+    elif target.read_bytes() != shipped:
+        print(
+            f"demo: {target} differs from the shipped demo experiment; running it as it is "
+            "(delete it for the shipped one)"
+        )
+
+
 def _protocol_for_this_version(experiment: Experiment) -> None:
-    """Keep the demo's protocol record only while the demo experiment file, the scorer and the pipeline code
-    are the ones it began with; else keep it aside, with its test-split runs and the corpus's openings ledger."""
+    """Keep the demo's protocol record only while the demo experiment file, the scorer, the pipeline code and the
+    gates template are the ones it began with; else keep it aside, with its test-split runs and the openings ledger."""
     from datetime import datetime
 
     from toolkit.core.files import atomic_write_text, sha256_file
     from toolkit.pipeline.code_version import code_digest
     from toolkit.protocol.challenger import protocol_dir
+    from toolkit.protocol.gates import TEMPLATE
     from toolkit.protocol.ledger import ledger_path
     from toolkit.protocol.state import TEST_SPLITS
     from toolkit.scorer.signature import scorer_signature
@@ -117,7 +148,7 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
     stamp = folder / EXPERIMENT_STAMP
     current = (
         f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash} "
-        f"code {code_digest('arm')}"
+        f"code {code_digest('arm')} gates {sha256_file(TEMPLATE)}"
     )
     began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
@@ -130,8 +161,8 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
             if path.exists():
                 path.rename(kept / path.name)
         print(
-            f"demo: the demo experiment file, the scorer or the pipeline code changed since its protocol record "
-            f"began; that record (with its test-split runs) is kept in {kept} and a new one starts (a real "
-            "experiment would need fresh test data)"
+            "demo: the demo experiment file, the scorer, the pipeline code or the gates template changed since its "
+            f"protocol record began; that record (with its test-split runs) is kept in {kept} and a new one starts "
+            "(a real experiment would need fresh test data)"
         )
     atomic_write_text(stamp, current + "\n")

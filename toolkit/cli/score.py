@@ -131,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     vad = read_vad_segments(args.vad) if args.vad else None
     options = checked_options({option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names})
     score = score_recording(reference, hypothesis, options, vad)
-    alignment = aligned_words(score.aligned, critical_marks(score.aligned, *audit_vocabulary(reference.names, options)))
+    at = score.audit_tokens
+    alignment = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
     if args.format == "json":
         print(json_with_alignment(score.to_json(), alignment))
     else:

@@ -14,7 +14,7 @@ import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from toolkit.core.errors import InputError
 
@@ -40,7 +40,7 @@ def build_config(
 ) -> T:
     """Build dataclass ``cls`` from ``table``, checking names and types; errors say ``path: where.key ...``."""
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    hints = _hints(cls)
+    hints = _hints(cast(type, cls))
     unknown = sorted(set(table) - set(fields))
     if unknown:
         raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")

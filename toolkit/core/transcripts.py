@@ -24,6 +24,13 @@ class Word:
     def timed(self) -> bool:
         return self.start is not None and self.end is not None
 
+    @property
+    def span(self) -> tuple[float, float]:
+        """``(start, end)`` of a timed word, for code that has checked ``timed``; an untimed word is a bug there."""
+        if self.start is None or self.end is None:
+            raise ValueError(f"word {self.text!r} has no times")
+        return self.start, self.end
+
 
 @dataclass(frozen=True)
 class Interval:

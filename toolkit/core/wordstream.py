@@ -115,12 +115,12 @@ class _Order:
         self.open: list[tuple[float, int]] = []  # (end, index) of earlier timed words, smallest end first
 
     def add(self, index: int) -> None:
-        word = self.words[index]
-        if self.latest is None or word.start >= self.words[self.latest].start:  # type: ignore[operator]
+        start, end = self.words[index].span
+        if self.latest is None or start >= self.words[self.latest].span[0]:
             self.latest = index
-        heapq.heappush(self.open, (word.end, index))  # type: ignore[arg-type]
-        start = self.words[self.latest].start
-        while self.open[0][0] <= start:  # ended before any valid later word starts: cannot overlap one
+        heapq.heappush(self.open, (end, index))
+        latest_start = self.words[self.latest].span[0]
+        while self.open[0][0] <= latest_start:  # ended before any valid later word starts: cannot overlap one
             heapq.heappop(self.open)
             if not self.open:
                 break

@@ -123,7 +123,10 @@ class _Tracks:
     stretches: list[tuple[int, int, str]] = field(default_factory=list)
 
     def add(self, speech: np.ndarray | None = None, other: np.ndarray | None = None) -> int:
-        n = len(speech) if speech is not None else len(other)
+        given = speech if speech is not None else other
+        if given is None:
+            raise ValueError("add() needs speech or other audio")
+        n = len(given)
         self.speech.append(speech if speech is not None else np.zeros(n))
         self.other.append(other if other is not None else np.zeros(n))
         start, self.length = self.length, self.length + n

@@ -56,6 +56,7 @@ class GtcrnEnhancer(Enhancer):
     """GTCRN denoiser; input at any rate is first resampled to 16 kHz (the time map records it)."""
 
     name = "gtcrn"
+    params: GtcrnParams  # checked in __init__
 
     def __init__(self, params: GtcrnParams | None = None) -> None:
         params = params or GtcrnParams()

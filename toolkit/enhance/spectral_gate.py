@@ -67,6 +67,7 @@ class NoiseReduceEnhancer(Enhancer):
     """Stationary or non-stationary spectral gating (noisereduce, NumPy backend, one job)."""
 
     name = "noisereduce"
+    params: NoiseReduceParams  # checked in __init__
 
     def __init__(self, params: NoiseReduceParams | None = None) -> None:
         params = params or NoiseReduceParams()
@@ -80,7 +81,7 @@ class NoiseReduceEnhancer(Enhancer):
         self._device = params.resolved_device("torch")
 
     def enhance(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
-        params: NoiseReduceParams = self.params
+        params = self.params
         params.check_rate(sample_rate)
         on_gpu = {"use_torch": True, "device": self._device} if self._device != "cpu" else {"use_torch": False}
         return self._reduce_noise(y=samples, sr=sample_rate, n_jobs=1, use_tqdm=False, **on_gpu, **params.options())

@@ -127,7 +127,7 @@ def write_ctm(hypothesis: Hypothesis, path: str | Path) -> Path:
     lines = [f"{HEADER}{hypothesis.arm or '-'}"]
     for word in hypothesis.words:
         text = "_".join(word.text.split()) or "_"
-        if not word.timed:
+        if word.start is None or word.end is None:
             lines.append(f"{UNTIMED}{hypothesis.recording_id} {text}")
             continue
         row = f"{hypothesis.recording_id} {CHANNEL} {word.start:.3f} {max(0.0, word.end - word.start):.3f} {text}"

@@ -104,7 +104,8 @@ def _agreed_channel(reference: _Side, hypothesis: _Side, recording_id: str, chan
             f"(in {reference.path.name}), hypothesis '{recording_id}' is channel "
             f"{hyp_channels[0]}; if they are the same audio, name it with --channel",
         )
-    return (ref_channels or hyp_channels or [None])[0]
+    agreed = ref_channels or hyp_channels
+    return agreed[0] if agreed else None
 
 
 def _side(path: Path, role: str) -> _Side:

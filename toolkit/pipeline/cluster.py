@@ -331,7 +331,7 @@ class Cluster:
         self.address = placement.scheduler or ""
         self.slurm: Any = None
         self.started_workers = 0
-        self._local = None
+        self._local: Any = None
         # A local cluster's nannies live in this process and write their workers' variables
         # (NANNY_VARIABLES) into its environment: put it back once they are started and closed.
         self._saved_environ = dict(os.environ)
@@ -347,12 +347,13 @@ class Cluster:
             )
             _check_memory(placement.workers, worker_memory_mb)
         elif self.mode == "scheduler":
-            self._connect(placement.scheduler)
+            self._connect(self.address)
             self._check_remote(threads_per_task, placement.oversubscribe)
         else:
             from toolkit.pipeline.slurm import SlurmJobs, preflight
 
             request = placement.slurm
+            assert request is not None  # the mode says so
             preflight(request.config, request.source, threads_per_task, placement.oversubscribe)
             self.slurm = SlurmJobs(request.config, request.source, request.log_directory(experiment_folder))
             try:

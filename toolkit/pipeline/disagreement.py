@@ -179,4 +179,4 @@ def _side_time(seq: list[Word], lo: int, hi: int) -> tuple[float, float, str] | 
     after = seq[hi] if hi < len(seq) else None
     if before is None or after is None or not (before.timed and after.timed):
         return None
-    return min([before.end, *starts]), max([after.start, *ends]), "neighbours"  # type: ignore[list-item]
+    return min([before.span[1], *starts]), max([after.span[0], *ends]), "neighbours"

@@ -53,5 +53,5 @@ def clamp_onsets(
                 if start > word.start:
                     out[i] = word = replace(word, start=start)
                     moved += 1
-        following = word.start
+        following = word.span[0]
     return out, moved

@@ -12,7 +12,7 @@ Decoding, VAD and enhancement results are cached by content, so arms that share 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -88,7 +88,7 @@ class ArmOutput:
     """Everything an arm produced for one recording, in original time."""
 
     words: list[Word]
-    vad_segments: list[tuple[float, float]] | None = None
+    vad_segments: Sequence[tuple[float | None, float | None]] | None = None  # None: a time that maps nowhere
     seams: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     units: list[dict[str, Any]] = field(default_factory=list)
@@ -191,9 +191,12 @@ class ArmRunner:
             from toolkit.pipeline.combine import combine_streams
 
             config: SecondModelConfig = arm.stage("second_model").config  # type: ignore[union-attr]
+            collar = config.pair_collar_s
+            if collar is None:  # the experiment loader refuses a combine without it
+                raise ValueError('mode = "combine" needs pair_collar_s')
             with stage("second_model combine"):
                 output.words, output.disagreements = combine_streams(
-                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=config.pair_collar_s
+                    streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=collar
                 )
                 check_stream(output.words, duration, "combined words")
             output.notes.append(
@@ -264,8 +267,10 @@ class ArmRunner:
         identity = enhancer.identity()
         key = self.cache.key_for({"kind": "enhance", **source, "enhancer": identity, "code": code_digest("enhance")})
         cached, samples = self.cache.get(key), self.cache.get_array(key)
-        computed = cached is None or samples is None
-        if computed:
+        if samples is None:  # an entry is complete only with its array
+            cached = None
+        computed = cached is None
+        if cached is None or samples is None:
             worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
             result, spent = worker.call(original)
             samples = result.signal.samples
@@ -371,7 +376,7 @@ class ArmRunner:
         key = vad_key(lineage, silero)
         cached = self.cache.get(key)
         computed = cached is None
-        if computed:
+        if cached is None:
             worker = self.stages.get(f"vad {name}", _vad_service, (silero,))
             regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
@@ -434,8 +439,10 @@ class ArmRunner:
         )
         cached = self.cache.get(key)
         # Entries from before segments and decoded spans were recorded are decoded again.
-        computed = cached is None or "segments" not in cached or "decoded" not in cached
-        if computed:
+        if cached is not None and ("segments" not in cached or "decoded" not in cached):
+            cached = None
+        computed = cached is None
+        if cached is None:
             decoded = self.recognizers.transcribe(name, unit.signal)
             cached = {
                 "words": [asdict(w) for w in decoded.transcript.words],

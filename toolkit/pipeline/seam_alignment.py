@@ -38,7 +38,7 @@ def _align(
     kinds: list[list[tuple[str, float] | None]] = [[None] * m for _ in range(n)]
     for i, left in enumerate(lz):
         for j, right in enumerate(rz):
-            shift = abs(left.word.start - right.word.start)
+            shift = abs(left.word.span[0] - right.word.span[0])
             if left.key == right.key and shift <= reach(left, right):
                 kinds[i][j] = (_AGREE if shift <= config.onset_tolerance else _TIMING, shift)
     zero = (0, 0, 0.0)
@@ -102,8 +102,9 @@ def _pause(entries: list[_Entry], a: float, b: float) -> float:
 
 def _covered(word: Word, anchor: Word) -> float:
     """Fraction of ``word``'s duration that ``anchor`` overlaps (1.0 for a zero-length word inside it)."""
-    overlap = min(word.end, anchor.end) - max(word.start, anchor.start)  # type: ignore[operator]
-    duration = word.end - word.start  # type: ignore[operator]
+    (start, end), (anchor_start, anchor_end) = word.span, anchor.span
+    overlap = min(end, anchor_end) - max(start, anchor_start)
+    duration = end - start
     if duration <= 0:
-        return 1.0 if anchor.start <= word.start <= anchor.end else 0.0  # type: ignore[operator]
+        return 1.0 if anchor_start <= start <= anchor_end else 0.0
     return max(0.0, overlap) / duration

@@ -13,7 +13,7 @@ from toolkit.core.transcripts import Word
 LEFT = "left"
 RIGHT = "right"
 # Flag kinds a listener is asked to review; the others are notes, kept in every seam report but
-# not counted as flagged: on the long shared-clip recording (benchmarks/bench_seams.py, README)
+# not counted as flagged: on the long shared-clip recording (benchmarks/bench_seams.py, docs/benchmarks.md)
 # fewer than half of the seams they marked had a real omission, duplication or word off in time.
 REVIEW_FLAGS = frozenset({"disagreement", "no_agreement", "empty_side", "untimed"})
 NOTE_FLAGS = frozenset({"timing", "edge_word", "different_reading"})

@@ -56,8 +56,8 @@ Rules, in the order they apply to one seam:
 * Review priority: ``disagreement``, ``no_agreement``, ``empty_side`` and ``untimed`` flags
   mark the seam for review (``review``); ``timing``, ``edge_word`` and ``different_reading``
   are notes, reported but not counted as flagged, because their measured precision was low
-  (README, Seams; docs/seams.md for ``different_reading``'s recall and precision on long-form
-  read speech).
+  (docs/benchmarks.md, seam flag precision; docs/seams.md for ``different_reading``'s recall and
+  precision on long-form read speech).
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ class _Seam:
         """Timed words whose window-clamped span is near the seam, marked fixed when they cross its edge."""
         entries = []
         for pos, word in enumerate(window.words):
-            if not word.timed:
+            if word.start is None or word.end is None:
                 continue
             start = min(max(word.start, window.start), window.end)
             end = min(max(word.end, window.start), window.end)
@@ -313,7 +313,7 @@ class _Seam:
                 continue  # a fixed word reaches outside the shared interval: never touched
             retimed = Word(kept.word.text, other.word.start, other.word.end, kept.word.confidence, kept.word.segment_id)
             (self.retimed_left if side == LEFT else self.retimed_right)[kept.pos] = retimed
-            self.report.retimed.append(RetimedWord(side, kept.word, other.word.start, other.word.end))
+            self.report.retimed.append(RetimedWord(side, kept.word, *other.word.span))
 
     def _flag_edge_words(self, pairs: list[tuple[int, int, str]]) -> None:
         """Flag kept free words only one window heard that lie within the edge zone of their window."""
@@ -355,7 +355,7 @@ class _Seam:
         middle = (self.a + self.b) / 2
 
         def distance(pair: tuple[int, int, str]) -> float:
-            return abs((self.lz[pair[0]].word.start + self.rz[pair[1]].word.start) / 2 - middle)
+            return abs((self.lz[pair[0]].word.span[0] + self.rz[pair[1]].word.span[0]) / 2 - middle)
 
         for kinds in ({_AGREE}, {_AGREE, _TIMING}):
             best: tuple[int, float] | None = None
@@ -383,7 +383,7 @@ class _Seam:
             keep_side = LEFT
         else:
             keep_side = RIGHT
-        self.report.cut_time = (left if keep_side == LEFT else right).word.start
+        self.report.cut_time = (left if keep_side == LEFT else right).word.span[0]
         drop_left = {i for i, e in enumerate(self.lz) if not e.fixed and (i > ci or (i == ci and keep_side == RIGHT))}
         drop_right = {j for j, e in enumerate(self.rz) if not e.fixed and (j < cj or (j == cj and keep_side == LEFT))}
         self._apply(drop_left, drop_right, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
@@ -426,8 +426,10 @@ class _Seam:
         (a word running into its own window's edge is a cut copy, not another reading)."""
         if dropped.reason != "overlapped":
             return False
-        word = dropped.word
-        cut = word.end >= self.b - _TIMESTAMP_S if dropped.side == LEFT else word.start <= self.a + _TIMESTAMP_S
+        if not dropped.word.timed:
+            return False
+        start, end = dropped.word.span
+        cut = end >= self.b - _TIMESTAMP_S if dropped.side == LEFT else start <= self.a + _TIMESTAMP_S
         if cut:
             return False
         other = kept_right if dropped.side == LEFT else kept_left
@@ -484,7 +486,7 @@ class _Seam:
             self.report.flags.append(
                 SeamFlag(
                     "timing",
-                    f"same word, onsets differ by {abs(left.start - right.start):.3f} s "
+                    f"same word, onsets differ by {abs(left.span[0] - right.span[0]):.3f} s "
                     f"(> {self.config.onset_tolerance} s); kept {' and '.join(kept) or 'neither'}",
                     (left,),
                     (right,),

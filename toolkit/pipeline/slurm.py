@@ -225,12 +225,12 @@ def preflight(config: SlurmConfig, source: Path, cpu_threads: int, oversubscribe
         queues = ", ".join(partitions) or "none"
         raise InputError(source, f"queue {config.queue!r} does not exist; this cluster's queues are {queues}")
     nodes = partitions[config.queue]
-    cpus, memory = max(n[0] for n in nodes), max(n[1] for n in nodes)
-    if config.cores > cpus:
-        raise InputError(source, f"cores = {config.cores} per job, but the largest node of {config.queue!r} has {cpus}")
-    if memory and config.memory_mb > memory:
+    node_cpus, node_memory = max(n[0] for n in nodes), max(n[1] for n in nodes)
+    if config.cores > node_cpus:
+        raise InputError(source, f"cores = {config.cores} per job, but the largest node of {config.queue!r} has {node_cpus}")
+    if node_memory and config.memory_mb > node_memory:
         raise InputError(
-            source, f"memory = {config.memory} per job, but the largest node of {config.queue!r} has {memory} MB"
+            source, f"memory = {config.memory} per job, but the largest node of {config.queue!r} has {node_memory} MB"
         )
     limit = nodes[0][2]
     if limit not in ("infinite", "UNLIMITED", "") and config.walltime_s > walltime_seconds(limit):

@@ -1,7 +1,7 @@
 """Pre-registered gates: the gates file, and a PROMOTE / RETAIN BASELINE verdict.
 
-The gates file (TOML, template ``protocol/gates.toml``) writes out every gate with its
-threshold; a gate is skipped only when declared ``applicable = false`` with a ``reason``.
+The gates file (TOML; template ``protocol/gates.toml``, printed by ``ablate challenger template``) writes out
+every gate with its threshold; a gate is skipped only when declared ``applicable = false`` with a ``reason``.
 Each gate's direction is fixed here, never in the file, so a threshold cannot be turned into
 its opposite. Gates compare the frozen challenger with the baseline on one run (holdout or
 challenge): critical errors are "newly introduced" per reference occurrence, lost turns per
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 PROMOTE, RETAIN = "PROMOTE", "RETAIN BASELINE"
-TEMPLATE = Path(__file__).resolve().parents[2] / "protocol" / "gates.toml"
+# Package data, so an installed wheel has it (in a checkout, a link to the written protocol's protocol/gates.toml).
+TEMPLATE = Path(__file__).resolve().parent / "gates.toml"
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ class GateReport:
     challenge: GateReport | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "verdict": self.verdict,
             "gates": [g.to_json() for g in self.gates],
             "caveat": self.caveat,
@@ -284,21 +285,21 @@ def _baseline_text(score: RecordingScore, start: float | None, end: float | None
 
 def _baseline_at(base: RecordingScore, chal: RecordingScore, instance: Any) -> str:
     """What the baseline wrote at the reference word an instance of the challenger quotes (same reference tokens)."""
-    at = chal.aligned
+    at = chal.audit_tokens
     for i in range(len(at.ref)):
         source = int(at.ref.source[i])
         if (
             at.ref.words.texts[source] == instance.reference
             and round(float(at.ref.words.span_start[source]), 3) == instance.time
         ):
-            return base.aligned.ref_instance("", i, i).hypothesis
+            return base.audit_tokens.ref_instance("", i, i).hypothesis
     return _baseline_text(base, instance.time, instance.end)
 
 
 def _occurrence_instance(
     recording: str, occurrence: Occurrence, base: RecordingScore, chal: RecordingScore
 ) -> dict[str, Any]:
-    at_c, at_b = chal.aligned, base.aligned
+    at_c, at_b = chal.audit_tokens, base.audit_tokens
     extra = None if occurrence.hyp_token < 0 else np.array([occurrence.hyp_token])
     inst = at_c.ref_instance(occurrence.audit, occurrence.first, occurrence.last, extra)
     reference = "" if occurrence.key[0] == "inserted" else inst.reference
@@ -390,12 +391,12 @@ def evaluate_gates(
     for rid in sorted(chal_scores):
         base, chal = base_scores[rid], chal_scores[rid]
         negations, names = audit_vocabulary(entries[rid].load_reference().names, evaluation.options)
-        turns = base.utterance_of_word[base.aligned.ref.source]  # the reference is the same for both arms
-        base_occ = critical_occurrences(base.aligned, negations, names, turns, rules)
+        turns = base.word_utterances[base.audit_tokens.ref.source]  # the reference is the same for both arms
+        base_occ = critical_occurrences(base.audit_tokens, negations, names, turns, rules)
         for o in base_occ:
             if o.key[0] == "ref" and not o.wrong:
                 chances[o.audit] += 1
-        for o in newly_wrong(base_occ, critical_occurrences(chal.aligned, negations, names, turns, rules)):
+        for o in newly_wrong(base_occ, critical_occurrences(chal.audit_tokens, negations, names, turns, rules)):
             new[o.audit].append(_occurrence_instance(rid, o, base, chal))
     for gate_name, audit in (
         ("new_negation_errors", "negation"),
@@ -424,8 +425,8 @@ def evaluate_gates(
             )
     measured["lost_speech_turns"] = (lost, recognized, "", lost_items)
 
-    seamed = [(rid, s) for rid, s in sorted(chal_scores.items()) if s.seams is not None]
-    n_seams = sum(s.seams.seams for _, s in seamed)
+    seamed = [(rid, s, s.seams) for rid, s in sorted(chal_scores.items()) if s.seams is not None]
+    n_seams = sum(seams.seams for _, _, seams in seamed)
     for gate_name, kind in (("seam_omissions", "seam omission"), ("seam_duplications", "seam duplication")):
         items = [
             {
@@ -439,8 +440,8 @@ def evaluate_gates(
                 else _baseline_text(base_scores[rid], i.time, i.end),
                 "challenger": i.hypothesis,
             }
-            for rid, s in seamed
-            for i in s.seams.instances
+            for rid, s, seams in seamed
+            for i in seams.instances
             if i.kind == kind and not (kind == "seam duplication" and _baseline_inserted(base_scores[rid], i, s))
         ]
         note = "" if seamed else "the challenger has no window seams"
@@ -541,7 +542,7 @@ def evaluate_gates(
                 )
             )
             continue
-        passed = value is not None and _compare(spec, float(value), float(gate.threshold))
+        passed = value is not None and gate.threshold is not None and _compare(spec, value, gate.threshold)
         if value is None:
             note = f"not measurable: {note}; declare it not applicable with a reason, or it fails"
         results.append(

@@ -14,7 +14,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -38,7 +38,7 @@ class Figure:
         return cls(title, base64.b64encode(buffer.getvalue()).decode("ascii"), numbers)
 
 
-Body = str | pd.DataFrame | Figure
+Body: TypeAlias = str | pd.DataFrame | Figure
 
 
 @dataclass(frozen=True)

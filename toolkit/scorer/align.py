@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -101,7 +102,8 @@ def word_ids(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[in
 def align(ref: Sequence[str], hyp: Sequence[str]) -> Alignment:
     """Minimum-edit alignment of two word sequences (S = D = I = 1) via rapidfuzz."""
     ref_ids, hyp_ids = word_ids(ref, hyp)
-    blocks = Levenshtein.opcodes(ref_ids, hyp_ids).as_list()
+    # rapidfuzz's stubs say Opcode objects; as_list() returns (tag, src_start, src_end, dest_start, dest_end) tuples.
+    blocks = cast(list[tuple[str, int, int, int, int]], Levenshtein.opcodes(ref_ids, hyp_ids).as_list())
     if not blocks:
         return _build([], [], [], len(ref), len(hyp))
     tags = np.array([_TAGS[b[0]] for b in blocks], dtype=np.int8)

@@ -152,6 +152,20 @@ class RecordingScore(_Parts):
     def __radd__(self, other: int | CorpusScore) -> CorpusScore:
         return CorpusScore() + self if other == 0 else other + self
 
+    @property
+    def audit_tokens(self) -> AlignedTokens:
+        """``aligned``, which every score made by ``score_recording`` keeps (a score read back from JSON does not)."""
+        if self.aligned is None:
+            raise ValueError(f"{self.recording_id}: the score keeps no alignment")
+        return self.aligned
+
+    @property
+    def word_utterances(self) -> np.ndarray:
+        """``utterance_of_word`` (reference source word -> its utterance), kept with ``aligned``."""
+        if self.utterance_of_word is None:
+            raise ValueError(f"{self.recording_id}: the score keeps no utterance of each reference word")
+        return self.utterance_of_word
+
     def to_json(self) -> dict[str, Any]:
         """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
         return {

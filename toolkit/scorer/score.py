@@ -72,7 +72,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
     boundary words take those times (an onset alone still counts for onset error).
     """
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
-    mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=float)  # type: ignore[operator]
+    mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=np.float64)  # type: ignore[operator]
     keys = [word_key(w.text) for w in timed]
     used = np.zeros(len(timed), dtype=bool)
     texts: list[str] = []
@@ -117,8 +117,8 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
         span_s.extend(s if not math.isnan(s) else us for s in w_start)
         span_e.extend(e if not math.isnan(e) else ue for e in w_end)
     arr = lambda xs: np.asarray(xs, dtype=float)  # noqa: E731
-    words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
-    return words, np.asarray(utt, dtype=np.int64), int((~used).sum())
+    source_words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
+    return source_words, np.asarray(utt, dtype=np.int64), int((~used).sum())
 
 
 def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:

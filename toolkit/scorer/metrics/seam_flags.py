@@ -27,8 +27,11 @@ COLUMNS = ["arm", "flag", "seams", "flagged", "flagged_with_problem", "precision
 
 
 class _Scored(Protocol):
-    seams: SeamScore | None
-    timing: TimingScore
+    @property
+    def seams(self) -> SeamScore | None: ...
+
+    @property
+    def timing(self) -> TimingScore: ...
 
 
 @dataclass(frozen=True)

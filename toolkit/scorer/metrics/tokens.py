@@ -7,7 +7,7 @@ every token remembers its source word, so audits can quote and time what was rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -44,7 +44,7 @@ class SourceWords:
             self.span_end[idx],
         )
 
-    def quote(self, indices: Sequence[int]) -> str:
+    def quote(self, indices: Iterable[int]) -> str:
         """The written text of the given source words, each once, in order."""
         return " ".join(self.texts[i] for i in sorted(set(int(i) for i in indices)))
 

@@ -105,9 +105,9 @@ def times_and_dates(
                 continue
             date = _date_at(keys, pos) if dates else None
             if date is not None:
-                day_end, end, value = date
-                day = (literal("primeiro"),) if value.endswith("-01") else tuple(texts[pos:day_end])
-                out.add_group((*day, *texts[day_end:end]), sources[pos:end], value)
+                day_end, end, iso_date = date
+                day = (literal("primeiro"),) if iso_date.endswith("-01") else tuple(texts[pos:day_end])
+                out.add_group((*day, *texts[day_end:end]), sources[pos:end], iso_date)
                 pos = end
                 continue
         out.copy_from(stream, pos)

@@ -225,7 +225,9 @@ class Normalizer:
         abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
         rules, policy, lexicons = self._rules, self.policy, self._rules.lexicons
         readings = (
-            context_readings(source_words, lexicons, policy.roman_numerals, policy.abbreviations, rules.contexts)
+            context_readings(
+                source_words, lexicons, bool(policy.roman_numerals), bool(policy.abbreviations), rules.contexts
+            )
             if policy.roman_numerals or policy.abbreviations
             else {}
         )
@@ -367,7 +369,7 @@ class Normalizer:
         """Everything that decides the output: policy version and options, lexicon hashes, num2words,
         and a user lexicon's file name and sha256 when one is used, with the entries it allowed to make
         a negation or a number equal to another word."""
-        signature = {
+        signature: dict[str, Any] = {
             "version": self.policy.version,
             "options": self.policy.options(),
             "lexicons": dict(self._rules.lexicons.hashes),
@@ -375,9 +377,10 @@ class Normalizer:
         }
         user = self._rules.user
         if user is not None:
-            signature["user_lexicon"] = {"file": user.path.name, "sha256": user.sha256}
+            user_lexicon: dict[str, Any] = {"file": user.path.name, "sha256": user.sha256}
             if user.critical:
-                signature["user_lexicon"]["allow_critical"] = list(user.critical)
+                user_lexicon["allow_critical"] = list(user.critical)
+            signature["user_lexicon"] = user_lexicon
         return signature
 
 

@@ -68,7 +68,7 @@ class OptionalRules:
     def apply(self, tokens: list[Token], words: Sequence[str], labels: dict[int, str]) -> list[Token]:
         """``tokens`` of the reference ``words`` (list labels: source index -> kind) with the rules applied."""
         texts = [token.text for token in tokens]
-        marked = set()
+        marked: set[int] = set()
         for phrase in self.anywhere:
             width = len(phrase)
             for start in range(len(texts) - width + 1):
@@ -76,9 +76,9 @@ class OptionalRules:
                     marked.update(range(start, start + width))
         before: dict[int, tuple[str, ...]] = {}
         for index, kind in labels.items():
-            phrase = self.before.get(f"before {kind} item")
-            if phrase:
-                before[index] = phrase
+            label_phrase = self.before.get(f"before {kind} item")
+            if label_phrase:
+                before[index] = label_phrase
         after: dict[int, tuple[str, ...]] = {}
         for index, word in enumerate(words):
             for mark, phrase in self.marks.items():
