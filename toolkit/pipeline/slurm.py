@@ -227,7 +227,9 @@ def preflight(config: SlurmConfig, source: Path, cpu_threads: int, oversubscribe
     nodes = partitions[config.queue]
     node_cpus, node_memory = max(n[0] for n in nodes), max(n[1] for n in nodes)
     if config.cores > node_cpus:
-        raise InputError(source, f"cores = {config.cores} per job, but the largest node of {config.queue!r} has {node_cpus}")
+        raise InputError(
+            source, f"cores = {config.cores} per job, but the largest node of {config.queue!r} has {node_cpus}"
+        )
     if node_memory and config.memory_mb > node_memory:
         raise InputError(
             source, f"memory = {config.memory} per job, but the largest node of {config.queue!r} has {node_memory} MB"
