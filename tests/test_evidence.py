@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -290,11 +291,11 @@ def test_a_changed_challenger_is_refused_naming_the_experiment_file(experiment, 
     _holdout(experiment)
     path = experiment.path
     text = path.read_text(encoding="utf-8")
-    path.write_text(
-        text.replace(
-            '[components.vad]\nstage = "vad"\nthreshold = 0.5', '[components.vad]\nstage = "vad"\nthreshold = 0.45'
-        )
+    changed = re.sub(
+        r"(\[components\.vad\]\n(?:[^\[\n]*\n)*?)threshold = 0\.5\n", r"\1threshold = 0.45\n", text, count=1
     )
+    assert changed != text  # the challenger's VAD threshold, whatever comments the demo file holds
+    path.write_text(changed, encoding="utf-8")
     assert main(["gate", str(experiment.folder)]) == 2
     error = _one_line(capsys)
     assert error.startswith(f"ablate: error: {path}: ") and "needs fresh test data" in error

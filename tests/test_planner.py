@@ -22,9 +22,14 @@ def _run(folder: Path, device: str = "cpu", finished: str = "2026-12-01T10:00:00
     decoding = {"cpu_threads": 2}
     record = {
         "status": "complete",
+        "started": "2026-12-01T09:00:00+00:00",
         "finished": finished,
+        "split": "tuning",
+        "recordings": ["r1", "r2"],
+        "manifest": {"path": "corpus/manifest.json", "sha256": "0" * 64},
         "hardware": {"cpu": "AMD EPYC"},
         "config": {
+            "experiment": "demo",
             "primary": "base",
             "recognizers": {"base": {"decoding": decoding}, "batched": {"decoding": decoding}},
             "recognizer_runtime": {"base": runtime, "batched": runtime},

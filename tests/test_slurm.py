@@ -145,7 +145,7 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
     )
     evaluate_run(summary.folder)
     assert _products(summary.folder.root) == _products(one_worker)
-    record = summary.folder.read_record()
+    record = summary.folder.read_record().to_json()
     assert record["status"] == "complete" and record["failures"] == []
     parallel = record["parallel"]
     assert parallel["mode"] == "slurm" and parallel["scheduler"].startswith("tcp://127.0.0.1:")
@@ -170,7 +170,7 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
     )
     assert again.folder.root != summary.folder.root
     assert set(slurm.jobs()) == submitted
-    record = again.folder.read_record()
+    record = again.folder.read_record().to_json()
     assert "parallel" not in record and record["recognizer_loads"] == {} and record["stage_loads"] == {}
     assert record["reuse"]["decode"] == {"computed": 0, "reused": record["reuse"]["decode"]["reused"]} != 0
     assert (again.computed, again.reused) == (4, 0)
@@ -450,7 +450,7 @@ def test_a_rerun_whose_decodes_are_cached_starts_no_model_in_this_process(one_wo
     )
     again = run_experiment(load_experiment(folder), "tuning", ARMS, progress=False)
     assert again.folder.root != one_worker and (again.computed, again.reused) == (4, 0)
-    record = again.folder.read_record()
+    record = again.folder.read_record().to_json()
     assert record["recognizer_loads"] == {} and record["stage_loads"] == {} and again.load_wall_s == 0
     assert record["reuse"]["decode"]["computed"] == 0 and record["reuse"]["vad"]["computed"] == 0
     hypotheses = {k: v for k, v in _products(one_worker).items() if k.startswith("hypotheses")}
