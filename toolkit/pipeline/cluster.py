@@ -473,7 +473,12 @@ class Cluster:
         for result in outcome.results.values():
             if result.worker is not None:
                 address = result.worker.split(" ")[0]
-                outcome.workers.setdefault(address, {"recordings": []})["recordings"].append(result.recording)
+                worker = outcome.workers.setdefault(address, {"recordings": []})
+                worker["recordings"].append(result.recording)
+                # From the result itself: a SLURM job that ended before the release below reports nothing.
+                job = re.search(r"SLURM job (\d+)", result.worker)
+                if job is not None:
+                    worker.setdefault("slurm_job", job.group(1))
         for address, report in self.client.run(_release, plan.key).items():
             for kind, loads in (("recognizer_loads", outcome.recognizer_loads), ("stage_loads", outcome.stage_loads)):
                 loads.update({f"{name} on {address}": load for name, load in report.pop(kind, {}).items()})
