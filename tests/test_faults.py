@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from shared_data import PTBR_DEV
+from shared_data import PTBR_DEV, lapsbm_tuning_corpus
 
 from toolkit.formats.ctm import read_ctm
 from toolkit.pipeline.runlock import RunLock
@@ -41,17 +41,9 @@ def _env() -> dict[str, str]:
 
 def _experiment(root: Path) -> Path:
     """Two short real pt-BR recordings with their transcripts, frozen, and the demo experiment."""
-    from toolkit.corpus.freeze import freeze
-
     if not PTBR_DEV.is_dir():
         pytest.skip(f"shared pt-BR recordings not found at {PTBR_DEV}")
-    audio, refs = root / "corpus" / "audio", root / "corpus" / "refs"
-    audio.mkdir(parents=True)
-    refs.mkdir()
-    for rid in RECORDINGS:
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{rid}.wav", audio / f"{rid}.wav")
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{rid}.txt", refs / f"{rid}.txt")
-    freeze(audio, refs, root / "corpus" / "manifest.json", split="tuning")
+    lapsbm_tuning_corpus(root / "corpus", RECORDINGS)
     path = root / "experiment.toml"
     shutil.copy(DEMO, path)
     return path

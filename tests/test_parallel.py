@@ -22,10 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shared_data import PTBR_DEV
+from shared_data import PTBR_DEV, lapsbm_tuning_corpus
 
 from toolkit.core.errors import InputError, ToolkitError
-from toolkit.corpus.freeze import freeze
 from toolkit.evaluate import evaluate_run
 from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
@@ -61,13 +60,7 @@ def _env() -> dict[str, str]:
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three real clips copied (so one can be hidden from a worker), frozen as the tuning split."""
     root = tmp_path_factory.mktemp("parallel")
-    audio, refs = root / "corpus" / "audio", root / "corpus" / "refs"
-    audio.mkdir(parents=True)
-    refs.mkdir()
-    for clip in CLIPS:
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{clip}.wav", audio)
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{clip}.txt", refs)
-    freeze(audio, refs, root / "corpus" / "manifest.json", split="tuning")
+    lapsbm_tuning_corpus(root / "corpus", CLIPS)
     return root
 
 

@@ -4,20 +4,18 @@ on real pt-BR clips with the bundled Whisper base (baseline and +VAD, two reruns
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shared_data import PTBR_DEV
+from shared_data import PTBR_DEV, lapsbm_tuning_corpus
 
 from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal
 from toolkit.cli import main
 from toolkit.core.errors import InputError
-from toolkit.corpus.freeze import freeze
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.stability import BETTER, UNCLEAR, WORSE, ArmStability, measure_stability
 
@@ -74,13 +72,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (PTBR_DEV / "lapsbm").is_dir():
         pytest.skip(f"shared clips absent: {PTBR_DEV}")
     root = tmp_path_factory.mktemp("stability")
-    audio, refs = root / "corpus" / "audio", root / "corpus" / "refs"
-    audio.mkdir(parents=True)
-    refs.mkdir()
-    for clip in CLIPS:
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{clip}.wav", audio)
-        shutil.copy(PTBR_DEV / "lapsbm" / f"{clip}.txt", refs)
-    freeze(audio, refs, root / "corpus" / "manifest.json", split="tuning")
+    lapsbm_tuning_corpus(root / "corpus", CLIPS)
     text = DEMO.read_text(encoding="utf-8").replace(
         'manifest = "corpus/manifest.json"', f'manifest = "{root / "corpus" / "manifest.json"}"'
     )
