@@ -29,6 +29,7 @@ from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.verdict import split_run
 from toolkit.runs.record import BASELINE
 from toolkit.runs.scored import Evaluation
+from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import PairedComparison
 
 BETTER, WORSE, UNCLEAR = "better", "worse", "unclear"
@@ -239,9 +240,9 @@ def _arm(name: str, reference: Evaluation, reruns: list[Evaluation]) -> ArmStabi
 
 
 def _wer(evaluation: Evaluation, arm: str) -> float:
-    scores = evaluation.scores[arm].values()
-    words = sum(s.counts.ref_words for s in scores)
-    return sum(s.counts.errors for s in scores) / words if words else 0.0
+    """The arm's WER over the run, its recordings' counts pooled as the scorer pools them."""
+    pooled = sum((s.counts for s in evaluation.scores[arm].values()), ErrorCounts())
+    return pooled.wer or 0.0
 
 
 def _spread(value: float, reruns: tuple[float, ...]) -> float:
