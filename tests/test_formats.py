@@ -213,7 +213,7 @@ item []:
         (
             'File type = "ooTextFile"\nObject class = "TextGrid"\n\nxmin = 0\nxmax = 1\ntiers? <exists>\nsize = 1\n'
             'item []:\n    item [1]:\n        class = "IntervalTier"\n        name = ',
-            "malformed TextGrid",
+            "truncated TextGrid: the file ends before tier 1's name",
         ),
     ],
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,20 @@ def write_hypothesis_json(hypothesis: Hypothesis, path: str | Path) -> Path:
 
 
 def _hypothesis_record(path: Path) -> dict[str, Any]:
-    """A hypothesis JSON file's top level, checked: an object with a string 'recording_id' and a list 'words'."""
+    """A hypothesis JSON file's top level, checked: an object with a string 'recording_id' and a list 'words'.
+
+    Pairing reads the id and then the words of the same file: the parsed file is kept for the next
+    call while its size, modification time and inode stay the same (callers never change it).
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return _parsed_hypothesis_record(path, None)
+    return _parsed_hypothesis_record(path, (stat.st_size, stat.st_mtime_ns, stat.st_ino))
+
+
+@lru_cache(maxsize=2)
+def _parsed_hypothesis_record(path: Path, stamp: tuple[int, int, int] | None) -> dict[str, Any]:
     data = parse_json(read_text(path), path)
     if (
         not isinstance(data, dict)

@@ -10,19 +10,20 @@ has intervals out of order, overlapping, reversed, negative or beyond the record
 from __future__ import annotations
 
 import math
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from praatio import textgrid as praat
 from praatio.utilities import textgrid_io
+from praatio.utilities.constants import INTERVAL_TIER, POINT_TIER
 
 from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
 from toolkit.core.text import read_text
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_numbers
 
 UTTERANCES = "utterances"
 WORDS = "words"
@@ -143,37 +144,37 @@ def _speaker(tier_name: str) -> str:
     return "" if speaker == UNKNOWN_SPEAKER else speaker
 
 
-_LONG_TIER_COUNT = re.compile(r"^\s*size\s*=\s*(\d+)", re.MULTILINE)
-_LONG_ENTRY_COUNT = re.compile(r"(?:intervals|points):\s*size\s*=\s*(\d+)")
-_SHORT_TIER_HEADER = re.compile(
-    r'"(?:IntervalTier|TextTier)"\s*\n\s*"(?:[^"]|"")*"\s*\n\s*\S+\s*\n\s*\S+\s*\n\s*(\d+)\s*\n'
-)
-_NEGATIVE = re.compile(r"(?:xmin|xmax|number)\s*=\s*-\s*0*\.?0*[1-9]")
-
-
 def _parse(path: str | Path, text: str) -> list[_Tier]:
-    """Parse with praatio, then check what praatio tolerates: truncation and negative times."""
+    """The file's tiers: a text TextGrid (long or short) as Praat reads it, a JSON one with praatio."""
     stripped = text.lstrip()
-    is_json = stripped.startswith("{")
-    if not is_json and not (
-        stripped.startswith("File type") and "ooTextFile" in stripped[:40] and '"TextGrid"' in stripped[:80]
-    ):
+    if stripped.startswith("{"):
+        tiers = _parse_json(path, text)
+    elif stripped.startswith("File type") and "ooTextFile" in stripped[:40] and '"TextGrid"' in stripped[:80]:
+        tiers = _parse_text(path, text)
+    else:
         raise InputError(
             path, "malformed TextGrid: missing the 'File type = \"ooTextFile\"' / 'Object class = \"TextGrid\"' header"
         )
-    if _NEGATIVE.search(text):
-        raise InputError(path, "malformed TextGrid: it has a negative time")
-    if is_json:
-        parse_json(text, path)  # refuses NaN, infinities, huge numbers and deep nesting, which praatio takes
+    seen: set[str] = set()
+    for tier in tiers:
+        if tier.name in seen:
+            raise InputError(path, f"malformed TextGrid: two tiers are named '{tier.name}'")
+        seen.add(tier.name)
+    return tiers
+
+
+def _parse_json(path: str | Path, text: str) -> list[_Tier]:
+    """praatio's JSON TextGrid, after our JSON checks (NaN, infinities, huge numbers, deep nesting)."""
+    parse_json(text, path)
     try:
         raw = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
-        tiers = [
+        return [
             _Tier(
                 t["name"],
-                t["class"] == praat.INTERVAL_TIER,
+                t["class"] == INTERVAL_TIER,
                 [
                     (float(e[0]), float(e[1]), str(e[2]))
-                    if t["class"] == praat.INTERVAL_TIER
+                    if t["class"] == INTERVAL_TIER
                     else (float(e[0]), float(e[0]), str(e[1]))
                     for e in t["entries"]
                 ],
@@ -183,48 +184,81 @@ def _parse(path: str | Path, text: str) -> list[_Tier]:
     except Exception as error:  # praatio's parser fails with assorted exception types
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(path, f"malformed TextGrid: {detail}") from None
-    if not is_json:
-        _check_counts(path, text, tiers)
-    seen: set[str] = set()
-    for tier in tiers:
-        if tier.name in seen:
-            raise InputError(path, f"malformed TextGrid: two tiers are named '{tier.name}'")
-        seen.add(tier.name)
+
+
+def _parse_text(path: str | Path, text: str) -> list[_Tier]:
+    """Walk the file's values (toolkit.formats.praat_text): header, then each tier and its entries.
+
+    The declared counts are the file's own length: a file cut anywhere runs out of values early
+    (or keeps values past its last tier) and is refused, never read as a shorter reference.
+    """
+    values = PraatValues(text)
+    tiers: list[_Tier] = []
+    try:
+        values.text("the file type")
+        values.text("the object class")
+        values.number("the grid's xmin")
+        values.number("the grid's xmax")
+        declared = 0 if values.flag() == "<absent>" else values.count("the number of tiers")
+        for number in range(1, declared + 1):
+            if not values.remaining:
+                raise PraatEnd(f"it declares {declared} tiers but holds {len(tiers)}")
+            tiers.append(_read_tier(values, number))
+    except PraatEnd as end:
+        raise InputError(path, f"malformed or truncated TextGrid: {end.what}") from None
+    except PraatValueError as error:
+        raise InputError(path, f"malformed TextGrid: {error}") from None
+    if values.remaining:
+        raise InputError(
+            path, f"malformed or truncated TextGrid: it declares {declared} tiers but more follows the last one"
+        )
     return tiers
 
 
-def _check_counts(path: str | Path, text: str, tiers: list[_Tier]) -> None:
-    """Refuse a file whose declared tier/interval counts disagree with its content (truncation)."""
-    long_format = "item [" in text or "item[" in text
-    if long_format:
-        header = re.split(r"item ?\[", text, maxsplit=1)[0]
-        declared_tiers = _LONG_TIER_COUNT.search(header)
-        declared_entries = [int(n) for n in _LONG_ENTRY_COUNT.findall(text)]
-    else:
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        declared_tiers = None
-        if "<exists>" in lines and lines.index("<exists>") + 1 < len(lines):
-            declared_tiers = re.match(r"(\d+)", lines[lines.index("<exists>") + 1])
-        declared_entries = [int(n) for n in _SHORT_TIER_HEADER.findall(text)]
-    if len(declared_entries) != len(tiers):
-        headed = len(declared_entries)
-        name = tiers[headed].name if headed < len(tiers) else "?"
-        raise InputError(
-            path,
-            f"malformed or truncated TextGrid: tier '{name}' has no interval count "
-            f"(only {headed} of {len(tiers)} tier headers are complete)",
-        )
-    if declared_tiers is not None and int(declared_tiers.group(1)) != len(tiers):
-        raise InputError(
-            path, f"malformed or truncated TextGrid: it declares {declared_tiers.group(1)} tiers but holds {len(tiers)}"
-        )
-    for tier, declared in zip(tiers, declared_entries):
-        if declared != len(tier.entries):
-            raise InputError(
-                path,
-                f"malformed or truncated TextGrid: tier '{tier.name}' declares "
-                f"{declared} intervals but holds {len(tier.entries)}",
-            )
+def _read_tier(values: PraatValues, number: int) -> _Tier:
+    """One tier: class, name, xmin, xmax, its entry count, then each entry (start, end, text)."""
+    kind = values.text(f"tier {number}'s class")
+    if kind not in (INTERVAL_TIER, POINT_TIER):
+        raise PraatValueError(f"tier {number}'s class should be IntervalTier or TextTier, found '{kind}'")
+    name = values.text(f"tier {number}'s name")
+    try:
+        values.number(f"tier '{name}': its xmin")
+        values.number(f"tier '{name}': its xmax")
+        size = values.count(f"tier '{name}': its interval count")
+    except PraatEnd:
+        raise PraatEnd(f"tier '{name}' has no interval count") from None
+    entries = _entries_at_once(values, size, kind == INTERVAL_TIER) or []
+    if len(entries) < size:
+        try:
+            for entry in range(1, size + 1):
+                where = f"tier '{name}' {'interval' if kind == INTERVAL_TIER else 'point'} {entry}"
+                start = values.number(f"{where}: its start")
+                end = values.number(f"{where}: its end") if kind == INTERVAL_TIER else start
+                if start < 0 or end < 0:
+                    raise PraatValueError(f"{where} has a negative time")
+                entries.append((start, end, values.text(f"{where}: its text")))
+        except PraatEnd:
+            raise PraatEnd(f"tier '{name}' declares {size} intervals but holds {len(entries)}") from None
+    return _Tier(name, kind == INTERVAL_TIER, entries)
+
+
+def _entries_at_once(values: PraatValues, size: int, intervals: bool) -> list[tuple[float, float, str]] | None:
+    """A tier's entries read as one block when every value is of its kind (the common case, and fast);
+    None when anything is off, so that the entries are read again one by one to say what is wrong."""
+    width = 3 if intervals else 2
+    block = values.entries(size, width)
+    if block is None:
+        return None
+    times = block[0::3] + block[1::3] if intervals else block[0::2]
+    texts = block[width - 1 :: width]
+    if praat_numbers(times) and all(len(t) > 1 and t[0] == t[-1] == '"' for t in texts):
+        starts = [float(t) for t in block[0::width]]
+        ends = [float(t) for t in block[1::3]] if intervals else starts
+        labels = [t[1:-1].replace('""', '"') for t in texts]
+        if min(starts, default=0.0) >= 0 and min(ends, default=0.0) >= 0:
+            return list(zip(starts, ends, labels))
+    values.rewind(size * width)
+    return None
 
 
 def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:

@@ -1,0 +1,134 @@
+"""TextGrids read as Praat reads them (toolkit.formats.praat_text): the same tiers as praatio reads from
+any file praatio writes, long or short; Praat's comments and its value-only layout; cut or wrong files refused."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from praatio import textgrid as praat
+from praatio.utilities import textgrid_io
+
+from toolkit.core.errors import InputError
+from toolkit.formats import read_reference
+from toolkit.formats.textgrid import _parse
+
+# Labels as annotators type them: accents, doubled quotes, "!" (a comment only outside a text), line breaks.
+LABEL = st.text(alphabet=st.sampled_from(list('abc ãé"!\n[]=<>1.-')), max_size=12)
+
+
+@st.composite
+def _tiers(draw: st.DrawFn) -> list[tuple[str, list[tuple[float, float, str]]]]:
+    tiers = []
+    for number in range(draw(st.integers(1, 3))):
+        cuts = sorted(set(draw(st.lists(st.integers(1, 9999), min_size=2, max_size=14))))
+        intervals = [(a / 1000, b / 1000, draw(LABEL)) for a, b in zip(cuts, cuts[1:])]
+        tiers.append((f'tier {number} ! "x"', intervals))
+    return tiers
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tiers(), st.sampled_from(["long_textgrid", "short_textgrid"]))
+def test_every_file_praatio_writes_reads_as_praatio_reads_it(tiers: list, file_format: str) -> None:
+    grid = praat.Textgrid(0, 10.0)
+    for name, intervals in tiers:
+        grid.addTier(praat.IntervalTier(name, intervals, 0, 10.0))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rec.TextGrid"
+        grid.save(str(path), format=file_format, includeBlankSpaces=True)
+        text = path.read_text(encoding="utf-8")
+    ours = [(tier.name, tier.entries) for tier in _parse(path, text)]
+    theirs = [
+        (t["name"], [(float(s), float(e), label) for s, e, label in t["entries"]])
+        for t in textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)["tiers"]
+    ]
+    assert ours == theirs
+
+
+LONG = """File type = "ooTextFile"
+Object class = "TextGrid"
+
+xmin = 0
+xmax = 2
+tiers? <exists>
+size = 1
+item []:
+    item [1]:
+        class = "IntervalTier"
+        name = "utterances"
+        xmin = 0
+        xmax = 2
+        intervals: size = 2
+        intervals [1]:
+            xmin = 0
+            xmax = 1.5
+            text = "ele disse ""não"" !"
+        intervals [2]:
+            xmin = 1.5
+            xmax = 2
+            text = ""
+"""
+SHORT = """File type = "ooTextFile"
+Object class = "TextGrid"
+
+0
+2
+<exists>
+1
+"IntervalTier"
+"utterances"
+0
+2
+2
+0
+1.5
+"ele disse ""não"" !"
+1.5
+2
+""
+"""
+# Praat's manual: everything after "!" on a line is a comment; only free-standing values count.
+COMMENTED = """File type = "ooTextFile"
+Object class = "TextGrid"
+! the grid: xmin, xmax, tiers, their count
+0 2 <exists> 1
+"IntervalTier" "utterances" 0 2 2 ! class, name, xmin, xmax, size = 99
+0 1.5 "ele disse ""não"" !"   ! the first interval
+1.5 2 ""
+"""
+
+
+@pytest.mark.parametrize("text", [LONG, SHORT, COMMENTED], ids=["long", "short", "comments"])
+def test_the_long_the_short_and_a_commented_layout_read_alike(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "rec.TextGrid"
+    path.write_text(text, encoding="utf-8")
+    reference = read_reference(path)
+    assert [(u.start, u.end, u.text) for u in reference.utterances] == [(0.0, 1.5, 'ele disse "não" !')]
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (("xmax = 1.5", "xmax = 1,5"), "tier 'utterances' interval 1: its end should be a number, found 1,5"),
+        (('text = ""\n', "text = \n"), "tier 'utterances' declares 2 intervals but holds 1"),
+        (("intervals: size = 2", "intervals: size = 3"), "tier 'utterances' declares 3 intervals but holds 2"),
+        (("intervals: size = 2", "intervals: size = 1"), "declares 1 tiers but more follows the last one"),
+        (("size = 1\n", "size = 2\n"), "it declares 2 tiers but holds 1"),
+        (("xmin = 0\n            xmax = 1.5", "xmin = -0.5\n            xmax = 1.5"), "negative time"),
+        (('class = "IntervalTier"', 'class = "Tier"'), "class should be IntervalTier or TextTier"),
+        (("xmax = 1.5", "xmax = 1e999"), "not a finite number"),
+    ],
+)
+def test_a_wrong_or_cut_value_is_one_line_naming_the_file_and_the_place(
+    tmp_path: Path, change: tuple[str, str], problem: str
+) -> None:
+    path = tmp_path / "rec.TextGrid"
+    assert change[0] in LONG
+    path.write_text(LONG.replace(*change, 1), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_reference(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and problem in message and "\n" not in message
