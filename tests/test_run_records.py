@@ -225,6 +225,32 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
     assert max(before.values()) < two_models
 
 
+def test_arms_that_share_a_decode_name_it_by_one_key_and_the_plan_counts_it_once(corpus) -> None:
+    """The onset repair arm re-times the baseline's own decode: both outputs name that decode by the same
+    cache key, and the all-arms plan pays it once (the sum of the two arms' RTFs would pay it twice)."""
+    from toolkit.pipeline.planner import Resources, make_plan
+
+    folder = _experiment(corpus / "shared", 'baseline = []\nonset_repair = ["onset_repair"]\n')
+    run = run_experiment(load_experiment(folder), "tuning", progress=False).folder
+    for clip in CLIPS:
+        base, repaired = (
+            json.loads(run.arm_output(arm, clip).read_text())["work"] for arm in ("baseline", "onset_repair")
+        )
+        assert [u["kind"] for u in base.values()] == ["decode"]
+        assert set(base) < set(repaired) and sorted(u["kind"] for u in repaired.values()) == ["decode", "vad"]
+    plan = make_plan(run.root, hours=10, resources=Resources(nodes=1, cores=2))
+    baseline, onset_repair = plan.arms
+    assert plan.shared_counted_once and "counts once" in plan.table()
+    assert baseline.rtf < plan.together.rtf < baseline.rtf + onset_repair.rtf
+    # An output from before units of work were recorded: the plan falls back to the sum, and says so.
+    stored = json.loads(run.arm_output("onset_repair", CLIPS[0]).read_text())
+    del stored["work"]
+    run.arm_output("onset_repair", CLIPS[0]).write_text(json.dumps(stored))
+    older = make_plan(run.root, hours=10, resources=Resources(nodes=1, cores=2))
+    assert not older.shared_counted_once and "an upper bound" in older.table()
+    assert older.together.rtf == pytest.approx(baseline.rtf + onset_repair.rtf)
+
+
 def test_score_on_a_run_ctm_names_its_arm_and_no_negative_zero_in_the_report(corpus, forward) -> None:
     from toolkit.report.tables import pct as _pct
     from toolkit.report.tables import signed_points as _signed

@@ -12,9 +12,11 @@ cores each) or on ``gpus`` (one worker per GPU), then takes per arm:
 - ``core-hours = workers x cpu_threads x wall`` (what a queue bills for jobs held for the whole
   run; GPU-hours likewise per GPU).
 
-All arms in one run start each model service once per worker and decode each recording once per
-arm (a unit two arms share is decoded once, so the sum of the arms' RTFs is an upper bound). Where
-the tuning run was measured on a CPU, a GPU plan is refused: its RTFs say nothing about a GPU.
+All arms in one run start each model service once per worker, and a decode, VAD pass or enhancement
+two arms share is computed once: the run's stored outputs name each unit of work by its cache key, so
+the all-arms RTF counts every key once (outputs written before keys were recorded give the sum of the
+arms' RTFs, an upper bound, and the plan says so). Where the tuning run was measured on a CPU, a GPU
+plan is refused: its RTFs say nothing about a GPU.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class Plan:
     arms: list[ArmPlan]
     together: ArmPlan  # every arm in one run
     loads: tuple[float, ...] = ()  # one worker's model loads per arm, as measured
+    shared_counted_once: bool = False  # together's RTF counts each shared unit once (else: the arms' sum)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,8 +130,12 @@ class Plan:
             )
         lines.append(
             f"wall = model loads + rounds of recordings x (recording x RTF + {OVERHEAD_S:g} s overhead); {unit} = "
-            "workers x cores x wall (jobs held for the whole run); all arms: each model loads once, the RTFs add "
-            "up (an upper bound where arms share decodes)"
+            "workers x cores x wall (jobs held for the whole run); all arms: each model loads once, "
+            + (
+                "and a decode, VAD pass or enhancement that arms share counts once"
+                if self.shared_counted_once
+                else "the arms' RTFs add up (an upper bound: that run's outputs do not name their units of work)"
+            )
         )
         return "\n".join(lines)
 
@@ -237,5 +244,31 @@ def make_plan(
     arms = [estimate(c.arm, c.rtf, c.threads, c.load_s) for c in costs]
     threads = max(c.threads for c in costs)
     services = dict(service for c in costs for service in c.services)  # a worker starts each one once
-    together = estimate("all arms", sum(c.rtf for c in costs), threads, sum(services.values()))
-    return Plan(hours, recordings, resources, device, run, arms, together, tuple(c.load_s for c in costs))
+    shared = shared_rtf(run, [c.arm for c in costs])
+    rtf = shared if shared is not None else sum(c.rtf for c in costs)
+    together = estimate("all arms", rtf, threads, sum(services.values()))
+    loads = tuple(c.load_s for c in costs)
+    return Plan(hours, recordings, resources, device, run, arms, together, loads, shared is not None)
+
+
+def shared_rtf(run: Path, arms: list[str]) -> float | None:
+    """The RTF of all ``arms`` in one run, each unit of work they share counted once, from the run's
+    stored outputs; None when an output is missing or from before units of work were recorded."""
+    folder = RunFolder(run)
+    record = folder.read_record()
+    durations = {m["recording"]: float(m["duration_s"]) for m in record.measurements}
+    wall_s = 0.0
+    for recording in durations:
+        work: dict[str, float] = {}
+        for arm in arms:
+            try:
+                stored = json.loads(folder.arm_output(arm, recording).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            try:
+                work.update({key: float(unit["wall_s"]) for key, unit in stored["work"].items()})
+            except (AttributeError, KeyError, TypeError, ValueError):  # no units of work recorded, or damaged
+                return None
+        wall_s += sum(work.values())
+    audio_s = sum(durations.values())
+    return wall_s / audio_s if audio_s else None

@@ -104,14 +104,18 @@ class ArmOutput:
     partly_decoded: bool = False
     retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/pipeline/onset_repair.py)
     notes: list[str] = field(default_factory=list)
+    # Each unit of work by its cache key, with its kind and measured cost: arms that share a decode,
+    # a VAD pass or an enhancement name the same key, so a run's cost counts it once (ablate plan).
+    work: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def count(self, kind: str, measurement: dict[str, float], computed: bool) -> Measurement:
+    def count(self, kind: str, key: str, measurement: dict[str, float], computed: bool) -> Measurement:
         """Charge one unit of work at its measured cost (now or when cached) and count it computed or reused.
 
         ``worker_cpu_s`` adds up the CPU time of units computed now, spent in worker processes
         and so not in this process's CPU time.
         """
         spent = Measurement(**measurement)
+        self.work[key] = {"kind": kind, "wall_s": spent.wall_s, "cpu_s": spent.cpu_s}
         self.compute.add(spent)
         if computed:
             self.worker_cpu_s += spent.cpu_s
@@ -282,7 +286,7 @@ class ArmRunner:
             }
             self.cache.put_array(key, samples)
             self.cache.put(key, cached)
-        output.count("enhance", cached["measurement"], computed)
+        output.count("enhance", key, cached["measurement"], computed)
         output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
         enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
         lineage["enhance"] = identity
@@ -381,7 +385,7 @@ class ArmRunner:
             regions, spent = worker.call(prepared)
             cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
             self.cache.put(key, cached)
-        output.count("vad", cached["measurement"], computed)
+        output.count("vad", key, cached["measurement"], computed)
         return [tuple(r) for r in cached["regions"]]
 
     def _recognize(
@@ -452,7 +456,7 @@ class ArmRunner:
                 "decoded": decoded.transcript.decoded,
             }
             self.cache.put(key, cached)
-        spent = output.count("decode", cached["measurement"], computed)
+        spent = output.count("decode", key, cached["measurement"], computed)
         notes = cached.get("notes", {})
         counts = {k: v for k, v in notes.items() if isinstance(v, int) and not isinstance(v, bool)}
         so_far = output.recognizer_notes.get(name, {})
