@@ -15,12 +15,11 @@ from toolkit.core.files import atomic_write_text
 from toolkit.core.text import parse_number, read_text
 from toolkit.core.transcripts import Hypothesis, Word
 from toolkit.formats.ids import recording_id_problem
-from toolkit.formats.words import checked_word
+from toolkit.formats.words import LineOrder, checked_word
 
 CHANNEL = "1"
 UNTIMED = ";; untimed "
 HEADER = ";; recording channel start duration word [confidence]; arm "  # then the arm name, "-" for none
-_EPS = 1e-9
 
 # Words of one recording in file order, each with its channel (None: an untimed word, which has none).
 CtmWords = list[tuple[str | None, Word]]
@@ -29,7 +28,7 @@ CtmWords = list[tuple[str | None, Word]]
 def read_ctm(path: str | Path) -> dict[str, CtmWords]:
     """Words per recording id, refusing malformed lines, negative or out-of-order times."""
     words: dict[str, CtmWords] = {}
-    last: dict[tuple[str, str], tuple[int, float]] = {}
+    order = LineOrder(path)
     for number, line in enumerate(read_text(path).splitlines(), 1):
         if line.startswith(UNTIMED):
             recording, _, text = line[len(UNTIMED) :].partition(" ")
@@ -55,14 +54,7 @@ def read_ctm(path: str | Path) -> dict[str, CtmWords]:
                 f"line {number}: negative {'start' if start < 0 else 'duration'} "
                 f"({fields[2] if start < 0 else fields[3]})",
             )
-        key = (recording, channel)
-        if key in last and start < last[key][1] - _EPS:
-            raise InputError(
-                path,
-                f"line {number}: word '{word}' at {start:g} s is out of order "
-                f"(line {last[key][0]} starts at {last[key][1]:g} s)",
-            )
-        last[key] = (number, start)
+        order.check((recording, channel), number, start, f"word '{word}' at {start:g} s")
         words.setdefault(recording, []).append(
             (channel, checked_word(path, f"line {number}", word, start, start + duration, confidence))
         )

@@ -17,18 +17,18 @@ from toolkit.core.files import atomic_write_text
 from toolkit.core.text import parse_number, read_text
 from toolkit.core.transcripts import Interval, Reference, Utterance
 from toolkit.formats.ids import recording_id_problem
+from toolkit.formats.words import TIME_EPS, LineOrder
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"
 UNKNOWN_SPEAKER = "unknown"
 CHANNEL = "1"
-_EPS = 1e-9
 
 
 def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
     """Every recording and channel in an STM file, keyed by ``(recording id, channel)``, validated line by line."""
     references: dict[tuple[str, str], Reference] = {}
-    last_start: dict[tuple[str, str], tuple[int, float]] = {}
+    order = LineOrder(path)
     last_by_speaker: dict[tuple[str, str, str], tuple[int, float]] = {}
     for number, line in enumerate(read_text(path, allow_empty=False).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(";;"):
@@ -56,13 +56,7 @@ def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
                 f"{'starts before 0' if start < 0 else 'ends before it starts'}",
             )
         key = (recording, channel)
-        if key in last_start and start < last_start[key][1] - _EPS:
-            raise InputError(
-                path,
-                f"line {number}: segment at {start:g} s is out of order "
-                f"(line {last_start[key][0]} starts at {last_start[key][1]:g} s)",
-            )
-        last_start[key] = (number, start)
+        order.check(key, number, start, f"segment at {start:g} s")
         reference = references.setdefault(key, Reference(recording, []))
         if speaker == GAP_SPEAKER:
             continue
@@ -70,7 +64,7 @@ def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
             reference.unresolved.append(Interval(start, end, IGNORE))
             continue
         speaker_key = (recording, channel, speaker)
-        if speaker_key in last_by_speaker and start < last_by_speaker[speaker_key][1] - _EPS:
+        if speaker_key in last_by_speaker and start < last_by_speaker[speaker_key][1] - TIME_EPS:
             raise InputError(
                 path,
                 f"line {number}: segment {start:g}-{end:g} s overlaps speaker "

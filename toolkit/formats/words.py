@@ -1,4 +1,5 @@
-"""One validation of a hypothesis word, shared by the CTM and JSON readers so both apply the same rules."""
+"""One validation of a hypothesis word, shared by the CTM and JSON readers so both apply the same rules;
+and one time-order check of a line-per-item file (CTM words, STM segments)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,22 @@ def checked_word(
         None if confidence is None else float(confidence),
         segment_id,
     )
+
+
+# Times that differ by less than this are the same time (rounding in other tools).
+TIME_EPS = 1e-9
+
+
+class LineOrder:
+    """Refuses a line that starts before the previous line of the same recording and channel (or other key)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self._last: dict[tuple[str, ...], tuple[int, float]] = {}
+
+    def check(self, key: tuple[str, ...], number: int, start: float, what: str) -> None:
+        """``what`` (say "word 'sim' at 2.5 s") starts on line ``number`` at ``start``."""
+        if key in self._last and start < self._last[key][1] - TIME_EPS:
+            line, previous = self._last[key]
+            raise InputError(self.path, f"line {number}: {what} is out of order (line {line} starts at {previous:g} s)")
+        self._last[key] = (number, start)
