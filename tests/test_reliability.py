@@ -140,55 +140,26 @@ def _corpus(root: Path, text: str, suffix: str = ".TextGrid") -> tuple[Path, Pat
     return audio, refs
 
 
+def _freeze(audio: Path, refs: Path, out: Path, *extra: str) -> int:
+    """``ablate manifest freeze`` of the corpus into ``out`` as the tuning split, with ``extra`` arguments."""
+    return main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning", *extra])
+
+
 def test_a_reference_without_words_needs_a_no_speech_declaration(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "")
     out = tmp_path / "manifest.json"
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning"]) == 2
+    assert _freeze(audio, refs, out) == 2
     err = capsys.readouterr().err
     assert "rec.TextGrid: the reference has no words" in err and "--no-speech rec" in err
     assert not out.exists()
-    assert (
-        main(
-            [
-                "manifest",
-                "freeze",
-                str(audio),
-                "--refs",
-                str(refs),
-                "--out",
-                str(out),
-                "--split",
-                "tuning",
-                "--no-speech",
-                "rec",
-            ]
-        )
-        == 0
-    )
+    assert _freeze(audio, refs, out, "--no-speech", "rec") == 0
     assert json.loads(out.read_text())["recordings"][0]["strata"] == ["no-speech"]
 
 
 def test_a_recording_declared_silent_whose_reference_has_words_is_refused(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "não")
     out = tmp_path / "manifest.json"
-    assert (
-        main(
-            [
-                "manifest",
-                "freeze",
-                str(audio),
-                "--refs",
-                str(refs),
-                "--out",
-                str(out),
-                "--split",
-                "tuning",
-                "--no-speech",
-                "rec",
-            ]
-        )
-        == 2
-    )
+    assert _freeze(audio, refs, out, "--no-speech", "rec") == 2
     assert "declared to hold no speech" in capsys.readouterr().err and not out.exists()
 
 
@@ -220,7 +191,7 @@ def test_a_recording_id_with_whitespace_is_refused_at_freeze_with_a_suggestion(t
     (audio / "rec.wav").rename(audio / "rec 1.wav")
     (refs / "rec.TextGrid").rename(refs / "rec 1.TextGrid")
     out = tmp_path / "manifest.json"
-    assert main(["manifest", "freeze", str(audio), "--refs", str(refs), "--out", str(out), "--split", "tuning"]) == 2
+    assert _freeze(audio, refs, out) == 2
     err = capsys.readouterr().err
     assert "rec 1.wav" in err and "whitespace" in err and "'rec_1'" in err and not out.exists()
 
@@ -322,19 +293,7 @@ def test_an_unwritable_out_is_one_line(tmp_path: Path, capsys) -> None:
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code = main(
-            [
-                "manifest",
-                "freeze",
-                str(audio),
-                "--refs",
-                str(refs),
-                "--out",
-                str(locked / "m.json"),
-                "--split",
-                "tuning",
-            ]
-        )
+        code = _freeze(audio, refs, locked / "m.json")
     finally:
         locked.chmod(0o700)
     err = capsys.readouterr().err
@@ -344,19 +303,7 @@ def test_an_unwritable_out_is_one_line(tmp_path: Path, capsys) -> None:
 def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "não")
     (tmp_path / "plain").write_text("not a folder")
-    code = main(
-        [
-            "manifest",
-            "freeze",
-            str(audio),
-            "--refs",
-            str(refs),
-            "--out",
-            str(tmp_path / "plain" / "m.json"),
-            "--split",
-            "tuning",
-        ]
-    )
+    code = _freeze(audio, refs, tmp_path / "plain" / "m.json")
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "m.json: cannot write the file" in err
 
@@ -367,24 +314,7 @@ def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys) -> None:
 def test_a_zero_byte_text_reference_is_refused(tmp_path: Path, capsys) -> None:
     audio, refs = _corpus(tmp_path, "", suffix=".txt")
     out = tmp_path / "manifest.json"
-    assert (
-        main(
-            [
-                "manifest",
-                "freeze",
-                str(audio),
-                "--refs",
-                str(refs),
-                "--out",
-                str(out),
-                "--split",
-                "tuning",
-                "--no-speech",
-                "rec",
-            ]
-        )
-        == 2
-    )
+    assert _freeze(audio, refs, out, "--no-speech", "rec") == 2
     assert "rec.txt: empty file (0 bytes)" in capsys.readouterr().err and not out.exists()
 
 
@@ -395,22 +325,7 @@ def test_names_differing_in_unicode_normalization_are_told_apart(tmp_path: Path,
     nfc, nfd = unicodedata.normalize("NFC", "ação"), unicodedata.normalize("NFD", "ação")
     (audio / "rec.wav").rename(audio / f"{nfc}.wav")
     (refs / "rec.TextGrid").rename(refs / f"{nfd}.TextGrid")
-    assert (
-        main(
-            [
-                "manifest",
-                "freeze",
-                str(audio),
-                "--refs",
-                str(refs),
-                "--out",
-                str(tmp_path / "m.json"),
-                "--split",
-                "tuning",
-            ]
-        )
-        == 2
-    )
+    assert _freeze(audio, refs, tmp_path / "m.json") == 2
     err = capsys.readouterr().err
     assert "differ in Unicode normalization" in err and "U+00E7 U+00E3" in err and "U+0063 U+0327" in err
 
