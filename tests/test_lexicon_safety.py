@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from score_pair import plain_text_pair
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -131,18 +132,7 @@ def test_malformed_optional_lines_are_refused(tmp_path: Path, line: str, message
 
 def test_optional_words_need_the_third_version_and_the_cli_says_so(tmp_path: Path, capsys) -> None:
     lexicon = _lexicon(tmp_path, "optional\tinciso\tbefore roman item")
-    (tmp_path / "ref").mkdir()
-    (tmp_path / "ref" / "art1.txt").write_text("I - a soberania;\n", encoding="utf-8")
-    (tmp_path / "art1.txt").write_text("inciso primeiro a soberania\n", encoding="utf-8")
-    args = [
-        "score",
-        "--ref",
-        str(tmp_path / "ref" / "art1.txt"),
-        "--hyp",
-        str(tmp_path / "art1.txt"),
-        "--format",
-        "json",
-    ]
+    args = plain_text_pair(tmp_path, "art1", "I - a soberania;", "inciso primeiro a soberania")
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     assert json.loads(capsys.readouterr().out)["wer"] == 0
     assert main([*args, "--lexicon", str(lexicon), "--normalizer", "ptbr-norm-2"]) == 2

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from score_pair import plain_text_pair
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -74,18 +75,7 @@ def test_a_malformed_line_is_refused_with_file_and_line(tmp_path: Path, line: st
 
 
 def test_score_cli_takes_a_lexicon_and_a_normalizer_version(lexicon: Path, tmp_path: Path, capsys) -> None:
-    (tmp_path / "ref").mkdir()
-    (tmp_path / "ref" / "rec1.txt").write_text("Bora ver Dom Pedro II\n", encoding="utf-8")
-    (tmp_path / "rec1.txt").write_text("vamos embora ver dom pedro segundo\n", encoding="utf-8")
-    args = [
-        "score",
-        "--ref",
-        str(tmp_path / "ref" / "rec1.txt"),
-        "--hyp",
-        str(tmp_path / "rec1.txt"),
-        "--format",
-        "json",
-    ]
+    args = plain_text_pair(tmp_path, "rec1", "Bora ver Dom Pedro II", "vamos embora ver dom pedro segundo")
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["wer"] == 0 and "norm:ptbr-norm-3@" in data["signature"] and "user-lex:" in data["signature"]
