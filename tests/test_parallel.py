@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from run_products import run_products
 from shared_data import PTBR_DEV, lapsbm_tuning_corpus
 
 from toolkit.core.errors import InputError, ToolkitError
@@ -42,7 +43,6 @@ ARMS = ["baseline", "vad"]
 ABLATE = Path(sys.executable).parent / "ablate"
 DASK = Path(sys.executable).parent / "dask"
 # Results that must not depend on how the recordings were spread (runtime.csv holds timings).
-PRODUCTS = ("hypotheses", "disagreements", "scores")
 
 
 def _env() -> dict[str, str]:
@@ -72,15 +72,6 @@ def _experiment(corpus: Path, name: str) -> Path:
     folder.mkdir()
     (folder / "experiment.toml").write_text(text, encoding="utf-8")
     return folder
-
-
-def _products(run: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(run)): p.read_bytes()
-        for part in PRODUCTS
-        for p in sorted((run / part).rglob("*"))
-        if p.is_file() and p.name != "runtime.csv"
-    }
 
 
 def _order(run: Path) -> list[tuple[str, str]]:
@@ -184,10 +175,10 @@ def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: P
         os.environ.clear()
         os.environ.update(saved)
     evaluate_run(local.folder)
-    expected = _products(one_worker)
+    expected = run_products(one_worker)
     assert len(expected) > 6 * 2 and any(name.endswith(".ctm") for name in expected)
     for summary, mode in ((two, "local"), (local, "scheduler")):
-        assert _products(summary.folder.root) == expected
+        assert run_products(summary.folder.root) == expected
         assert _order(summary.folder.root) == _order(one_worker)
         record = summary.folder.read_record().to_json()
         assert record["status"] == "complete" and record["failures"] == []
@@ -231,9 +222,11 @@ def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recom
     assert killed is not None, "no worker was caught mid-run"
     assert run.returncode == 0, stderr
     run_folder = next(outputs.iterdir())
-    assert _products(run_folder).keys() >= {k for k in _products(one_worker) if k.startswith("hypotheses")}
-    expected = {k: v for k, v in _products(one_worker).items() if k.startswith(("hypotheses", "disagreements"))}
-    assert {k: v for k, v in _products(run_folder).items() if k.startswith(("hypotheses", "disagreements"))} == expected
+    assert run_products(run_folder).keys() >= {k for k in run_products(one_worker) if k.startswith("hypotheses")}
+    expected = {k: v for k, v in run_products(one_worker).items() if k.startswith(("hypotheses", "disagreements"))}
+    assert {
+        k: v for k, v in run_products(run_folder).items() if k.startswith(("hypotheses", "disagreements"))
+    } == expected
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in finished_before.items())  # nothing redone
     record = json.loads((run_folder / "run.json").read_text())
     assert record["status"] == "complete" and record["parallel"]["mode"] == "scheduler"

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from run_products import run_products
 from single_node_slurm import SingleNodeSlurm, missing, single_node_slurm
 
 from toolkit.core.errors import InputError
@@ -33,7 +34,6 @@ from toolkit.pipeline.slurm import load_cluster_file
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "experiments" / "demo" / "experiment.toml"
 ARMS = ["baseline", "vad"]
-PRODUCTS = ("hypotheses", "disagreements", "scores")
 SLURM_MISSING = missing()
 # CI sets this (.ci/run): there a missing SLURM fails the SLURM tests instead of skipping them.
 SLURM_REQUIRED = os.environ.get("ABLATE_REQUIRE_SLURM") == "1"
@@ -100,15 +100,6 @@ def _cluster_file(folder: Path, **changes: object) -> Path:
     return path
 
 
-def _products(run: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(run)): p.read_bytes()
-        for part in PRODUCTS
-        for p in sorted((run / part).rglob("*"))
-        if p.is_file() and p.name != "runtime.csv"
-    }
-
-
 def _ablate(folder: Path, *extra: str, arms: list[str] = ARMS) -> list[str]:
     return [sys.executable, "-m", "toolkit", "run", str(folder), "--split", "tuning", "--arms", ",".join(arms), *extra]
 
@@ -144,7 +135,7 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
         load_experiment(folder), "tuning", ARMS, progress=False, slurm=load_cluster_file(_cluster_file(folder))
     )
     evaluate_run(summary.folder)
-    assert _products(summary.folder.root) == _products(one_worker)
+    assert run_products(summary.folder.root) == run_products(one_worker)
     record = summary.folder.read_record().to_json()
     assert record["status"] == "complete" and record["failures"] == []
     parallel = record["parallel"]
@@ -175,8 +166,8 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
     assert record["reuse"]["decode"] == {"computed": 0, "reused": record["reuse"]["decode"]["reused"]} != 0
     assert (again.computed, again.reused) == (4, 0)
     evaluate_run(again.folder)
-    assert {k: v for k, v in _products(again.folder.root).items() if not k.startswith("scores")} == {
-        k: v for k, v in _products(one_worker).items() if not k.startswith("scores")
+    assert {k: v for k, v in run_products(again.folder.root).items() if not k.startswith("scores")} == {
+        k: v for k, v in run_products(one_worker).items() if not k.startswith("scores")
     }
 
 
@@ -216,8 +207,8 @@ def test_a_cancelled_job_and_a_job_over_its_walltime_have_their_recording_resche
     assert cancelled is not None, f"no job was caught mid-run: {stdout} {stderr}"
     assert run.returncode == 0, stderr
     run_folder = next((folder / "runs").iterdir())
-    made = _products(run_folder)
-    expected = {k: v for k, v in _products(one_worker).items() if k.startswith(("hypotheses", "disagreements"))}
+    made = run_products(run_folder)
+    expected = {k: v for k, v in run_products(one_worker).items() if k.startswith(("hypotheses", "disagreements"))}
     assert {k: made.get(k) for k in expected} == expected  # the arms one worker ran too: byte-identical
     assert len([k for k in made if k.startswith("hypotheses") and k.endswith(".ctm")]) == 2 * len(arms)
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in finished_before.items())  # nothing redone
@@ -453,5 +444,5 @@ def test_a_rerun_whose_decodes_are_cached_starts_no_model_in_this_process(one_wo
     record = again.folder.read_record().to_json()
     assert record["recognizer_loads"] == {} and record["stage_loads"] == {} and again.load_wall_s == 0
     assert record["reuse"]["decode"]["computed"] == 0 and record["reuse"]["vad"]["computed"] == 0
-    hypotheses = {k: v for k, v in _products(one_worker).items() if k.startswith("hypotheses")}
-    assert {k: v for k, v in _products(again.folder.root).items() if k.startswith("hypotheses")} == hypotheses
+    hypotheses = {k: v for k, v in run_products(one_worker).items() if k.startswith("hypotheses")}
+    assert {k: v for k, v in run_products(again.folder.root).items() if k.startswith("hypotheses")} == hypotheses
