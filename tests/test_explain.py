@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -107,3 +108,38 @@ def test_a_gate_instance_line_names_its_cause(tmp_path: Path) -> None:
     text = evaluate_gates(score_run(folder, ScoreOptions(normalizer="ptbr-norm-3")), "vad", gates).text()
     line = next(line for line in text.splitlines() if "vinte e seis" in line)
     assert line.endswith("cause: seam"), line
+
+
+def _later_copy(folder: Path, name: str, **record: object) -> Path:
+    """A copy of run ``folder`` finished later, with ``record`` fields of its config changed or set."""
+    copy = folder.parent / name
+    shutil.copytree(folder, copy)
+    data = json.loads((copy / "run.json").read_text(encoding="utf-8"))
+    data["finished"] = "2099-01-01T00:00:00+00:00"
+    data["config"] |= record
+    (copy / "run.json").write_text(json.dumps(data), encoding="utf-8")
+    return copy
+
+
+def test_explain_reads_the_real_run_of_the_split_never_a_stability_rerun_or_a_run_without_the_arm(
+    tmp_path: Path, capsys
+) -> None:
+    """A dithered rerun finished later is a measurement of stability, not the split's run; a later run of the
+    baseline alone does not hide the run that has the arm; --run names a run outright."""
+    experiment, run = known_causes_run(tmp_path)
+    folder = run.root
+    data = json.loads(run.record.read_text(encoding="utf-8"))
+    _later_copy(folder, "tuning-dithered", dither={"level_dbfs": -90.0, "seed": 3})
+    subset = _later_copy(folder, "tuning-subset", arms=[a for a in data["config"]["arms"] if a["name"] == "baseline"])
+    assert main(["explain", str(experiment.folder), "--arm", "vad"]) == 0
+    assert "on tuning-constructed" in capsys.readouterr().out
+    assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", "tuning-dithered"]) == 0
+    assert "on tuning-dithered" in capsys.readouterr().out
+    assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", subset.name]) == 2
+    assert "has no arm 'vad'" in capsys.readouterr().err
+    assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", str(tmp_path)]) == 2
+    assert "not a run of" in capsys.readouterr().err
+    shutil.rmtree(folder)
+    assert main(["explain", str(experiment.folder), "--arm", "vad"]) == 2
+    err = capsys.readouterr().err
+    assert "no finished tuning run with arm(s) vad here (the runs without: tuning-subset)" in err

@@ -10,7 +10,8 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
-from toolkit.pipeline.planner import Resources, latest_run, make_plan
+from toolkit.pipeline.planner import Resources, make_plan
+from toolkit.runs.folder import latest_run
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
@@ -90,10 +91,10 @@ def test_gpu_plans_need_a_gpu_measurement_and_the_command_prints_one_table(
     experiment.mkdir()
     (experiment / "experiment.toml").write_text(DEMO.read_text(encoding="utf-8"), encoding="utf-8")
     assert main(["plan", str(experiment), "--hours", "10"]) == 2
-    assert "no complete tuning run to plan from" in capsys.readouterr().err
+    assert "no finished tuning run here" in capsys.readouterr().err
     _run(experiment / "runs" / "tuning-old", finished="2026-11-01T10:00:00+00:00")
     newest = _run(experiment / "runs" / "tuning-new")
-    assert latest_run(experiment, "tuning") == newest
+    assert latest_run(experiment, "tuning", complete=True).root == newest
     assert main(["plan", str(experiment), "--hours", "10", "--nodes", "2", "--cores", "8"]) == 0
     out = capsys.readouterr().out
     assert "plan: 10 h of audio in 60 recordings of 10.0 min on 2 node(s) x 8 cores" in out and "all arms" in out

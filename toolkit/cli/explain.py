@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, LOUDEST_LEVEL_DBFS
-from toolkit.core.errors import ToolkitError
+from toolkit.core.errors import InputError, ToolkitError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +24,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("experiment", help="experiment folder (or its experiment.toml)")
     parser.add_argument("--arm", help="the arm to explain (with --stability: the arms to rerun, comma-separated)")
     parser.add_argument("--against", help="the arm to compare with (default: the run's baseline)")
-    parser.add_argument("--split", default="tuning", help="the split whose latest run to read (default tuning)")
+    parser.add_argument(
+        "--split",
+        default="tuning",
+        help="the split whose run to read (default tuning): its latest finished run that ran the arm and the one "
+        "it is compared with (stability reruns never count); for a test split, the run the audit log recorded",
+    )
+    parser.add_argument(
+        "--run", metavar="RUN", help="read this run instead (a folder name under the experiment's runs/, or a path)"
+    )
     parser.add_argument("--format", choices=("text", "json", "csv"), default="text", help="output format")
     parser.add_argument(
         "--stability",
@@ -54,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         return _stability(args, experiment)
     if not args.arm:
         raise ToolkitError("ablate explain: name the arm to explain with --arm ARM (or pass --stability K)")
-    folder = split_run(experiment, args.split)
+    folder = _chosen_run(experiment, args.run) if args.run else split_run(experiment, args.split, _arms(args))
     explanation = explain(score_run(folder, experiment.score_options()), args.arm, args.against)
     if args.format == "json":
         json.dump(explanation.to_json(), sys.stdout, ensure_ascii=False, indent=2)
@@ -64,6 +72,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(explanation.text())
     return 0
+
+
+def _arms(args: argparse.Namespace) -> list[str]:
+    """The arms the run must have: the explained one and, when named, the one it is compared with."""
+    return [args.arm, *([args.against] if args.against else [])]
+
+
+def _chosen_run(experiment: Any, run: str) -> Any:
+    """The run ``--run`` names, in the experiment's runs/; a test split's only when the audit log recorded it."""
+    from pathlib import Path
+
+    from toolkit.protocol.state import TEST_SPLITS
+    from toolkit.protocol.verdict import split_run
+    from toolkit.runs.folder import RunFolder
+
+    path = Path(run) if ("/" in run or Path(run).is_absolute()) else experiment.folder / "runs" / run
+    folder = RunFolder(path)
+    if path.resolve().parent != (experiment.folder / "runs").resolve():
+        raise InputError(path, f"not a run of {experiment.folder} (its runs are in {experiment.folder / 'runs'})")
+    record = folder.read_record()
+    if record.split in TEST_SPLITS and split_run(experiment, record.split).root.resolve() != path.resolve():
+        raise InputError(path, f"not the {record.split} run the audit log recorded")
+    return folder
 
 
 def _stability(args: argparse.Namespace, experiment: Any) -> int:

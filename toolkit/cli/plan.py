@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from toolkit.core.errors import ToolkitError
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.pipeline.planner import Resources, latest_run, make_plan
+    from toolkit.pipeline.planner import Resources, make_plan
+    from toolkit.runs.folder import latest_run
 
     if args.gpus is not None and (args.nodes is not None or args.cores is not None):
         raise ToolkitError("--gpus plans GPU workers; --nodes and --cores plan CPU workers: give one or the other")
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         resources = Resources(nodes=args.nodes or 1, cores=args.cores or len(os.sched_getaffinity(0)))
     experiment = load_experiment(args.experiment)
-    source = Path(args.run) if args.run else latest_run(experiment.folder, args.split)
+    source = Path(args.run) if args.run else latest_run(experiment.folder, args.split, complete=True).root
     plan = make_plan(source, args.hours, resources, args.recording_minutes)
     print(json.dumps(plan.to_json(), indent=2) if args.json else plan.table())
     return 0

@@ -140,24 +140,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def latest_run(experiment_folder: Path, split: str) -> Path:
-    """The most recently finished complete run of ``split`` in the experiment's runs folder."""
-    candidates = []
-    for record in (experiment_folder / "runs").glob(f"{split}-*/run.json"):
-        try:
-            data = json.loads(record.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if data.get("status") == "complete" and data.get("measurements"):
-            candidates.append((data.get("finished", ""), record.parent))
-    if not candidates:
-        raise InputError(
-            experiment_folder / "runs",
-            f"no complete {split} run to plan from; run `ablate run {experiment_folder} --split {split}` first",
-        )
-    return max(candidates)[1]
-
-
 def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     """Per arm what the run measured, the mean recording length (s), and what it ran on (device, CPU, ISA)."""
     record = RunFolder(run).read_record().to_json()  # checked: a malformed run.json is one line naming it

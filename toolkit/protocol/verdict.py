@@ -8,6 +8,7 @@ in the run folder (the report's gates section reads it) and logged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolkit.core.errors import InputError
@@ -24,11 +25,11 @@ from toolkit.runs.record import BASELINE
 GATES_JSON = "gates.json"
 
 
-def split_run(experiment: Experiment, split: str) -> RunFolder:
+def split_run(experiment: Experiment, split: str, arms: Sequence[str] = ()) -> RunFolder:
     """The run of ``split`` to read: for a test split the one the audit log recorded as finished (its files
-    checked against their recorded hashes), else the latest finished run of that split."""
+    checked against their recorded hashes), else the latest finished run of that split that ran ``arms``."""
     if split not in TEST_SPLITS:
-        return latest_run(experiment.folder, split)
+        return latest_run(experiment.folder, split, arms)
     state = replay(verified_log(experiment.folder, hashes=True))
     if split not in state.finished:
         raise InputError(experiment.path, f"the {split} has not been run to the end: no run of it to read")

@@ -10,6 +10,7 @@ disagreements with the baseline, and later the score tables and reports.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,17 +80,30 @@ class RunFolder:
         return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))
 
 
-def latest_run(experiment_folder: Path, split: str) -> RunFolder:
-    """The most recently finished run of ``split`` in an experiment folder (one line when there is none)."""
-    finished = []
+def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), complete: bool = False) -> RunFolder:
+    """The most recently finished run of ``split`` in an experiment folder that ran every one of ``arms``
+    (and, with ``complete``, had no failed recording); one line when there is none.
+
+    A stability rerun (decoded with inaudible dither, ``ablate explain --stability``) is never the
+    split's run: it measures how stable the real run is and lives beside it.
+    """
+    finished: list[tuple[str, Path]] = []
+    without: list[tuple[str, Path]] = []
     for root in sorted(Path(experiment_folder).glob(f"runs/{split}-*")):
         if (root / "run.json").is_file():
             record = RunFolder(root).read_record()
-            if record.split == split and record.finished:
-                finished.append((record.finished, root))
+            if record.split != split or not record.finished or record.config.dither:
+                continue
+            if complete and record.status != "complete":
+                continue
+            ran = {arm["name"] for arm in record.config.arms}
+            (finished if set(arms) <= ran else without).append((record.finished, root))
     if not finished:
+        missing = f" with arm(s) {', '.join(arms)}" if arms else ""
+        others = f" (the runs without: {', '.join(root.name for _, root in sorted(without))})" if without else ""
         raise InputError(
             Path(experiment_folder),
-            f"no finished {split} run here: run 'ablate run {experiment_folder} --split {split}' first",
+            f"no finished {split} run{missing} here{others}: run 'ablate run {experiment_folder} --split {split}' "
+            "first",
         )
     return RunFolder(max(finished)[1])
