@@ -132,7 +132,10 @@ def test_explain_reads_the_real_run_of_the_split_never_a_stability_rerun_or_a_ru
     _later_copy(folder, "tuning-dithered", dither={"level_dbfs": -90.0, "seed": 3})
     subset = _later_copy(folder, "tuning-subset", arms=[a for a in data["config"]["arms"] if a["name"] == "baseline"])
     assert main(["explain", str(experiment.folder), "--arm", "vad"]) == 0
-    assert "on tuning-constructed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "on tuning-constructed" in out
+    assert "r1     2.24 vad cut      regression deletion: sair | sair | -" in out  # every changed word, in text too
+    assert "r1    12.30 vad cut      fix insertion: - | sim | -" in out
     assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", "tuning-dithered"]) == 0
     assert "on tuning-dithered" in capsys.readouterr().out
     assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", subset.name]) == 2

@@ -48,6 +48,12 @@ class ExplainedChange:
     def delta(self) -> int:
         return 1 if self.kind == REGRESSION else -1
 
+    def line(self) -> str:
+        """One line for the terminal; "-" where a side wrote nothing there."""
+        time = "-" if self.time is None else f"{self.time:.2f}"
+        sides = " | ".join(text or "-" for text in (self.reference, self.baseline, self.arm))
+        return f"{self.recording} {time:>8} {self.cause:<12} {self.kind} {self.error}: {sides}"
+
     def overlaps(self, start: float | None, end: float | None) -> bool:
         """Whether the change lies within ``[start, end]`` (a point when ``end`` is None), to the millisecond."""
         if self.time is None or start is None:
@@ -190,6 +196,11 @@ class Explanation:
             )
             suffix = f" ({parts})" if parts else ""
             lines.append(f"  {r.recording}: ΔWER {_points(r.delta_errors, r.ref_words)}{suffix}")
+        if self.changes:
+            lines.append(
+                "every changed word (recording, time s, cause, regression/fix error: reference | baseline | arm):"
+            )
+            lines += [f"  {change.line()}" for change in self.changes]
         return "\n".join(lines)
 
 
