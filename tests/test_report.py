@@ -18,7 +18,7 @@ from toolkit.evaluate import score_run, write_scores
 from toolkit.explain import explain
 from toolkit.protocol.gates import evaluate_gates, load_gates
 from toolkit.protocol.report_sections import report_sections
-from toolkit.report.run_report import write_reports
+from toolkit.report.run_report import report_title, write_reports
 from toolkit.scorer.metrics.timing import TimingScore
 from toolkit.scorer.options import ScoreOptions
 
@@ -129,3 +129,14 @@ def test_the_first_screen_in_chromium_shows_the_verdict_and_the_causes_and_nothi
             assert [url for url in requests if not url.startswith(("file:", "data:"))] == []
         finally:
             browser.close()
+
+
+def test_the_title_tells_a_stability_rerun_and_a_run_of_some_arms_from_the_split_run(tmp_path: Path) -> None:
+    """Runs of one split share the folder prefix: the report's title names the arms and any dither."""
+    _, run = known_causes_run(tmp_path)
+    record = run.read_record()
+    assert report_title(record) == "ASR ablation report: constructed / tuning (baseline, vad)"
+    dithered = replace(record, config=replace(record.config, dither={"seed": 3, "level_dbfs": -90.0}))
+    assert report_title(dithered).endswith(", stability rerun with inaudible dither (seed 3, -90.0 dBFS)")
+    subset = replace(record, config=replace(record.config, arms=record.config.arms[:1]))
+    assert report_title(subset) == "ASR ablation report: constructed / tuning (baseline)"

@@ -58,7 +58,7 @@ def write_reports(evaluation: Evaluation, extra_sections: Sequence[Section] = ()
     """Write ``report.md`` and ``report.html`` into the run folder; ``extra_sections`` are the protocol's
     (its lead sections open the report, the rest close it). Returns both paths and sets them, and the
     terminal table, on ``evaluation``."""
-    title = f"ASR ablation report: {evaluation.record.config.experiment} / {evaluation.record.split}"
+    title = report_title(evaluation.record)
     sections = [
         *(s for s in extra_sections if s.lead),
         *run_sections(evaluation, explain_arms(evaluation)),
@@ -70,6 +70,20 @@ def write_reports(evaluation: Evaluation, extra_sections: Sequence[Section] = ()
     evaluation.table_text = render_text_table(evaluation)
     evaluation.report_markdown, evaluation.report_html = md_path, html_path
     return md_path, html_path
+
+
+def report_title(record: RunRecord) -> str:
+    """Experiment and split, and what sets this run apart from the split's run: the arms it ran, and the
+    dither of a stability rerun (runs of one split share the folder prefix; the title tells them apart)."""
+    config = record.config
+    arms = ", ".join(arm["name"] for arm in config.arms)
+    title = f"ASR ablation report: {config.experiment} / {record.split} ({arms})"
+    if config.dither:
+        title += (
+            f", stability rerun with inaudible dither (seed {config.dither.get('seed')}, "
+            f"{config.dither.get('level_dbfs')} dBFS)"
+        )
+    return title
 
 
 def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -> list[Section]:
