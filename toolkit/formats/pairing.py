@@ -109,6 +109,8 @@ def _agreed_channel(reference: _Side, hypothesis: _Side, recording_id: str, chan
 
 
 def _side(path: Path, role: str) -> _Side:
+    if not path.is_file():  # before any pairing by name: a missing file is not an id mismatch
+        raise InputError(path, "file not found" if not path.exists() else "not a file")
     suffix = path.suffix.lower()
     if suffix == ".stm":
         references = read_stm(path)
