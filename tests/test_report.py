@@ -64,6 +64,8 @@ def test_the_report_opens_with_the_verdict_then_each_arm_by_cause_and_has_no_emp
     for heading, body in zip(headings, re.split(r"\n## .*\n", markdown)[1:]):
         assert body.strip(), heading
     assert markdown.split("## Seams\n")[1].strip().startswith("no windowed arm")
+    fallback = markdown.split("## Temperature fallback\n")[1].split("\n## ")[0]
+    assert "- none in this run: no (arm, recording) where more than half" in fallback
     # The HTML says the same, in the same order (folded sections' headings are in their summary).
     html = page.read_text(encoding="utf-8")
     shown = [

@@ -269,7 +269,11 @@ def fallback_table(evaluation: Evaluation) -> pd.DataFrame:
 
 
 def fallback_notes(evaluation: Evaluation) -> str:
-    recognizers = evaluation.record.config.recognizers
+    """How each recognizer the run's arms used falls back, and whether any (arm, recording) was mostly fallback."""
+    config = evaluation.record.config
+    used = {config.primary} | {
+        c["config"]["recognizer"] for arm in config.arms for c in arm["components"] if c["stage"] == "second_model"
+    }
     lines = [
         f"- `{name}`: "
         + (
@@ -277,12 +281,18 @@ def fallback_notes(evaluation: Evaluation) -> str:
             if r.get("backend") == "whisperx"
             else f"sequential, temperatures {r['decoding']['temperature']}"
         )
-        for name, r in recognizers.items()
+        for name, r in config.recognizers.items()
+        if name in used
     ]
+    flagged = (
+        "listed below: every (arm, recording)"
+        if len(fallback_table(evaluation))
+        else "none in this run: no (arm, recording)"
+    )
     return "\n".join(
         [
             *lines,
-            "- listed below: every (arm, recording) where more than half the decoded audio was "
+            f"- {flagged} where more than half the decoded audio was "
             "not accepted at the first temperature (its text is mostly a seeded sample or the "
             "best of failed attempts); per-segment figures are in `outputs/<arm>/<rec>.json`",
         ]
