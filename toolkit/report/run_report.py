@@ -24,6 +24,7 @@ from toolkit.report import figures
 from toolkit.report.document import Section, html_document, markdown_document
 from toolkit.report.tables import (
     ARMS_COLUMNS,
+    EMPTY_CELLS,
     LOAD_COLUMNS,
     MAX_INSTANCES,
     RUNTIME_COLUMNS,
@@ -97,7 +98,7 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
             f"Paired tests against `{evaluation.reference_arm}` (the recording is the unit):",
             paired_tests_table(evaluation),
         ),
-        Section.of("Arms table: what each column means", glossary(ARMS_COLUMNS), folded=True),
+        Section.of("Arms table: what each column means", f"{glossary(ARMS_COLUMNS)}\n{EMPTY_CELLS}", folded=True),
         Section.of("Strata", strata_table(evaluation)),
         _changes(evaluation, explanations),
         Section.of(

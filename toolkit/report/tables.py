@@ -106,8 +106,8 @@ ARMS_COLUMNS = {
     "short-word S+D": "words of at most the short-word length substituted or deleted, over those words",
     "invented/min in non-speech": "words written inside human-confirmed non-speech, per minute of it",
     "seam omissions/duplications": "words lost or written twice at the arm's window seams",
-    "lost turns": "reference turns the baseline recognized and the arm lost entirely, over the turns the baseline "
-    "recognized",
+    "lost turns": "reference turns the baseline recognized (at least half of the turn's words right) and the arm "
+    "lost entirely (not one word right), over the turns the baseline recognized",
     "VAD recall": "share of annotated speech the arm's VAD kept",
     "onset |err| p95": "95th percentile of the absolute onset error of matched timed reference words",
     "RTF": "the arm's summed wall_s over the summed duration_s of its recordings",
@@ -301,6 +301,13 @@ def fallback_notes(evaluation: Evaluation) -> str:
 
 def glossary(columns: dict[str, str]) -> str:
     return "\n".join(f"- `{name}`: {meaning}" for name, meaning in columns.items())
+
+
+# The arms table's two kinds of empty cell.
+EMPTY_CELLS = (
+    "- `—`: the figure does not apply to the arm (seams without windows, VAD recall without VAD); "
+    "`n/a`: it applies but cannot be measured here (no timed words, no confirmed non-speech, ...)"
+)
 
 
 def loads_table(evaluation: Evaluation) -> pd.DataFrame:
