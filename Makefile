@@ -18,7 +18,7 @@ CHECKED = toolkit app tests benchmarks scripts
 test: setup
 	$(VENV)/bin/ruff check $(CHECKED)
 	$(VENV)/bin/ruff format --check $(CHECKED)
-	$(VENV)/bin/mypy toolkit app
+	$(VENV)/bin/mypy toolkit app benchmarks
 	$(VENV)/bin/python -m pytest -q -rs
 
 bench: setup

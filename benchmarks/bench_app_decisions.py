@@ -134,7 +134,7 @@ def main() -> int:
                     waits.append(time.perf_counter() - begin)
                     flash = page.get_by_test_id("ab-flash")
                     before = flash.inner_text()
-                    server_s.append(float(flash.get_attribute("data-server-ms")) / 1000)
+                    server_s.append(float(flash.get_attribute("data-server-ms") or "nan") / 1000)
                 context.close()
         finally:
             os.killpg(server.pid, signal.SIGTERM)

@@ -49,6 +49,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "vad_30": ("+VAD merged 30 s, Silero regions <= 30 s (before)", '["vad_30"]'),
     "vad": ("+VAD merged 30 s (the demo: regions <= 10 s)", '["vad"]'),
     "vad_long": (f"+VAD merged {LONG_UNIT_S:g} s, regions <= 10 s", '["vad_long"]'),
+    "vad_onepass": ("+VAD merged 30 s, each unit one window (no timestamp tokens)", '["vad", "onepass"]'),
     "batched_30": ("batched, Silero regions <= 30 s (before)", '["batched_30"]'),
     "batched": ("batched (the demo: regions <= 10 s, batch 8, beam 5)", '["batched"]'),
     "batched_b4": ("batched, batch 4", '["batched_b4"]'),
@@ -131,6 +132,9 @@ def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
             "[components.vad]", "[components.vad_long]"
         ),
     ]
+    primary = _table(head, "[recognizers.whisper_base]")
+    extra.append(_replace(primary.replace("whisper_base", "whisper_onepass"), {"without_timestamps": "true"}))
+    extra.append('[components.onepass]\nstage = "second_model"\nrecognizer = "whisper_onepass"\nmode = "replace"\n')
     batched = _table(head, "[recognizers.whisper_base_batched]")
     for name, values in CHANGES.items():
         extra.append(_replace(batched.replace("whisper_base_batched", f"whisper_{name}"), values))
@@ -149,7 +153,7 @@ def measure(root: Path) -> dict[str, Any]:
     summary = run_experiment(load_experiment(root), "tuning", progress=False)
     evaluation = evaluate_run(summary.folder)
     overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].set_index("arm")
-    record = summary.folder.read_record()
+    record = summary.folder.read_record().to_json()
     figures: dict[str, Any] = {"runtime": record["config"]["recognizer_runtime"]["whisper_base"], "arms": {}}
     for arm in summary.arms:
         output = summary.folder.read_arm_output(arm, summary.recordings[0])

@@ -36,6 +36,11 @@ NAMES = ["João", "Conceição", "Maria Clara", "Sebastião", "Luíza", "Gonçal
 NUMBERS = ["2020", "15", "R$ 1.500,00", "3,5%", "10h30", "1º", "trinta", "cem"]
 
 
+def _scaled(seconds: float | None, scale: float) -> float | None:
+    """A word time stretched to the pair's length (every word built here is timed)."""
+    return None if seconds is None else seconds * scale
+
+
 def build_pair(seed: int = 0, words: int = 9000, minutes: float = 60.0) -> tuple[Reference, Hypothesis, list]:
     """A deterministic reference/hypothesis/VAD triple with a realistic error mix and timed words."""
     rng = random.Random(seed)
@@ -78,9 +83,9 @@ def build_pair(seed: int = 0, words: int = 9000, minutes: float = 60.0) -> tuple
         count += n
     scale = total / t
     utterances = [Utterance(u.start * scale, u.end * scale, u.text) for u in utterances]
-    ref_words = [Word(w.text, w.start * scale, w.end * scale) for w in ref_words]
+    ref_words = [Word(w.text, _scaled(w.start, scale), _scaled(w.end, scale)) for w in ref_words]
     speech = [Interval(i.start * scale, i.end * scale, i.label) for i in speech]
-    hyp_words = [Word(w.text, w.start * scale, w.end * scale) for w in hyp_words]
+    hyp_words = [Word(w.text, _scaled(w.start, scale), _scaled(w.end, scale)) for w in hyp_words]
     vad = [(s * scale, e * scale) for s, e in vad]
     reference = Reference("bench", utterances, words=ref_words, speech=speech, names=NAMES[:3])
     return reference, Hypothesis("bench", hyp_words, arm="bench"), vad
@@ -130,7 +135,7 @@ def main() -> None:
     print(
         f"pair: {score.counts.ref_words} reference tokens ({len(ref_text.split())} words), "
         f"{len(hypothesis.words)} hypothesis words, {reference.utterances[-1].end / 60:.1f} min, "
-        f"WER {100 * score.counts.wer:.1f}%, negations {score.negation.ref_count}, names "
+        f"WER {100 * (score.counts.wer or 0.0):.1f}%, negations {score.negation.ref_count}, names "
         f"{score.names.ref_count}, numbers {score.numbers.ref_count}"
     )
     print(f"{'what':40s} {'first (s)':>10s} {'median (s)':>11s} {'x bare':>7s}")

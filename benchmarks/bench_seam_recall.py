@@ -130,7 +130,7 @@ def machine(evaluation: Any) -> str:
     """The CPU's model name and what CTranslate2 ran on it (instruction set, int8 GEMM), as the run recorded it."""
     lines = Path("/proc/cpuinfo").read_text().splitlines()
     model = next((line.split(":", 1)[1].strip() for line in lines if "model name" in line), "unknown CPU")
-    runtime = next(iter(evaluation.record.config.recognizer_runtime.values()), {}) or {}
+    runtime: dict[str, Any] = next(iter(evaluation.record.config.recognizer_runtime.values()), {}) or {}
     return (
         f"{model}; CTranslate2 ISA {runtime.get('isa')}, int8 GEMM {runtime.get('gemm_s8')}, "
         f"compute type {runtime.get('compute_type')}"

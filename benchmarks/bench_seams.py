@@ -213,8 +213,9 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
         None,
         intervals,
     ).seams
-    shared = {(i.kind, i.reference, i.time) for i in base.instances}
     mine = evaluation.scores[arm][RECORDING].seams
+    assert base is not None and mine is not None  # seams were given, so both are scored
+    shared = {(i.kind, i.reference, i.time) for i in base.instances}
     new = [i for i in mine.instances if (i.kind, i.reference, i.time) not in shared]
     flagged = {(s["start"], s["end"]) for s in output["seams"] if s["review"]}
     margin = base.margin_s

@@ -74,12 +74,13 @@ def measure(root: Path, manifest: Path, name: str, jobs: int, arms: list[str]) -
     )
     wall = time.perf_counter() - started
     record = summary.folder.read_record()
-    audio = sum(m["duration_s"] for m in record["measurements"]) / len(arms)
-    compute = sum(m["wall_s"] for m in record["measurements"])
+    audio = sum(m["duration_s"] for m in record.measurements) / len(arms)
+    compute = sum(m["wall_s"] for m in record.measurements)
     # Inside the worker, per recording: everything around the decodes (audio, bookkeeping, writing).
-    this_run = sum(m["this_run_wall_s"] for m in record["measurements"])
-    workers = len(record["parallel"]["workers"])
-    waited = record["parallel"]["slurm"]["first_worker_s"] or 0.0
+    this_run = sum(m["this_run_wall_s"] for m in record.measurements)
+    parallel = record.parallel or {}
+    workers = len(parallel["workers"])
+    waited = parallel["slurm"]["first_worker_s"] or 0.0
     loads = summary.load_wall_s / max(1, workers)  # each worker loads its models once, in parallel
     recordings = len(summary.recordings)
     return {
@@ -95,7 +96,7 @@ def measure(root: Path, manifest: Path, name: str, jobs: int, arms: list[str]) -
         "in_worker_per_recording_s": round((this_run - compute) / recordings, 2),
         "scheduling_idle_per_recording_s": round((workers * (wall - waited - loads) - this_run) / recordings, 2),
         "load_average_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-        "jobs_record": record["parallel"]["slurm"]["jobs"],
+        "jobs_record": parallel["slurm"]["jobs"],
     }
 
 

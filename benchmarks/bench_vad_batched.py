@@ -113,7 +113,7 @@ def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
     def median(arm: str, key: str, over: str | None = None) -> float:
         return statistics.median(r[arm][key] / (r[over][key] if over else 1.0) for r in runs)
 
-    rows = {
+    rows: dict[str, dict[str, Any]] = {
         arm: {
             "rtf": round(median(arm, "rtf"), 4),
             "rtf_ratio": round(median(arm, "rtf", "baseline"), 3),
