@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import os
 import re
@@ -29,6 +30,14 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     assert "ablate run" in cli and "ablate gate" in cli  # generated from the parser
+    # Generated from the loaders' dataclasses and the gates' specification: every key and every gate.
+    from toolkit.asr.faster_whisper_backend import DecodingConfig
+    from toolkit.pipeline.stages import WindowsConfig
+    from toolkit.protocol.gates import SPECS
+
+    files = (tmp_path / "site" / "reference" / "experiment-file" / "index.html").read_text(encoding="utf-8")
+    keys = [f.name for config in (DecodingConfig, WindowsConfig) for f in dataclasses.fields(config)]
+    assert all(f"<code>{key}</code>" in files for key in keys + [spec.name for spec in SPECS])
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
