@@ -146,3 +146,21 @@ def test_explain_reads_the_real_run_of_the_split_never_a_stability_rerun_or_a_ru
     assert main(["explain", str(experiment.folder), "--arm", "vad"]) == 2
     err = capsys.readouterr().err
     assert "no finished tuning run with arm(s) vad here (the runs without: tuning-subset)" in err
+
+
+def test_the_challenger_note_reads_the_same_tuning_run_as_explain(tmp_path: Path) -> None:
+    """'Another arm had the lowest tuning WER' comes from the split's real run, not a stability rerun
+    finished (and scored) later in which the other arm happened to win."""
+    from toolkit.evaluate import write_scores
+    from toolkit.protocol.challenger import tuning_note
+
+    experiment, run = known_causes_run(tmp_path)
+    write_scores(score_run(run, ScoreOptions(normalizer="ptbr-norm-3")))  # the baseline has the lower WER
+    assert tuning_note(experiment, "vad") == (
+        "note: 'baseline' had the lowest tuning WER (9.5%), not 'vad' (28.6%), in tuning-constructed"
+    )
+    dithered = _later_copy(run.root, "tuning-dithered", dither={"level_dbfs": -90.0, "seed": 1})
+    aggregate = dithered / "scores" / "aggregate.csv"
+    rows = aggregate.read_text(encoding="utf-8").replace("0.2857", "0.0001")  # vad "wins" the rerun
+    aggregate.write_text(rows, encoding="utf-8")
+    assert "in tuning-constructed" in (tuning_note(experiment, "vad") or "")

@@ -263,13 +263,20 @@ def unmeasurable_gates(gates: Any, manifest: Any) -> list[str]:
 
 
 def tuning_note(experiment: Experiment, arm_name: str) -> str | None:
-    """A line when another arm had the lowest WER on the latest scored tuning run (None when ``arm_name`` did)."""
+    """A line when another arm had the lowest WER on the split's tuning run (None when ``arm_name`` did);
+    that run is the one ``ablate explain`` reads (runs.folder.latest_run: never a stability rerun)."""
     import csv
 
-    scored = sorted(experiment.folder.glob("runs/tuning-*/scores/aggregate.csv"), key=lambda p: p.stat().st_mtime)
-    if not scored:
+    from toolkit.runs.folder import latest_run
+
+    try:
+        run = latest_run(experiment.folder, "tuning", [arm_name])
+    except InputError:
         return None
-    with open(scored[-1], encoding="utf-8", newline="") as handle:
+    scored = run.scores / "aggregate.csv"
+    if not scored.is_file():
+        return None
+    with open(scored, encoding="utf-8", newline="") as handle:
         rows = [r for r in csv.DictReader(handle) if r.get("stratum") == "all" and r.get("wer") not in (None, "")]
     if not rows:
         return None
@@ -279,5 +286,5 @@ def tuning_note(experiment: Experiment, arm_name: str) -> str | None:
         return None
     return (
         f"note: {best['arm']!r} had the lowest tuning WER ({100 * float(best['wer']):.1f}%), not {arm_name!r} "
-        f"({100 * float(chosen['wer']):.1f}%), in {scored[-1].parent.parent.name}"
+        f"({100 * float(chosen['wer']):.1f}%), in {run.root.name}"
     )
