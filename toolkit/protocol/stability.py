@@ -18,7 +18,6 @@ from typing import Any
 
 from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, Dither
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json
 from toolkit.evaluate import evaluate_run, score_run
 from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import Experiment
@@ -197,7 +196,7 @@ def measure_stability(
         signature=reference.signature,
         verdicts=verdicts,
     )
-    atomic_write_json(folder.stability, stability.to_json())
+    folder.write_stability(stability.to_json())
     if split in TEST_SPLITS:  # what held-out data said under dither is evidence: chained into the audit log
         AuditLog(experiment.folder).append(
             "stability measured",
