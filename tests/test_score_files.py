@@ -12,11 +12,11 @@ from known_causes import known_causes_run
 
 from toolkit.adjudication.queue import build_queue
 from toolkit.core.errors import InputError
-from toolkit.core.json_records import ABSENT
+from toolkit.core.json_records import ABSENT, record_to_json
 from toolkit.evaluate import score_run, write_scores
 from toolkit.protocol.gates import evaluate_gates, load_gates
-from toolkit.protocol.stability import ArmStability, Stability
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.score_files import ArmStability, DitherSetting, Stability
 from toolkit.scorer.options import ScoreOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,12 +25,13 @@ DEMO_SCORES = Path(__file__).resolve().parent / "golden" / "demo-scores"  # writ
 
 def _stability() -> Stability:
     arms = (
-        ArmStability("baseline", 0.1, (0.1, 0.11), directions=()),
-        ArmStability(
-            "vad", 0.09, (0.095, 0.08), -0.01, (-0.005, -0.03), -0.02, 0.001, ("unclear", "unclear", "better")
+        ArmStability.measured("baseline", 0.1, (0.1, 0.11)),
+        ArmStability.measured(
+            "vad", 0.09, (0.095, 0.08), -0.01, (-0.005, -0.03), (-0.02, 0.001), ("unclear", "better")
         ),
     )
-    return Stability("holdout", "baseline", -80.0, (1, 2), "holdout-abc", ("holdout-d1", "holdout-d2"), arms, "sig")
+    dither = DitherSetting("tpdf", -80.0, (1, 2))
+    return Stability.measured("holdout", "baseline", dither, "holdout-abc", ("holdout-d1", "holdout-d2"), "sig", arms)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def scored(tmp_path_factory) -> RunFolder:
     evaluation = score_run(folder, ScoreOptions(normalizer="ptbr-norm-3"))
     write_scores(evaluation)
     folder.write_gates(evaluate_gates(evaluation, "vad", load_gates(ROOT / "protocol" / "gates.toml")).to_json())
-    folder.write_stability(_stability().to_json())
+    folder.write_stability(_stability())
     return folder
 
 
@@ -62,28 +63,25 @@ def _score_files(folder: RunFolder) -> dict[Path, object]:
 
 def _written_again(folder: RunFolder, path: Path, record: object, into: Path) -> bytes:
     """``record`` written by its writer into a copy of the run folder, at ``path``'s place there."""
-    copy = RunFolder(into)
+    copy, data = RunFolder(into), record_to_json(record)
     where = path.relative_to(folder.root).parts
     if where[-1] == "paired.json":
-        copy.write_paired(record)  # type: ignore[arg-type]
+        copy.write_paired(data)
     elif where[-1] == "gates.json":
-        copy.write_gates(record)  # type: ignore[arg-type]
+        copy.write_gates(data)
     elif where[-1] == "stability.json":
         copy.write_stability(record)  # type: ignore[arg-type]
     elif where[-2] == "explain":
-        copy.write_explanation(path.stem, record)  # type: ignore[arg-type]
+        copy.write_explanation(path.stem, data)
     else:
-        copy.write_recording_score(where[-2], path.stem, record)  # type: ignore[arg-type]
+        copy.write_recording_score(where[-2], path.stem, data)
     return (into / path.relative_to(folder.root)).read_bytes()
 
 
 def _round_trip(folder: RunFolder, into: Path) -> int:
-    from toolkit.core.json_records import record_to_json
-
     files = _score_files(folder)
     for path, read in files.items():
-        record = read()  # type: ignore[operator]
-        assert _written_again(folder, path, record_to_json(record), into) == path.read_bytes(), path
+        assert _written_again(folder, path, read(), into) == path.read_bytes(), path  # type: ignore[operator]
     return len(files)
 
 
@@ -114,7 +112,7 @@ def test_typed_fields_are_what_the_file_says(scored: RunFolder) -> None:
     numbers = [(i.time, i.reference, i.kind) for i in score.audits.numbers.instances]
     assert numbers == [(i["time"], i["reference"], i["kind"]) for i in data["audits"]["numbers"]["instances"]]
     stability = scored.read_stability()
-    assert stability.arms[1].directions == ("unclear", "unclear", "better") and stability.dither.seeds == (1, 2)
+    assert stability == _stability() and stability.flipped == ("vad",) and stability.arms[1].flips
 
 
 def _damage(path: Path, edit) -> None:
@@ -163,13 +161,13 @@ def test_a_missing_or_unparsable_file_is_one_line(scored: RunFolder, tmp_path: P
     assert str(raised.value).startswith(f"{folder.paired}: not a readable paired comparison file")
 
 
-def test_a_writer_refuses_what_its_reader_would_and_writes_nothing(tmp_path: Path) -> None:
+def test_a_writer_refuses_what_its_reader_would_and_writes_nothing(scored: RunFolder, tmp_path: Path) -> None:
     folder = RunFolder(tmp_path / "run")
-    broken = _stability().to_json()
-    del broken["dither"]["seeds"]
-    with pytest.raises(InputError, match="dither.seeds is missing"):
-        folder.write_stability(broken)
-    assert not folder.stability.exists()
+    broken = record_to_json(scored.read_explanation("vad"))
+    del broken["causes"]["seam"]["net"]
+    with pytest.raises(InputError, match="causes.seam.net is missing"):
+        folder.write_explanation("vad", broken)
+    assert not folder.explanation("vad").exists()
 
 
 def test_the_queue_reads_scores_through_the_records_and_names_a_damaged_file(scored: RunFolder, tmp_path: Path) -> None:

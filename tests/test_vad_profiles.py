@@ -72,54 +72,69 @@ def test_a_profile_written_out_loads_back_as_the_same_configuration(tmp_path: Pa
     assert _silero_configs(load_experiment(path)) == dict.fromkeys(_silero_configs(load_experiment(DEMO)), config)
 
 
-@pytest.mark.parametrize(
-    "old, new, message",
-    [
-        (
-            'stage = "vad"\nvad_profile = "demo"',
-            'stage = "vad"\nvad_profile = "dmeo"',
-            "[components.vad] vad_profile = 'dmeo' is not a profile; profiles: demo",
-        ),
-        (
-            '# The pause pass.\nvad_profile = "demo"',
-            "# The pause pass.\nvad_profile = 3",
-            "[components.onset_repair] vad_profile = 3 is not a profile; profiles: demo",
-        ),
-        (
-            "[vad_profiles.demo]\nthreshold = 0.5",
-            "[vad_profiles.demo]\ntreshold = 0.5",
-            "[vad_profiles.demo] has unknown parameter(s) treshold",
-        ),
-        ("[vad_profiles.demo]\nthreshold = 0.5\n", "[vad_profiles.demo]\n", "[vad_profiles.demo] must write out"),
-        ("[vad_profiles.demo]\nthreshold = 0.5", "[vad_profiles.demo]\nthreshold = 1.5", "threshold 1.5 must lie"),
-        (
-            'stage = "vad"\nvad_profile = "demo"',
-            'stage = "vad"\nvad_profile = "demo"\nspeech_pad_ms = 30',
-            "[components.vad] names vad_profile = 'demo' and also sets Silero field(s) speech_pad_ms: neither wins",
-        ),
-        (
-            '# The pause pass.\nvad_profile = "demo"',
-            '# The pause pass.\nvad_profile = "demo"\nvad = { threshold = 0.5 }',
-            "[components.onset_repair] names vad_profile = 'demo' and also sets a vad table: neither wins",
-        ),
-        (
-            '# The Silero pass that finds the pauses.\nvad_profile = "demo"',
-            '# The Silero pass that finds the pauses.\nvad_profile = "demo"\nvad = { threshold = 0.5 }',
-            "[components.windows.pauses] names vad_profile = 'demo' and also sets a vad table",
-        ),
-        (
-            'aligner = ""\n',
-            'aligner = ""\nsilero = { threshold = 0.5 }\n',
-            "[recognizers.whisper_base_batched.decoding] names vad_profile = 'demo' and also sets a silero table",
-        ),
-        ('method = "gtcrn"', 'method = "gtcrn"\nvad_profile = "demo"', "[components.gtcrn] has unknown key(s)"),
-        (
-            'language = "pt"',
-            'language = "pt"\nvad_profile = "demo"',
-            "[recognizers.whisper_base.decoding] has unknown parameter(s) vad_profile",
-        ),
-    ],
-)
+VAD_STAGE, PAUSE_PASS = 'stage = "vad"\nvad_profile = "demo"', '# The pause pass.\nvad_profile = "demo"'
+WINDOW_PAUSES = '# The Silero pass that finds the pauses.\nvad_profile = "demo"'
+# Case -> (text of the demo file, what replaces it, what the one-line error says).
+BAD_PROFILES = {
+    "unknown name": (
+        VAD_STAGE,
+        VAD_STAGE.replace("demo", "dmeo"),
+        "[components.vad] vad_profile = 'dmeo' is not a profile; profiles: demo",
+    ),
+    "not a name": (
+        PAUSE_PASS,
+        PAUSE_PASS.replace('"demo"', "3"),
+        "[components.onset_repair] vad_profile = 3 is not a profile; profiles: demo",
+    ),
+    "typo in a profile": (
+        "threshold = 0.5\nneg",
+        "treshold = 0.5\nneg",
+        "[vad_profiles.demo] has unknown parameter(s) treshold",
+    ),
+    "field missing": (
+        "threshold = 0.5\nneg",
+        "neg",
+        "[vad_profiles.demo] must write out every parameter; missing threshold",
+    ),
+    "value out of range": (
+        "threshold = 0.5\nneg",
+        "threshold = 1.5\nneg",
+        "[vad_profiles.demo] threshold 1.5 must lie",
+    ),
+    "profile and inline fields": (
+        VAD_STAGE,
+        VAD_STAGE + "\nspeech_pad_ms = 30",
+        "[components.vad] names vad_profile = 'demo' and also sets Silero field(s) speech_pad_ms: neither wins",
+    ),
+    "profile and a table": (
+        PAUSE_PASS,
+        PAUSE_PASS + "\nvad = { threshold = 0.5 }",
+        "[components.onset_repair] names vad_profile = 'demo' and also sets a vad table: neither wins",
+    ),
+    "pauses: profile and a table": (
+        WINDOW_PAUSES,
+        WINDOW_PAUSES + "\nvad = {}",
+        "[components.windows.pauses] names vad_profile = 'demo' and also sets a vad table",
+    ),
+    "recognizer: profile and a table": (
+        'aligner = ""\n',
+        'aligner = ""\nsilero = {}\n',
+        "[recognizers.whisper_base_batched.decoding] names vad_profile = 'demo' and also sets a silero table",
+    ),
+    "a stage without Silero": (
+        'method = "gtcrn"',
+        'method = "gtcrn"\nvad_profile = "demo"',
+        "[components.gtcrn] has unknown key(s)",
+    ),
+    "a faster-whisper recognizer": (
+        'language = "pt"',
+        'language = "pt"\nvad_profile = "demo"',
+        "[recognizers.whisper_base.decoding] has unknown parameter(s) vad_profile",
+    ),
+}
+
+
+@pytest.mark.parametrize("old, new, message", BAD_PROFILES.values(), ids=BAD_PROFILES)
 def test_a_bad_profile_or_reference_is_one_line_naming_file_and_table(
     tmp_path: Path, old: str, new: str, message: str
 ) -> None:

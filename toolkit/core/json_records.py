@@ -90,7 +90,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _record(cls: type, data: Any, path: Path | str, where: str) -> Any:
+def _record(cls: type, data: Any, path: Path | str, where: str, bound: Mapping[Any, Any]) -> Any:
     if not isinstance(data, dict):
         raise InputError(path, f"{where} must be a JSON object, not {type(data).__name__}")
     fields = dataclasses.fields(cls)
@@ -104,10 +104,19 @@ def _record(cls: type, data: Any, path: Path | str, where: str) -> Any:
         if field.name == rest:
             values[field.name] = {key: data[key] for key in data if key not in named}
         elif field.name in data:
-            values[field.name] = _value(_hints(cls)[field.name], data[field.name], path, _at(where, field.name))
+            hint = _bind(_hints(cls)[field.name], bound)
+            values[field.name] = _value(hint, data[field.name], path, _at(where, field.name))
         elif field.default is not ABSENT:
             raise InputError(path, f"{_at(where, field.name)} is missing")
     return cls(**values)
+
+
+def _bind(hint: Any, bound: Mapping[Any, Any]) -> Any:
+    """``hint`` with a generic record's type variables replaced by the types it was given (``Listed[X]``)."""
+    if hint in bound:
+        return bound[hint]
+    free = getattr(hint, "__parameters__", ())
+    return hint[tuple(bound[p] for p in free)] if free else hint
 
 
 def _at(where: str, key: str) -> str:
@@ -118,9 +127,13 @@ def _value(hint: Any, data: Any, path: Path | str, where: str) -> Any:
     """``data`` checked against ``hint``; JSON numbers, strings and booleans are kept as they are."""
     if hint is Any:
         return data
-    if dataclasses.is_dataclass(hint):
-        return _record(typing.cast(type, hint), data, path, where)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(origin):  # a generic record given its types
+        generic = typing.cast(type, origin)
+        variables = getattr(generic, "__parameters__", ())
+        return _record(generic, data, path, where, dict(zip(variables, args, strict=True)))
+    if dataclasses.is_dataclass(hint):
+        return _record(typing.cast(type, hint), data, path, where, {})
     if origin in (typing.Union, types.UnionType):
         if data is None and type(None) in args:
             return None

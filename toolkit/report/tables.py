@@ -14,7 +14,7 @@ import pandas as pd
 from toolkit.scorer.metrics.timing import worst_onsets
 
 if TYPE_CHECKING:
-    from toolkit.runs.score_files import StabilityFile
+    from toolkit.runs.score_files import Stability
     from toolkit.runs.scored import Evaluation
 
 MAX_INSTANCES = 40
@@ -375,7 +375,7 @@ def alignment_links(evaluation: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def stability_table(data: StabilityFile) -> pd.DataFrame:
+def stability_table(data: Stability) -> pd.DataFrame:
     """Per arm, from ``scores/stability.json``: WER and ΔWER here and their range over the dithered reruns."""
     rows = []
     for arm in data.arms:

@@ -19,7 +19,7 @@ from toolkit.core.json_records import read_record, record_from_json, write_recor
 from toolkit.core.names import path_name_problem
 from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.record import RunRecord
-from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, StabilityFile
+from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,11 @@ class RunFolder:
     def write_gates(self, data: dict[str, Any]) -> Path:
         return _write(self.gates, GateVerdict, data)
 
-    def read_stability(self) -> StabilityFile:
-        return read_record(StabilityFile, self.stability, "stability record")
+    def read_stability(self) -> Stability:
+        return read_record(Stability, self.stability, "stability record")
 
-    def write_stability(self, data: dict[str, Any]) -> Path:
-        return _write(self.stability, StabilityFile, data)
+    def write_stability(self, stability: Stability) -> Path:
+        return write_record(self.stability, stability)
 
     def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
         return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))

@@ -2,20 +2,23 @@
 
 ``<arm>/<recording>.json`` (:class:`RecordingScoreFile`), ``paired.json`` (:data:`PairedFile`),
 ``explain/<arm>.json`` (:class:`ExplanationFile`), ``gates.json`` (:class:`GateVerdict`) and
-``stability.json`` (:class:`StabilityFile`). Each is written by one ``RunFolder.write_*`` method and
-read back by one ``RunFolder.read_*`` method (toolkit.runs.folder), strictly (toolkit.core.json_records):
+``stability.json`` (:class:`Stability`, which ``ablate explain --stability`` builds). Each is written
+by one ``RunFolder.write_*`` method and read back by one ``RunFolder.read_*`` method
+(toolkit.runs.folder), strictly (toolkit.core.json_records):
 a record read from a file writes the same bytes back, and a damaged or missing file is one line
 naming it. Figures only tables and the app show are kept, unnamed, in ``figures``.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from toolkit.core.json_records import Absent, optional_key, other_keys
 
 REGRESSION, FIX = "regression", "fix"  # an explained change's kind: the arm got the word wrong, or right
+Instance = TypeVar("Instance")
 
 
 @dataclass(frozen=True)
@@ -31,19 +34,21 @@ class WordInstance:
 
 
 @dataclass(frozen=True)
-class InstanceFigures:
-    """An audit's (or the seams') counts, in ``figures``, and its instances."""
+class Listed(Generic[Instance]):
+    """An audit's, the seams' or the non-speech figures: counts in ``figures``, and the instances behind them."""
 
-    instances: tuple[WordInstance, ...]
+    instances: tuple[Instance, ...]
     figures: dict[str, Any] = other_keys()
 
 
 @dataclass(frozen=True)
 class Audits:
-    negation: InstanceFigures
-    names: InstanceFigures
-    numbers: InstanceFigures
-    short_words: InstanceFigures
+    """The critical-word audits of a recording score (toolkit.scorer.metrics.audits)."""
+
+    negation: Listed[WordInstance]
+    names: Listed[WordInstance]
+    numbers: Listed[WordInstance]
+    short_words: Listed[WordInstance]
 
 
 @dataclass(frozen=True)
@@ -53,13 +58,7 @@ class NonspeechText:
     start: float
     end: float
     text: str
-    figures: dict[str, Any] = other_keys()
-
-
-@dataclass(frozen=True)
-class NonspeechFigures:
-    instances: tuple[NonspeechText, ...]
-    figures: dict[str, Any] = other_keys()
+    words: int
 
 
 @dataclass(frozen=True)
@@ -77,19 +76,15 @@ class RecordingScoreFile:
     wer: float | None
     cer: float | None
     audits: Audits
-    nonspeech: NonspeechFigures
-    seams: InstanceFigures | Absent = optional_key()
+    nonspeech: Listed[NonspeechText]
+    seams: Listed[WordInstance] | Absent = optional_key()
     figures: dict[str, Any] = other_keys()
 
 
 @dataclass(frozen=True)
-class Bootstrap:
-    samples: int
-    seed: int
-
-
-@dataclass(frozen=True)
 class PairedRecording:
+    """One recording of a paired comparison: both systems' errors and WERs on its reference words."""
+
     recording_id: str
     ref_words: int
     baseline_errors: int
@@ -110,7 +105,7 @@ class PairedComparisonFile:
     ci: tuple[float, ...]
     reduction_ci: tuple[float, ...]
     confidence: float
-    bootstrap: Bootstrap
+    bootstrap: dict[str, int]  # samples and seed
     wilcoxon_p: float | None
     sign_test_p: float | None
     warning: str | None
@@ -122,6 +117,8 @@ PairedFile = dict[str, PairedComparisonFile]  # ``scores/paired.json``: every ar
 
 @dataclass(frozen=True)
 class CauseCounts:
+    """Changed words of one cause: the arm's new errors, its fixes, their difference."""
+
     regressions: int
     fixes: int
     net: int
@@ -130,6 +127,8 @@ class CauseCounts:
 
 @dataclass(frozen=True)
 class RecordingCauses:
+    """One recording's ΔWER against the baseline and its split by cause."""
+
     recording: str
     ref_words: int
     baseline_errors: int
@@ -220,6 +219,8 @@ class GateOutcome:
 
 @dataclass(frozen=True)
 class SplitSize:
+    """How much the verdict rests on: recordings, minutes and reference words of the split."""
+
     recordings: int
     minutes: float
     reference_words: int
@@ -243,14 +244,17 @@ class GateVerdict:
 
 @dataclass(frozen=True)
 class DitherSetting:
+    """The dither of the reruns: its kind, level and one seed per rerun."""
+
     kind: str
     level_dbfs: float
     seeds: tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class ArmStabilityFile:
-    """One arm's WER and ΔWER here and in each dithered rerun (toolkit.protocol.stability.ArmStability)."""
+class ArmStability:
+    """One arm over the undithered run and its dithered reruns (rates as fractions): ``delta`` is None for
+    the baseline, ``directions`` the undithered run's first; spreads, SDs and ``flips`` follow (:meth:`measured`)."""
 
     arm: str
     wer: float
@@ -261,15 +265,32 @@ class ArmStabilityFile:
     rerun_deltas: tuple[float, ...]
     delta_spread: float | None
     delta_sd: float | None
-    ci_low: float | None
+    ci_low: float | None  # the undithered run's paired bootstrap interval of ΔWER
     ci_high: float | None
     directions: tuple[str, ...]
-    flips: bool
+    flips: bool  # the direction against the baseline changed in a rerun
+
+    @classmethod
+    def measured(
+        cls,
+        arm: str,
+        wer: float,
+        rerun_wers: tuple[float, ...],
+        delta: float | None = None,
+        rerun_deltas: tuple[float, ...] = (),
+        interval: tuple[float | None, float | None] = (None, None),
+        directions: tuple[str, ...] = (),
+    ) -> ArmStability:
+        wer_spread, wer_sd = _spread(wer, rerun_wers), _sd(rerun_wers)
+        delta_spread = None if delta is None else _spread(delta, rerun_deltas)
+        delta_figures = (delta, rerun_deltas, delta_spread, _sd(rerun_deltas), *interval)
+        return cls(arm, wer, rerun_wers, wer_spread, wer_sd, *delta_figures, directions, len(set(directions)) > 1)
 
 
 @dataclass(frozen=True)
-class StabilityFile:
-    """``scores/stability.json``: the run's arms under inaudible dither (``ablate explain --stability``)."""
+class Stability:
+    """``scores/stability.json``: every arm of a split under seeded dithers, against its undithered run
+    (``run``; ``reruns`` in seed order) and, on a test split, the frozen gates' verdict on each."""
 
     split: str
     baseline: str
@@ -277,7 +298,33 @@ class StabilityFile:
     run: str
     reruns: tuple[str, ...]
     scorer_signature: str
-    arms: tuple[ArmStabilityFile, ...]
+    arms: tuple[ArmStability, ...]
     flipped: tuple[str, ...]
     verdicts: tuple[str, ...]
     verdict_flips: bool
+
+    @classmethod
+    def measured(
+        cls,
+        split: str,
+        baseline: str,
+        dither: DitherSetting,
+        run: str,
+        reruns: tuple[str, ...],
+        scorer_signature: str,
+        arms: tuple[ArmStability, ...],
+        verdicts: tuple[str, ...] = (),
+    ) -> Stability:
+        flipped = tuple(a.arm for a in arms if a.flips)
+        verdict_flips = len(set(verdicts)) > 1
+        return cls(split, baseline, dither, run, reruns, scorer_signature, arms, flipped, verdicts, verdict_flips)
+
+
+def _spread(value: float, reruns: tuple[float, ...]) -> float:
+    """max - min over the undithered value and the reruns."""
+    every = (value, *reruns)
+    return max(every) - min(every)
+
+
+def _sd(values: tuple[float, ...]) -> float | None:
+    return statistics.stdev(values) if len(values) > 1 else None
