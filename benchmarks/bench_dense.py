@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,10 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "batched_beam2": ("batched, beam 2", '["batched_beam2"]'),
     "batched_notail": ("batched, no tail re-decode", '["batched_notail"]'),
 }
+# The demo's Silero profile with regions of at most OLD_REGION_S (vad_30 and batched_30 name it).
+REGIONS_30 = "regions_30"
 CHANGES: dict[str, dict[str, str]] = {
-    "batched_30": {"max_speech_duration_s": f"{OLD_REGION_S}"},
+    "batched_30": {"vad_profile": f'"{REGIONS_30}"'},
     "batched_b4": {"batch_size": "4"},
     "batched_beam2": {"beam_size": "2", "best_of": "2"},
     "batched_notail": {"tail_redecode_gap_s": "0.0"},
@@ -125,9 +128,14 @@ def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
     """The demo experiment with the variants' components and recognizers added, and the chosen arms."""
     text = DEMO.read_text(encoding="utf-8")
     head = text[: text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
+    from toolkit.pipeline.experiment import load_experiment
+    from toolkit.pipeline.vad_profiles import profile_table
+
     vad = _table(head, "[components.vad]")
+    silero = load_experiment(DEMO).components["vad"].config.silero()
     extra = [
-        _replace(vad, {"max_speech_duration_s": f"{OLD_REGION_S}"}).replace("[components.vad]", "[components.vad_30]"),
+        profile_table(REGIONS_30, replace(silero, max_speech_duration_s=OLD_REGION_S)),
+        _replace(vad, {"vad_profile": f'"{REGIONS_30}"'}).replace("[components.vad]", "[components.vad_30]"),
         _replace(vad, {"merge_max_s": f"{LONG_UNIT_S}", "merge_max_gap_s": f"{LONG_UNIT_S}"}).replace(
             "[components.vad]", "[components.vad_long]"
         ),

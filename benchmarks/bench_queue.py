@@ -61,7 +61,7 @@ def write_run(root: Path) -> RunFolder:
             vad,
             [(150.0 * k, 150.0 * k + 5.0) for k in range(1, 24)],
         )
-        atomic_write_json(folder.scores / arm / f"{RECORDING}.json", score.to_json())
+        folder.write_recording_score(arm, RECORDING, score.to_json())
         seams = [
             {
                 "index": k,

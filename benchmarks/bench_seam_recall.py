@@ -22,6 +22,7 @@ import argparse
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from toolkit.explain import explain_arms  # noqa: E402
 from toolkit.explain.seams import flag_recall  # noqa: E402
 from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
+from toolkit.pipeline.vad_profiles import profile_table  # noqa: E402
 from toolkit.runs.window_edges import window_edges  # noqa: E402
 from toolkit.scorer.metrics.seam_flags import flag_precision  # noqa: E402
 
@@ -50,11 +52,11 @@ CHAPTERS = (
 )
 # Pause passes tried after docs/seams.md's analysis, each an arm of its own: the same windows, a Silero pass
 # for placement that pads less speech onto each side of a pause (the demo's pads 0.2 s, so a pause of
-# dense read speech loses 0.4 s or vanishes), and the shortest pause it may use. Keys: lines of the
-# windows component to replace.
-PAUSE_PASSES = {
-    "windows_pauses": {"min_pause_s": 0.15, "min_silence_duration_ms": 100, "speech_pad_ms": 30},
-    "windows_pad100": {"min_pause_s": 0.2, "min_silence_duration_ms": 200, "speech_pad_ms": 100},
+# dense read speech loses 0.4 s or vanishes), and the shortest pause it may use. Per arm: the pause table's
+# min_pause_s and the demo's Silero profile with these fields changed (a profile of the arm's name).
+PAUSE_PASSES: dict[str, tuple[float, dict[str, int]]] = {
+    "windows_pauses": (0.15, {"min_silence_duration_ms": 100, "speech_pad_ms": 30}),
+    "windows_pad100": (0.2, {"min_silence_duration_ms": 200, "speech_pad_ms": 100}),
 }
 ARMS = '[arms]\nbaseline = []\nwindows = ["windows", "onset_repair"]\n' + "".join(
     f'{name} = ["{name}", "onset_repair"]\n' for name in PAUSE_PASSES
@@ -97,13 +99,14 @@ def write_experiment(root: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
     head = text[: text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]") : head.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
+    silero = load_experiment(DEMO).components["windows"].config.pauses.vad
     variants = []
-    for name, settings in PAUSE_PASSES.items():
+    for name, (min_pause_s, settings) in PAUSE_PASSES.items():
         variant = windows.replace("[components.windows", f"[components.{name}")
-        for key, value in settings.items():
-            line = next(line for line in variant.splitlines() if line.startswith(f"{key} = "))
-            variant = variant.replace(line, f"{key} = {value}", 1)
-        variants.append(variant)
+        line = next(line for line in variant.splitlines() if line.startswith("min_pause_s = "))
+        variant = variant.replace(line, f"min_pause_s = {min_pause_s}", 1)
+        variant = variant.replace('vad_profile = "demo"', f'vad_profile = "{name}"')
+        variants.append(variant + "\n" + profile_table(name, replace(silero, **settings)))
     (root / "experiment.toml").write_text(head + "\n" + "\n".join(variants) + "\n" + ARMS, encoding="utf-8")
 
 

@@ -123,7 +123,8 @@ def experiment_reference() -> str:
             _fields_table(WhisperXConfig, DecodingConfig),
         ),
         (
-            "Silero: `[recognizers.NAME.decoding.silero]` and the `vad` tables of the stages below",
+            'Silero: `[vad_profiles.NAME]`, or a table in place of `vad_profile = "NAME"` (the `vad` stage, '
+            "`pauses.vad`, the onset repair's `vad`, a whisperx recognizer's `decoding.silero`)",
             _fields_table(SileroVadConfig, every_key=True),
         ),
         (

@@ -56,8 +56,8 @@ def test_cuda_for_a_recognizer_is_refused_naming_the_file_and_table(tmp_path: Pa
 
 def test_cuda_for_a_vad_pass_or_an_enhancer_is_refused_naming_the_component(tmp_path: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
-    vad = text.index("[components.vad]")
-    path = demo_variant(tmp_path, text[vad:], text[vad:].replace('device = "auto"', 'device = "cuda"', 1))
+    profile = text.index("\n[vad_profiles.demo]\n")  # the vad component's Silero settings
+    path = demo_variant(tmp_path, text[profile:], text[profile:].replace('device = "auto"', 'device = "cuda"', 1))
     experiment = load_experiment(path)
     pool = RecognizerPool(experiment)
     runner = ArmRunner(experiment, ResultCache(tmp_path / "cache"), pool, [experiment.arms["vad"]])

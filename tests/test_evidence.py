@@ -292,9 +292,9 @@ def test_a_changed_challenger_is_refused_naming_the_experiment_file(experiment, 
     path = experiment.path
     text = path.read_text(encoding="utf-8")
     changed = re.sub(
-        r"(\[components\.vad\]\n(?:[^\[\n]*\n)*?)threshold = 0\.5\n", r"\1threshold = 0.45\n", text, count=1
+        r"(\[vad_profiles\.demo\]\n(?:[^\[\n]*\n)*?)threshold = 0\.5\n", r"\1threshold = 0.45\n", text, count=1
     )
-    assert changed != text  # the challenger's VAD threshold, whatever comments the demo file holds
+    assert changed != text  # the challenger's VAD threshold (its Silero profile), whatever comments the file holds
     path.write_text(changed, encoding="utf-8")
     assert main(["gate", str(experiment.folder)]) == 2
     error = _one_line(capsys)

@@ -74,13 +74,8 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
             "[components.onset_repair] min_pause_s must be a finite number >= 0",
         ),
         (
-            "[components.onset_repair.vad]\nthreshold = 0.5",
-            "[components.onset_repair.vad]\nthreshold = 1.5",
-            "[components.onset_repair.vad] threshold 1.5 must lie in (0, 1)",
-        ),
-        (
-            "[components.onset_repair.vad]",
-            "[components.onset_repair.silero]",
+            '# The pause pass.\nvad_profile = "demo"\n',
+            "",
             "[components.onset_repair.vad] must be a table of the Silero parameters",
         ),
         (

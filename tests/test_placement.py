@@ -152,16 +152,16 @@ def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
             r"components.windows.pauses.edge_silence_s must be a number",
         ),
         (
-            "[components.windows.pauses.vad]\nthreshold = 0.5",
-            "[components.windows.pauses.vad]\nthreshold = 1.5",
-            r"\[components.windows.pauses.vad\] threshold 1.5 must lie in \(0, 1\)",
+            '# The Silero pass that finds the pauses.\nvad_profile = "demo"\n',
+            "",
+            r"needs a \[components.windows.pauses\] table with its \[components.windows.pauses.vad\] Silero",
         ),
         ('placement = "vad_pauses"', 'placement = "silence"', r"components.windows.placement must be one of"),
         ('placement = "vad_pauses"', 'placement = "grid"', r"\[components.windows.pauses\] applies only to placement"),
         (
             "[components.windows.pauses]",
             "[components.windows.other]",
-            r"\[components.windows.pauses\] must write out every parameter; missing search_s",
+            r'placement = "vad_pauses" needs a \[components.windows.pauses\] table',
         ),
     ],
 )

@@ -195,7 +195,7 @@ def test_every_scoring_option_is_a_flag_or_named_as_a_run_option() -> None:
     assert set(cli_score.OPTION_FLAGS.values()) <= dests
 
 
-def test_a_missing_reference_is_file_not_found_not_an_id_mismatch(tmp_path: Path, capsys) -> None:
+def test_a_missing_reference_is_file_not_found_not_an_id_mismatch(tmp_path, capsys) -> None:
     """Scoring pairs files by their ids; a reference path that does not exist must say so, not suggest --id."""
     (tmp_path / "rec_0415.txt").write_text("ele não vai\n", encoding="utf-8")
     assert main(["score", "--ref", str(tmp_path / "rec_0999.txt"), "--hyp", str(tmp_path / "rec_0415.txt")]) == 2

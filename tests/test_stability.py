@@ -16,8 +16,10 @@ from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal
 from toolkit.cli import main
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import record_to_json
 from toolkit.pipeline.experiment import load_experiment
-from toolkit.protocol.stability import BETTER, UNCLEAR, WORSE, ArmStability, measure_stability
+from toolkit.protocol.stability import BETTER, UNCLEAR, WORSE, measure_stability
+from toolkit.runs.score_files import ArmStability
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "experiments" / "demo" / "experiment.toml"
@@ -61,10 +63,12 @@ def test_a_dither_that_is_not_inaudible_or_not_a_seed_is_refused(seed: int, leve
 
 
 def test_an_arm_flips_when_its_direction_changes_in_any_rerun() -> None:
-    steady = ArmStability("vad", 0.1, (0.1, 0.11), -0.02, (-0.03, -0.02), -0.04, -0.01, (BETTER, BETTER, BETTER))
-    shaky = ArmStability("vad", 0.1, (0.1, 0.11), -0.02, (-0.03, 0.01), -0.04, -0.01, (BETTER, UNCLEAR, WORSE))
+    steady = ArmStability.measured("vad", 0.1, (0.1, 0.11), -0.02, (-0.03, -0.02), (-0.04, -0.01), (BETTER,) * 3)
+    shaky = ArmStability.measured(
+        "vad", 0.1, (0.1, 0.11), -0.02, (-0.03, 0.01), (-0.04, -0.01), (BETTER, UNCLEAR, WORSE)
+    )
     assert not steady.flips and shaky.flips
-    assert steady.to_json()["delta_spread"] == pytest.approx(0.01) and shaky.to_json()["flips"] is True
+    assert steady.delta_spread == pytest.approx(0.01) and steady.wer_spread == pytest.approx(0.01)
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +89,10 @@ def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(expe
     exp = load_experiment(experiment)
     stability = measure_stability(exp, "tuning", 2, arm_names=["vad"])
     assert [a.arm for a in stability.arms] == ["baseline", "vad"]  # the baseline joins: ΔWER is against it
-    assert stability.seeds == (1, 2) and stability.level_dbfs == -90.0
+    assert stability.dither.seeds == (1, 2) and stability.dither.level_dbfs == -90.0
     runs = experiment / "runs"
     assert len(set(stability.reruns) | {stability.run}) == 3
-    for seed, name in zip(stability.seeds, stability.reruns, strict=True):
+    for seed, name in zip(stability.dither.seeds, stability.reruns, strict=True):
         record = json.loads((runs / name / "run.json").read_text(encoding="utf-8"))
         assert record["config"]["dither"]["seed"] == seed and record["config"]["dither"]["level_dbfs"] == -90.0
         assert record["computed"] == 2 * len(CLIPS) and record["reused"] == 0  # its own decodes, not the cache's
@@ -96,7 +100,7 @@ def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(expe
     undithered = json.loads((runs / stability.run / "run.json").read_text(encoding="utf-8"))
     assert undithered["config"].get("dither") is None
     written = json.loads((runs / stability.run / "scores" / "stability.json").read_text(encoding="utf-8"))
-    assert written == json.loads(json.dumps(stability.to_json()))
+    assert written == json.loads(json.dumps(record_to_json(stability)))
     vad = written["arms"][1]
     assert len(vad["rerun_wers"]) == 2 and len(vad["directions"]) == 3
     assert vad["delta_spread"] == pytest.approx(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import tomllib
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -78,11 +77,9 @@ def test_every_parameter_must_be_written_out_and_in_range() -> None:
 
 def _demo_silero(max_speech_duration_s: float | None = None) -> SileroVadConfig:
     """The demo experiment's +VAD Silero settings, optionally with another region limit."""
-    from toolkit.pipeline.stages import parse_stage
+    from toolkit.pipeline.experiment import load_experiment
 
-    table = dict(tomllib.loads(DEMO.read_text(encoding="utf-8"))["components"]["vad"])
-    table.pop("stage")
-    config = parse_stage("vad", table, path=str(DEMO), where="components.vad").silero()
+    config = load_experiment(DEMO).components["vad"].config.silero()
     return config if max_speech_duration_s is None else replace(config, max_speech_duration_s=max_speech_duration_s)
 
 

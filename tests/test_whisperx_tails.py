@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ from toolkit.asr.whisperx_backend import Chunk, unfinished_tails
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.experiment import load_experiment
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -67,7 +67,7 @@ def test_a_sentence_after_a_digital_silence_is_recovered_by_the_redecode() -> No
     for clip, onset in zip(clips, ONSETS):
         samples[round(onset * 16_000) : round(onset * 16_000) + len(clip)] += clip
     signal = Signal.original(samples, 16_000)
-    spec = tomllib.loads(DEMO.read_text(encoding="utf-8"))["recognizers"]["whisper_base_batched"]
+    spec = load_experiment(DEMO).recognizers["whisper_base_batched"].to_json()  # its Silero profile resolved
     assert spec["decoding"]["tail_redecode_gap_s"] == 1.0
     second = _plain((PTBR_DEV / "lapsbm" / f"{CLIPS[1]}.txt").read_text(encoding="utf-8"))
 

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json, atomic_write_text
+from toolkit.core.files import atomic_write_text
 from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.explain import explain_arms
 from toolkit.explain.seams import flag_recall
@@ -148,15 +148,15 @@ def write_scores(evaluation: Evaluation) -> None:
     folder, options = evaluation.folder, evaluation.options
     for arm, per_recording in evaluation.scores.items():
         for rid, score in per_recording.items():
-            atomic_write_json(folder.scores / arm / f"{rid}.json", score.to_json())
+            folder.write_recording_score(arm, rid, score.to_json())
             reference = evaluation.references[rid]
             vocabulary = audit_vocabulary(reference.names, replace(options, names=tuple(reference.names)))
             write_alignment_page(folder.root, score, *vocabulary)
     write_tables(evaluation.per_recording, evaluation.aggregate, folder.scores)
-    atomic_write_json(folder.scores / "paired.json", {arm: c.to_json() for arm, c in evaluation.comparisons.items()})
+    folder.write_paired({arm: c.to_json() for arm, c in evaluation.comparisons.items()})
     explanations = explain_arms(evaluation)
     for arm, explanation in explanations.items():
-        atomic_write_json(folder.explanation(arm), explanation.to_json())
+        folder.write_explanation(arm, explanation.to_json())
     atomic_write_text(folder.scores / "runtime.csv", evaluation.runtime.to_csv(index=False))
     atomic_write_text(folder.scores / "seams.csv", evaluation.seams.to_csv(index=False))
     flags = flag_precision(evaluation.seams, evaluation.scores)

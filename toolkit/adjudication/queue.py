@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import Absent
 from toolkit.core.transcripts import Reference
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.score_files import REGRESSION as REGRESSED
 
 CRITICAL, REGRESSION, DISAGREEMENT, SEAM, NONSPEECH_TEXT, UNRESOLVED = (
     "critical",
@@ -50,7 +52,7 @@ KIND_LABELS = {
 }
 CRITICAL_DETAILS = ("negation", "name", "number")
 ONSET_ONLY_SPAN_S = 1.0
-_AUDITS = {"negation": "negation", "names": "name", "numbers": "number"}
+Scored = TypeVar("Scored")
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,19 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
     return ReviewQueue(sorted(_merge(raw), key=lambda item: item.rank), problems)
 
 
+def _read_scored(path: Path, read: Callable[[], Scored], problems: list[str], required: bool) -> Scored | None:
+    """A score file through its reader; missing (when ``required``) or damaged: one line in ``problems``."""
+    if not path.is_file():
+        if required:
+            problems.append(f"{path}: missing")
+        return None
+    try:
+        return read()
+    except InputError as error:
+        problems.append(str(error))
+        return None
+
+
 def _read_json(path: Path, problems: list[str], required: bool = True) -> dict[str, Any] | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -159,47 +174,50 @@ def _span(start: Any, end: Any) -> tuple[float | None, float | None]:
 
 def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Critical-word, seam and non-speech instances of one scored arm (absent until the run is scored)."""
-    score = _read_json(folder.scores / arm / f"{recording}.json", problems, required=folder.scores.is_dir())
+    path = folder.recording_score(arm, recording)
+    score = _read_scored(path, lambda: folder.read_recording_score(arm, recording), problems, folder.scores.is_dir())
     if score is None:
         return []
     items = []
-    for audit, detail in _AUDITS.items():
-        for instance in score.get("audits", {}).get(audit, {}).get("instances", []):
-            items.append(
-                QueueItem(
-                    CRITICAL,
-                    detail,
-                    recording,
-                    *_span(instance["time"], instance["end"]),
-                    (arm,),
-                    instance["reference"],
-                    ((arm, f"{instance['hypothesis']} ({instance['kind']})"),),
-                )
-            )
-    for instance in (score.get("seams") or {}).get("instances", []):
-        items.append(
+    audits = score.audits
+    for detail, audit in (("negation", audits.negation), ("name", audits.names), ("number", audits.numbers)):
+        items += [
             QueueItem(
-                SEAM,
-                instance["kind"].removeprefix("seam "),
+                CRITICAL,
+                detail,
                 recording,
-                *_span(instance["time"], instance["end"]),
+                *_span(instance.time, instance.end),
                 (arm,),
-                instance["reference"],
-                ((arm, instance["hypothesis"]),),
+                instance.reference,
+                ((arm, f"{instance.hypothesis} ({instance.kind})"),),
             )
+            for instance in audit.instances
+        ]
+    seams = () if isinstance(score.seams, Absent) else score.seams.instances
+    items += [
+        QueueItem(
+            SEAM,
+            instance.kind.removeprefix("seam "),
+            recording,
+            *_span(instance.time, instance.end),
+            (arm,),
+            instance.reference,
+            ((arm, instance.hypothesis),),
         )
-    for instance in score.get("nonspeech", {}).get("instances", []):
-        items.append(
-            QueueItem(
-                NONSPEECH_TEXT,
-                "words in non-speech",
-                recording,
-                *_span(instance["start"], instance["end"]),
-                (arm,),
-                "",
-                ((arm, instance["text"]),),
-            )
+        for instance in seams
+    ]
+    items += [
+        QueueItem(
+            NONSPEECH_TEXT,
+            "words in non-speech",
+            recording,
+            *_span(instance.start, instance.end),
+            (arm,),
+            "",
+            ((arm, instance.text),),
         )
+        for instance in score.nonspeech.instances
+    ]
     return items
 
 
@@ -241,22 +259,22 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
 
 def _from_explanation(folder: RunFolder, arm: str, problems: list[str]) -> list[QueueItem]:
     """The arm's regressions against the baseline, each under its cause (absent until the run is scored)."""
-    explanation = _read_json(folder.explanation(arm), problems, required=folder.scores.is_dir())
+    path = folder.explanation(arm)
+    explanation = _read_scored(path, lambda: folder.read_explanation(arm), problems, folder.scores.is_dir())
     if explanation is None:
         return []
-    against = explanation.get("against", "baseline")
     return [
         QueueItem(
             REGRESSION,
-            instance["cause"],
-            instance["recording"],
-            *_span(instance["time"], instance["end"]),
+            change.cause,
+            change.recording,
+            *_span(change.time, change.end),
             (arm,),
-            instance["reference"],
-            ((against, instance["baseline"]), (arm, f"{instance['arm']} ({instance['error']})")),
+            change.reference,
+            ((explanation.against, change.baseline), (arm, f"{change.arm} ({change.error})")),
         )
-        for instance in explanation.get("instances", [])
-        if instance.get("kind") == "regression"
+        for change in explanation.instances
+        if change.kind == REGRESSED
     ]
 
 

@@ -98,7 +98,8 @@ def _chosen_run(experiment: Any, run: str) -> Any:
 
 
 def _stability(args: argparse.Namespace, experiment: Any) -> int:
-    from toolkit.protocol.stability import measure_stability
+    from toolkit.core.json_records import record_to_json
+    from toolkit.protocol.stability import measure_stability, stability_text
 
     if args.format == "csv":
         raise ToolkitError("ablate explain --stability: --format is text or json")
@@ -113,8 +114,8 @@ def _stability(args: argparse.Namespace, experiment: Any) -> int:
         progress=sys.stderr.isatty(),
     )
     if args.format == "json":
-        json.dump(stability.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(record_to_json(stability), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print(stability.text())
+        print(stability_text(stability))
     return 0

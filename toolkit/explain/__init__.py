@@ -21,45 +21,13 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH
 from toolkit.explain.causes import CAUSES, RecordingContext, SideRecord, cause_of, located
 from toolkit.explain.changes import ARM, FIX, REGRESSION, Change, errors, word_changes
+from toolkit.runs.score_files import ExplainedChange
 from toolkit.runs.scored import Evaluation
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.intervals import merge
 
 CSV_COLUMNS = ("recording", "kind", "error", "cause", "time", "end", "reference", "baseline", "arm")
 CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class ExplainedChange:
-    """One changed word: regression or fix, its error, its cause, where, and what each side wrote there."""
-
-    recording: str
-    kind: str
-    error: str
-    cause: str
-    time: float | None
-    end: float | None
-    reference: str
-    baseline: str
-    arm: str
-    turn: int  # the reference turn (utterance) it lies in: the unit a recording's interval resamples
-
-    @property
-    def delta(self) -> int:
-        return 1 if self.kind == REGRESSION else -1
-
-    def line(self) -> str:
-        """One line for the terminal; "-" where a side wrote nothing there."""
-        time = "-" if self.time is None else f"{self.time:.2f}"
-        sides = " | ".join(text or "-" for text in (self.reference, self.baseline, self.arm))
-        return f"{self.recording} {time:>8} {self.cause:<12} {self.kind} {self.error}: {sides}"
-
-    def overlaps(self, start: float | None, end: float | None) -> bool:
-        """Whether the change lies within ``[start, end]`` (a point when ``end`` is None), to the millisecond."""
-        if self.time is None or start is None:
-            return False
-        last = start if end is None else end
-        return self.time <= last + 1e-3 and (self.end if self.end is not None else self.time) >= start - 1e-3
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from toolkit.runs.score_files import FIX, REGRESSION
 from toolkit.scorer.align import DELETE, INSERT, SUBSTITUTE
 from toolkit.scorer.metrics.aligned import AlignedTokens
 
-REGRESSION, FIX = "regression", "fix"
 ARM, BASELINE = "arm", "baseline"
 
 

@@ -16,6 +16,7 @@ from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
 from toolkit.core.names import path_name_problem
 from toolkit.core.text import read_text
+from toolkit.pipeline.vad_profiles import PROFILES, resolve_vad_profiles
 from toolkit.scorer.options import ScoreOptions, checked_options
 
 if TYPE_CHECKING:
@@ -147,10 +148,12 @@ def load_experiment(path: str | Path) -> Experiment:
         "lexicon",
         "normalizer",
         "scoring",
+        PROFILES,
     }
     unknown = sorted(set(raw) - known_top)
     if unknown:
         raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
+    raw = resolve_vad_profiles(raw, path)
     for key in ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms"):
         if key not in raw:
             raise InputError(path, f"missing required key '{key}'")

@@ -11,8 +11,10 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.core.json_records import Absent
 from toolkit.report.document import Section
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.score_files import GateInstance, GateOutcome, GateVerdict
 
 
 def _value(value: Any) -> str:
@@ -29,25 +31,24 @@ def report_sections(folder: RunFolder) -> list[Section]:
 def gate_sections(folder: RunFolder) -> list[Section]:
     """The verdict with its failing gates (first screen); every gate and the instances behind each failure
     (near the end). Nothing before ``ablate gate``."""
-    path = folder.scores / "gates.json"
-    if not path.is_file():
+    if not folder.gates.is_file():
         return []
-    report = json.loads(path.read_text(encoding="utf-8"))
+    report = folder.read_gates()
     rows, instances = [], []
-    for g in report["gates"]:
-        failed = g["passed"] is False
+    for g in report.gates:
+        failed = g.passed is False
         rows.append(
             {
-                "gate": g["name"],
-                "measures": g["measures"],
-                "value": _value(g["value"]),
+                "gate": g.name,
+                "measures": g.measures,
+                "value": _value(g.value),
                 "rule": _rule(g),
-                "passed": "n/a" if not g["applicable"] else ("yes" if g["passed"] else "NO"),
-                "instances": len(g["instances"]) if failed else "",
-                "note": g["note"] or g["reason"],
+                "passed": "n/a" if not g.applicable else ("yes" if g.passed else "NO"),
+                "instances": len(g.instances) if failed else "",
+                "note": g.note or g.reason,
             }
         )
-        instances += [_instance_row(g["name"], i) for i in g["instances"]] if failed else []
+        instances += [_instance_row(g.name, i) for i in g.instances] if failed else []
     return [
         Section.of("Verdict", _verdict_lines(report), lead=True),
         Section.of(
@@ -61,61 +62,68 @@ def gate_sections(folder: RunFolder) -> list[Section]:
     ]
 
 
-def _rule(gate: dict[str, Any]) -> str:
+def _rule(gate: GateOutcome) -> str:
     """ "<= 0", ">= 0.5", "|value| <= 0.1": what the gate's value must satisfy."""
-    return f"{gate['comparison'].replace('x', 'value')} {_value(gate['threshold'])}"
+    return f"{gate.rule} {_value(gate.threshold)}"
 
 
-def _instance_row(gate: str, item: dict[str, Any]) -> dict[str, Any]:
+def _given(value: Any) -> Any:
+    """A gate instance's value, None where the instance has no such key."""
+    return None if isinstance(value, Absent) else value
+
+
+def _instance_row(gate: str, item: GateInstance) -> dict[str, Any]:
+    detail = _given(item.detail)
     return {
         "gate": gate,
-        "recording": item.get("recording", ""),
-        "time (s)": _value(item.get("time")),
-        "reference": item.get("reference", ""),
-        "baseline": item.get("baseline", ""),
-        "challenger": item.get("challenger", ""),
-        "cause": item.get("cause") or "",
-        "detail": item.get("detail", item.get("kind", "")),
+        "recording": _given(item.recording) or "",
+        "time (s)": _value(_given(item.time)),
+        "reference": _given(item.reference) or "",
+        "baseline": _given(item.baseline) or "",
+        "challenger": _given(item.challenger) or "",
+        "cause": _given(item.cause) or "",
+        "detail": detail if not isinstance(item.detail, Absent) else _given(item.kind) or "",
     }
 
 
-def _verdict_lines(report: dict[str, Any]) -> str:
+def _verdict_lines(report: GateVerdict) -> str:
     """The verdict in a few lines: which gates failed, on what, and the caveat."""
-    size = report.get("holdout") or {}
+    size = report.holdout
     lines = [
-        f"**{report['verdict']}**: challenger `{report['challenger']}` against `{report['baseline']}` on the "
-        f"{report['split']} split ({size.get('recordings', '?')} recordings, {size.get('minutes', '?')} min, "
-        f"{size.get('reference_words', '?')} reference words)",
+        f"**{report.verdict}**: challenger `{report.challenger}` against `{report.baseline}` on the "
+        f"{report.split} split ({size.recordings} recordings, {size.minutes} min, "
+        f"{size.reference_words} reference words)",
         "",
     ]
-    failed = [g for g in report["gates"] if g["passed"] is False]
+    failed = [g for g in report.gates if g.passed is False]
     for g in failed:
-        lines.append(f"- failed `{g['name']}`: {_value(g['value'])}, must be {_rule(g)}" + _first(g["instances"]))
-    passed = [g["name"] for g in report["gates"] if g["passed"] is True]
+        lines.append(f"- failed `{g.name}`: {_value(g.value)}, must be {_rule(g)}" + _first(g.instances))
+    passed = [g.name for g in report.gates if g.passed is True]
     if passed:
         lines.append(f"- passed: {', '.join(f'`{name}`' for name in passed)}")
-    missing = [f"`{g['name']}` ({g['reason']})" for g in report["gates"] if not g["applicable"]]
+    missing = [f"`{g.name}` ({g.reason})" for g in report.gates if not g.applicable]
     if missing:
         lines.append(f"- not applicable: {'; '.join(missing)}")
-    if report.get("challenge"):
-        lines.append(f"- challenge split, reported apart and never pooled: **{report['challenge']['verdict']}**")
-    lines += ["", f"**Caveat:** {report['caveat']}"]
+    if isinstance(report.challenge, GateVerdict):
+        lines.append(f"- challenge split, reported apart and never pooled: **{report.challenge.verdict}**")
+    lines += ["", f"**Caveat:** {report.caveat}"]
     return "\n".join(lines)
 
 
-def _first(instances: list[dict[str, Any]], shown: int = 2) -> str:
+def _first(instances: tuple[GateInstance, ...], shown: int = 2) -> str:
     """The first instances of a failed gate in a few words each, with their cause."""
     if not instances:
         return ""
     words = []
     for item in instances[:shown]:
-        at = item.get("recording", "") + ("" if item.get("time") is None else f" @ {item['time']:.2f} s")
+        time = _given(item.time)
+        at = (_given(item.recording) or "") + ("" if time is None else f" @ {time:.2f} s")
         said = (
-            f"“{item.get('reference', '')}” → “{item.get('challenger', '') or '∅'}”"
-            if "reference" in item
-            else item.get("detail", "")
+            f"“{_given(item.reference) or ''}” → “{_given(item.challenger) or '∅'}”"
+            if not isinstance(item.reference, Absent)
+            else _given(item.detail) or ""
         )
-        cause = f" ({item['cause']})" if item.get("cause") else ""
+        cause = f" ({item.cause})" if _given(item.cause) else ""
         words.append(f"{at} {said}{cause}")
     more = f"; {len(instances) - shown} more under *Gates*" if len(instances) > shown else ""
     return " — " + "; ".join(words) + more

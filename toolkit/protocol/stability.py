@@ -12,13 +12,9 @@ rerun too (does the verdict flip?), and the outcome is chained into the audit lo
 
 from __future__ import annotations
 
-import statistics
-from dataclasses import dataclass
-from typing import Any
-
 from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, Dither
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json
+from toolkit.core.json_records import record_to_json
 from toolkit.evaluate import evaluate_run, score_run
 from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import Experiment
@@ -28,6 +24,7 @@ from toolkit.protocol.gates import evaluate_gates, load_gates
 from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.verdict import split_run
 from toolkit.runs.record import BASELINE
+from toolkit.runs.score_files import ArmStability, DitherSetting, Stability
 from toolkit.runs.scored import Evaluation
 from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import PairedComparison
@@ -43,111 +40,6 @@ def direction(comparison: PairedComparison) -> str:
     if comparison.ci_low > 0:
         return WORSE
     return UNCLEAR
-
-
-@dataclass(frozen=True)
-class ArmStability:
-    """One arm over the undithered run and its dithered reruns (rates as fractions)."""
-
-    arm: str
-    wer: float  # undithered
-    rerun_wers: tuple[float, ...]
-    delta: float | None = None  # undithered ΔWER against the baseline; None for the baseline itself
-    rerun_deltas: tuple[float, ...] = ()
-    ci_low: float | None = None  # the undithered run's paired bootstrap interval of ΔWER
-    ci_high: float | None = None
-    directions: tuple[str, ...] = ()  # undithered first, then each rerun
-
-    @property
-    def flips(self) -> bool:
-        """Whether the direction of the arm against the baseline changed in any rerun."""
-        return len(set(self.directions)) > 1
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "arm": self.arm,
-            "wer": self.wer,
-            "rerun_wers": list(self.rerun_wers),
-            "wer_spread": _spread(self.wer, self.rerun_wers),
-            "wer_sd": _sd(self.rerun_wers),
-            "delta": self.delta,
-            "rerun_deltas": list(self.rerun_deltas),
-            "delta_spread": None if self.delta is None else _spread(self.delta, self.rerun_deltas),
-            "delta_sd": _sd(self.rerun_deltas),
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "directions": list(self.directions),
-            "flips": self.flips,
-        }
-
-
-@dataclass(frozen=True)
-class Stability:
-    """Every arm of a split under K seeded dithers, against its undithered run."""
-
-    split: str
-    baseline: str
-    level_dbfs: float
-    seeds: tuple[int, ...]
-    run: str  # the undithered run folder's name
-    reruns: tuple[str, ...]  # the dithered run folders' names, in seed order
-    arms: tuple[ArmStability, ...]
-    signature: str
-    verdicts: tuple[str, ...] = ()  # a test split: the frozen gates' verdict, undithered first, then each rerun
-
-    @property
-    def verdict_flips(self) -> bool:
-        return len(set(self.verdicts)) > 1
-
-    @property
-    def flipped(self) -> list[str]:
-        return [a.arm for a in self.arms if a.flips]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "split": self.split,
-            "baseline": self.baseline,
-            "dither": {"kind": "tpdf", "level_dbfs": self.level_dbfs, "seeds": list(self.seeds)},
-            "run": self.run,
-            "reruns": list(self.reruns),
-            "scorer_signature": self.signature,
-            "arms": [a.to_json() for a in self.arms],
-            "flipped": self.flipped,
-            "verdicts": list(self.verdicts),
-            "verdict_flips": self.verdict_flips,
-        }
-
-    def text(self) -> str:
-        lines = [
-            f"{self.split}: {len(self.seeds)} reruns with TPDF dither at {self.level_dbfs:g} dBFS "
-            f"(seeds {', '.join(map(str, self.seeds))}) against run {self.run}",
-            f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>10} {'reruns: min-max':>16} "
-            f"{'95% interval':>16}  directions",
-        ]
-        for a in self.arms:
-            wers = f"{_pct(min(a.rerun_wers))}-{_pct(max(a.rerun_wers))}"
-            if a.delta is None:
-                lines.append(f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {'(baseline)':>10}")
-                continue
-            deltas = f"{_pts(min(a.rerun_deltas))}-{_pts(max(a.rerun_deltas))}"
-            interval = f"[{_pts(a.ci_low)}, {_pts(a.ci_high)}]"
-            shown = "/".join(dict.fromkeys(a.directions))
-            lines.append(
-                f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {_pts(a.delta):>10} {deltas:>16} {interval:>16}  "
-                f"{shown}{'  FLIPS' if a.flips else ''}"
-            )
-        if self.verdicts:
-            lines.append(
-                f"verdict of the frozen gates: {' / '.join(self.verdicts)}"
-                + ("  FLIPS under an inaudible change" if self.verdict_flips else " (the same in every rerun)")
-            )
-        lines.append(
-            "directions: by the paired bootstrap interval of ΔWER (better: below 0, worse: above 0, unclear: "
-            "it holds 0), undithered first; FLIPS: an inaudible change altered what the run says about the arm"
-            if self.arms
-            else "no arms"
-        )
-        return "\n".join(lines)
 
 
 def measure_stability(
@@ -186,27 +78,26 @@ def measure_stability(
         for dither in dithers
     ]
     verdicts = _verdicts(experiment, [reference, *evaluations]) if split in TEST_SPLITS else ()
-    stability = Stability(
-        split=split,
-        baseline=reference.reference_arm,
-        level_dbfs=level_dbfs,
-        seeds=tuple(d.seed for d in dithers),
-        run=folder.root.name,
-        reruns=tuple(e.folder.root.name for e in evaluations),
-        arms=tuple(_arm(name, reference, evaluations) for name in names),
-        signature=reference.signature,
-        verdicts=verdicts,
+    stability = Stability.measured(
+        split,
+        reference.reference_arm,
+        DitherSetting("tpdf", level_dbfs, tuple(d.seed for d in dithers)),
+        folder.root.name,
+        tuple(e.folder.root.name for e in evaluations),
+        reference.signature,
+        tuple(_arm(name, reference, evaluations) for name in names),
+        verdicts,
     )
-    atomic_write_json(folder.stability, stability.to_json())
+    folder.write_stability(stability)
     if split in TEST_SPLITS:  # what held-out data said under dither is evidence: chained into the audit log
         AuditLog(experiment.folder).append(
             "stability measured",
             split=split,
             run=stability.run,
             reruns=list(stability.reruns),
-            dither={"kind": "tpdf", "level_dbfs": level_dbfs, "seeds": list(stability.seeds)},
+            dither=record_to_json(stability.dither),
             verdicts=list(verdicts),
-            flipped=stability.flipped,
+            flipped=list(stability.flipped),
         )
     if split not in TEST_SPLITS:  # a test split's report is the protocol's to render (its verdict sections)
         evaluate_run(folder, options)
@@ -225,16 +116,15 @@ def _verdicts(experiment: Experiment, evaluations: list[Evaluation]) -> tuple[st
 def _arm(name: str, reference: Evaluation, reruns: list[Evaluation]) -> ArmStability:
     wers = tuple(_wer(e, name) for e in reruns)
     if name == reference.reference_arm:
-        return ArmStability(name, _wer(reference, name), wers)
+        return ArmStability.measured(name, _wer(reference, name), wers)
     comparison = reference.comparisons[name]
-    return ArmStability(
+    return ArmStability.measured(
         name,
         _wer(reference, name),
         wers,
         comparison.delta,
         tuple(e.comparisons[name].delta for e in reruns),
-        comparison.ci_low,
-        comparison.ci_high,
+        (comparison.ci_low, comparison.ci_high),
         (direction(comparison), *(direction(e.comparisons[name]) for e in reruns)),
     )
 
@@ -245,14 +135,39 @@ def _wer(evaluation: Evaluation, arm: str) -> float:
     return pooled.wer or 0.0
 
 
-def _spread(value: float, reruns: tuple[float, ...]) -> float:
-    """max - min over the undithered value and the reruns."""
-    every = (value, *reruns)
-    return max(every) - min(every)
-
-
-def _sd(values: tuple[float, ...]) -> float | None:
-    return statistics.stdev(values) if len(values) > 1 else None
+def stability_text(stability: Stability) -> str:
+    """The terminal form: per arm WER and ΔWER with their ranges over the reruns, and the directions."""
+    dither = stability.dither
+    lines = [
+        f"{stability.split}: {len(dither.seeds)} reruns with TPDF dither at {dither.level_dbfs:g} dBFS "
+        f"(seeds {', '.join(map(str, dither.seeds))}) against run {stability.run}",
+        f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>10} {'reruns: min-max':>16} "
+        f"{'95% interval':>16}  directions",
+    ]
+    for a in stability.arms:
+        wers = f"{_pct(min(a.rerun_wers))}-{_pct(max(a.rerun_wers))}"
+        if a.delta is None:
+            lines.append(f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {'(baseline)':>10}")
+            continue
+        deltas = f"{_pts(min(a.rerun_deltas))}-{_pts(max(a.rerun_deltas))}"
+        interval = f"[{_pts(a.ci_low)}, {_pts(a.ci_high)}]"
+        shown = "/".join(dict.fromkeys(a.directions))
+        lines.append(
+            f"{a.arm:24} {_pct(a.wer):>7} {wers:>16} {_pts(a.delta):>10} {deltas:>16} {interval:>16}  "
+            f"{shown}{'  FLIPS' if a.flips else ''}"
+        )
+    if stability.verdicts:
+        lines.append(
+            f"verdict of the frozen gates: {' / '.join(stability.verdicts)}"
+            + ("  FLIPS under an inaudible change" if stability.verdict_flips else " (the same in every rerun)")
+        )
+    lines.append(
+        "directions: by the paired bootstrap interval of ΔWER (better: below 0, worse: above 0, unclear: "
+        "it holds 0), undithered first; FLIPS: an inaudible change altered what the run says about the arm"
+        if stability.arms
+        else "no arms"
+    )
+    return "\n".join(lines)
 
 
 def _pct(value: float | None) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import ChallengerRecord, challenger_file, changed_file, fingerprint, gates_copy
@@ -21,8 +21,6 @@ from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder, latest_run
 from toolkit.runs.record import BASELINE
-
-GATES_JSON = "gates.json"
 
 
 def split_run(experiment: Experiment, split: str, arms: Sequence[str] = ()) -> RunFolder:
@@ -133,7 +131,7 @@ def _verdict(experiment: Experiment) -> GateReport:
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():
-        path = atomic_write_json(evaluation.folder.scores / GATES_JSON, split_report.to_json())
+        path = evaluation.folder.write_gates(split_report.to_json())
         log.append(
             "gate evaluated",
             split=split,

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from toolkit.core.data_files import read_json
 from toolkit.core.files import atomic_write_text
 from toolkit.explain import Explanation, explain_arms
 from toolkit.explain.causes import CAUSES
@@ -303,17 +302,17 @@ def _stability(evaluation: Evaluation) -> Section:
     path = evaluation.folder.stability
     if not path.is_file():
         return Section.of(heading)
-    data = read_json(path)
-    dither = data["dither"]
+    data = evaluation.folder.read_stability()
+    dither = data.dither
     lead = (
-        f"{len(dither['seeds'])} reruns of this split with TPDF dither at {dither['level_dbfs']:g} dBFS "
-        f"(seeds {', '.join(map(str, dither['seeds']))}; run folders {', '.join(f'`{r}`' for r in data['reruns'])}). "
+        f"{len(dither.seeds)} reruns of this split with TPDF dither at {dither.level_dbfs:g} dBFS "
+        f"(seeds {', '.join(map(str, dither.seeds))}; run folders {', '.join(f'`{r}`' for r in data.reruns)}). "
         "Direction: what the paired bootstrap interval of ΔWER says (better, worse, unclear), this run first. "
         "An arm that flips, or whose ΔWER moves as much as its interval is wide, is not supported by the audio."
     )
-    if data.get("scorer_signature") != evaluation.signature:
+    if data.scorer_signature != evaluation.signature:
         lead += (
             " **Stale:** measured under scorer signature "
-            f"`{data.get('scorer_signature')}`, not this report's; rerun `ablate explain EXP --stability K`."
+            f"`{data.scorer_signature}`, not this report's; rerun `ablate explain EXP --stability K`."
         )
     return Section.of(heading, lead, stability_table(data))

@@ -14,6 +14,7 @@ import pandas as pd
 from toolkit.scorer.metrics.timing import worst_onsets
 
 if TYPE_CHECKING:
+    from toolkit.runs.score_files import Stability
     from toolkit.runs.scored import Evaluation
 
 MAX_INSTANCES = 40
@@ -391,20 +392,23 @@ def alignment_links(evaluation: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def stability_table(data: dict[str, Any]) -> pd.DataFrame:
+def stability_table(data: Stability) -> pd.DataFrame:
     """Per arm, from ``scores/stability.json``: WER and ΔWER here and their range over the dithered reruns."""
     rows = []
-    for arm in data["arms"]:
-        wers = [arm["wer"], *arm["rerun_wers"]]
-        row = {"arm": arm["arm"], "WER": pct(arm["wer"]), "WER over reruns": f"{pct(min(wers))} – {pct(max(wers))}"}
-        if arm["delta"] is not None:
-            deltas = [arm["delta"], *arm["rerun_deltas"]]
+    for arm in data.arms:
+        wers = [arm.wer, *arm.rerun_wers]
+        row = {"arm": arm.arm, "WER": pct(arm.wer), "WER over reruns": f"{pct(min(wers))} – {pct(max(wers))}"}
+        if arm.delta is not None:
+            deltas = [arm.delta, *arm.rerun_deltas]
+            low, high = arm.ci_low, arm.ci_high
             row.update(
                 {
-                    "ΔWER [95% interval]": delta_with_interval(arm["delta"], arm["ci_low"], arm["ci_high"]),
+                    "ΔWER [95% interval]": delta_with_interval(arm.delta, low, high)
+                    if low is not None and high is not None
+                    else signed_points(arm.delta),
                     "ΔWER over reruns": f"{signed_points(min(deltas))} – {signed_points(max(deltas))}",
-                    "direction": " / ".join(arm["directions"]),
-                    "flips": "yes" if arm["flips"] else "no",
+                    "direction": " / ".join(arm.directions),
+                    "flips": "yes" if arm.flips else "no",
                 }
             )
         rows.append(row)

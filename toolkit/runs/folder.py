@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import read_record, record_from_json, write_record
 from toolkit.core.names import path_name_problem
 from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.record import RunRecord
+from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,20 @@ class RunFolder:
     def scores(self) -> Path:
         return self.root / "scores"
 
+    def recording_score(self, arm: str, recording: str) -> Path:
+        """``arm``'s score of ``recording`` (toolkit.runs.score_files.RecordingScoreFile)."""
+        return self._inside("scores", arm, recording, "json")
+
+    @property
+    def paired(self) -> Path:
+        """Every arm against the baseline: ΔWER, its interval and paired tests."""
+        return self.scores / "paired.json"
+
+    @property
+    def gates(self) -> Path:
+        """The verdict of ``ablate gate`` on this run, once it was asked for."""
+        return self.scores / "gates.json"
+
     def explanation(self, arm: str) -> Path:
         """``arm``'s ΔWER against the baseline by cause, with every changed word (``ablate explain``)."""
         problem = path_name_problem(arm, "arm")
@@ -76,8 +92,44 @@ class RunFolder:
 
         return read_hypothesis(self.hypothesis_json(arm, recording), recording)
 
+    def read_recording_score(self, arm: str, recording: str) -> RecordingScoreFile:
+        return read_record(RecordingScoreFile, self.recording_score(arm, recording), "recording score")
+
+    def write_recording_score(self, arm: str, recording: str, data: dict[str, Any]) -> Path:
+        """Write ``RecordingScore.to_json()``, refused unless it reads back as a RecordingScoreFile."""
+        return _write(self.recording_score(arm, recording), RecordingScoreFile, data)
+
+    def read_paired(self) -> PairedFile:
+        return read_record(PairedFile, self.paired, "paired comparison file")
+
+    def write_paired(self, data: dict[str, Any]) -> Path:
+        return _write(self.paired, PairedFile, data)
+
+    def read_explanation(self, arm: str) -> ExplanationFile:
+        return read_record(ExplanationFile, self.explanation(arm), "explanation")
+
+    def write_explanation(self, arm: str, data: dict[str, Any]) -> Path:
+        return _write(self.explanation(arm), ExplanationFile, data)
+
+    def read_gates(self) -> GateVerdict:
+        return read_record(GateVerdict, self.gates, "gate verdict")
+
+    def write_gates(self, data: dict[str, Any]) -> Path:
+        return _write(self.gates, GateVerdict, data)
+
+    def read_stability(self) -> Stability:
+        return read_record(Stability, self.stability, "stability record")
+
+    def write_stability(self, stability: Stability) -> Path:
+        return write_record(self.stability, stability)
+
     def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
         return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))
+
+
+def _write(path: Path, record_type: Any, data: Any) -> Path:
+    """``data`` written to ``path`` through its record, so no file is written that its reader would refuse."""
+    return write_record(path, record_from_json(record_type, data, path))
 
 
 def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), complete: bool = False) -> RunFolder:
