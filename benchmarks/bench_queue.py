@@ -29,6 +29,7 @@ from toolkit.core.transcripts import Hypothesis
 from toolkit.corpus.manifest import FileRecord, Manifest, RecordingEntry
 from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import ManifestUse, RunConfig, RunRecord
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -38,7 +39,20 @@ RECORDING = "bench"
 
 def write_run(root: Path) -> RunFolder:
     folder = RunFolder(root / "runs" / "tuning-bench")
-    atomic_write_json(folder.record, {"recordings": [RECORDING], "config": {"arms": [{"name": a} for a in ARMS]}})
+    RunRecord(
+        status="complete",
+        started="2026-12-01T00:00:00+00:00",
+        split="tuning",
+        config=RunConfig(
+            experiment="bench",
+            primary="whisper_base",
+            recognizers={},
+            arms=tuple({"name": arm, "components": []} for arm in ARMS),
+        ),
+        manifest=ManifestUse("manifest.json", "0" * 64),
+        recordings=(RECORDING,),
+        finished="2026-12-01T00:01:00+00:00",
+    ).write(folder.record)
     reference, baseline, vad = build_pair(seed=0)
     rng = random.Random(1)
     for arm in ARMS:
