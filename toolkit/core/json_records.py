@@ -15,7 +15,7 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,7 +64,7 @@ def write_record(path: Path, record: Any) -> Path:
 
 def record_from_json(cls: type[T], data: Any, path: Path | str, where: str = "") -> T:
     """``data`` (parsed JSON) as ``cls``, each key checked; errors name ``path`` and the key's place."""
-    return _value(cls, data, path, where or "the file")
+    return typing.cast(T, _reader(typing.cast(Any, cls))(data, path, where or "the file"))
 
 
 def record_to_json(value: Any) -> Any:
@@ -90,25 +90,20 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _record(cls: type, data: Any, path: Path | str, where: str, bound: Mapping[Any, Any]) -> Any:
-    if not isinstance(data, dict):
-        raise InputError(path, f"{where} must be a JSON object, not {type(data).__name__}")
-    fields = dataclasses.fields(cls)
-    rest = next((f.name for f in fields if f.metadata.get(_OTHER_KEYS)), None)
-    named = {f.name for f in fields if f.name != rest}
-    unknown = sorted(set(data) - named)
-    if unknown and rest is None:
-        raise InputError(path, f"{where} has unknown key(s) {', '.join(unknown)}")
-    values: dict[str, Any] = {}
-    for field in fields:
-        if field.name == rest:
-            values[field.name] = {key: data[key] for key in data if key not in named}
-        elif field.name in data:
-            hint = _bind(_hints(cls)[field.name], bound)
-            values[field.name] = _value(hint, data[field.name], path, _at(where, field.name))
-        elif field.default is not ABSENT:
-            raise InputError(path, f"{_at(where, field.name)} is missing")
-    return cls(**values)
+# Where a value lies, built only when an error names it: the top ("the file", or the caller's), or
+# (parent, key) for a record's key or a mapping's key, or (parent, index) for a list item.
+Where = Any
+Reader = Callable[[Any, "Path | str", Where], Any]
+
+
+def _describe(where: Where) -> str:
+    if isinstance(where, str):
+        return where
+    parent, key = where
+    above = _describe(parent)
+    if isinstance(key, int):
+        return f"{above}[{key}]"
+    return key if above == "the file" else f"{above}.{key}"
 
 
 def _bind(hint: Any, bound: Mapping[Any, Any]) -> Any:
@@ -119,40 +114,104 @@ def _bind(hint: Any, bound: Mapping[Any, Any]) -> Any:
     return hint[tuple(bound[p] for p in free)] if free else hint
 
 
-def _at(where: str, key: str) -> str:
-    return key if where == "the file" else f"{where}.{key}"
-
-
-def _value(hint: Any, data: Any, path: Path | str, where: str) -> Any:
-    """``data`` checked against ``hint``; JSON numbers, strings and booleans are kept as they are."""
+@functools.cache
+def _reader(hint: Any) -> Reader:
+    """A function that checks data against ``hint``, made once per hint (reading a score file checks
+    thousands of values: deciding what each hint means once is most of the speed)."""
     if hint is Any:
-        return data
+        return lambda data, path, where: data
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if dataclasses.is_dataclass(origin):  # a generic record given its types
         generic = typing.cast(type, origin)
         variables = getattr(generic, "__parameters__", ())
-        return _record(generic, data, path, where, dict(zip(variables, args, strict=True)))
+        return _record_reader(generic, tuple(zip(variables, args, strict=True)))
     if dataclasses.is_dataclass(hint):
-        return _record(typing.cast(type, hint), data, path, where, {})
+        return _record_reader(typing.cast(type, hint), ())
     if origin in (typing.Union, types.UnionType):
-        if data is None and type(None) in args:
-            return None
-        options = [a for a in args if a not in (type(None), Absent)]
-        return _value(options[0] if len(options) == 1 else Any, data, path, where)
+        return _union_reader(args)
     if origin is tuple:
-        if not isinstance(data, list):
-            raise InputError(path, f"{where} must be a list, not {type(data).__name__}")
-        return tuple(_value(args[0], item, path, f"{where}[{i}]") for i, item in enumerate(data))
+        return _list_reader(_reader(args[0]))
     if origin is dict:
-        if not isinstance(data, dict):
-            raise InputError(path, f"{where} must be a JSON object, not {type(data).__name__}")
-        return {key: _value(args[1], item, path, f"{where}.{key}") for key, item in data.items()}
+        return _mapping_reader(_reader(args[1]))
     if hint is float:
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise InputError(path, f"{where} must be a number, not {data!r}"[:200])
-        return data
+        return _read_number
     if hint in (str, int, bool):
+        return _scalar_reader(hint)
+    raise TypeError(f"no JSON reading for {hint!r}")  # a record written with an unsupported field type
+
+
+def _union_reader(args: tuple[Any, ...]) -> Reader:
+    options = [a for a in args if a not in (type(None), Absent)]
+    inner = _reader(options[0] if len(options) == 1 else Any)
+    nullable = type(None) in args
+
+    def read(data: Any, path: Path | str, where: Where) -> Any:
+        return None if data is None and nullable else inner(data, path, where)
+
+    return read
+
+
+def _list_reader(item: Reader) -> Reader:
+    def read(data: Any, path: Path | str, where: Where) -> Any:
+        if not isinstance(data, list):
+            raise InputError(path, f"{_describe(where)} must be a list, not {type(data).__name__}")
+        return tuple(item(value, path, (where, i)) for i, value in enumerate(data))
+
+    return read
+
+
+def _mapping_reader(item: Reader) -> Reader:
+    def read(data: Any, path: Path | str, where: Where) -> Any:
+        if not isinstance(data, dict):
+            raise InputError(path, f"{_describe(where)} must be a JSON object, not {type(data).__name__}")
+        return {key: item(value, path, (where, key)) for key, value in data.items()}
+
+    return read
+
+
+def _read_number(data: Any, path: Path | str, where: Where) -> Any:
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        raise InputError(path, f"{_describe(where)} must be a number, not {data!r}"[:200])
+    return data
+
+
+def _scalar_reader(hint: type) -> Reader:
+    def read(data: Any, path: Path | str, where: Where) -> Any:
         if not isinstance(data, hint) or (hint is int and isinstance(data, bool)):
-            raise InputError(path, f"{where} must be {hint.__name__}, not {data!r}"[:200])
+            raise InputError(path, f"{_describe(where)} must be {hint.__name__}, not {data!r}"[:200])
         return data
-    raise TypeError(f"{where}: no JSON reading for {hint!r}")  # a record written with an unsupported field type
+
+    return read
+
+
+def _record_reader(cls: type, bound: tuple[tuple[Any, Any], ...]) -> Reader:
+    """A record's reader: its fields' readers (made at its first read, as a record may hold its own
+    type), its named keys and the field holding other keys."""
+    fields = dataclasses.fields(cls)
+    rest = next((f.name for f in fields if f.metadata.get(_OTHER_KEYS)), None)
+    named = frozenset(f.name for f in fields if f.name != rest)
+    plan: list[tuple[str, Reader, bool]] = []
+
+    def read(data: Any, path: Path | str, where: Where) -> Any:
+        if not plan:
+            hints, types_of = _hints(cls), dict(bound)
+            plan.extend(
+                (f.name, _reader(_bind(hints[f.name], types_of)), f.default is not ABSENT)
+                for f in fields
+                if f.name != rest
+            )
+        if not isinstance(data, dict):
+            raise InputError(path, f"{_describe(where)} must be a JSON object, not {type(data).__name__}")
+        if rest is None and not named.issuperset(data):
+            raise InputError(path, f"{_describe(where)} has unknown key(s) {', '.join(sorted(set(data) - named))}")
+        values: dict[str, Any] = {}
+        for name, reader, required in plan:
+            if name in data:
+                values[name] = reader(data[name], path, (where, name))
+            elif required:
+                raise InputError(path, f"{_describe((where, name))} is missing")
+        if rest is not None:
+            values[rest] = {key: data[key] for key in data if key not in named}
+        return cls(**values)
+
+    return read
