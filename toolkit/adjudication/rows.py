@@ -32,6 +32,8 @@ _KIND = {str: "text", int: "an integer", float: "a number", bool: "0 or 1"}
 
 @dataclass(frozen=True)
 class _Column:
+    """One column: its name, the Python type its field holds, and whether it may be NULL."""
+
     name: str
     kind: Any  # str, int, float or bool
     nullable: bool
@@ -59,10 +61,12 @@ class Table(Generic[R]):
 
 
 def _column(name: str, hint: Any) -> _Column:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        (kind,) = (a for a in typing.get_args(hint) if a is not type(None))
-        return _Column(name, kind, nullable=True)
-    return _Column(name, hint, nullable=False)
+    """The column of a field typed ``str``, ``int``, ``float`` or ``bool``, or one of them ``| None``."""
+    nullable = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    kinds = [a for a in typing.get_args(hint) if a is not type(None)] if nullable else [hint]
+    if len(kinds) != 1 or kinds[0] not in _STORED_AS:
+        raise TypeError(f"field {name}: {hint} is no SQLite column type (str, int, float, bool, or one of them | None)")
+    return _Column(name, kinds[0], nullable)
 
 
 def read(
