@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import soundfile as sf
 
+from toolkit.adjudication.store import Decision, DecisionStore
 from toolkit.core.files import atomic_write_json
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 from toolkit.corpus.freeze import freeze
@@ -161,6 +163,30 @@ def exp(built: Path, tmp_path: Path) -> Path:
 
 def run_folder(exp: Path) -> RunFolder:
     return RunFolder(exp / "runs" / "tuning-fixture")
+
+
+def decide(
+    store: DecisionStore,
+    annotator: str,
+    action: str = "keep",
+    text: str = "",
+    start: float = 1.0,
+    end: float = 2.0,
+    **extra: Any,
+) -> Decision:
+    """One decision on span 1-2 s of "rec" (a test's listener, with its own action and text)."""
+    return store.record(
+        recording_id="rec",
+        start=start,
+        end=end,
+        action=action,
+        old_text="eu não sei",
+        new_text=text,
+        annotator=annotator,
+        reference_sha256="r" * 64,
+        manifest_sha256="m" * 64,
+        **extra,
+    )
 
 
 if __name__ == "__main__":  # build one by hand: python tests/adjudication_fixture.py /tmp/somewhere

@@ -4,6 +4,7 @@ lead settles, the agreed transcription) and span decisions (Cohen's kappa with c
 from __future__ import annotations
 
 import pytest
+from adjudication_fixture import decide
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from toolkit.adjudication.agreement import (
@@ -78,28 +79,8 @@ def test_kappa_on_span_decisions_matches_statsmodels_and_counts_the_pairs(tmp_pa
     pairs = [("keep", "keep")] * 6 + [("correct", "correct")] * 3 + [("keep", "correct"), ("unresolved", "keep")]
     for k, (first, second) in enumerate(pairs):
         for who, action in (("ana", first), ("beto", second)):
-            store.record(
-                recording_id="rec",
-                start=float(k),
-                end=k + 0.5,
-                action=action,
-                old_text="eu sei",
-                new_text="eu não sei" if action == "correct" else "",
-                annotator=who,
-                reference_sha256="r",
-                manifest_sha256="m",
-            )
-    store.record(  # one span with a single listener: not a pair
-        recording_id="rec",
-        start=50.0,
-        end=51.0,
-        action="keep",
-        old_text="x",
-        new_text="",
-        annotator="ana",
-        reference_sha256="r",
-        manifest_sha256="m",
-    )
+            decide(store, who, action, "eu sei" if action == "correct" else "", start=float(k), end=k + 0.5)
+    decide(store, "ana", start=50.0, end=51.0)  # one span with a single listener: not a pair
     agreement = decision_agreement(store.span_states())
     assert (agreement.pairs, agreement.agreed) == (11, 9)
     expected = cohens_kappa([[6, 1, 0, 0], [0, 3, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]])

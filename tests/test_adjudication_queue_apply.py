@@ -102,7 +102,7 @@ def test_apply_writes_a_new_version_and_old_stays_readable(exp, tmp_path, capsys
     record = json.loads((out / "adjudication.json").read_text())
     assert record["previous_manifest"]["sha256"] == old_sha and len(record["decisions"]) == 4
     assert not load_manifest(exp / "corpus" / "manifest.json").verify()  # the old version is untouched
-    assert {row["applied_in"] for row in adjudication.store.export_rows()} == {new.sha256}
+    assert {row.applied_in for row in adjudication.store.export()} == {(new.sha256,)}
 
     # Decisions made on the old version are stale against the new one: shown, never applied.
     newer = open_experiment(exp, out / "manifest.json")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from adjudication_fixture import decide
 
 from toolkit.adjudication.store import DecisionStore
 from toolkit.cli import main
@@ -19,32 +20,9 @@ from toolkit.core.errors import InputError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _decide(
-    store: DecisionStore,
-    annotator: str,
-    action: str = "keep",
-    text: str = "",
-    start: float = 1.0,
-    end: float = 2.0,
-    **extra,
-):
-    return store.record(
-        recording_id="rec",
-        start=start,
-        end=end,
-        action=action,
-        old_text="eu não sei",
-        new_text=text,
-        annotator=annotator,
-        reference_sha256="r" * 64,
-        manifest_sha256="m" * 64,
-        **extra,
-    )
-
-
 def test_decision_round_trips_with_provenance(tmp_path):
     store = DecisionStore(tmp_path / "adjudication.sqlite")
-    stored = _decide(store, "  Ana  ", "correct", "eu  não sei não", duration=10.0)
+    stored = decide(store, "  Ana  ", "correct", "eu  não sei não", duration=10.0)
     [read] = DecisionStore(tmp_path / "adjudication.sqlite").decisions()
     assert read == stored
     assert (read.annotator, read.role, read.new_text, read.old_text) == ("Ana", "first", "eu não sei não", "eu não sei")
@@ -55,23 +33,23 @@ def test_decision_round_trips_with_provenance(tmp_path):
 
 def test_later_decision_supersedes_and_second_listener_is_separate(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    first = _decide(store, "ana", "keep")
-    again = _decide(store, "ana", "correct", "eu sei")
-    second = _decide(store, "beto", "correct", "eu sei")
+    first = decide(store, "ana", "keep")
+    again = decide(store, "ana", "correct", "eu sei")
+    second = decide(store, "beto", "correct", "eu sei")
     assert (first.role, again.role, second.role) == ("first", "first", "second")
     assert again.supersedes == first.id and second.supersedes is None
     assert len(store.decisions()) == 3  # nothing overwritten
     [state] = store.span_states()
     assert state.first == again and state.second == second and not state.conflict
     assert state.effective == again
-    rows = {row["id"]: row for row in store.export_rows()}
-    assert rows[first.id]["status"] == "superseded" and rows[first.id]["superseded_by"] == again.id
-    assert rows[second.id]["status"] == "current"
+    rows = {row.decision.id: row for row in store.export()}
+    assert rows[first.id].status == "superseded" and rows[first.id].superseded_by == again.id
+    assert rows[second.id].status == "current"
 
 
 def test_the_file_itself_refuses_to_change_or_delete_a_decision(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana")
+    decide(store, "ana")
     with sqlite3.connect(tmp_path / "s.sqlite") as connection:
         for statement in ("UPDATE decisions SET new_text = 'x'", "DELETE FROM decisions"):
             with pytest.raises(sqlite3.IntegrityError, match="never"):
@@ -81,11 +59,11 @@ def test_the_file_itself_refuses_to_change_or_delete_a_decision(tmp_path):
 
 def test_disagreeing_listeners_conflict_until_settled(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana", "keep")
-    _decide(store, "beto", "unresolved")
+    decide(store, "ana", "keep")
+    decide(store, "beto", "unresolved")
     [state] = store.span_states()
     assert state.conflict and state.effective is None
-    settled = _decide(store, "carla", "unresolved", settle=True)
+    settled = decide(store, "carla", "unresolved", settle=True)
     [state] = store.span_states()
     assert not state.conflict and state.effective == settled and settled.role == "settlement"
 
@@ -102,10 +80,10 @@ def test_disagreeing_listeners_conflict_until_settled(tmp_path):
 )
 def test_bad_decisions_are_refused_and_nothing_is_stored(tmp_path, change, message):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana")
+    decide(store, "ana")
     args = dict(annotator="beto", action="keep", text="", start=1.0, end=2.0) | change
     with pytest.raises(InputError, match=message):
-        _decide(store, **args)
+        decide(store, **args)
     assert len(store.decisions()) == 1
 
 
@@ -120,8 +98,8 @@ def test_corrupt_store_is_a_clear_error_and_left_untouched(tmp_path):
 
 def test_export_json_and_csv(tmp_path, capsys):
     store = DecisionStore(tmp_path / "adjudication.sqlite")
-    _decide(store, "ana", "correct", "eu não sei não")
-    _decide(store, "ana", "nonspeech")
+    decide(store, "ana", "correct", "eu não sei não")
+    decide(store, "ana", "nonspeech")
     assert main(["decisions", "export", str(tmp_path), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["action"], r["status"]) for r in rows] == [("correct", "superseded"), ("nonspeech", "current")]
@@ -170,14 +148,14 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
 
 def test_a_third_listener_never_replaces_the_second_and_every_listener_counts(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana", "keep")
-    beto = _decide(store, "beto", "keep")
-    carla = _decide(store, "carla", "unresolved")
+    decide(store, "ana", "keep")
+    beto = decide(store, "beto", "keep")
+    carla = decide(store, "carla", "unresolved")
     assert (beto.role, carla.role, carla.supersedes) == ("second", "second", None)
     [state] = store.span_states()
     assert [d.annotator for d in state.listeners] == ["ana", "beto", "carla"]
     assert state.conflict  # carla disagrees with the first listener
-    again = _decide(store, "carla", "keep")
+    again = decide(store, "carla", "keep")
     assert again.supersedes == carla.id
     [state] = store.span_states()
     assert not state.conflict and state.effective.annotator == "ana"
@@ -185,8 +163,8 @@ def test_a_third_listener_never_replaces_the_second_and_every_listener_counts(tm
 
 def test_a_correction_that_changes_nothing_is_a_keep_and_agrees_with_one(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana", "keep")
-    same = _decide(store, "beto", "correct", "  eu   não sei ")
+    decide(store, "ana", "keep")
+    same = decide(store, "beto", "correct", "  eu   não sei ")
     assert (same.action, same.new_text) == ("keep", "eu não sei")
     [state] = store.span_states()
     assert not state.conflict
@@ -194,19 +172,19 @@ def test_a_correction_that_changes_nothing_is_a_keep_and_agrees_with_one(tmp_pat
 
 def test_export_never_shows_a_decision_current_and_superseded(tmp_path):
     store = DecisionStore(tmp_path / "s.sqlite")
-    _decide(store, "ana", "keep")
-    _decide(store, "beto", "unresolved")
-    settled = _decide(store, "lia", "unresolved", settle=True)
-    _decide(store, "ana", "correct", "eu sei")  # ana changes her mind after the settlement
-    rows = store.export_rows()
-    assert not [r for r in rows if r["status"] == "current" and r["superseded_by"] is not None]
-    assert [(r["annotator"], r["status"], r["superseded_by"]) for r in rows] == [
+    decide(store, "ana", "keep")
+    decide(store, "beto", "unresolved")
+    settled = decide(store, "lia", "unresolved", settle=True)
+    decide(store, "ana", "correct", "eu sei")  # ana changes her mind after the settlement
+    rows = store.export()
+    assert not [r for r in rows if r.status == "current" and r.superseded_by is not None]
+    assert [(r.decision.annotator, r.status, r.superseded_by) for r in rows] == [
         ("ana", "superseded", 4),
         ("beto", "current", None),
         ("lia", "current", None),
         ("ana", "current", None),
     ]
-    assert rows[1]["settled_by"] is None  # ana's new decision reopened the span: nothing settled now
+    assert rows[1].settled_by is None  # ana's new decision reopened the span: nothing settled now
     [state] = store.span_states()
     assert state.conflict and state.settlement == settled
 
@@ -214,7 +192,7 @@ def test_export_never_shows_a_decision_current_and_superseded(tmp_path):
 def test_csv_export_neutralises_formula_cells(tmp_path, capsys):
     store = DecisionStore(tmp_path / "adjudication.sqlite")
     for k, text in enumerate(('=HYPERLINK("http://x")', "+1 mais", "-menos", "@SUM(A1)", "normal")):
-        _decide(store, "ana", "correct", text, start=float(k), end=k + 0.5, note=text)
+        decide(store, "ana", "correct", text, start=float(k), end=k + 0.5, note=text)
     assert main(["decisions", "export", str(tmp_path), "--format", "csv"]) == 0
     table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["new_text"] for r in table] == ['\'=HYPERLINK("http://x")', "'+1 mais", "'-menos", "'@SUM(A1)", "normal"]

@@ -15,19 +15,16 @@ import http.server
 import json
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from adjudication_fixture import build_experiment
+from app_server import free_port, serving, stop
 
 from toolkit.adjudication.apply import apply_decisions
 from toolkit.adjudication.blind import TranscriptStore
@@ -60,12 +57,6 @@ USERS = {
     "tina": "transcriber",
 }
 VIEWPORT = {"width": 1400, "height": 900}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class _Pixel(http.server.BaseHTTPRequestHandler):
@@ -105,38 +96,14 @@ def app(tmp_path_factory, pixel):
     users = root / "users.json"
     for name, role in USERS.items():
         add_user(users, name, PASSWORD, role=role)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
         env.pop(name, None)
-    log = (root / "app.log").open("w")
     command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
     command += ["--manifest", str(version / "manifest.json")]
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            pytest.fail(f"the app did not start: {(root / 'app.log').read_text()[-2000:]}")
-        time.sleep(0.5)
-    try:
-        yield {"url": url, "exp": exp, "root": root, "hostile": hostile, "server": server}
-    finally:
-        if server.poll() is None:  # the last test stops it itself
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
-        log.close()
+    with serving(command, port, env, root / "app.log") as server:  # the last test stops it itself
+        yield {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root, "hostile": hostile, "server": server}
 
 
 @pytest.fixture(scope="module")
@@ -448,9 +415,7 @@ def test_a_stopped_server_is_reported_as_such_not_as_a_missing_internet(playwrig
     """Runs last: it stops the module's app."""
     with _browser(playwright, app, "offline") as context:
         page = _login(context, app, "ana")
-        server = app["server"]
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        stop(app["server"])
         dialog = page.get_by_role("dialog")
         dialog.get_by_text("O servidor do app não responde").wait_for(timeout=60000)
         assert "internet" not in dialog.inner_text() and "streamlit run" not in dialog.inner_text()

@@ -9,16 +9,18 @@ from __future__ import annotations
 import io
 import json
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("streamlit")
-from adjudication_fixture import built, exp, run_folder  # noqa: E402,F401 - fixtures
+from adjudication_fixture import built, decide, exp, run_folder  # noqa: E402,F401 - fixtures
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from toolkit.adjudication.context import open_experiment  # noqa: E402
+from toolkit.adjudication.rows import LEFT_AS_IT_WAS  # noqa: E402
 from toolkit.adjudication.store import DecisionStore  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 
@@ -335,6 +337,22 @@ def test_corrupt_store_is_shown_and_left_untouched(monkeypatch, exp):
     assert not at.exception
     assert any("not a readable decision store" in e.value for e in at.error)
     assert store.read_bytes() == b"garbage" * 100
+
+
+def test_a_damaged_decision_row_is_one_line_on_the_page(monkeypatch, exp):
+    """A decision whose time another tool replaced by text: the page names the store and the row, no traceback."""
+    store = DecisionStore(exp / "adjudication.sqlite")
+    decide(store, "ana")
+    with sqlite3.connect(store.path) as connection:  # a copy of the decision, its start made text
+        columns = ", ".join(f'"{c}"' for (_, c, *_) in connection.execute("PRAGMA table_info(decisions)") if c != "id")
+        picked = columns.replace('"start"', "'soon'")
+        connection.execute(f"INSERT INTO decisions ({columns}) SELECT {picked} FROM decisions")
+    at = _app(monkeypatch, exp)
+    assert not at.exception
+    shown = [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]  # the page escapes Markdown: plain text
+    assert [line for line in shown if "damaged" in line] == [
+        "adjudication.sqlite: row 2 of table decisions is damaged (start holds 'soon', not a number); " + LEFT_AS_IT_WAS
+    ]
 
 
 @pytest.mark.parametrize(

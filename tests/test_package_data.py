@@ -1,21 +1,67 @@
-"""A built wheel carries the normalizer's tables: installed outside the checkout, it scores like it."""
+"""A built wheel carries what the commands need (the normalizer's tables, the demo, the gates template, the app)."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
+from adjudication_fixture import build_experiment
+from app_server import free_port, serving, stop
 
 from toolkit.scorer.normalize import POLICY_VERSION
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, lexicon_files
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# What a wheel is built from: the checkout's layout, links included (toolkit/app, toolkit/demo/experiment.toml,
+# toolkit/protocol/gates.toml), copied so that the build leaves no build/ or egg-info in the checkout.
+SOURCES = ("pyproject.toml", "README.md", "protocol/gates.toml", "experiments/demo/experiment.toml")
+
+
+def _copy_checkout(target: Path, with_app: bool = True) -> Path:
+    shutil.copytree(ROOT / "toolkit", target / "toolkit", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in SOURCES:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, target / name)
+    if with_app:
+        shutil.copytree(ROOT / "app", target / "app", ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def _build_wheel(tmp_path: Path) -> Path:
+    source = _copy_checkout(tmp_path / "source")
+    (source / "app" / "__pycache__").mkdir()  # what running the app leaves behind must not ship
+    (source / "app" / "__pycache__" / "web.cpython-311.pyc").write_bytes(b"stale")
+    wheels = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "wheel", "--no-deps"]
+        + ["--no-build-isolation", "-w", str(wheels), str(source)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    (wheel,) = wheels.glob("*.whl")
+    return wheel
+
+
+def _app_files() -> set[str]:
+    """Every file of the top-level app/ folder as the wheel names it (what Python or a run leaves aside)."""
+    return {
+        f"toolkit/app/{path.relative_to(ROOT / 'app').as_posix()}"
+        for path in (ROOT / "app").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
 
 # Runs in a fresh interpreter whose sys.path starts with the install folder, from outside the checkout.
 PROBE = """
@@ -37,19 +83,9 @@ print(json.dumps({"toolkit": toolkit.__file__, "lexicons": str(LEXICON_DIR),
 
 @pytest.mark.slow
 def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> None:
-    source = tmp_path / "source"  # a copy, so the build leaves no build/ or egg-info in the checkout
-    shutil.copytree(ROOT / "toolkit", source / "toolkit", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    wheels, target = tmp_path / "wheels", tmp_path / "installed"
+    wheel = _build_wheel(tmp_path)
+    target = tmp_path / "installed"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(wheels), str(source)],
-        check=True,
-        capture_output=True,
-        cwd=tmp_path,
-    )
-    (wheel,) = wheels.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"toolkit/scorer/normalize/lexicons/{name}" for name in lexicon_files(POLICY_VERSION)} <= set(names)
     subprocess.run(
@@ -92,24 +128,43 @@ print(json.dumps({"toolkit": toolkit.__file__, "template": str(TEMPLATE), "demo"
 """
 
 
+def test_the_wheel_carries_every_file_of_the_app_and_nothing_compiled(tmp_path: Path) -> None:
+    names = set(zipfile.ZipFile(_build_wheel(tmp_path)).namelist())
+    shipped = {name for name in names if name.startswith("toolkit/app/")}
+    assert {"toolkit/app/server.py", "toolkit/app/views/review.py", "toolkit/app/components/ablate.js"} <= shipped
+    assert shipped == _app_files()
+
+
+def test_ablate_app_serves_the_app_of_the_checkout_whose_code_runs(tmp_path: Path) -> None:
+    """Another checkout (here a copy) runs its own app/, not the one of the checkout installed in editable mode."""
+    other = _copy_checkout(tmp_path / "other")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    probe = "from toolkit.cli.app import streamlit_command; print(streamlit_command('127.0.0.1', 8501)[4])"
+    entry = subprocess.run(
+        [sys.executable, "-c", probe], cwd=other, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert Path(entry) == (other / "app" / "server.py").resolve()
+    here = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert Path(here.stdout.strip()) == ROOT / "app" / "server.py"
+
+
+def test_an_install_without_the_app_says_so_in_one_line(tmp_path: Path) -> None:
+    broken = _copy_checkout(tmp_path / "broken", with_app=False)  # toolkit/app links to nothing
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-m", "toolkit", "app", "EXP"], cwd=broken, env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    missing = "the app's files are missing from this install of toolkit; reinstall it"
+    assert result.stderr.strip().splitlines() == [f"ablate: error: {broken / 'toolkit' / 'app'}: {missing}"]
+
+
 @pytest.mark.slow
 def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) -> None:
-    """A non-editable install carries the gates template and the demo experiment: ``ablate`` needs no checkout."""
-    source = tmp_path / "source"  # the checkout's layout, links included, so the build leaves nothing behind
-    shutil.copytree(ROOT / "toolkit", source / "toolkit", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md", "protocol/gates.toml", "experiments/demo/experiment.toml"):
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, source / name)
-    pip = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
-    wheels = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, *pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
-        check=True,
-        capture_output=True,
-        cwd=tmp_path,
-    )
-    (wheel,) = wheels.glob("*.whl")
+    """A non-editable install carries the gates template, the demo experiment and the app: no checkout needed."""
+    wheel = _build_wheel(tmp_path)
     assert {"toolkit/protocol/gates.toml", "toolkit/demo/experiment.toml"} <= set(zipfile.ZipFile(wheel).namelist())
+    pip = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
@@ -144,3 +199,25 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
         assert Path(data[key]).is_relative_to(site) and not Path(data[key]).is_relative_to(ROOT), (key, data[key])
     assert data["gates"] > 0
     assert data["demo_bytes"] == (ROOT / "experiments" / "demo" / "experiment.toml").read_text(encoding="utf-8")
+
+    # ablate app from the installed wheel: Streamlit serves the app's own routes and page, then stops on SIGTERM.
+    experiment = build_experiment(tmp_path / "data")
+    port = free_port()
+    command = [str(ablate), "app", str(experiment), "--port", str(port), "--annotator", "ana"]
+    with serving(command, port, env, tmp_path / "app.log", cwd=outside) as server:
+        entry = Path(Path(f"/proc/{server.pid}/cmdline").read_bytes().split(b"\0")[4].decode())
+        assert entry == site / "toolkit" / "app" / "server.py"
+        url = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200 and b'<div id="root">' in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:  # app/web.py's route: audio only with a session
+            urllib.request.urlopen(f"{url}/api/audio?recording=entrevista&start=1&end=4", timeout=10)
+        assert (refused.value.code, refused.value.read()) == (403, b"log in first")
+        # uvicorn shuts down and then re-raises the signal, as Unix expects: -SIGTERM, not -SIGKILL after 20 s.
+        assert stop(server) == -signal.SIGTERM
+    with pytest.raises(ProcessLookupError):  # nothing of the server's process group is left running
+        os.killpg(server.pid, 0)
+    with socket.socket() as sock:  # and the port is free again for a server (as any server binds it)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen()

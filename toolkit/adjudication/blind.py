@@ -24,10 +24,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS, connect, inserted_row_id
+from toolkit.adjudication.rows import Table, append_only, connect, read, transaction, write
+from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS
 from toolkit.adjudication.stretches import Stretch
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
@@ -36,7 +38,7 @@ from toolkit.scorer.metrics.intervals import merge, overlap
 
 FOLDER = "transcriptions"
 SPEECH_LABELS = (SPEECH, NONSPEECH, "")
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS transcript_segments (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     recording_id TEXT NOT NULL,
@@ -53,10 +55,7 @@ CREATE TABLE IF NOT EXISTS transcript_segments (
     last_word_start REAL,
     created_at TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS transcript_segments_never_updated BEFORE UPDATE ON transcript_segments
-BEGIN SELECT RAISE(ABORT, 'a transcription segment is never changed: save a new one over the same stretch'); END;
-CREATE TRIGGER IF NOT EXISTS transcript_segments_never_deleted BEFORE DELETE ON transcript_segments
-BEGIN SELECT RAISE(ABORT, 'a transcription segment is never deleted: save a new one over the same stretch'); END;
+{append_only("transcript_segments", "a transcription segment", "save a new one over the same stretch")}
 CREATE TABLE IF NOT EXISTS transcript_settlements (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     recording_id TEXT NOT NULL,
@@ -69,11 +68,7 @@ CREATE TABLE IF NOT EXISTS transcript_settlements (
     source TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS transcript_settlements_never_updated BEFORE UPDATE ON transcript_settlements
-BEGIN SELECT RAISE(ABORT, 'a settlement is never changed: record a new one'); END;
-CREATE TRIGGER IF NOT EXISTS transcript_settlements_never_deleted BEFORE DELETE ON transcript_settlements
-BEGIN SELECT RAISE(ABORT, 'a settlement is never deleted: record a new one'); END;
-"""
+{append_only("transcript_settlements", "a settlement", "record a new one")}"""
 
 
 @dataclass(frozen=True)
@@ -110,6 +105,10 @@ class Settlement:
     lead: str
     source: str
     created_at: str
+
+
+SEGMENTS = Table("transcript_segments", Segment)
+SETTLEMENTS = Table("transcript_settlements", Settlement)
 
 
 class TranscriptStore:
@@ -160,49 +159,32 @@ class TranscriptStore:
         for label, value in (("first word's end", first_word_end), ("last word's start", last_word_start)):
             if value is not None and not (words and start < value < end):
                 raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
-        created = datetime.now(UTC).isoformat(timespec="milliseconds")
-        values = (
-            recording_id,
-            annotator,
-            round(start, TIME_DECIMALS),
-            round(end, TIME_DECIMALS),
-            text,
-            " ".join(speaker.split()),
-            speech,
-            u_start,
-            u_end,
-            note,
-            first_word_end,
-            last_word_start,
-            created,
-        )
-        with connect(self.path) as connection:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                cursor = connection.execute(
-                    'INSERT INTO transcript_segments (recording_id, annotator, start, "end", text, speaker, speech, '
-                    "unresolved_start, unresolved_end, unresolved_note, first_word_end, last_word_start, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    values,
-                )
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-        segment = Segment(inserted_row_id(cursor), *values)
+        with connect(self.path) as connection, transaction(connection):
+            segment = write(
+                connection,
+                SEGMENTS,
+                annotator=annotator,
+                unresolved_start=u_start,
+                unresolved_end=u_end,
+                unresolved_note=note,
+                first_word_end=first_word_end,
+                last_word_start=last_word_start,
+                **_said(recording_id, start, end, text, speaker, speech),
+            )
         self.write_textgrid(recording_id, annotator, duration)
         return segment
 
     def segments(self, recording_id: str, annotator: str) -> list[Segment]:
         """The annotator's current segments of a recording (superseded ones left out), in time order."""
         with connect(self.path) as connection:
-            rows = [
-                Segment(*row)
-                for row in connection.execute(
-                    "SELECT * FROM transcript_segments WHERE recording_id = ? AND annotator = ? ORDER BY id DESC",
-                    (recording_id, annotator),
-                )
-            ]
+            rows = read(
+                connection,
+                self.path,
+                SEGMENTS,
+                "recording_id = ? AND annotator = ?",
+                (recording_id, annotator),
+                "id DESC",
+            )
         current: list[Segment] = []
         for segment in rows:  # newest first: a segment survives if no newer one overlaps it
             if all(segment.end <= kept.start or segment.start >= kept.end for kept in current):
@@ -221,11 +203,8 @@ class TranscriptStore:
     def annotators(self, recording_id: str) -> list[str]:
         """Everyone who saved a segment of the recording, in the order they first did."""
         with connect(self.path) as connection:
-            rows = connection.execute(
-                "SELECT annotator FROM transcript_segments WHERE recording_id = ? GROUP BY annotator ORDER BY MIN(id)",
-                (recording_id,),
-            ).fetchall()
-        return [row[0] for row in rows]
+            segments = read(connection, self.path, SEGMENTS, "recording_id = ?", (recording_id,), "id")
+        return list(dict.fromkeys(segment.annotator for segment in segments))
 
     def settle(
         self,
@@ -248,35 +227,19 @@ class TranscriptStore:
         _check(self.path, recording_id, start, end, duration)
         if speech not in SPEECH_LABELS or (text and speech == NONSPEECH):
             raise InputError(self.path, f"speech must be '{SPEECH}', '{NONSPEECH}' (without text) or empty")
-        created = datetime.now(UTC).isoformat(timespec="milliseconds")
-        values = (
-            recording_id,
-            round(start, TIME_DECIMALS),
-            round(end, TIME_DECIMALS),
-            text,
-            " ".join(speaker.split()),
-            speech,
-            lead,
-            source,
-            created,
-        )
         with connect(self.path) as connection:
-            cursor = connection.execute(
-                'INSERT INTO transcript_settlements (recording_id, start, "end", text, speaker, speech, lead, source, '
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+            return write(
+                connection,
+                SETTLEMENTS,
+                lead=lead,
+                source=source,
+                **_said(recording_id, start, end, text, speaker, speech),
             )
-        return Settlement(inserted_row_id(cursor), *values)
 
     def settlements(self, recording_id: str) -> list[Settlement]:
         """Every settlement of the recording, oldest first."""
         with connect(self.path) as connection:
-            return [
-                Settlement(*row)
-                for row in connection.execute(
-                    "SELECT * FROM transcript_settlements WHERE recording_id = ? ORDER BY id", (recording_id,)
-                )
-            ]
+            return read(connection, self.path, SETTLEMENTS, "recording_id = ?", (recording_id,), "id")
 
     def textgrid_path(self, recording_id: str, annotator: str) -> Path:
         return self.folder / _slug(annotator) / f"{recording_id}.TextGrid"
@@ -303,6 +266,19 @@ class TranscriptStore:
             if s.unresolved_start is not None:
                 unresolved.append(Interval(s.unresolved_start, s.unresolved_end, s.unresolved_note))  # type: ignore[arg-type]
         return Reference(recording_id, utterances, words, speech, unresolved)
+
+
+def _said(recording_id: str, start: float, end: float, text: str, speaker: str, speech: str) -> dict[str, Any]:
+    """The columns a segment and a settlement share: the stretch, what is said there and by whom, and when."""
+    return {
+        "recording_id": recording_id,
+        "start": round(start, TIME_DECIMALS),
+        "end": round(end, TIME_DECIMALS),
+        "text": text,
+        "speaker": " ".join(speaker.split()),
+        "speech": speech,
+        "created_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+    }
 
 
 def _check(path: Path, recording_id: str, start: float, end: float, duration: float) -> None:

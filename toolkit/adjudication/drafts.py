@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.adjudication.store import ACTIONS, TIME_DECIMALS, connect
+from toolkit.adjudication.rows import Table, connect, read, write
+from toolkit.adjudication.store import ACTIONS, TIME_DECIMALS
 from toolkit.core.errors import InputError
 
 MAX_TEXT = 20_000  # characters of text or note kept in a draft
@@ -41,6 +42,8 @@ class Draft:
 
 
 class Drafts:
+    """The drafts table of the experiment's store file: one draft per listener and stretch."""
+
     def __init__(self, store_path: str | Path) -> None:
         self.path = Path(store_path)
         with connect(self.path) as connection:
@@ -52,32 +55,46 @@ class Drafts:
         if len(draft.text) > MAX_TEXT or len(draft.note) > MAX_TEXT:
             raise InputError(self.path, f"a draft's text is limited to {MAX_TEXT} characters")
         with connect(self.path) as connection:
-            connection.execute(
-                "INSERT OR REPLACE INTO drafts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    annotator,
-                    recording_id,
-                    round(start, TIME_DECIMALS),
-                    round(end, TIME_DECIMALS),
-                    draft.action,
-                    draft.text,
-                    draft.note,
-                    time.time(),
-                ),
+            write(
+                connection,
+                DRAFTS,
+                replace=True,
+                annotator=annotator,
+                recording_id=recording_id,
+                start=round(start, TIME_DECIMALS),
+                end=round(end, TIME_DECIMALS),
+                action=draft.action,
+                text=draft.text,
+                note=draft.note,
+                updated_at=time.time(),
             )
 
     def load(self, annotator: str, recording_id: str, start: float, end: float) -> Draft | None:
         with connect(self.path) as connection:
-            row = connection.execute(
-                f"SELECT action, text, note FROM drafts WHERE {_KEY}", _key(annotator, recording_id, start, end)
-            ).fetchone()
-        return Draft(*row) if row else None
+            rows = read(connection, self.path, DRAFTS, _KEY, _key(annotator, recording_id, start, end))
+        return rows[0].draft if rows else None
 
     def discard(self, annotator: str, recording_id: str, start: float, end: float) -> None:
         with connect(self.path) as connection:
             connection.execute(f"DELETE FROM drafts WHERE {_KEY}", _key(annotator, recording_id, start, end))
 
 
+@dataclass(frozen=True)
+class StoredDraft(Draft):
+    """A row of ``drafts``: the draft, whose draft of which stretch it is, and when it last changed (Unix time)."""
+
+    annotator: str
+    recording_id: str
+    start: float
+    end: float
+    updated_at: float
+
+    @property
+    def draft(self) -> Draft:
+        return Draft(self.action, self.text, self.note)
+
+
+DRAFTS = Table("drafts", StoredDraft)
 _KEY = 'annotator = ? AND recording_id = ? AND start = ? AND "end" = ?'
 
 

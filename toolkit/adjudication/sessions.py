@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.adjudication.store import connect
+from toolkit.adjudication.rows import Table, connect, read, write
 from toolkit.adjudication.users import Login, check_role
 
 SESSION_TTL_S = 24 * 3600.0
@@ -60,6 +61,36 @@ def wait_after(failures: int, free: int) -> float:
 
 
 @dataclass(frozen=True)
+class Session:
+    """A row of ``app_sessions``: a token's sha256 (never the token), whose login it is, and its lifetime."""
+
+    token_sha256: str
+    annotator: str
+    role: str
+    created_at: float
+    expires_at: float
+
+    @property
+    def login(self) -> Login:
+        return Login(self.annotator, self.role)
+
+
+@dataclass(frozen=True)
+class LoginTry:
+    """A row of ``login_tries``: a checked password try, counted per typed name and per client address."""
+
+    id: int
+    kind: str  # "name" or "address"
+    who: str
+    ok: bool
+    at: float
+
+
+SESSIONS = Table("app_sessions", Session)
+LOGIN_TRIES = Table("login_tries", LoginTry)
+
+
+@dataclass(frozen=True)
 class Refusal:
     """A try refused before the password is checked: how long to wait."""
 
@@ -82,9 +113,14 @@ class Sessions:
         now = time.time() if now is None else now
         token = secrets.token_urlsafe(32)
         with connect(self.path) as connection:
-            connection.execute(
-                "INSERT INTO app_sessions VALUES (?, ?, ?, ?, ?)",
-                (_digest(token), login.name, login.role, now, now + SESSION_TTL_S),
+            write(
+                connection,
+                SESSIONS,
+                token_sha256=_digest(token),
+                annotator=login.name,
+                role=login.role,
+                created_at=now,
+                expires_at=now + SESSION_TTL_S,
             )
             connection.execute("DELETE FROM app_sessions WHERE expires_at < ?", (now,))
         return token
@@ -95,11 +131,8 @@ class Sessions:
             return None
         now = time.time() if now is None else now
         with connect(self.path) as connection:
-            row = connection.execute(
-                "SELECT annotator, role FROM app_sessions WHERE token_sha256 = ? AND expires_at >= ?",
-                (_digest(token), now),
-            ).fetchone()
-        return Login(row[0], row[1]) if row else None
+            rows = read(connection, self.path, SESSIONS, "token_sha256 = ? AND expires_at >= ?", (_digest(token), now))
+        return rows[0].login if rows else None
 
     def close(self, token: str | None) -> None:
         """End the session (logout); an unknown token is ignored."""
@@ -125,23 +158,18 @@ class Sessions:
         """Remember a checked try (a success clears the name's and the address's failures)."""
         now = time.time() if now is None else now
         with connect(self.path) as connection:
-            connection.executemany(
-                "INSERT INTO login_tries (kind, who, ok, at) VALUES (?, ?, ?, ?)",
-                [("name", name, int(ok), now), ("address", address, int(ok), now)],
-            )
+            for kind, who in (("name", name), ("address", address)):
+                write(connection, LOGIN_TRIES, kind=kind, who=who, ok=ok, at=now)
             connection.execute("DELETE FROM login_tries WHERE at < ?", (now - FORGET_AFTER_S,))
 
-    @staticmethod
-    def _failures(connection, kind: str, who: str, now: float) -> tuple[int, float]:  # noqa: ANN001
+    def _failures(self, connection: sqlite3.Connection, kind: str, who: str, now: float) -> tuple[int, float]:
         """Failures since the last success (and within the forget window), and the time of the last one."""
-        rows = connection.execute(
-            "SELECT ok, at FROM login_tries WHERE kind = ? AND who = ? AND at >= ? ORDER BY id DESC",
-            (kind, who, now - FORGET_AFTER_S),
-        ).fetchall()
+        where = "kind = ? AND who = ? AND at >= ?"
+        tries = read(connection, self.path, LOGIN_TRIES, where, (kind, who, now - FORGET_AFTER_S), order="id DESC")
         failures, last = 0, 0.0
-        for ok, at in rows:
-            if ok:
+        for attempt in tries:
+            if attempt.ok:
                 break
             failures += 1
-            last = max(last, at)
+            last = max(last, attempt.at)
         return failures, last

@@ -19,14 +19,14 @@ manifest's identity), so a decision made on an older reference version is recogn
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from toolkit.adjudication.rows import Table, append_only, connect, read, transaction, unreadable, write
 from toolkit.core.errors import InputError
 
 STORE_NAME = "adjudication.sqlite"
@@ -39,7 +39,6 @@ ROLES = (FIRST, SECOND, SETTLEMENT)
 TIME_DECIMALS = 3
 # A span may end this far past the recording (rounding in other tools), as for TextGrids.
 DURATION_TOLERANCE = 0.01
-_BUSY_TIMEOUT_S = 60.0
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,10 +60,7 @@ CREATE TABLE IF NOT EXISTS decisions (
     supersedes INTEGER REFERENCES decisions(id)
 );
 CREATE INDEX IF NOT EXISTS decisions_span ON decisions (recording_id, start, "end");
-CREATE TRIGGER IF NOT EXISTS decisions_never_updated BEFORE UPDATE ON decisions
-BEGIN SELECT RAISE(ABORT, 'a decision is never changed: record a new one that supersedes it'); END;
-CREATE TRIGGER IF NOT EXISTS decisions_never_deleted BEFORE DELETE ON decisions
-BEGIN SELECT RAISE(ABORT, 'a decision is never deleted: record a new one that supersedes it'); END;
+{append_only("decisions", "a decision", "record a new one that supersedes it")}
 CREATE TABLE IF NOT EXISTS applications (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_at TEXT NOT NULL,
@@ -120,7 +116,64 @@ class Decision:
         return asdict(self)
 
 
-EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + ("status", "superseded_by", "settled_by", "applied_in")
+@dataclass(frozen=True)
+class ExportedDecision:
+    """A decision with its provenance: ``current`` (its author's latest in its role on its span) or
+    ``superseded`` (by ``superseded_by``), the settlement that settled its span, and the reference
+    versions (new manifests' sha256) it was applied into."""
+
+    decision: Decision
+    status: str
+    superseded_by: int | None
+    settled_by: int | None
+    applied_in: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """One flat row (the export's JSON and CSV): the decision's fields, then the provenance."""
+        return {
+            **self.decision.to_json(),
+            "status": self.status,
+            "superseded_by": self.superseded_by,
+            "settled_by": self.settled_by,
+            "applied_in": ";".join(self.applied_in),
+        }
+
+
+EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + tuple(f.name for f in fields(ExportedDecision)[1:])
+
+
+@dataclass(frozen=True)
+class Application:
+    """Decisions written into a new reference version (``out_dir``, its manifest's sha256) by ``annotator``."""
+
+    id: int
+    created_at: str
+    annotator: str
+    out_dir: str
+    previous_manifest_sha256: str
+    manifest_sha256: str
+    decision_ids: str  # the applied decisions' ids, comma-separated (as the table keeps them)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"(\d+(,\d+)*)?", self.decision_ids):
+            raise ValueError(f"decision_ids holds {self.decision_ids!r}, not ids separated by commas")
+
+    @property
+    def applied(self) -> tuple[int, ...]:
+        return tuple(int(i) for i in self.decision_ids.split(",") if i)
+
+
+@dataclass(frozen=True)
+class Meta:
+    """One setting of the store file (``schema_version``)."""
+
+    key: str
+    value: str
+
+
+DECISIONS = Table("decisions", Decision)
+APPLICATIONS = Table("applications", Application)
+META = Table("meta", Meta)
 
 
 @dataclass(frozen=True)
@@ -179,10 +232,10 @@ class DecisionStore:
         self.path = Path(path)
         with connect(self.path) as connection:
             try:
-                mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                (mode,) = connection.execute("PRAGMA journal_mode=WAL").fetchone()
                 connection.executescript(_SCHEMA)
                 connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                version = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+                (version,) = read(connection, self.path, META, "key = 'schema_version'")
             except sqlite3.DatabaseError as error:
                 raise unreadable(self.path, error) from None
         if str(mode).lower() != "wal":
@@ -190,9 +243,9 @@ class DecisionStore:
                 self.path,
                 f"could not switch the decision store to WAL mode (got {mode!r}); it must live on a local disk",
             )
-        if version != str(SCHEMA_VERSION):
+        if version.value != str(SCHEMA_VERSION):
             raise InputError(
-                self.path, f"decision store schema version {version}; this toolkit reads version {SCHEMA_VERSION}"
+                self.path, f"decision store schema version {version.value}; this toolkit reads version {SCHEMA_VERSION}"
             )
 
     @classmethod
@@ -233,75 +286,45 @@ class DecisionStore:
             )
         if action == CORRECT and new_text == " ".join(old_text.split()):
             action, new_text = KEEP, old_text  # a correction that changes nothing says the reference is right
-        created = datetime.now(UTC).isoformat(timespec="milliseconds")
-        with connect(self.path) as connection:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                rows = _span_rows(connection, recording_id, start, end)
-                if settle and rows and annotator in span_states(rows)[0].annotators:
-                    raise InputError(
-                        self.path,
-                        f"{annotator} decided {recording_id} {start:g}-{end:g} s as a listener and cannot settle it; "
-                        "another lead settles it",
-                    )
-                role, supersedes = _role(rows, annotator, settle)
-                cursor = connection.execute(
-                    'INSERT INTO decisions (recording_id, start, "end", action, old_text, new_text, note, '
-                    "annotator, role, reference_sha256, manifest_sha256, source, created_at, supersedes) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        recording_id,
-                        start,
-                        end,
-                        action,
-                        old_text,
-                        new_text,
-                        note.strip(),
-                        annotator,
-                        role,
-                        reference_sha256,
-                        manifest_sha256,
-                        source,
-                        created,
-                        supersedes,
-                    ),
+        with connect(self.path) as connection, transaction(connection):
+            rows = _span_rows(connection, self.path, recording_id, start, end)
+            if settle and rows and annotator in span_states(rows)[0].annotators:
+                raise InputError(
+                    self.path,
+                    f"{annotator} decided {recording_id} {start:g}-{end:g} s as a listener and cannot settle it; "
+                    "another lead settles it",
                 )
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-        return Decision(
-            inserted_row_id(cursor),
-            recording_id,
-            start,
-            end,
-            action,
-            old_text,
-            new_text,
-            note.strip(),
-            annotator,
-            role,
-            reference_sha256,
-            manifest_sha256,
-            source,
-            created,
-            supersedes,
-        )
+            role, supersedes = _role(rows, annotator, settle)
+            return write(
+                connection,
+                DECISIONS,
+                recording_id=recording_id,
+                start=start,
+                end=end,
+                action=action,
+                old_text=old_text,
+                new_text=new_text,
+                note=note.strip(),
+                annotator=annotator,
+                role=role,
+                reference_sha256=reference_sha256,
+                manifest_sha256=manifest_sha256,
+                source=source,
+                created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                supersedes=supersedes,
+            )
 
     def decisions(self) -> list[Decision]:
         """Every decision ever stored, oldest first."""
         with connect(self.path) as connection:
-            return [_decision(row) for row in connection.execute("SELECT * FROM decisions ORDER BY id")]
+            return read(connection, self.path, DECISIONS, order="id")
 
     def span_states(self) -> list[SpanState]:
         """One state per decided span, in recording and time order."""
         return span_states(self.decisions())
 
-    def export_rows(self) -> list[dict[str, Any]]:
-        """Every decision with its provenance: ``current`` (its author's latest in its role on its span)
-        or ``superseded`` (with the id of the author's later decision that replaced it), the
-        settlement that settled its span if any, and the reference versions (new manifests'
-        sha256, ``;``-separated) it was applied into."""
+    def export(self) -> list[ExportedDecision]:
+        """Every decision, oldest first, with its provenance."""
         decisions = self.decisions()
         superseded_by: dict[int, int] = {}
         latest: dict[tuple[tuple[str, float, float], str, str], Decision] = {}
@@ -318,16 +341,16 @@ class DecisionStore:
         }
         applied: dict[int, list[str]] = {}
         for application in self.applications():
-            for decision_id in application["decision_ids"].split(","):
-                applied.setdefault(int(decision_id), []).append(application["manifest_sha256"])
+            for decision_id in application.applied:
+                applied.setdefault(decision_id, []).append(application.manifest_sha256)
         return [
-            {
-                **d.to_json(),
-                "status": "superseded" if d.id in superseded_by else "current",
-                "superseded_by": superseded_by.get(d.id),
-                "settled_by": settled_by.get(d.id),
-                "applied_in": ";".join(applied.get(d.id, [])),
-            }
+            ExportedDecision(
+                d,
+                "superseded" if d.id in superseded_by else "current",
+                superseded_by.get(d.id),
+                settled_by.get(d.id),
+                tuple(applied.get(d.id, [])),
+            )
             for d in decisions
         ]
 
@@ -341,60 +364,22 @@ class DecisionStore:
         decision_ids: list[int],
     ) -> None:
         """Remember that these decisions went into the reference version written to ``out_dir``."""
-        created = datetime.now(UTC).isoformat(timespec="milliseconds")
         with connect(self.path) as connection:
-            connection.execute(
-                "INSERT INTO applications (created_at, annotator, out_dir, previous_manifest_sha256, "
-                "manifest_sha256, decision_ids) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    created,
-                    annotator,
-                    out_dir,
-                    previous_manifest_sha256,
-                    manifest_sha256,
-                    ",".join(str(i) for i in decision_ids),
-                ),
+            write(
+                connection,
+                APPLICATIONS,
+                created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                annotator=annotator,
+                out_dir=out_dir,
+                previous_manifest_sha256=previous_manifest_sha256,
+                manifest_sha256=manifest_sha256,
+                decision_ids=",".join(str(i) for i in decision_ids),
             )
 
-    def applications(self) -> list[dict[str, Any]]:
+    def applications(self) -> list[Application]:
+        """Every application of decisions into a reference version, oldest first."""
         with connect(self.path) as connection:
-            connection.row_factory = sqlite3.Row
-            return [dict(row) for row in connection.execute("SELECT * FROM applications ORDER BY id")]
-
-
-@contextmanager
-def connect(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection to the store file in autocommit mode (callers open their own transactions)."""
-    if path.exists() and not path.is_file():
-        raise InputError(path, "is not a file; the decision store must be an SQLite file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        connection = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-    except sqlite3.Error as error:
-        raise InputError(path, f"cannot open the decision store: {error}") from None
-    try:
-        connection.execute("PRAGMA synchronous=FULL")
-        connection.execute("PRAGMA foreign_keys=ON")
-        yield connection
-    except sqlite3.DatabaseError as error:
-        raise unreadable(path, error) from None
-    finally:
-        connection.close()
-
-
-def inserted_row_id(cursor: sqlite3.Cursor) -> int:
-    """The id of the row ``cursor`` just inserted (sqlite3 sets ``lastrowid`` after every INSERT)."""
-    if cursor.lastrowid is None:
-        raise RuntimeError("no row was inserted")
-    return cursor.lastrowid
-
-
-def unreadable(path: Path, error: sqlite3.DatabaseError) -> InputError:
-    return InputError(
-        path,
-        f"not a readable decision store ({error}); it was left untouched: "
-        "restore it from a backup or move it aside to start a new one",
-    )
+            return read(connection, self.path, APPLICATIONS, order="id")
 
 
 def span_states(decisions: list[Decision]) -> list[SpanState]:
@@ -431,12 +416,12 @@ def _check_span(path: Path, recording_id: str, start: float, end: float, duratio
     return round(float(start), TIME_DECIMALS), round(float(end), TIME_DECIMALS)
 
 
-def _span_rows(connection: sqlite3.Connection, recording_id: str, start: float, end: float) -> list[Decision]:
-    cursor = connection.execute(
-        'SELECT * FROM decisions WHERE recording_id = ? AND start = ? AND "end" = ? ORDER BY id',
-        (recording_id, start, end),
+def _span_rows(
+    connection: sqlite3.Connection, path: Path, recording_id: str, start: float, end: float
+) -> list[Decision]:
+    return read(
+        connection, path, DECISIONS, 'recording_id = ? AND start = ? AND "end" = ?', (recording_id, start, end), "id"
     )
-    return [_decision(row) for row in cursor]
 
 
 def _role(rows: list[Decision], annotator: str, settle: bool) -> tuple[str, int | None]:
@@ -449,7 +434,3 @@ def _role(rows: list[Decision], annotator: str, settle: bool) -> tuple[str, int 
     role = FIRST if not firsts or firsts[0].annotator == annotator else SECOND
     own = [d for d in rows if d.role == role and d.annotator == annotator]
     return role, own[-1].id if own else None
-
-
-def _decision(row: tuple[Any, ...]) -> Decision:
-    return Decision(*row)

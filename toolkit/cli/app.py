@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import importlib.resources
 import importlib.util
 import os
 import sys
 from pathlib import Path
 
-APP_DIR = Path(__file__).resolve().parents[2] / "app"
-ENTRY = APP_DIR / "server.py"
+ENTRY = "server.py"
 ADD_USER = "add-user"
 LANGUAGES = ("pt", "en")
 LOCAL_HOSTS = ("127.0.0.1", "::1", "localhost")
@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if importlib.util.find_spec("streamlit") is None:
         raise InputError(None, "the app needs Streamlit: install the 'app' extra (pip install -e '.[app]')")
+    command = streamlit_command(args.host, args.port)  # a broken install fails here, before the experiment
     adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
     if args.users is not None and not read_users(args.users):
         raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
@@ -124,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
         environment.pop(APP_ENV[key], None)
         if value is not None:
             environment[APP_ENV[key]] = str(Path(value).resolve()) if isinstance(value, Path) else str(value)
-    command = streamlit_command(args.host, args.port)
     print(
         f"ablate app: {adjudication.name} at http://{args.host}:{args.port} "
         f"(decisions in {adjudication.store.path}); Ctrl-C stops it",
@@ -134,6 +134,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def app_folder() -> Path:
+    """The Streamlit app's folder, found beside the imported ``toolkit`` package, never beside another checkout.
+
+    A wheel carries it as package data (``toolkit/app/``); a checkout links ``toolkit/app`` to the
+    top-level ``app/``, so an editable install serves the app of the checkout whose code runs.
+    """
+    from toolkit.core.errors import ToolkitError
+
+    folder = importlib.resources.files("toolkit") / "app"
+    if not isinstance(folder, Path) or not (folder / ENTRY).is_file():
+        raise ToolkitError(f"{folder}: the app's files are missing from this install of toolkit; reinstall it")
+    return folder.resolve()
+
+
 def streamlit_command(host: str, port: int) -> list[str]:
     """The Streamlit command line: headless, no usage statistics, no file watching, bound to ``host``."""
     return [
@@ -141,7 +155,7 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "-m",
         "streamlit",
         "run",
-        str(ENTRY),
+        str(app_folder() / ENTRY),
         "--server.headless",
         "true",
         "--server.address",

@@ -39,7 +39,7 @@ def _export(args: argparse.Namespace) -> int:
     path = args.experiment / STORE_NAME
     if not path.is_file():
         raise InputError(path, "no decision store here yet (nobody has decided anything in `ablate app`)")
-    rows = DecisionStore(path).export_rows()
+    rows = [row.to_json() for row in DecisionStore(path).export()]
     if args.format == "json":
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
