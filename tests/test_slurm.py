@@ -142,13 +142,18 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
     assert parallel["mode"] == "slurm" and parallel["scheduler"].startswith("tcp://127.0.0.1:")
     jobs = parallel["slurm"]["jobs"]
     assert len(jobs) == 2 and {job["node"] for job in jobs.values()} == {slurm.node}
-    # Each recording ran in a job of its own, and each worker says which job it was.
+    # Each recording is named under the one job whose worker produced its result, and each worker
+    # says which job it was. Which worker takes which recording is Dask's choice: on a busy machine
+    # one worker may take both (the other idle), or Dask may move a task to the other worker.
     assert sorted(r for job in jobs.values() for r in job["recordings"]) == ["demo01", "demo02"]
-    assert all(len(job["recordings"]) == 1 for job in jobs.values())
-    assert {w["slurm_job"] for w in parallel["workers"].values()} == set(jobs)
+    assert {w["slurm_job"] for w in parallel["workers"].values()} <= set(jobs)
+    assert {job for job, ran in jobs.items() if ran["recordings"]} <= {
+        w["slurm_job"] for w in parallel["workers"].values()
+    }
     script = parallel["slurm"]["job_script"]
     assert "#SBATCH -p debug" in script and "--cpus-per-task=1" in script
-    assert len(record["recognizer_loads"]) == 2  # one whisper_base per worker, loaded when a unit needed it
+    # whisper_base loads in a worker only when one of its units needs it: at most once per job.
+    assert 1 <= len(record["recognizer_loads"]) <= len(jobs)
 
     # The same experiment with another comment is a new run folder whose every decode is cached:
     # it finishes here from the cache, submits no job and starts no model.
