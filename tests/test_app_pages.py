@@ -261,30 +261,42 @@ def test_results_page_reads_the_run_files_in_percent_and_the_agreement(monkeypat
     assert "Concordância entre ouvintes" in text and "κ indefinido (1 trecho(s) com dois ouvintes" in text
 
 
-def test_gate_verdict_is_a_table_not_raw_json(monkeypatch, exp):
+def test_gate_verdict_is_a_table_not_raw_json_and_a_damaged_one_is_one_line(monkeypatch, exp):
+    gate = {
+        "name": "new_negation_errors",
+        "passed": False,
+        "value": 1,
+        "threshold": 0.0,
+        "comparison": "<=",
+        "instances": [{"recording": "entrevista", "time": 1.5}],
+        "measures": "negation flips",
+        "applicable": True,
+        "opportunities": 3,
+        "note": "",
+        "reason": "",
+    }
     verdict = {
         "verdict": "RETAIN BASELINE",
         "challenger": "vad",
         "baseline": "baseline",
         "caveat": "small set",
-        "gates": [
-            {
-                "name": "new_negation_errors",
-                "passed": False,
-                "value": 1,
-                "threshold": 0.0,
-                "comparison": "<=",
-                "instances": [{}],
-                "measures": "negation flips",
-                "applicable": True,
-            },
-        ],
+        "gates": [gate],
+        "holdout": {"recordings": 1, "minutes": 0.1, "reference_words": 14},
+        "signature": "ablate-score:test",
+        "split": "holdout",
     }
-    (run_folder(exp).scores / "gates.json").write_text(json.dumps(verdict))
+    gates_file = run_folder(exp).scores / "gates.json"
+    run_folder(exp).write_gates(verdict)
     at = _page(_app(monkeypatch, exp), "results")
     gates = next(d.value for d in at.dataframe if "portão" in d.value)
     assert gates.iloc[0].to_dict()["passou"] == "NÃO" and gates.iloc[0].to_dict()["casos"] == 1
     assert not at.json
+    gates_file.write_text(json.dumps({**verdict, "gates": [{**gate, "passed": "maybe"}]}))
+    at = _page(_app(monkeypatch, exp), "results")
+    warned = [w.value.replace("\\", "") for w in at.warning]
+    assert warned == ["runs/tuning-fixture/scores/gates.json: gates[0].passed must be bool, not 'maybe'"]
+    assert not at.exception
+    assert not any("portão" in d.value for d in at.dataframe)
 
 
 def test_name_is_asked_and_an_empty_one_refused(monkeypatch, exp):

@@ -3,7 +3,8 @@ the gate verdict as a table, and how far independent listeners agree. Rates are 
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from typing import TypeVar
 
 import altair as alt
 import app_state
@@ -14,6 +15,10 @@ from i18n import number, percent, t
 from toolkit.adjudication.agreement import decision_agreement, transcription_agreement
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.store import ACTIONS
+from toolkit.core.errors import InputError
+from toolkit.runs.score_files import GateVerdict, PairedFile
+
+T = TypeVar("T")
 
 RATES = ("wer", "cer", "delta", "ci_low", "ci_high")
 PERCENT = st.column_config.NumberColumn(format="%.2f %%")
@@ -28,38 +33,43 @@ def _as_percent(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     return frame
 
 
-def _gates(path) -> None:  # noqa: ANN001 - Path
-    verdict = json.loads(path.read_text(encoding="utf-8"))
+def _gates(verdict: GateVerdict, file: str) -> None:
     st.markdown(
         app_state.plain(
             t(
                 "res_verdict_line",
-                file=path.name,
-                verdict=verdict.get("verdict", "?"),
-                challenger=verdict.get("challenger", "?"),
-                baseline=verdict.get("baseline", "?"),
+                file=file,
+                verdict=verdict.verdict,
+                challenger=verdict.challenger,
+                baseline=verdict.baseline,
             )
         )
     )
-    rows = []
-    for gate in verdict.get("gates", []):
-        value = gate.get("value")
-        rows.append(
-            {
-                t("res_gate"): gate.get("name", ""),
-                t("res_passed"): t("res_na")
-                if not gate.get("applicable", True)
-                else (t("res_yes") if gate.get("passed") else t("res_no")),
-                t("res_value"): "" if value is None else f"{value:g}" if isinstance(value, int | float) else str(value),
-                t("res_threshold"): f"{gate.get('comparison', '')} {gate.get('threshold', '')}".strip(),
-                t("res_instances"): len(gate.get("instances") or []),
-                t("res_measures"): gate.get("measures", ""),
-                t("res_reason"): gate.get("reason") or gate.get("note") or "",
-            }
-        )
+    rows = [
+        {
+            t("res_gate"): gate.name,
+            t("res_passed"): t("res_na") if not gate.applicable else (t("res_yes") if gate.passed else t("res_no")),
+            t("res_value"): "" if gate.value is None else f"{gate.value:g}",
+            t("res_threshold"): f"{gate.comparison} {'' if gate.threshold is None else gate.threshold}".strip(),
+            t("res_instances"): len(gate.instances),
+            t("res_measures"): gate.measures,
+            t("res_reason"): gate.reason or gate.note,
+        }
+        for gate in verdict.gates
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    if verdict.get("caveat"):
-        st.caption(app_state.plain(verdict["caveat"]))
+    if verdict.caveat:
+        st.caption(app_state.plain(verdict.caveat))
+
+
+def _read(read: Callable[[], T], fallback: T) -> T:
+    """A run file through its record; a damaged one is one line on the page, and the page goes on."""
+    try:
+        return read()
+    except InputError as error:
+        where = app_state.relative(adj, error.path) if error.path is not None else ""
+        st.warning(app_state.plain(f"{where}: {error.problem}" if where else error.problem))
+        return fallback
 
 
 def _agreement() -> None:
@@ -143,14 +153,13 @@ with app_state.shown_errors():
         st.stop()
     aggregate = pd.read_csv(aggregate_csv)
     per_recording = pd.read_csv(folder.scores / "per_recording.csv")
-    paired_path = folder.scores / "paired.json"
-    paired = json.loads(paired_path.read_text(encoding="utf-8")) if paired_path.is_file() else {}
+    paired: PairedFile = _read(folder.read_paired, {}) if (folder.scores / "paired.json").is_file() else {}
 
     st.subheader(t("res_arms"))
     overall = aggregate[aggregate["stratum"] == "all"].copy()
-    overall["delta"] = overall["arm"].map(lambda a: paired.get(a, {}).get("delta"))
-    overall["ci_low"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[0])
-    overall["ci_high"] = overall["arm"].map(lambda a: (paired.get(a, {}).get("ci") or [None, None])[1])
+    overall["delta"] = overall["arm"].map(lambda a: paired[a].delta if a in paired else None)
+    overall["ci_low"] = overall["arm"].map(lambda a: paired[a].ci[0] if a in paired else None)
+    overall["ci_high"] = overall["arm"].map(lambda a: paired[a].ci[1] if a in paired else None)
     columns = [
         "arm",
         "wer",
@@ -264,10 +273,10 @@ with app_state.shown_errors():
     points = []
     for arm in per_recording["arm"].unique():
         for recording in per_recording["recording_id"].unique():
-            path = folder.scores / arm / f"{recording}.json"
-            if not path.is_file():
+            if not (folder.scores / arm / f"{recording}.json").is_file():
                 continue
-            thirds = json.loads(path.read_text(encoding="utf-8")).get("timing", {}).get("thirds") or {}
+            score = _read(lambda: folder.read_recording_score(arm, recording), None)  # noqa: B023 - read at once
+            thirds = (score.figures.get("timing") or {}).get("thirds") or {} if score else {}
             for name, third in thirds.items():
                 if third.get("onset_median_s") is not None:
                     points.append(
@@ -298,10 +307,9 @@ with app_state.shown_errors():
         st.caption(t("res_no_drift"))
 
     st.subheader(t("res_verdict"))
-    verdicts = sorted(folder.root.glob("gate*.json")) + sorted(folder.scores.glob("gate*.json"))
-    if verdicts:
-        for path in verdicts:
-            _gates(path)
+    verdict = _read(folder.read_gates, None) if (folder.scores / "gates.json").is_file() else None
+    if verdict is not None:
+        _gates(verdict, "gates.json")
     else:
         st.caption(t("res_no_verdict"))
     report = folder.root / "report.html"
