@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from toolkit.audio.vad import SAMPLE_RATE, SileroVadConfig, merge_regions
 from toolkit.corpus.manifest import RecordingEntry
-from toolkit.pipeline.cache import ResultCache, unenhanced_lineage, vad_key
+from toolkit.pipeline.cache import ResultCache, read_vad_entry, unenhanced_lineage, vad_key, write_vad_entry
 from toolkit.pipeline.experiment import Experiment
 
 MAX_STRETCH_S = 15.0
@@ -101,7 +101,7 @@ def recording_stretches(experiment: Experiment, entry: RecordingEntry) -> Stretc
     config = vad_config(experiment)
     cache = ResultCache(experiment.folder / CACHE_FOLDER)
     key = vad_key(unenhanced_lineage(entry.sha256, SAMPLE_RATE), config)
-    cached = cache.get(key)
+    cached = read_vad_entry(cache, key)
     if cached is None:
         try:
             from toolkit.audio.vad import silero_speech_regions
@@ -111,6 +111,5 @@ def recording_stretches(experiment: Experiment, entry: RecordingEntry) -> Stretc
                 regions = silero_speech_regions(entry.load_audio(), config)
         except ImportError:  # a light install has no torch or silero-vad
             return Stretches(fixed(entry.duration), "fixed")
-        cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
-        cache.put(key, cached)
-    return Stretches(from_regions([(float(s), float(e)) for s, e in cached["regions"]], entry.duration), "vad")
+        cached = write_vad_entry(cache, key, regions, spent)
+    return Stretches(from_regions([(float(s), float(e)) for s, e in cached.regions], entry.duration), "vad")

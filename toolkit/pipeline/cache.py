@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,9 @@ import numpy as np
 
 from toolkit.audio.dither import Dither
 from toolkit.audio.vad import SileroVadConfig, silero_identity
+from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash
+from toolkit.core.json_records import record_from_json, record_to_json
 from toolkit.pipeline.code_version import code_digest
 
 
@@ -75,3 +80,35 @@ def unenhanced_lineage(audio_sha256: str, sample_rate: int) -> dict[str, Any]:
 def dither_identity(dither: Dither) -> dict[str, Any]:
     """What a dithered signal's keys hold of its dither: level, seed and the code that draws it."""
     return {**dither.to_json(), "code": code_digest("dither")}
+
+
+@dataclass(frozen=True)
+class VadEntry:
+    """A cached Silero pass: its speech regions (seconds of the signal it ran on) and what it cost."""
+
+    regions: tuple[tuple[float, float], ...]
+    measurement: dict[str, float]
+
+    def __post_init__(self) -> None:
+        for region in self.regions:
+            if len(region) != 2 or not all(math.isfinite(t) for t in region) or region[1] < region[0]:
+                raise ValueError(f"a speech region must be two finite times in order, not {list(region)}")
+
+
+def read_vad_entry(cache: ResultCache, key: str) -> VadEntry | None:
+    """The Silero pass cached under ``key``; None when absent, unreadable or not a VAD entry (so it is
+    computed again and overwritten, as any unreadable entry is)."""
+    data = cache.get(key)
+    if data is None:
+        return None
+    try:
+        return record_from_json(VadEntry, data, cache.folder, key)
+    except (InputError, ValueError):
+        return None
+
+
+def write_vad_entry(cache: ResultCache, key: str, regions: Sequence[tuple[float, float]], spent: Any) -> VadEntry:
+    """Cache a Silero pass (``spent``: its Measurement) under ``key``; the one writer of VAD entries."""
+    entry = VadEntry(tuple((s, e) for s, e in regions), spent.to_json())
+    cache.put(key, record_to_json(entry))
+    return entry

@@ -24,7 +24,7 @@ from toolkit.audio.vad import SileroVadConfig, merge_regions, silero_device
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
 from toolkit.core.wordstream import StreamError, check_stream, drop_contradicting_times
-from toolkit.pipeline.cache import ResultCache, dither_identity, vad_key
+from toolkit.pipeline.cache import ResultCache, dither_identity, read_vad_entry, vad_key, write_vad_entry
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
@@ -378,15 +378,14 @@ class ArmRunner:
         """Silero's speech regions of ``prepared`` (cached on the Silero parameters alone, so a merge
         setting or the windows' pause pass with the same parameters shares them)."""
         key = vad_key(lineage, silero)
-        cached = self.cache.get(key)
-        computed = cached is None
-        if cached is None:
+        entry = read_vad_entry(self.cache, key)
+        computed = entry is None
+        if entry is None:
             worker = self.stages.get(f"vad {name}", _vad_service, (silero,))
             regions, spent = worker.call(prepared)
-            cached = {"regions": [list(r) for r in regions], "measurement": spent.to_json()}
-            self.cache.put(key, cached)
-        output.count("vad", key, cached["measurement"], computed)
-        return [tuple(r) for r in cached["regions"]]
+            entry = write_vad_entry(self.cache, key, regions, spent)
+        output.count("vad", key, entry.measurement, computed)
+        return list(entry.regions)
 
     def _recognize(
         self,
