@@ -402,7 +402,7 @@ class Cluster:
 
     def _check_remote(self, threads_per_task: int, oversubscribe: bool) -> None:
         info = self.client.scheduler_info()["workers"]
-        cpus = self.client.run(_cpus)
+        cpus = self.client.run(_cpus, on_error="ignore")  # a worker gone meanwhile (a job ended) is left out
         hosts: dict[str, tuple[int, set[int]]] = {}
         for address, worker in info.items():
             tasks, cores = hosts.get(worker["host"], (0, set()))
@@ -479,7 +479,9 @@ class Cluster:
                 job = re.search(r"SLURM job (\d+)", result.worker)
                 if job is not None:
                     worker.setdefault("slurm_job", job.group(1))
-        for address, report in self.client.run(_release, plan.key).items():
+        # A worker whose job ended (cancelled, over its walltime) since its last result cannot answer: it is
+        # left out, as its results already came with them (a broadcast to it would fail the whole run).
+        for address, report in self.client.run(_release, plan.key, on_error="ignore").items():
             for kind, loads in (("recognizer_loads", outcome.recognizer_loads), ("stage_loads", outcome.stage_loads)):
                 loads.update({f"{name} on {address}": load for name, load in report.pop(kind, {}).items()})
             outcome.workers.setdefault(address, {"recordings": []}).update(report)
