@@ -142,7 +142,8 @@ class Plan:
 
 def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     """Per arm what the run measured, the mean recording length (s), and what it ran on (device, CPU, ISA)."""
-    record = RunFolder(run).read_record().to_json()  # checked: a malformed run.json is one line naming it
+    typed = RunFolder(run).read_record()  # checked: a malformed run.json is one line naming it
+    record = typed.to_json()
     config = record["config"]
     identities = config["recognizers"]
     devices = {runtime.get("device", "cpu") for runtime in config.get("recognizer_runtime", {}).values()}
@@ -150,7 +151,7 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     costs = []
     for arm in config["arms"]:
         rows = [m for m in record["measurements"] if m["arm"] == arm["name"]]
-        names = _recognizers_of(arm, config["primary"])
+        names = typed.config.recognizers_of(arm)
         threads = max(int(identities[n]["decoding"].get("cpu_threads", 1)) for n in names)
         stage_names = {c["name"] for c in arm["components"]}
         services = tuple((k, v) for k, v in loads.items() if k in names or k.split(" ", 1)[-1] in stage_names)
@@ -172,14 +173,6 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     isas = {r.get("isa") for r in config.get("recognizer_runtime", {}).values()}
     cpu = record.get("hardware", {}).get("cpu") or "an unnamed CPU"
     return costs, mean, f"cpu ({cpu}, CTranslate2 ISA {', '.join(sorted(str(i) for i in isas))})"
-
-
-def _recognizers_of(arm: dict[str, Any], primary: str) -> list[str]:
-    for component in arm["components"]:
-        if component["stage"] == "second_model":
-            second = component["config"]["recognizer"]
-            return [second] if component["config"]["mode"] == "replace" else [primary, second]
-    return [primary]
 
 
 def _loads(record: dict[str, Any]) -> dict[str, float]:

@@ -272,9 +272,7 @@ def fallback_table(evaluation: Evaluation) -> pd.DataFrame:
 def fallback_notes(evaluation: Evaluation) -> str:
     """How each recognizer the run's arms used falls back, and whether any (arm, recording) was mostly fallback."""
     config = evaluation.record.config
-    used = {config.primary} | {
-        c["config"]["recognizer"] for arm in config.arms for c in arm["components"] if c["stage"] == "second_model"
-    }
+    used = {name for arm in config.arms for name in config.recognizers_of(arm)}
     lines = [
         f"- `{name}`: "
         + (

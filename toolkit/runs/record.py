@@ -81,6 +81,14 @@ class RunConfig:
     def arm(self, name: str) -> dict[str, Any] | None:
         return next((arm for arm in self.arms if arm["name"] == name), None)
 
+    def recognizers_of(self, arm: dict[str, Any]) -> list[str]:
+        """The recognizers ``arm`` decodes with: a second model in place of the primary or beside it."""
+        for component in arm["components"]:
+            if component["stage"] == "second_model":
+                second = component["config"]["recognizer"]
+                return [second] if component["config"]["mode"] == "replace" else [self.primary, second]
+        return [self.primary]
+
     def arms_with(self, stage: str) -> set[str]:
         """Names of the arms that have a stage of this type (``"windows"``, ``"vad"``, ...)."""
         return {arm["name"] for arm in self.arms if any(c["stage"] == stage for c in arm["components"])}
