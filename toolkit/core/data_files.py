@@ -55,17 +55,19 @@ def _constant(text: str) -> Any:
 
 
 def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
-    """The nesting depth of ``value``, stopping past ``limit``."""
-    stack = [(value, 1)]
-    deepest = 0
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
+    """The nesting depth of ``value`` (a scalar is 1), stopping past ``limit``; one level at a time, so a
+    hypothesis file's thousands of word objects cost one pass of a list comprehension."""
+    level, depth = [value], 0
+    while level and depth <= limit:
+        depth += 1
+        level = [
+            child
+            for item in level
+            if isinstance(item, (dict, list))
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
+    return depth
 
 
 def parse_json(text: str, path: str | Path) -> Any:

@@ -13,12 +13,12 @@ import math
 import re
 
 # Before each value, white space, comments (``!`` to the end of the line) and words that cannot start a
-# value (``xmin``, ``=``, ``[1]:``) are skipped in one possessive step (the files are mostly
-# indentation). Then: a text in double quotes, a number or flag, anything else that is not white space
-# (a cut-off text: kept so that reading it fails), or the end of the file.
+# value (``xmin``, ``=``, ``[1]:``) are skipped (the files are mostly indentation); every repetition is
+# possessive, so nothing is tried twice. Then: a text in double quotes, a number or flag, anything else
+# that is not white space (a cut-off text: kept so that reading it fails), or the end of the file.
 _TOKEN = re.compile(
-    r'(?:\s+|![^\n]*|[^\s!"+\-0-9<][^\s!]*)*+'
-    r'(?:("[^"]*(?:""[^"]*)*")(?!\S)|([-+0-9<][^\s!]*)|(\S+)|\Z)'
+    r'\s*+(?:(?:![^\n]*+|[^\s!"+\-0-9<][^\s!]*+)\s*+)*+'
+    r'(?:("[^"]*+(?:""[^"]*+)*+")(?!\S)|([-+0-9<][^\s!]*+)|(\S+)|\Z)'
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 

@@ -265,23 +265,33 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
     """Refuse reversed, negative, out-of-order, overlapping or too-late intervals in one of our tiers."""
     if not tier.is_interval:
         raise InputError(path, f"tier '{tier.name}' must be an interval tier, not a point tier")
-    previous: tuple[int, float, float] | None = None
+    previous = (0, -math.inf, -math.inf)
     for number, (start, end, label) in enumerate(tier.entries, 1):
-        where = f"tier '{tier.name}' interval {number} ({start:g}-{end:g} s)"
-        if not (math.isfinite(start) and math.isfinite(end)):
-            raise InputError(path, f"{where} has a time that is not a finite number")
-        if start < 0:
-            raise InputError(path, f"{where} starts before 0")
-        if end < start or (label.strip() and end - start <= _EPS):
-            raise InputError(path, f"{where} ends before it starts" if end < start else f"{where} has zero length")
-        if previous is not None:
-            p_number, p_start, p_end = previous
-            if start < p_start - _EPS:
-                raise InputError(
-                    path, f"{where} is out of order: it starts before interval {p_number} ({p_start:g}-{p_end:g} s)"
-                )
-            if start < p_end - _EPS:
-                raise InputError(path, f"{where} overlaps interval {p_number} ({p_start:g}-{p_end:g} s)")
-        if duration is not None and label.strip() and end > duration + DURATION_TOLERANCE:
-            raise InputError(path, f"{where} ends after the recording's duration ({duration:g} s)")
+        problem = _interval_problem(start, end, bool(label.strip()), previous, duration)
+        if problem is not None:
+            where = f"tier '{tier.name}' interval {number} ({start:g}-{end:g} s)"
+            raise InputError(path, f"{where} {problem}")
         previous = (number, start, end)
+
+
+def _interval_problem(
+    start: float, end: float, labelled: bool, previous: tuple[int, float, float], duration: float | None
+) -> str | None:
+    """What is wrong with one interval after ``previous`` (number, start, end), or None; the message is
+    built only for a wrong one (a long tier has tens of thousands of right ones)."""
+    if not (math.isfinite(start) and math.isfinite(end)):
+        return "has a time that is not a finite number"
+    if start < 0:
+        return "starts before 0"
+    if end < start:
+        return "ends before it starts"
+    if labelled and end - start <= _EPS:
+        return "has zero length"
+    p_number, p_start, p_end = previous
+    if start < p_start - _EPS:
+        return f"is out of order: it starts before interval {p_number} ({p_start:g}-{p_end:g} s)"
+    if start < p_end - _EPS:
+        return f"overlaps interval {p_number} ({p_start:g}-{p_end:g} s)"
+    if duration is not None and labelled and end > duration + DURATION_TOLERANCE:
+        return f"ends after the recording's duration ({duration:g} s)"
+    return None

@@ -52,8 +52,20 @@ class AlignedWord:
         }
 
 
-def _time(value: float) -> float | None:
-    return None if math.isnan(value) else round(float(value), 3)
+def _times(values: np.ndarray, index: np.ndarray) -> list[float | None]:
+    """``values[index]`` in seconds rounded to the millisecond (Python's rounding, as the files always had it);
+    None where the index is -1 (no word) or the time is NaN (untimed)."""
+    if not len(values):
+        return [None] * len(index)
+    picked = values[np.maximum(index, 0)].tolist()
+    return [None if gone or math.isnan(value) else round(value, 3) for value, gone in zip(picked, (index < 0).tolist())]
+
+
+# Which audits watch a reference token, by (negation, name, number).
+_WATCHED = {
+    key: tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
+    for key in ((a, b, c) for a in (False, True) for b in (False, True) for c in (False, True))
+}
 
 
 def critical_marks(
@@ -64,38 +76,42 @@ def critical_marks(
     name = np.zeros(len(at.ref), dtype=bool)
     for first, last in find_occurrences(at.ref.texts, names):
         name[first : last + 1] = True
-    marks = []
-    for k in range(len(at.ref)):
-        marks.append(
-            tuple(
-                label
-                for label, on in (("negation", negation[k]), ("name", name[k]), ("number", at.ref.is_number[k]))
-                if on
-            )
-        )
-    return marks
+    return [_WATCHED[key] for key in zip(negation.tolist(), name.tolist(), at.ref.is_number.tolist())]
 
 
 def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[AlignedWord]:
     """The alignment's steps in order, as records."""
+    ops, ref_index, hyp_index = at.alignment.ops, at.alignment.ref_index, at.alignment.hyp_index
+    # The source word of each step's side, -1 where that side has no word (an insertion has no reference
+    # word; a deletion or a skipped optional word no hypothesis word).
+    r = np.where(ops != INSERT, at.ref.source[np.maximum(ref_index, 0)] if len(at.ref) else -1, -1)
+    h = np.where((ops != DELETE) & (ops != SKIP), at.hyp.source[np.maximum(hyp_index, 0)] if len(at.hyp) else -1, -1)
     ref_words, hyp_words = at.ref.words, at.hyp.words
-    rows = []
-    for op, i, j in zip(at.alignment.ops.tolist(), at.alignment.ref_index.tolist(), at.alignment.hyp_index.tolist()):
-        r = int(at.ref.source[i]) if op != INSERT else -1
-        h = int(at.hyp.source[j]) if op not in (DELETE, SKIP) else -1
-        rows.append(
-            AlignedWord(
-                reference=at.ref.texts[i] if r >= 0 else None,
-                hypothesis=at.hyp.texts[j] if h >= 0 else None,
-                op=OP_NAMES[op],
-                ref_start=_time(ref_words.start[r]) if r >= 0 else None,
-                ref_end=_time(ref_words.end[r]) if r >= 0 else None,
-                hyp_start=_time(hyp_words.start[h]) if h >= 0 else None,
-                hyp_end=_time(hyp_words.end[h]) if h >= 0 else None,
-                critical=tuple(critical[i]) if critical is not None and r >= 0 else (),
-            )
+    columns = zip(
+        ops.tolist(),
+        ref_index.tolist(),
+        hyp_index.tolist(),
+        (r >= 0).tolist(),
+        (h >= 0).tolist(),
+        _times(ref_words.start, r),
+        _times(ref_words.end, r),
+        _times(hyp_words.start, h),
+        _times(hyp_words.end, h),
+    )
+    ref_texts, hyp_texts = at.ref.texts, at.hyp.texts
+    return [
+        AlignedWord(
+            ref_texts[i] if has_ref else None,
+            hyp_texts[j] if has_hyp else None,
+            OP_NAMES[op],
+            ref_start,
+            ref_end,
+            hyp_start,
+            hyp_end,
+            tuple(critical[i]) if critical is not None and has_ref else (),
         )
-    return rows
+        for op, i, j, has_ref, has_hyp, ref_start, ref_end, hyp_start, hyp_end in columns
+    ]
 
 
 def _cell(text: str | None, op: str) -> str:

@@ -55,13 +55,11 @@ def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
     """Per token: a negation token whose own source word is a negation word (never an optional one)."""
     folded = {_fold(n) for n in negations}
     words = tokens.words.texts
-    word_is_neg: dict[int, bool] = {}
     mask = np.zeros(len(tokens), dtype=bool)
-    for k, (text, src) in enumerate(zip(tokens.texts, tokens.source.tolist())):
-        if text in negations:
-            if src not in word_is_neg:  # a "num" the normalizer read as "não" is the colloquial negation
-                word_is_neg[src] = _fold(words[src]) in folded or _fold(words[src]) in COLLOQUIAL_FORMS
-            mask[k] = word_is_neg[src]
+    candidates = [k for k, text in enumerate(tokens.texts) if text in negations]
+    for k in candidates:  # a "num" the normalizer read as "não" is the colloquial negation
+        source_word = _fold(words[tokens.source[k]])
+        mask[k] = source_word in folded or source_word in COLLOQUIAL_FORMS
     return mask & ~tokens.optional
 
 

@@ -91,25 +91,26 @@ def times_and_dates(
         return stream
     out = stream.successor(stream)
     texts, sources = stream.texts, stream.sources
-    pos = 0
-    while pos < len(keys):
-        if stream.fixed[pos] is None and keys[pos] in STARTERS:
-            time = _time_at(keys, pos) if times else None
-            if time is not None:
-                hour_end, minutes_start, end, value = time
-                minutes = [literal("trinta") if keys[k] == "meia" else texts[k] for k in range(minutes_start, end)]
-                minutes = [m for k, m in zip(range(minutes_start, end), minutes) if keys[k] not in _MINUTES]
-                reading = (*texts[pos:hour_end], literal("e"), *minutes)
-                out.add_group(reading, sources[pos:end], f"{value // 100}h{value % 100:02d}")
-                pos = end
-                continue
-            date = _date_at(keys, pos) if dates else None
-            if date is not None:
-                day_end, end, iso_date = date
-                day = (literal("primeiro"),) if iso_date.endswith("-01") else tuple(texts[pos:day_end])
-                out.add_group((*day, *texts[day_end:end]), sources[pos:end], iso_date)
-                pos = end
-                continue
-        out.copy_from(stream, pos)
-        pos += 1
+    pos = 0  # tokens before pos are in ``out``; only a starter that is not in a rule-made number can begin one
+    for start in [k for k, word in enumerate(keys) if word in STARTERS and stream.fixed[k] is None]:
+        if start < pos:
+            continue  # read as part of the time or date before it
+        out.copy_from(stream, pos, start)
+        pos = start
+        time = _time_at(keys, pos) if times else None
+        if time is not None:
+            hour_end, minutes_start, end, value = time
+            minutes = [literal("trinta") if keys[k] == "meia" else texts[k] for k in range(minutes_start, end)]
+            minutes = [m for k, m in zip(range(minutes_start, end), minutes) if keys[k] not in _MINUTES]
+            reading = (*texts[pos:hour_end], literal("e"), *minutes)
+            out.add_group(reading, sources[pos:end], f"{value // 100}h{value % 100:02d}")
+            pos = end
+            continue
+        date = _date_at(keys, pos) if dates else None
+        if date is not None:
+            day_end, end, iso_date = date
+            day = (literal("primeiro"),) if iso_date.endswith("-01") else tuple(texts[pos:day_end])
+            out.add_group((*day, *texts[day_end:end]), sources[pos:end], iso_date)
+            pos = end
+    out.copy_from(stream, pos, len(keys))
     return out

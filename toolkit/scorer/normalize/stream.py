@@ -20,11 +20,12 @@ class Stream:
     fixed: list[tuple[int, str] | None] = field(default_factory=list)
     _next_group: int = 0
 
-    def copy_from(self, other: Stream, position: int) -> None:
-        """Append ``other``'s token at ``position`` unchanged."""
-        self.texts.append(other.texts[position])
-        self.sources.append(other.sources[position])
-        self.fixed.append(other.fixed[position])
+    def copy_from(self, other: Stream, start: int, end: int | None = None) -> None:
+        """Append ``other``'s tokens ``start`` to ``end`` (exclusive; default: the one at ``start``) unchanged."""
+        stop = start + 1 if end is None else end
+        self.texts.extend(other.texts[start:stop])
+        self.sources.extend(other.sources[start:stop])
+        self.fixed.extend(other.fixed[start:stop])
 
     def add_group(self, texts: tuple[str, ...], sources: list[int], value: str | None) -> None:
         """Append the tokens of one reading (each with the source of the token it replaces, so sources
