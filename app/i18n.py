@@ -438,6 +438,19 @@ TEXT: dict[str, tuple[str, str]] = {
         "observed agreement {observed} ({agreed} of {pairs}).",
     ),
     "res_kappa_none": ("Nenhum trecho decidido por dois ouvintes ainda.", "No stretch decided by two listeners yet."),
+    "res_alpha_summary": (
+        "α de Krippendorff {alpha} (IC 95% {low} a {high}) sobre as decisões de todos os ouvintes em {pairs} "
+        "trecho(s) decididos por dois ou mais ({more} por três ou mais: o κ acima vê só os dois primeiros).",
+        "Krippendorff's α {alpha} (95% CI {low} to {high}) over every listener's decisions on {pairs} "
+        "stretch(es) decided by two or more ({more} by three or more: the κ above sees their first two only).",
+    ),
+    "res_alpha_undefined": (
+        "α indefinido (poucos trechos, ou todas as decisões numa só categoria).",
+        "α undefined (too few stretches, or every decision in one category).",
+    ),
+    "res_col_listeners": ("ouvintes", "listeners"),
+    "res_col_stretches": ("trechos", "stretches"),
+    "res_col_agreement": ("concordância", "agreement"),
     "res_first_second": ("primeiro ↓ / segundo →", "first ↓ / second →"),
     "res_col_arm": ("braço", "arm"),
     "res_col_recording": ("gravação", "recording"),

@@ -107,3 +107,62 @@ def test_kappa_is_undefined_when_every_decision_is_in_one_category(tmp_path):
             )
     agreement = decision_agreement(store.span_states())
     assert (agreement.pairs, agreement.agreed, agreement.kappa, agreement.observed) == (3, 3, None, 1.0)
+
+
+def _nominal_alpha(units: list[list[str]]) -> float:
+    """Krippendorff's nominal alpha by its definition (coincidences within units), as an oracle."""
+    pairable = [u for u in units if len(u) >= 2]
+    coincidences: dict[tuple[str, str], float] = {}
+    for values in pairable:
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    coincidences[a, b] = coincidences.get((a, b), 0.0) + 1 / (len(values) - 1)
+    n = sum(coincidences.values())
+    totals: dict[str, float] = {}
+    for (a, _), count in coincidences.items():
+        totals[a] = totals.get(a, 0.0) + count
+    observed = sum(count for (a, b), count in coincidences.items() if a != b) / n
+    expected = sum(totals[a] * totals[b] for a in totals for b in totals if a != b) / (n * (n - 1))
+    return 1 - observed / expected
+
+
+def test_alpha_and_named_pairs_count_a_third_listener_whom_kappa_does_not_see(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    spans = [
+        ("keep", "keep", "keep"),
+        ("keep", "keep", "correct"),
+        ("correct", "correct", "unresolved"),
+        ("keep", "correct", None),
+        ("unresolved", "unresolved", "unresolved"),
+        ("keep", "keep", None),
+    ]
+    for k, actions in enumerate(spans):
+        for who, action in zip(("ana", "beto", "carla"), actions):
+            if action is not None:
+                decide(store, who, action, "eu sei" if action == "correct" else "", start=float(k), end=k + 0.5)
+    agreement = decision_agreement(store.span_states())
+    # kappa: the first two listeners of each span only, as before
+    assert (agreement.pairs, agreement.agreed, agreement.more_listeners) == (6, 5, 4)
+    assert agreement.kappa == pytest.approx(cohens_kappa([[3, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0] * 4]).kappa)
+    # alpha: every listener's decision
+    units = [[a for a in actions if a is not None] for actions in spans]
+    assert agreement.alpha == pytest.approx(_nominal_alpha(units))
+    assert agreement.alpha < _nominal_alpha([u[:2] for u in units])  # carla's two disagreements lower it
+    assert agreement.alpha_low <= agreement.alpha <= agreement.alpha_high <= 1.0
+    pairs = {(p.first, p.second): (p.spans, p.agreed) for p in agreement.listener_pairs}
+    assert pairs == {("ana", "beto"): (6, 5), ("ana", "carla"): (4, 2), ("beto", "carla"): (4, 2)}
+
+
+def test_alpha_is_undefined_when_every_listener_decides_alike(tmp_path):
+    store = DecisionStore(tmp_path / "s.sqlite")
+    for k in range(3):
+        for who in ("ana", "beto", "carla"):
+            decide(store, who, "keep", start=float(k), end=k + 0.5)
+    agreement = decision_agreement(store.span_states())
+    assert (agreement.alpha, agreement.alpha_low, agreement.more_listeners) == (None, None, 3)
+    assert [(p.first, p.second, p.observed) for p in agreement.listener_pairs] == [
+        ("ana", "beto", 1.0),
+        ("ana", "carla", 1.0),
+        ("beto", "carla", 1.0),
+    ]

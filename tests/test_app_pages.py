@@ -259,6 +259,30 @@ def test_results_page_reads_the_run_files_in_percent_and_the_agreement(monkeypat
     assert at.dataframe[1].value["WER"].max() > 1
     text = _everything(at)
     assert "Concordância entre ouvintes" in text and "κ indefinido (1 trecho(s) com dois ouvintes" in text
+    assert "α indefinido" in text
+    pairs = next(d.value for d in at.dataframe if "ouvintes" in d.value)
+    assert pairs.to_dict("records") == [{"ouvintes": "ana · beto", "trechos": 1, "concordância": "100,0 %"}]
+
+
+def test_results_page_measures_agreement_over_a_third_listener(monkeypatch, exp):
+    adjudication = open_experiment(exp)
+    spans = [("keep", "keep", "correct"), ("keep", "keep", "keep"), ("correct", "keep", "keep")]
+    for k, actions in enumerate(spans):
+        for who, action in zip(("ana", "beto", "carla"), actions):
+            adjudication.decide(
+                recording_id="entrevista",
+                start=1.0 + 3 * k,
+                end=3.5 + 3 * k,
+                action=action,
+                annotator=who,
+                new_text="eu sei" if action == "correct" else "",
+            )
+    at = _page(_app(monkeypatch, exp), "results")
+    text = _everything(at)
+    assert "α de Krippendorff" in text and "3 por três ou mais: o κ acima vê só os dois primeiros" in text
+    pairs = next(d.value for d in at.dataframe if "ouvintes" in d.value)
+    assert list(pairs["ouvintes"]) == ["ana · beto", "ana · carla", "beto · carla"]
+    assert list(pairs["trechos"]) == [3, 3, 3]
 
 
 def test_gate_verdict_is_a_table_not_raw_json_and_a_damaged_one_is_one_line(monkeypatch, exp):

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from i18n import number, percent, t
 
-from toolkit.adjudication.agreement import decision_agreement, transcription_agreement
+from toolkit.adjudication.agreement import DecisionAgreement, decision_agreement, transcription_agreement
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.store import ACTIONS
 from toolkit.core.errors import InputError
@@ -128,6 +128,35 @@ def _agreement() -> None:
             index=[t(f"action_{a}") for a in ACTIONS],
             columns=[t(f"action_{a}") for a in ACTIONS],
         ).rename_axis(t("res_first_second")),
+        width="content",
+    )
+    _all_listeners(decisions)
+
+
+def _all_listeners(decisions: DecisionAgreement) -> None:
+    """Alpha over every listener, and each named pair's agreement (kappa above sees the first two only)."""
+    if decisions.alpha is None:
+        st.caption(t("res_alpha_undefined"))
+    else:
+        st.markdown(
+            t(
+                "res_alpha_summary",
+                alpha=number(decisions.alpha),
+                low=number(decisions.alpha_low or 0.0),
+                high=number(decisions.alpha_high or 0.0),
+                pairs=decisions.pairs,
+                more=decisions.more_listeners,
+            )
+        )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                [f"{pair.first} · {pair.second}", pair.spans, percent(pair.observed)]
+                for pair in decisions.listener_pairs
+            ],
+            columns=[t("res_col_listeners"), t("res_col_stretches"), t("res_col_agreement")],
+        ),
+        hide_index=True,
         width="content",
     )
 

@@ -12,7 +12,10 @@ listeners' words), as the scorer pools recordings.
 **Decisions.** Cohen's kappa on the first and second listeners' decisions of each span decided
 by two (categories: keep, correct, unresolved, non-speech; a correction that changes nothing is
 a keep), with its 95% interval, the observed agreement and the counts, and how many spans both
-corrected with the same text.
+corrected with the same text. A span a third (or later) listener decided counts every listener:
+Krippendorff's alpha (nominal) over every listener's latest decision of every span decided by two
+or more, with a 95% interval from resampling spans, and each named pair of listeners' agreement
+on the spans both decided.
 """
 
 from __future__ import annotations
@@ -89,9 +92,27 @@ class TranscriptionAgreement:
         return [c for c in self.comparisons if c.conflict]
 
 
+ALPHA_RESAMPLES = 1000  # spans resampled for alpha's interval (seed 0, so a page shows the same interval twice)
+
+
+@dataclass(frozen=True)
+class ListenerPair:
+    """Two named listeners (in alphabetical order) on the spans both decided."""
+
+    first: str
+    second: str
+    spans: int
+    agreed: int
+
+    @property
+    def observed(self) -> float:
+        return self.agreed / self.spans
+
+
 @dataclass(frozen=True)
 class DecisionAgreement:
-    """Cohen's kappa between first and second listeners' span decisions."""
+    """Cohen's kappa between first and second listeners' span decisions; Krippendorff's alpha and named
+    pairs over every listener."""
 
     pairs: int
     agreed: int
@@ -101,6 +122,11 @@ class DecisionAgreement:
     table: dict[str, dict[str, int]]  # first listener's decision -> second's -> count
     both_corrected: int
     same_correction: int
+    more_listeners: int = 0  # spans decided by three or more listeners (kappa sees their first two only)
+    alpha: float | None = None  # None: under two spans, or every decision in one category (alpha undefined)
+    alpha_low: float | None = None
+    alpha_high: float | None = None
+    listener_pairs: tuple[ListenerPair, ...] = ()
 
     @property
     def observed(self) -> float | None:
@@ -216,6 +242,8 @@ def decision_agreement(states: Iterable[SpanState]) -> DecisionAgreement:
             result = cohens_kappa(matrix)
         kappa = float(result.kappa)
         low, high = max(-1.0, float(result.kappa_low)), min(1.0, float(result.kappa_upp))
+    shared = [s for s in states if len(s.listeners) >= 2]
+    alpha, alpha_low, alpha_high = _alpha(shared)
     return DecisionAgreement(
         len(pairs),
         agreed,
@@ -225,7 +253,54 @@ def decision_agreement(states: Iterable[SpanState]) -> DecisionAgreement:
         table,
         len(both),
         sum(1 for f, s in both if f.outcome == s.outcome),
+        sum(1 for s in shared if len(s.listeners) > 2),
+        alpha,
+        alpha_low,
+        alpha_high,
+        _listener_pairs(shared),
     )
+
+
+def _alpha(shared: list[SpanState]) -> tuple[float | None, float | None, float | None]:
+    """Krippendorff's nominal alpha over every listener's decision of the ``shared`` spans, and its 95%
+    interval from resampling spans (None where alpha is undefined)."""
+    import krippendorff
+
+    if len(shared) < 2:
+        return None, None, None
+    names = sorted({d.annotator for s in shared for d in s.listeners})
+    data = np.full((len(names), len(shared)), np.nan)
+    for column, span in enumerate(shared):
+        for decision in span.listeners:
+            data[names.index(decision.annotator), column] = ACTIONS.index(decision.outcome[0])
+    domain = list(range(len(ACTIONS)))
+
+    def alpha_of(columns: np.ndarray) -> float | None:
+        values = data[:, columns]
+        if len(np.unique(values[~np.isnan(values)])) < 2:
+            return None
+        return float(krippendorff.alpha(reliability_data=values, level_of_measurement="nominal", value_domain=domain))
+
+    alpha = alpha_of(np.arange(len(shared)))
+    if alpha is None:
+        return None, None, None
+    rng = np.random.default_rng(0)
+    draws = [alpha_of(rng.integers(0, len(shared), len(shared))) for _ in range(ALPHA_RESAMPLES)]
+    defined = [a for a in draws if a is not None]
+    low, high = np.percentile(defined, [2.5, 97.5]) if defined else (alpha, alpha)
+    return alpha, float(low), float(high)
+
+
+def _listener_pairs(shared: list[SpanState]) -> tuple[ListenerPair, ...]:
+    """Each named pair of listeners: the spans both decided and how many of them alike."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for span in shared:
+        latest = {d.annotator: d.outcome[0] for d in span.listeners}
+        for a, b in combinations(sorted(latest), 2):
+            tally = counts.setdefault((a, b), [0, 0])
+            tally[0] += 1
+            tally[1] += latest[a] == latest[b]
+    return tuple(ListenerPair(a, b, spans, agreed) for (a, b), (spans, agreed) in sorted(counts.items()))
 
 
 @dataclass(frozen=True)
