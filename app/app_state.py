@@ -20,7 +20,7 @@ from i18n import LANGUAGES, browser_strings, language, number, t
 
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.queue import ReviewQueue, build_queue
-from toolkit.adjudication.sessions import Sessions
+from toolkit.adjudication.sessions import Sessions, client_address
 from toolkit.adjudication.spans import CONTEXT_S
 from toolkit.adjudication.users import ANNOTATOR, LEAD, TRANSCRIBER, Login, authenticate, check_role, read_users
 from toolkit.core.errors import ToolkitError
@@ -179,8 +179,8 @@ def _login_form(sessions: Sessions, users_file: str) -> None:
         password = st.text_input(t("login_password"), type="password")
         if st.form_submit_button(t("login_button"), type="primary"):
             typed = " ".join(name.split())
-            address = st.context.ip_address
-            address = address if isinstance(address, str) and address else "unknown"
+            peer, forwarded = st.context.ip_address, st.context.headers.get("X-Forwarded-For")
+            address = client_address(*(v if isinstance(v, str) else None for v in (peer, forwarded)))
             refusal = sessions.refusal(typed, address)
             if refusal is not None:
                 st.error(t("login_wait", seconds=number(refusal.wait_s, 1)))

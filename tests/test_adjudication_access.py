@@ -18,7 +18,7 @@ from adjudication_fixture import built, exp  # noqa: F401 - fixtures
 from toolkit.adjudication import users as users_module
 from toolkit.adjudication.drafts import Draft, Drafts
 from toolkit.adjudication.form import ASK_CHOOSE, ASK_KEEP_OR_CORRECT, ASK_TEXT, Submission, resolve
-from toolkit.adjudication.sessions import FREE_TRIES_PER_NAME, SESSION_TTL_S, Sessions, wait_after
+from toolkit.adjudication.sessions import FREE_TRIES_PER_NAME, SESSION_TTL_S, Sessions, client_address, wait_after
 from toolkit.adjudication.users import ANNOTATOR, LEAD, TRANSCRIBER, Login, add_user, authenticate, read_users
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -105,6 +105,27 @@ def test_password_tries_back_off_per_name_and_per_address(tmp_path):
     # a success clears the name's count
     sessions.record_try("ana", "10.0.0.1", True, clock + 400)
     assert sessions.refusal("ana", "10.0.0.1", clock + 400.1) is None
+
+
+def test_team_members_on_this_machine_do_not_share_one_address_count(tmp_path):
+    """Tunnelled team members all connect from 127.0.0.1 (Streamlit gives no address): one person's typos
+    must not hold back the others; behind a local reverse proxy the forwarded client counts."""
+    assert client_address("10.0.0.7", "1.2.3.4") == "10.0.0.7"  # a remote peer's own address; the header is ignored
+    assert client_address(None, None) is None and client_address(None, " ") is None
+    assert client_address(None, "203.0.113.9, 10.0.0.2") == "forwarded 10.0.0.2"  # the hop the proxy saw
+    sessions = Sessions(tmp_path / "s.sqlite")
+    for k in range(20):  # many names mistyped from this machine
+        sessions.record_try(f"nome{k}", None, False, 1000.0 + k)
+    assert sessions.refusal("beto", None, 1020.0) is None
+    assert sessions.refusal("nome3", None, 1020.0) is None  # three free tries per name: one was used
+    for k in range(FREE_TRIES_PER_NAME):
+        sessions.record_try("ana", None, False, 1030.0 + k)
+    assert sessions.refusal("ana", None, 1032.5) is not None  # the name's own count still applies
+    assert sessions.refusal("beto", None, 1032.5) is None
+    for k in range(10):  # behind a local proxy, one client trying many names is held back
+        sessions.record_try(f"outro{k}", "forwarded 10.9.9.9", False, 2000.0 + k)
+    assert sessions.refusal("carla", "forwarded 10.9.9.9", 2009.5) is not None
+    assert sessions.refusal("carla", "forwarded 10.9.9.8", 2009.5) is None
 
 
 def test_a_session_survives_until_it_expires_or_is_closed(tmp_path):

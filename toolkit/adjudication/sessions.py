@@ -8,7 +8,9 @@ Password tries are limited per typed name and per client address: after a few fa
 further try must wait twice as long as the one before (1 s, 2 s, 4 s, ... up to 5 min). A try
 made while waiting is refused without checking the password and is not counted. A success
 clears the name's and the address's count. The counts live in the store, so restarting the app
-does not reset them.
+does not reset them. A connection from this machine has no address of its own (a team reaching
+the app through SSH tunnels all comes from 127.0.0.1): a local reverse proxy's X-Forwarded-For
+names the client, and without one only the name's count applies (see :func:`client_address`).
 """
 
 from __future__ import annotations
@@ -58,6 +60,16 @@ def wait_after(failures: int, free: int) -> float:
     if failures < free:
         return 0.0
     return min(MAX_WAIT_S, FIRST_WAIT_S * 2.0 ** (failures - free))
+
+
+def client_address(peer: str | None, forwarded_for: str | None) -> str | None:
+    """The address whose tries count together: the connection's ``peer``; for a connection from this machine
+    (``peer`` None, as Streamlit gives it) the last hop of a local proxy's ``forwarded_for`` header, or None
+    (tunnelled team members would share one count: one person's typos would lock out the others)."""
+    if peer:
+        return peer
+    hops = [hop.strip() for hop in (forwarded_for or "").split(",") if hop.strip()]
+    return f"forwarded {hops[-1]}" if hops else None
 
 
 @dataclass(frozen=True)
@@ -142,23 +154,24 @@ class Sessions:
 
     # --- password tries ---------------------------------------------------------------------
 
-    def refusal(self, name: str, address: str, now: float | None = None) -> Refusal | None:
-        """Whether a try for ``name`` from ``address`` must wait (None: go ahead and check the password)."""
+    def refusal(self, name: str, address: str | None, now: float | None = None) -> Refusal | None:
+        """Whether a try for ``name`` from ``address`` (None: no address of its own) must wait (None: go
+        ahead and check the password)."""
         now = time.time() if now is None else now
         waits = []
         with connect(self.path) as connection:
-            for kind, who, free in (("name", name, FREE_TRIES_PER_NAME), ("address", address, FREE_TRIES_PER_ADDRESS)):
+            for kind, who, free in _counted(name, address):
                 failures, last = self._failures(connection, kind, who, now)
                 if failures:
                     waits.append(last + wait_after(failures, free) - now)
         longest = max(waits, default=0.0)
         return Refusal(round(longest, 1)) if longest > 0 else None
 
-    def record_try(self, name: str, address: str, ok: bool, now: float | None = None) -> None:
+    def record_try(self, name: str, address: str | None, ok: bool, now: float | None = None) -> None:
         """Remember a checked try (a success clears the name's and the address's failures)."""
         now = time.time() if now is None else now
         with connect(self.path) as connection:
-            for kind, who in (("name", name), ("address", address)):
+            for kind, who, _ in _counted(name, address):
                 write(connection, LOGIN_TRIES, kind=kind, who=who, ok=ok, at=now)
             connection.execute("DELETE FROM login_tries WHERE at < ?", (now - FORGET_AFTER_S,))
 
@@ -173,3 +186,9 @@ class Sessions:
             failures += 1
             last = max(last, attempt.at)
         return failures, last
+
+
+def _counted(name: str, address: str | None) -> list[tuple[str, str, int]]:
+    """The counts a try goes into, as (kind, who, free tries): the name's, and the address's when it has one."""
+    counts = [("name", name, FREE_TRIES_PER_NAME)]
+    return counts + [("address", address, FREE_TRIES_PER_ADDRESS)] if address is not None else counts
