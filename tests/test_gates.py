@@ -11,7 +11,9 @@ from protocol_corpus import correct, make_corpus, make_run, turns
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
-from toolkit.protocol.gates import PROMOTE, RETAIN, TEMPLATE, evaluate_gates, load_gates
+from toolkit.protocol.audit import AuditLog
+from toolkit.protocol.gates import DITHER_GATE, PROMOTE, RETAIN, TEMPLATE, DitherOutcome, evaluate_gates, load_gates
+from toolkit.protocol.verdict import dither_outcome
 from toolkit.scorer.options import ScoreOptions
 
 RECORDINGS = ("r1", "r2", "r3")
@@ -51,6 +53,8 @@ def _baseline_with_plain_errors() -> list[Word]:
 
 # A gate declared not applicable, with its reason, as these tests' gates file does for drift.
 NO_DRIFT = {"drift_s_per_min": 'applicable = false\nreason = "references are timed per turn, not per word"'}
+# The template's three dithered reruns, measured, none changing the other gates' verdict.
+STABLE = DitherOutcome(("same",) * 4)
 
 
 def _evaluate(
@@ -59,11 +63,13 @@ def _evaluate(
     base: dict[str, list[Word]],
     chal: dict[str, list[Word]],
     edits: dict[str, str] | None = None,
+    dither: DitherOutcome | None = STABLE,
     **run_options,
 ):
     run = make_run(tmp_path / "run", manifest, "holdout", {"baseline": base, "challenger": chal}, **run_options)
     evaluation = evaluate_run(run)
-    report = evaluate_gates(evaluation, "challenger", load_gates(_gates(tmp_path, {**NO_DRIFT, **(edits or {})})))
+    gates = load_gates(_gates(tmp_path, {**NO_DRIFT, **(edits or {})}))
+    report = evaluate_gates(evaluation, "challenger", gates, dither=dither)
     return evaluation, report, {g.name: g for g in report.gates}
 
 
@@ -267,3 +273,76 @@ def test_a_duplication_the_baseline_made_too_is_not_counted_against_the_seam(tmp
     other = {**base, "r1": words[:3] + [Word("sim", words[2].start + 0.01, words[2].end)] + words[3:]}
     _, _, gates = _evaluate(tmp_path, manifest, other, both, **options)  # the baseline inserted another word
     assert gates["seam_duplications"].value == 1
+
+
+def test_a_verdict_waits_for_its_dithered_reruns_and_one_flip_retains_the_baseline(
+    tmp_path: Path, manifest: Path
+) -> None:
+    """The template pre-registers 3 reruns: until a stability check measured them the gate fails; a rerun
+    whose other gates say otherwise fails it; a rerun past the pre-registered ones does not count."""
+    base = {rid: _baseline_with_plain_errors() for rid in RECORDINGS}
+    chal = {rid: correct(turns()) for rid in RECORDINGS}
+    outcomes = {
+        None: (RETAIN, None, "not measured, 3 pre-registered"),
+        DitherOutcome((PROMOTE, PROMOTE, PROMOTE)): (RETAIN, None, "2 rerun(s) measured, 3 pre-registered"),
+        DitherOutcome((PROMOTE,) * 4): (PROMOTE, 0, "0 of 3 reruns differ"),
+        DitherOutcome((PROMOTE, PROMOTE, RETAIN, PROMOTE)): (RETAIN, 1, "1 of 3 reruns differ"),
+        DitherOutcome((PROMOTE,) * 4 + (RETAIN,)): (PROMOTE, 0, "0 of 3 reruns differ"),
+    }
+    for k, (dither, (verdict, value, note)) in enumerate(outcomes.items()):
+        _, report, gates = _evaluate(tmp_path / str(k), manifest, base, chal, dither=dither)
+        gate = gates[DITHER_GATE]
+        assert (report.verdict, gate.value, report.others_verdict) == (verdict, value, PROMOTE), report.text()
+        assert note in gate.note and gate.passed is (verdict == PROMOTE)
+        assert dither is not None or "--split holdout --stability 3" in gate.note  # it says what to run
+
+
+def test_a_format_1_gates_file_still_reads_without_the_dither_gate(tmp_path: Path) -> None:
+    text = TEMPLATE.read_text(encoding="utf-8")
+    old = text[: text.index(f"[{DITHER_GATE}]")].replace("format = 2", "format = 1")
+    (tmp_path / "old.toml").write_text(old, encoding="utf-8")
+    gate = load_gates(tmp_path / "old.toml").gates[DITHER_GATE]
+    assert not gate.applicable and "not pre-registered: a format-1 gates file" in gate.reason
+    (tmp_path / "mixed.toml").write_text(text.replace("format = 2", "format = 1"), encoding="utf-8")
+    with pytest.raises(InputError, match=f"key '{DITHER_GATE}' is a gate of format = 2, not 1"):
+        load_gates(tmp_path / "mixed.toml")
+    (tmp_path / "future.toml").write_text(text.replace("format = 2", "format = 3"), encoding="utf-8")
+    with pytest.raises(InputError, match="key 'format' must be 1 or 2, not 3"):
+        load_gates(tmp_path / "future.toml")
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ("applicable = true\nthreshold = 0", f"missing key '{DITHER_GATE}.reruns'"),
+        ("applicable = true\nthreshold = 0\nreruns = 0", "must be a whole number from 1 to 100, not 0"),
+        ("applicable = true\nthreshold = 0\nreruns = 101", "must be a whole number from 1 to 100, not 101"),
+        ("applicable = true\nthreshold = 0\nreruns = 2.5", "must be a whole number from 1 to 100, not 2.5"),
+        ("applicable = true\nthreshold = 0\nreruns = true", "must be a whole number from 1 to 100, not True"),
+        ("applicable = true\nthreshold = 4\nreruns = 3", "allows more flips than there are reruns (3)"),
+        ("applicable = true\nthreshold = 0\nreruns = 3\nseeds = 3", f"unknown key '{DITHER_GATE}.seeds'"),
+    ],
+)
+def test_the_dither_gates_reruns_are_checked(tmp_path: Path, body: str, problem: str) -> None:
+    path = _gates(tmp_path, {DITHER_GATE: body})
+    with pytest.raises(InputError) as caught:
+        load_gates(path)
+    assert str(caught.value).startswith(str(path)) and problem in str(caught.value)
+
+
+def test_the_dither_outcome_is_the_logged_check_of_this_run_at_the_pre_registered_level(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path)
+
+    def measured(run: str, seeds: list[int], verdicts: list[str], level: float = -90.0, split: str = "holdout") -> None:
+        dither = {"kind": "tpdf", "level_dbfs": level, "seeds": seeds}
+        log.append("stability measured", split=split, run=run, dither=dither, verdicts=verdicts, flipped=[])
+
+    assert dither_outcome(log, "holdout", "holdout-1") is None
+    measured("holdout-1", [1, 2, 3], [PROMOTE, PROMOTE, RETAIN, PROMOTE])
+    measured("holdout-1", [1], [PROMOTE, PROMOTE])  # fewer reruns later: the fuller check stands
+    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5, level=-140.0)  # quieter than pre-registered: not counted
+    measured("holdout-1", [5, 6, 7], [PROMOTE] * 4)  # other seeds: not counted
+    measured("holdout-0", [1, 2, 3, 4], [PROMOTE] * 5)  # another run
+    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5, split="challenge")
+    assert dither_outcome(log, "holdout", "holdout-1") == DitherOutcome((PROMOTE, PROMOTE, RETAIN, PROMOTE))
+    assert dither_outcome(log, "challenge", "holdout-1") == DitherOutcome((PROMOTE,) * 5)

@@ -5,7 +5,10 @@ every gate with its threshold; a gate is skipped only when declared ``applicable
 Each gate's direction is fixed here, never in the file, so a threshold cannot be turned into
 its opposite. Gates compare the frozen challenger with the baseline on one run (holdout or
 challenge): critical errors are "newly introduced" per reference occurrence, lost turns per
-reference turn, and every failed gate lists the instances behind it.
+reference turn, and every failed gate lists the instances behind it. Format 2 adds one gate measured
+after the holdout: whether the other gates' verdict survives the holdout re-decoded under inaudible
+dither (``toolkit.protocol.stability``); a format-1 file (frozen before it existed) reads it as not
+pre-registered.
 """
 
 from __future__ import annotations
@@ -33,8 +36,11 @@ if TYPE_CHECKING:
     from toolkit.runs.scored import Evaluation
     from toolkit.scorer.results import RecordingScore
 
-FORMAT = 1
+FORMAT = 2
+FORMATS = (1, 2)  # a gates file frozen with an earlier toolkit stays readable
 PROMOTE, RETAIN = "PROMOTE", "RETAIN BASELINE"
+DITHER_GATE = "verdict_flips_under_dither"
+MAX_RERUNS = 100  # the most dithered reruns a stability check (and this gate) may ask for
 # Package data, so an installed wheel has it (in a checkout, a link to the written protocol's protocol/gates.toml).
 TEMPLATE = Path(__file__).resolve().parent / "gates.toml"
 
@@ -47,6 +53,7 @@ class GateSpec:
     measures: str
     comparison: str
     count: bool  # an integer count of failures (the zero-failure bound applies at 0)
+    since: int = 1  # the gates-file format that introduced it
 
 
 SPECS = (
@@ -72,6 +79,13 @@ SPECS = (
         ">=",
         False,
     ),
+    GateSpec(
+        DITHER_GATE,
+        "holdout reruns under inaudible dither (seeds 1 to reruns) whose verdict of the other gates differs",
+        "<=",
+        True,
+        since=2,
+    ),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
 
@@ -84,6 +98,15 @@ class Gate:
     applicable: bool
     threshold: float | None
     reason: str = ""
+    reruns: int | None = None  # the dither gate's pre-registered number of reruns
+
+
+@dataclass(frozen=True)
+class DitherOutcome:
+    """The other gates' verdict on the undithered holdout, then on its reruns under dither at the default
+    level, seeds 1, 2, ... in order: as the audit log recorded a stability check."""
+
+    verdicts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -103,11 +126,17 @@ def load_gates(path: str | Path) -> GatesFile:
     if unknown:
         raise InputError(path, f"unknown key '{unknown[0]}'; gates are {', '.join(SPEC_BY_NAME)}")
     if "format" not in raw:
-        raise InputError(path, "missing key 'format' (this toolkit reads format = 1)")
-    if raw["format"] != FORMAT or isinstance(raw["format"], bool):
-        raise InputError(path, f"key 'format' must be {FORMAT}, not {raw['format']!r}")
+        raise InputError(path, f"missing key 'format' (this toolkit reads format = {FORMAT})")
+    if raw["format"] not in FORMATS or isinstance(raw["format"], bool):
+        raise InputError(path, f"key 'format' must be {' or '.join(map(str, FORMATS))}, not {raw['format']!r}")
     gates = {}
     for spec in SPECS:
+        if spec.since > raw["format"]:
+            if spec.name in raw:
+                raise InputError(path, f"key '{spec.name}' is a gate of format = {spec.since}, not {raw['format']}")
+            reason = f"not pre-registered: a format-{raw['format']} gates file has no such gate"
+            gates[spec.name] = Gate(spec.name, False, None, reason)
+            continue
         if spec.name not in raw:
             raise InputError(
                 path,
@@ -122,9 +151,10 @@ def _gate(path: Path, spec: GateSpec, table: Any) -> Gate:
     where = spec.name
     if not isinstance(table, dict):
         raise InputError(path, f"key '{where}' must be a table [{where}], not {table!r}")
-    unknown = sorted(set(table) - {"applicable", "threshold", "reason"})
+    keys = ("applicable", "threshold", "reason", *(("reruns",) if spec.name == DITHER_GATE else ()))
+    unknown = sorted(set(table) - set(keys))
     if unknown:
-        raise InputError(path, f"unknown key '{where}.{unknown[0]}'; a gate has applicable, threshold, reason")
+        raise InputError(path, f"unknown key '{where}.{unknown[0]}'; this gate has {', '.join(keys)}")
     if "applicable" not in table:
         raise InputError(path, f"missing key '{where}.applicable' (true, or false with a reason)")
     applicable = table["applicable"]
@@ -150,7 +180,21 @@ def _gate(path: Path, spec: GateSpec, table: Any) -> Gate:
             raise InputError(path, f"key '{where}.threshold' must be a fraction in [0, 1], not {threshold!r}")
         if spec.comparison == "|x| <=" and threshold < 0:
             raise InputError(path, f"key '{where}.threshold' must be >= 0, not {threshold!r}")
-    return Gate(spec.name, applicable, None if threshold is None else float(threshold), reason.strip())
+    reruns = _reruns(path, table) if spec.name == DITHER_GATE and applicable else None
+    return Gate(spec.name, applicable, None if threshold is None else float(threshold), reason.strip(), reruns)
+
+
+def _reruns(path: Path, table: dict[str, Any]) -> int:
+    """The dither gate's ``reruns``: how many dithered reruns of the holdout the verdict must survive."""
+    where = f"{DITHER_GATE}.reruns"
+    if "reruns" not in table:
+        raise InputError(path, f"missing key '{where}' (how many dithered reruns of the holdout, 1 to {MAX_RERUNS})")
+    reruns = table["reruns"]
+    if isinstance(reruns, bool) or not isinstance(reruns, int) or not 1 <= reruns <= MAX_RERUNS:
+        raise InputError(path, f"key '{where}' must be a whole number from 1 to {MAX_RERUNS}, not {reruns!r}")
+    if table.get("threshold", 0) > reruns:
+        raise InputError(path, f"key '{DITHER_GATE}.threshold' allows more flips than there are reruns ({reruns})")
+    return reruns
 
 
 @dataclass
@@ -198,6 +242,11 @@ class GateReport:
     holdout: dict[str, Any]
     signature: str
     challenge: GateReport | None = None
+
+    @property
+    def others_verdict(self) -> str:
+        """The verdict of every gate but the dither gate: what a dithered rerun is compared on."""
+        return verdict_of(self.gates, excluding=DITHER_GATE)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -368,9 +417,15 @@ def refuse_failed_arms(record: RunRecord, path: Path, *, challenger: str, baseli
 
 
 def evaluate_gates(
-    evaluation: Evaluation, challenger: str, gates: GatesFile, *, baseline: str = "baseline"
+    evaluation: Evaluation,
+    challenger: str,
+    gates: GatesFile,
+    *,
+    baseline: str = "baseline",
+    dither: DitherOutcome | None = None,
 ) -> GateReport:
-    """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``)."""
+    """Every gate of ``gates`` on ``evaluation`` (a run holding ``baseline`` and ``challenger``); the dither
+    gate from ``dither`` (None: not measured)."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.scorer.score import audit_rules, audit_vocabulary
 
@@ -520,6 +575,7 @@ def evaluate_gates(
     )
     measured["wer_reduction_points"] = (reduction, comparison.recordings if comparison else None, wer_note, wer_items)
 
+    measured[DITHER_GATE] = _dither_measure(gates.gates[DITHER_GATE], dither)
     _name_causes(measured, explain(evaluation, challenger, baseline))
     results = []
     for spec in SPECS:
@@ -543,7 +599,7 @@ def evaluate_gates(
             )
             continue
         passed = value is not None and gate.threshold is not None and _compare(spec, value, gate.threshold)
-        if value is None:
+        if value is None and spec.name != DITHER_GATE:
             note = f"not measurable: {note}; declare it not applicable with a reason, or it fails"
         results.append(
             GateResult(
@@ -560,7 +616,10 @@ def evaluate_gates(
                 [] if passed else items,
             )
         )
-    verdict = PROMOTE if all(r.passed for r in results if r.applicable) else RETAIN
+    verdict = verdict_of(results)
+    dithered = next(r for r in results if r.name == DITHER_GATE)
+    if dithered.applicable and dithered.value is None and verdict_of(results, excluding=DITHER_GATE) == RETAIN:
+        dithered.note += "; the other gates retain the baseline already, so it cannot change this verdict"
     holdout = _size(evaluation, baseline)
     return GateReport(
         evaluation.record.split,
@@ -572,6 +631,30 @@ def evaluate_gates(
         holdout,
         evaluation.signature,
     )
+
+
+def verdict_of(results: list[GateResult], excluding: str = "") -> str:
+    """PROMOTE when every applicable gate (but ``excluding``) passed, else RETAIN BASELINE."""
+    return PROMOTE if all(r.passed for r in results if r.applicable and r.name != excluding) else RETAIN
+
+
+def _dither_measure(gate: Gate, dither: DitherOutcome | None) -> tuple[int | None, int | None, str, list[Any]]:
+    """The dither gate's value: of the pre-registered reruns, how many changed the other gates' verdict;
+    None (the gate fails) until a stability check measured that many."""
+    wanted = gate.reruns or 0
+    if not gate.applicable:
+        return None, None, "", []
+    if dither is None or len(dither.verdicts) - 1 < wanted:
+        measured = "not measured" if dither is None else f"{len(dither.verdicts) - 1} rerun(s) measured"
+        return (
+            None,
+            None,
+            f"{measured}, {wanted} pre-registered: re-decode the holdout under dither "
+            f"(ablate explain EXPERIMENT --split holdout --stability {wanted}), then evaluate the gates again",
+            [],
+        )
+    flips = sum(v != dither.verdicts[0] for v in dither.verdicts[1 : wanted + 1])
+    return flips, wanted, f"the other gates say {dither.verdicts[0]} undithered; {flips} of {wanted} reruns differ", []
 
 
 def _name_causes(measured: dict[str, Any], explanation: Explanation) -> None:

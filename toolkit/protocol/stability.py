@@ -6,8 +6,9 @@ WER and of ΔWER against the baseline across the reruns is set beside the paired
 of the undithered run: a spread as wide as the interval, or a direction ("better", "worse",
 "unclear" by that interval) that changes between reruns, says the conclusion rests on the decoder's
 luck, not on the audio. A test split is only re-decoded after the protocol ran it to the end, so
-the reruns can never be a peek at held-out data; there the frozen gates' verdict is computed on every
-rerun too (does the verdict flip?), and the outcome is chained into the audit log.
+the reruns can never be a peek at held-out data; there the frozen gates' verdict (every gate but the
+dither gate, which reads these verdicts) is computed on every rerun too (does the verdict flip?), and
+the outcome is chained into the audit log.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import gates_copy
-from toolkit.protocol.gates import evaluate_gates, load_gates
+from toolkit.protocol.gates import MAX_RERUNS, evaluate_gates, load_gates
 from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.verdict import split_run
 from toolkit.runs.record import BASELINE
@@ -30,7 +31,6 @@ from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import PairedComparison
 
 BETTER, WORSE, UNCLEAR = "better", "worse", "unclear"
-MAX_RERUNS = 100
 
 
 def direction(comparison: PairedComparison) -> str:
@@ -105,12 +105,13 @@ def measure_stability(
 
 
 def _verdicts(experiment: Experiment, evaluations: list[Evaluation]) -> tuple[str, ...]:
-    """The frozen challenger's verdict under the frozen gates on each run (the holdout's, then each rerun)."""
+    """The frozen challenger's verdict under the frozen gates on each run (the holdout's, then each rerun),
+    every gate but the dither gate (which these verdicts are for: toolkit.protocol.gates)."""
     frozen = replay(verified_log(experiment.folder)).challenger
     if frozen is None:
         return ()
     gates = load_gates(gates_copy(experiment))
-    return tuple(evaluate_gates(e, frozen["arm"], gates, baseline=BASELINE).verdict for e in evaluations)
+    return tuple(evaluate_gates(e, frozen["arm"], gates, baseline=BASELINE).others_verdict for e in evaluations)
 
 
 def _arm(name: str, reference: Evaluation, reruns: list[Evaluation]) -> ArmStability:

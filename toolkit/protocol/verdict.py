@@ -16,7 +16,7 @@ from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import ChallengerRecord, challenger_file, changed_file, fingerprint, gates_copy
-from toolkit.protocol.gates import GateReport, evaluate_gates, load_gates, refuse_failed_arms
+from toolkit.protocol.gates import DitherOutcome, GateReport, evaluate_gates, load_gates, refuse_failed_arms
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder, latest_run
@@ -127,7 +127,9 @@ def _verdict(experiment: Experiment) -> GateReport:
         if split in state.finished:
             folder = _run_folder(experiment, split, state.finished[split]["run"])
             evaluation = evaluate_run(folder, experiment.score_options(), report_sections(folder))
-            evaluated[split] = (evaluation, evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE))
+            dither = dither_outcome(log, split, folder.root.name)
+            report = evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither)
+            evaluated[split] = (evaluation, report)
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():
@@ -143,3 +145,22 @@ def _verdict(experiment: Experiment) -> GateReport:
         )
         write_reports(evaluation, report_sections(evaluation.folder))  # again, with the gates and this verdict
     return report
+
+
+def dither_outcome(log: AuditLog, split: str, run: str) -> DitherOutcome | None:
+    """What the audit log recorded of ``run``'s verdict under dither at the default level (seeds 1, 2, ...):
+    of its stability checks the one with the most reruns, the latest of those (None: never measured)."""
+    from toolkit.audio.dither import DEFAULT_LEVEL_DBFS
+
+    found: DitherOutcome | None = None
+    for entry in log.entries():
+        data = entry.data
+        if entry.event != "stability measured" or data.get("split") != split or data.get("run") != run:
+            continue
+        dither, verdicts = data.get("dither") or {}, tuple(data.get("verdicts") or ())
+        seeds = list(dither.get("seeds") or ())
+        if dither.get("level_dbfs") != DEFAULT_LEVEL_DBFS or seeds != list(range(1, len(seeds) + 1)):
+            continue  # another level or other seeds: not what the gate pre-registered
+        if len(verdicts) == len(seeds) + 1 and (found is None or len(verdicts) >= len(found.verdicts)):
+            found = DitherOutcome(verdicts)
+    return found
