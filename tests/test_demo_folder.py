@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.cli import build_parser
-from toolkit.cli.demo import DEFAULT_FOLDER, place_experiment_file
+from toolkit.cli.demo import DEFAULT_FOLDER, ablate_command, place_experiment_file
 from toolkit.demo import DEMO_EXPERIMENT
 
 
@@ -30,3 +30,18 @@ def test_an_experiment_already_there_is_run_as_it_is_and_said_to_differ(tmp_path
     (tmp_path / "experiment.toml").write_bytes(DEMO_EXPERIMENT.read_bytes())
     place_experiment_file(tmp_path)
     assert capsys.readouterr().out == ""
+
+
+def test_the_app_command_the_demo_suggests_is_one_that_runs(tmp_path: Path, monkeypatch) -> None:
+    """``make demo`` calls .venv/bin/ablate without the virtualenv on the PATH: the hint names that path."""
+    venv_ablate = tmp_path / "venv" / "bin" / "ablate"
+    venv_ablate.parent.mkdir(parents=True)
+    venv_ablate.write_text("#!/bin/sh\n", encoding="utf-8")
+    venv_ablate.chmod(0o755)
+    monkeypatch.setattr("sys.argv", [str(venv_ablate), "demo"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert ablate_command() == str(venv_ablate)
+    monkeypatch.setenv("PATH", f"{venv_ablate.parent}:/usr/bin")  # activated: the bare name finds the same file
+    assert ablate_command() == "ablate"
+    monkeypatch.setattr("sys.argv", ["/somewhere/toolkit/__main__.py", "demo"])  # python -m toolkit demo
+    assert ablate_command().endswith(" -m toolkit")

@@ -104,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     show("holdout")
     print()
     print(_verdict_after_dither(experiment, quiet=args.quiet).text())
-    print(f"\ndemo: review and adjudicate in the app: ablate app {args.folder} (then open http://127.0.0.1:8501)")
+    print(
+        f"\ndemo: review and adjudicate in the app: {ablate_command()} app {args.folder} (then open http://127.0.0.1:8501)"
+    )
     if failed:
         print(
             f"demo: arm(s) {', '.join(failed)} FAILED (lines above): a bug in a stage; please report it",
@@ -130,6 +132,18 @@ def _verdict_after_dither(experiment: Experiment, quiet: bool) -> GateReport:
         measure_stability(experiment, "holdout", gate.reruns, progress=not quiet)
         report = gate_verdict(experiment)
     return report
+
+
+def ablate_command() -> str:
+    """How to call ablate again as this process was called: ``ablate`` when that is what the PATH finds,
+    else the path it was called by (``.venv/bin/ablate`` from ``make demo``, the virtualenv not activated)."""
+    import shutil
+
+    called = Path(sys.argv[0])
+    if called.name != "ablate":
+        return f"{sys.executable} -m toolkit"
+    found = shutil.which("ablate")
+    return "ablate" if found is not None and Path(found).resolve() == called.resolve() else str(called)
 
 
 def place_experiment_file(folder: Path) -> None:
