@@ -330,7 +330,7 @@ def test_the_dither_gates_reruns_are_checked(tmp_path: Path, body: str, problem:
     assert str(caught.value).startswith(str(path)) and problem in str(caught.value)
 
 
-def test_the_dither_outcome_is_the_logged_check_of_this_run_at_the_pre_registered_level(tmp_path: Path) -> None:
+def test_the_dither_outcome_is_each_seeds_first_logged_verdict_at_the_pre_registered_level(tmp_path: Path) -> None:
     log = AuditLog(tmp_path)
 
     def measured(run: str, seeds: list[int], verdicts: list[str], level: float = -90.0, split: str = "holdout") -> None:
@@ -339,10 +339,10 @@ def test_the_dither_outcome_is_the_logged_check_of_this_run_at_the_pre_registere
 
     assert dither_outcome(log, "holdout", "holdout-1") is None
     measured("holdout-1", [1, 2, 3], [PROMOTE, PROMOTE, RETAIN, PROMOTE])
-    measured("holdout-1", [1], [PROMOTE, PROMOTE])  # fewer reruns later: the fuller check stands
-    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5, level=-140.0)  # quieter than pre-registered: not counted
-    measured("holdout-1", [5, 6, 7], [PROMOTE] * 4)  # other seeds: not counted
-    measured("holdout-0", [1, 2, 3, 4], [PROMOTE] * 5)  # another run
-    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5, split="challenge")
-    assert dither_outcome(log, "holdout", "holdout-1") == DitherOutcome((PROMOTE, PROMOTE, RETAIN, PROMOTE))
-    assert dither_outcome(log, "challenge", "holdout-1") == DitherOutcome((PROMOTE,) * 5)
+    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5)  # seed 2 measured again after its files were edited
+    measured("holdout-1", [5, 6], [PROMOTE] * 3, level=-140.0)  # quieter than pre-registered: not counted
+    measured("holdout-0", [1, 2, 3, 4, 5], [RETAIN] * 6)  # another run
+    measured("holdout-1", [1], [RETAIN, RETAIN], split="challenge")
+    # each seed's first logged verdict stands (seed 2's flip is not laundered); seed 4 comes from the second check
+    assert dither_outcome(log, "holdout", "holdout-1") == DitherOutcome((PROMOTE, PROMOTE, RETAIN, PROMOTE, PROMOTE))
+    assert dither_outcome(log, "challenge", "holdout-1") == DitherOutcome((RETAIN, RETAIN))

@@ -148,19 +148,26 @@ def _verdict(experiment: Experiment) -> GateReport:
 
 
 def dither_outcome(log: AuditLog, split: str, run: str) -> DitherOutcome | None:
-    """What the audit log recorded of ``run``'s verdict under dither at the default level (seeds 1, 2, ...):
-    of its stability checks the one with the most reruns, the latest of those (None: never measured)."""
+    """What the audit log recorded of ``run``'s verdict under dither at the default level: for the undithered
+    run and for each seed 1, 2, ..., the verdict the FIRST stability check that measured it logged (None:
+    never measured). A later check never replaces a logged verdict: rerun files edited after a flip was
+    logged, then measured again, cannot launder it."""
     from toolkit.audio.dither import DEFAULT_LEVEL_DBFS
 
-    found: DitherOutcome | None = None
+    first: dict[int, str] = {}  # seed (0: undithered) -> verdict
     for entry in log.entries():
         data = entry.data
         if entry.event != "stability measured" or data.get("split") != split or data.get("run") != run:
             continue
-        dither, verdicts = data.get("dither") or {}, tuple(data.get("verdicts") or ())
-        seeds = list(dither.get("seeds") or ())
-        if dither.get("level_dbfs") != DEFAULT_LEVEL_DBFS or seeds != list(range(1, len(seeds) + 1)):
-            continue  # another level or other seeds: not what the gate pre-registered
-        if len(verdicts) == len(seeds) + 1 and (found is None or len(verdicts) >= len(found.verdicts)):
-            found = DitherOutcome(verdicts)
-    return found
+        dither, verdicts = data.get("dither") or {}, list(data.get("verdicts") or ())
+        seeds = [0, *(dither.get("seeds") or ())]
+        if dither.get("level_dbfs") != DEFAULT_LEVEL_DBFS or len(verdicts) != len(seeds):
+            continue  # another level: not what the gate pre-registered
+        for seed, verdict in zip(seeds, verdicts):
+            first.setdefault(seed, verdict)
+    if 0 not in first:
+        return None
+    measured = 0
+    while measured + 1 in first:
+        measured += 1
+    return DitherOutcome(tuple(first[seed] for seed in range(measured + 1)))
