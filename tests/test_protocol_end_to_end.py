@@ -149,9 +149,21 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert verdict["verdict"] == (PROMOTE if others == PROMOTE and flips == 0 else RETAIN) and code == (
         verdict["verdict"] == RETAIN
     )
+    # The reruns are evidence too: recorded when made, so a rerun file edited afterwards stops the gate.
+    rerun = Path(experiment) / "runs" / stability["reruns"][1] / "hypotheses" / "vad" / "test.json"
+    recorded = [e for e in AuditLog(Path(experiment)).entries() if e.event == "holdout results"]
+    assert {e.data["run"] for e in recorded} >= set(stability["reruns"])
+    original = rerun.read_bytes()
+    rerun.write_bytes(original.replace(b'"text": "', b'"text": "x', 1))
+    capsys.readouterr()
+    assert main(["gate", experiment]) == 2
+    assert str(rerun.relative_to(experiment)) in capsys.readouterr().err  # the log entry naming it
+    rerun.write_bytes(original)
+    assert main(["audit", "verify", experiment]) == 0
     # A holdout hypothesis edited after the run is not laundered by a rerun: the resume refuses it,
     # logs the refusal, records nothing new, and the gate still refuses the edited file.
-    run_root = Path(experiment) / "runs" / AuditLog(Path(experiment)).entries()[-1].data["run"]
+    finished = [e for e in AuditLog(Path(experiment)).entries() if e.event == "holdout finished"]
+    run_root = Path(experiment) / "runs" / finished[-1].data["run"]
     edited = run_root / "hypotheses" / "vad" / "test.json"
     edited.write_text(edited.read_text(encoding="utf-8").replace('"text": "', '"text": "x', 1), encoding="utf-8")
     capsys.readouterr()

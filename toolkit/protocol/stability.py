@@ -23,6 +23,7 @@ from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import gates_copy
 from toolkit.protocol.gates import MAX_RERUNS, evaluate_gates, load_gates
 from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
+from toolkit.protocol.testsplit import evidence_guard
 from toolkit.protocol.verdict import split_run
 from toolkit.runs.record import BASELINE
 from toolkit.runs.score_files import ArmStability, DitherSetting, Stability
@@ -70,9 +71,14 @@ def measure_stability(
         folder = run_experiment(experiment, split, arm_names, progress=progress, workers=workers).folder
     reference = score_run(folder, options)
     names = list(reference.scores)
+    # A test split's reruns are evidence too: their results are made afresh unless the audit log recorded
+    # them, and recorded when made, so files planted in or edited after a rerun's folder are refused.
+    guard = evidence_guard(experiment, split)
     evaluations = [
         evaluate_run(
-            run_experiment(experiment, split, names, progress=progress, workers=workers, dither=dither).folder,
+            run_experiment(
+                experiment, split, names, progress=progress, workers=workers, dither=dither, guard=guard
+            ).folder,
             options,
         )
         for dither in dithers
