@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from demo_variant import DEMO, demo_variant
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, InputErrors
 from toolkit.pipeline.expand import expand_arms
 from toolkit.pipeline.experiment import load_experiment
 
@@ -142,6 +145,82 @@ def test_cli_reports_a_bad_experiment_in_one_line_without_traceback(tmp_path: Pa
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0]
     assert re.search(r"overlap 40\.0 s", lines[0])
+    assert not (tmp_path / "runs").exists()
+
+
+# Independent mistakes, in the order the loader checks them: each stays one line, whatever else is wrong.
+INDEPENDENT_MISTAKES = [
+    ('name = "demo"', 'name = "demo"\ncolour = "red"', "unknown top-level key(s) colour"),
+    ('language = "pt"', "language = 7", "recognizers.whisper_base.decoding.language must be a string, not 7"),
+    ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number, not 'long'"),
+    ("overlap_s = 5.0", 'overlap_s = "x"', "components.windows.overlap_s must be a number, not 'x'"),
+    ("wet = 1.0", "wet = 2.0", "gtcrn parameter wet must be >= 0.0 and <= 1.0, got 2.0"),
+    ('vad = ["vad"]', 'vad = ["vda"]', "arm 'vad' uses unknown component(s) vda; components are vad, windows"),
+    ("time_tolerance_s = 0.3", "time_tolerance_s = 5", "time_tolerance_s must be a number of seconds in [0, 2]"),
+    ("seed = 0", 'seed = "zero"', "seed must be an integer in [0, 2^32) (CTranslate2's seed), not zero"),
+]
+
+
+def _with_mistakes(folder: Path, mistakes: list[tuple[str, str, str]]) -> Path:
+    text = DEMO.read_text(encoding="utf-8")
+    for old, new, _ in mistakes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = folder / "experiment.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@settings(max_examples=25, deadline=None)
+@given(chosen=st.sets(st.integers(0, len(INDEPENDENT_MISTAKES) - 1), min_size=1))
+def test_every_independent_mistake_is_one_line_naming_the_file(chosen: set[int]) -> None:
+    mistakes = [INDEPENDENT_MISTAKES[i] for i in sorted(chosen)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = _with_mistakes(Path(folder), mistakes)
+        with pytest.raises(InputError) as raised:
+            load_experiment(path)
+    lines = raised.value.lines()
+    assert len(lines) == len(mistakes), lines
+    for line, (_, _, message) in zip(lines, mistakes, strict=True):
+        assert line.startswith(str(path)) and message in line, (line, message)
+    if len(mistakes) == 1:  # exactly as a file with one mistake was always reported
+        assert not isinstance(raised.value, InputErrors) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        # Three arms use the windows component; the onset repair's pause pass and the VAD stage the profile.
+        ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number"),
+        ("threshold = 0.5\nneg", "threshold = 1.5\nneg", "[vad_profiles.demo] threshold 1.5 must lie in (0, 1)"),
+        ('[components.vad]\nstage = "vad"', '[components.vad]\nstage = "vadd"', "unknown stage 'vadd'"),
+        # Two components name this recognizer as their second model.
+        (
+            'label = "Whisper base, same weights, greedy',
+            "label = 3\n# greedy",
+            "recognizers.whisper_base_greedy.label must be",
+        ),
+        ('backend = "faster-whisper"', 'backend = "kaldi"', "[recognizers.whisper_base] backend must be one of"),
+    ],
+)
+def test_what_depends_on_a_refused_table_is_not_reported_as_a_mistake_of_its_own(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    path = demo_variant(tmp_path, old, new)
+    with pytest.raises(InputError) as raised:
+        load_experiment(path)
+    assert raised.value.lines() == [str(raised.value)] and message in str(raised.value)
+
+
+def test_cli_reports_every_mistake_of_a_file_one_line_each(tmp_path: Path) -> None:
+    mistakes = [INDEPENDENT_MISTAKES[i] for i in (2, 5, 7)]
+    path = _with_mistakes(tmp_path, mistakes)
+    result = _ablate("run", str(path), "--split", "tuning")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3
+    for line, (_, _, message) in zip(lines, mistakes, strict=True):
+        assert line.startswith(f"ablate: error: {path}: ") and message in line
     assert not (tmp_path / "runs").exists()
 
 
