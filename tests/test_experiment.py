@@ -99,8 +99,12 @@ def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: 
 
 def test_unknown_arm_is_refused_listing_known_arms() -> None:
     experiment = load_experiment(DEMO)
-    with pytest.raises(InputError, match=r"unknown arm\(s\) vadd; this experiment has baseline, vad"):
-        experiment.select_arms(["vadd"])
+    with pytest.raises(InputError) as raised:
+        experiment.select_arms(["vadd", "baseline", "windos"])
+    assert raised.value.lines() == [  # every unknown name on its own line, the closest arm suggested
+        f"{DEMO}: no arm 'vadd'; did you mean 'vad'?  (arms: {', '.join(experiment.arms)})",
+        f"{DEMO}: no arm 'windos'; did you mean 'windows'?  (arms: {', '.join(experiment.arms)})",
+    ]
 
 
 def test_combination_and_leave_one_out_arms_are_named_by_their_components() -> None:
@@ -112,8 +116,10 @@ def test_combination_and_leave_one_out_arms_are_named_by_their_components() -> N
         "gtcrn+windows": ["gtcrn", "windows"],
         "gtcrn+vad": ["gtcrn", "vad"],
     }
-    with pytest.raises(InputError, match="unknown component"):
+    with pytest.raises(InputError, match="no component 'denoise' \\(components: vad, windows"):
         expand_arms(experiment, ["vad", "denoise"], leave_one_out=False)
+    with pytest.raises(InputError, match="no component 'windos'; did you mean 'windows'\\?  \\(components: vad"):
+        expand_arms(experiment, ["vad", "windos"], leave_one_out=False)
 
 
 def _ablate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -267,11 +273,22 @@ def test_a_manifest_that_fails_verification_stops_the_run(tmp_path: Path) -> Non
     assert not (tmp_path / "runs").exists()
 
 
-def test_an_unknown_split_is_refused_naming_the_manifest(tmp_path: Path) -> None:
+def test_an_unknown_split_is_refused_naming_the_manifest_and_the_closest_split(tmp_path: Path) -> None:
     path = _tiny_corpus(tmp_path)
+    manifest = tmp_path / "corpus" / "manifest.json"
     result = _ablate("run", str(path), "--split", "holdout")
     assert result.returncode == 2
-    assert "manifest.json" in result.stderr and "no recordings in split 'holdout'; splits are tuning" in result.stderr
+    assert result.stderr == f"ablate: error: {manifest}: no split 'holdout' (splits: tuning)\n"
+    result = _ablate("run", str(path), "--split", "tunning")
+    assert result.returncode == 2
+    assert result.stderr == f"ablate: error: {manifest}: no split 'tunning'; did you mean 'tuning'?  (splits: tuning)\n"
+    result = _ablate("run", str(path), "--split", "tuning", "--arms", "vda,baseline,windos")
+    assert result.returncode == 2
+    assert [line.split("  (")[0] for line in result.stderr.splitlines()] == [
+        f"ablate: error: {path}: no arm 'vda'; did you mean 'vad'?",
+        f"ablate: error: {path}: no arm 'windos'; did you mean 'windows'?",
+    ]
+    assert not (tmp_path / "runs").exists()
 
 
 def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_path: Path) -> None:

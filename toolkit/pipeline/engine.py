@@ -22,6 +22,7 @@ from toolkit.audio.dither import Dither
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.names import unknown_name
 from toolkit.pipeline.cache import ResultCache, dither_identity
 from toolkit.pipeline.cluster import Placement
 from toolkit.pipeline.code_version import code_digest
@@ -141,8 +142,8 @@ def plan_run(experiment: Experiment, split: str, arm_names: list[str] | None, di
     manifest.require_verified()
     entries = [entry for entry in manifest.recordings if entry.split == split]
     if not entries:
-        splits = sorted({entry.split for entry in manifest.recordings})
-        raise InputError(experiment.manifest_path, f"no recordings in split {split!r}; splits are {', '.join(splits)}")
+        splits = list(dict.fromkeys(entry.split for entry in manifest.recordings))
+        raise InputError(experiment.manifest_path, unknown_name("split", split, splits))
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
     identities = pool.identities()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError, Mistakes
-from toolkit.core.names import path_name_problem
+from toolkit.core.names import path_name_problem, unknown_name
 from toolkit.core.text import read_text
 from toolkit.pipeline.vad_profiles import PROFILES, resolve_vad_profiles
 from toolkit.scorer.options import ScoreOptions, checked_options
@@ -120,11 +120,11 @@ class Experiment:
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise InputError(self.path, f"arm(s) {', '.join(repeated)} named more than once; each arm runs once")
-        unknown = [n for n in names if n not in self.arms]
-        if unknown:
-            raise InputError(
-                self.path, f"unknown arm(s) {', '.join(unknown)}; this experiment has {', '.join(self.arms)}"
-            )
+        mistakes = Mistakes()
+        for name in names:
+            if name not in self.arms:
+                mistakes.add(self.path, unknown_name("arm", name, list(self.arms)))
+        mistakes.raise_found()
         return [self.arms[n] for n in names]
 
 
