@@ -88,6 +88,11 @@ BAD_PROFILES = {
         PAUSE_PASS.replace('"demo"', "3"),
         "[components.onset_repair] vad_profile = 3 is not a profile; profiles: demo",
     ),
+    "a list, not a name": (
+        PAUSE_PASS,
+        PAUSE_PASS.replace('"demo"', '["demo"]'),
+        "[components.onset_repair] vad_profile = ['demo'] is not a profile; profiles: demo",
+    ),
     "typo in a profile": (
         "threshold = 0.5\nneg",
         "treshold = 0.5\nneg",

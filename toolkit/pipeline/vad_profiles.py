@@ -60,9 +60,10 @@ def resolve_vad_profiles(raw: dict[str, Any], path: Path, mistakes: Mistakes) ->
         if REFERENCE not in site.table:
             continue
         name = site.table.pop(REFERENCE)
-        if isinstance(name, str):
-            used.add(name)  # named, even where it cannot be put in place: not an unused profile
-        if broken is None or name in broken or mistakes.check(_substitute, site, name, profiles, path) is None:
+        named = name if isinstance(name, str) else None
+        if named is not None:
+            used.add(named)  # named, even where it cannot be put in place: not an unused profile
+        if broken is None or named in broken or mistakes.check(_substitute, site, name, profiles, path) is None:
             unsure.add(site.owner)
     for name in profiles if broken is not None else ():
         if name not in used:
