@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from demo_variant import DEMO, demo_variant
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, InputErrors
 from toolkit.pipeline.expand import expand_arms
 from toolkit.pipeline.experiment import load_experiment
 
@@ -96,8 +99,12 @@ def test_bad_experiment_is_refused_naming_file_and_problem(tmp_path: Path, old: 
 
 def test_unknown_arm_is_refused_listing_known_arms() -> None:
     experiment = load_experiment(DEMO)
-    with pytest.raises(InputError, match=r"unknown arm\(s\) vadd; this experiment has baseline, vad"):
-        experiment.select_arms(["vadd"])
+    with pytest.raises(InputError) as raised:
+        experiment.select_arms(["vadd", "baseline", "windos"])
+    assert raised.value.lines() == [  # every unknown name on its own line, the closest arm suggested
+        f"{DEMO}: no arm 'vadd'; did you mean 'vad'?  (arms: {', '.join(experiment.arms)})",
+        f"{DEMO}: no arm 'windos'; did you mean 'windows'?  (arms: {', '.join(experiment.arms)})",
+    ]
 
 
 def test_combination_and_leave_one_out_arms_are_named_by_their_components() -> None:
@@ -109,8 +116,10 @@ def test_combination_and_leave_one_out_arms_are_named_by_their_components() -> N
         "gtcrn+windows": ["gtcrn", "windows"],
         "gtcrn+vad": ["gtcrn", "vad"],
     }
-    with pytest.raises(InputError, match="unknown component"):
+    with pytest.raises(InputError, match="no component 'denoise' \\(components: vad, windows"):
         expand_arms(experiment, ["vad", "denoise"], leave_one_out=False)
+    with pytest.raises(InputError, match="no component 'windos'; did you mean 'windows'\\?  \\(components: vad"):
+        expand_arms(experiment, ["vad", "windos"], leave_one_out=False)
 
 
 def _ablate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -142,6 +151,82 @@ def test_cli_reports_a_bad_experiment_in_one_line_without_traceback(tmp_path: Pa
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0]
     assert re.search(r"overlap 40\.0 s", lines[0])
+    assert not (tmp_path / "runs").exists()
+
+
+# Independent mistakes, in the order the loader checks them: each stays one line, whatever else is wrong.
+INDEPENDENT_MISTAKES = [
+    ('name = "demo"', 'name = "demo"\ncolour = "red"', "unknown top-level key(s) colour"),
+    ('language = "pt"', "language = 7", "recognizers.whisper_base.decoding.language must be a string, not 7"),
+    ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number, not 'long'"),
+    ("overlap_s = 5.0", 'overlap_s = "x"', "components.windows.overlap_s must be a number, not 'x'"),
+    ("wet = 1.0", "wet = 2.0", "gtcrn parameter wet must be >= 0.0 and <= 1.0, got 2.0"),
+    ('vad = ["vad"]', 'vad = ["vda"]', "arm 'vad' uses unknown component(s) vda; components are vad, windows"),
+    ("time_tolerance_s = 0.3", "time_tolerance_s = 5", "time_tolerance_s must be a number of seconds in [0, 2]"),
+    ("seed = 0", 'seed = "zero"', "seed must be an integer in [0, 2^32) (CTranslate2's seed), not zero"),
+]
+
+
+def _with_mistakes(folder: Path, mistakes: list[tuple[str, str, str]]) -> Path:
+    text = DEMO.read_text(encoding="utf-8")
+    for old, new, _ in mistakes:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = folder / "experiment.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@settings(max_examples=25, deadline=None)
+@given(chosen=st.sets(st.integers(0, len(INDEPENDENT_MISTAKES) - 1), min_size=1))
+def test_every_independent_mistake_is_one_line_naming_the_file(chosen: set[int]) -> None:
+    mistakes = [INDEPENDENT_MISTAKES[i] for i in sorted(chosen)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = _with_mistakes(Path(folder), mistakes)
+        with pytest.raises(InputError) as raised:
+            load_experiment(path)
+    lines = raised.value.lines()
+    assert len(lines) == len(mistakes), lines
+    for line, (_, _, message) in zip(lines, mistakes, strict=True):
+        assert line.startswith(str(path)) and message in line, (line, message)
+    if len(mistakes) == 1:  # exactly as a file with one mistake was always reported
+        assert not isinstance(raised.value, InputErrors) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        # Three arms use the windows component; the onset repair's pause pass and the VAD stage the profile.
+        ("length_s = 30.0", 'length_s = "long"', "components.windows.length_s must be a number"),
+        ("threshold = 0.5\nneg", "threshold = 1.5\nneg", "[vad_profiles.demo] threshold 1.5 must lie in (0, 1)"),
+        ('[components.vad]\nstage = "vad"', '[components.vad]\nstage = "vadd"', "unknown stage 'vadd'"),
+        # Two components name this recognizer as their second model.
+        (
+            'label = "Whisper base, same weights, greedy',
+            "label = 3\n# greedy",
+            "recognizers.whisper_base_greedy.label must be",
+        ),
+        ('backend = "faster-whisper"', 'backend = "kaldi"', "[recognizers.whisper_base] backend must be one of"),
+    ],
+)
+def test_what_depends_on_a_refused_table_is_not_reported_as_a_mistake_of_its_own(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    path = demo_variant(tmp_path, old, new)
+    with pytest.raises(InputError) as raised:
+        load_experiment(path)
+    assert raised.value.lines() == [str(raised.value)] and message in str(raised.value)
+
+
+def test_cli_reports_every_mistake_of_a_file_one_line_each(tmp_path: Path) -> None:
+    mistakes = [INDEPENDENT_MISTAKES[i] for i in (2, 5, 7)]
+    path = _with_mistakes(tmp_path, mistakes)
+    result = _ablate("run", str(path), "--split", "tuning")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3
+    for line, (_, _, message) in zip(lines, mistakes, strict=True):
+        assert line.startswith(f"ablate: error: {path}: ") and message in line
     assert not (tmp_path / "runs").exists()
 
 
@@ -188,11 +273,22 @@ def test_a_manifest_that_fails_verification_stops_the_run(tmp_path: Path) -> Non
     assert not (tmp_path / "runs").exists()
 
 
-def test_an_unknown_split_is_refused_naming_the_manifest(tmp_path: Path) -> None:
+def test_an_unknown_split_is_refused_naming_the_manifest_and_the_closest_split(tmp_path: Path) -> None:
     path = _tiny_corpus(tmp_path)
+    manifest = tmp_path / "corpus" / "manifest.json"
     result = _ablate("run", str(path), "--split", "holdout")
     assert result.returncode == 2
-    assert "manifest.json" in result.stderr and "no recordings in split 'holdout'; splits are tuning" in result.stderr
+    assert result.stderr == f"ablate: error: {manifest}: no split 'holdout' (splits: tuning)\n"
+    result = _ablate("run", str(path), "--split", "tunning")
+    assert result.returncode == 2
+    assert result.stderr == f"ablate: error: {manifest}: no split 'tunning'; did you mean 'tuning'?  (splits: tuning)\n"
+    result = _ablate("run", str(path), "--split", "tuning", "--arms", "vda,baseline,windos")
+    assert result.returncode == 2
+    assert [line.split("  (")[0] for line in result.stderr.splitlines()] == [
+        f"ablate: error: {path}: no arm 'vda'; did you mean 'vad'?",
+        f"ablate: error: {path}: no arm 'windos'; did you mean 'windows'?",
+    ]
+    assert not (tmp_path / "runs").exists()
 
 
 def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_path: Path) -> None:

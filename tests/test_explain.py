@@ -139,7 +139,12 @@ def test_explain_reads_the_real_run_of_the_split_never_a_stability_rerun_or_a_ru
     assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", "tuning-dithered"]) == 0
     assert "on tuning-dithered" in capsys.readouterr().out
     assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", subset.name]) == 2
-    assert "has no arm 'vad'" in capsys.readouterr().err
+    assert "no arm 'vad' (arms: baseline)" in capsys.readouterr().err
+    # A misspelled split or arm: the closest one that has a finished run is suggested.
+    assert main(["explain", str(experiment.folder), "--arm", "vad", "--split", "tunning"]) == 2
+    assert "no split 'tunning'; did you mean 'tuning'?  (splits with runs: tuning)" in capsys.readouterr().err
+    assert main(["explain", str(experiment.folder), "--arm", "vda"]) == 2
+    assert "no arm 'vda'; did you mean 'vad'?  (arms the tuning runs ran: baseline, vad)" in capsys.readouterr().err
     assert main(["explain", str(experiment.folder), "--arm", "vad", "--run", str(tmp_path)]) == 2
     assert "not a run of" in capsys.readouterr().err
     shutil.rmtree(folder)

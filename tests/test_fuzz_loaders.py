@@ -1,6 +1,6 @@
 """Fuzzing the loaders a person edits by hand: the experiment file, the gates file, the users file, the audit
 log, the run record and the manifest. Each mutated file either loads or is refused with one line naming it
-(a ToolkitError), never a traceback and never a hang.
+(a ToolkitError; one line per mistake where a file holds several), never a traceback and never a hang.
 
 Mutations are seeded and cheap: byte flips, cuts and repeats, and the tokens that broke loaders before (NaN,
 infinities, 1e400, a 5000-digit integer, deep nesting, a path-like name, an invalid UTF-8 byte). CI runs
@@ -108,7 +108,8 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
 
 
 def _fuzz(original: bytes, target: Path, load: Callable[[], object], seed: int) -> None:
-    """Mutate ``original`` into ``target`` EXAMPLES times; each load returns or raises a one-line ToolkitError."""
+    """Mutate ``original`` into ``target`` EXAMPLES times; each load returns or raises a ToolkitError of one
+    line per mistake, each naming the file."""
     rng = random.Random(seed)
     outcomes = {"loaded": 0, "refused": 0}
     for example in range(EXAMPLES):
@@ -119,7 +120,9 @@ def _fuzz(original: bytes, target: Path, load: Callable[[], object], seed: int) 
                 load()
             outcomes["loaded"] += 1
         except ToolkitError as error:
-            assert "\n" not in str(error), (example, mutated[:300], str(error))
+            lines = error.lines()
+            assert str(error) == "\n".join(lines), (example, mutated[:300], str(error))
+            assert all("\n" not in line and str(target) in line for line in lines), (example, mutated[:300], lines)
             outcomes["refused"] += 1
         except _Hang:
             pytest.fail(f"example {example} hung for 10 s: {mutated[:300]!r}")

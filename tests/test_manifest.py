@@ -134,7 +134,7 @@ def test_stereo_needs_a_channel_from_the_csv(tmp_path: Path) -> None:
     "csv_text, problem",
     [
         ("id,split\na,tuning\nzz,holdout\n", "recording 'zz' has no audio"),
-        ("id,split\na,training\n", "line 2: unknown split 'training'"),
+        ("id,split\na,training\n", "line 2: no split 'training'; did you mean 'tuning'?"),
         ("id,split\na,tuning\na,holdout\n", "line 3: recording 'a' is assigned twice"),
         ("id,fold\na,tuning\n", "columns must be id,split"),
         ("id,split,channel\na,tuning,left\n", "line 2: channel must be a channel number"),
@@ -187,3 +187,15 @@ def test_references_are_validated_against_the_audio_at_freeze(tmp_path: Path) ->
     write_reference_textgrid(Reference("a", [Utterance(0.5, 3.5, "longa demais")]), refs / "a.TextGrid", 4.0)
     with pytest.raises(InputError, match=r"a.TextGrid: .*ends after the recording's duration \(2 s\)"):
         freeze(audio, refs, tmp_path / "m.json", split="tuning")
+
+
+def test_an_unknown_recording_id_is_refused_with_the_closest_ids(tmp_path: Path) -> None:
+    audio, refs = make_corpus(tmp_path, ("clip_a", "clip_b", "interview"))
+    manifest = freeze(audio, refs, tmp_path / "manifest.json", split="tuning")
+    with pytest.raises(InputError) as raised:
+        manifest.entry("intervew")
+    assert raised.value.problem == (
+        "no recording 'intervew'; did you mean 'interview'?  (recordings: clip_a, clip_b, interview)"
+    )
+    with pytest.raises(InputError, match="did you mean 'clip_a' or 'clip_b'\\?"):  # equally close: both
+        manifest.entry("clip_c")

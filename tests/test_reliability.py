@@ -58,7 +58,7 @@ def test_matching_ids_score_and_an_explicit_id_pairs_files_that_do_not_say(pair:
     code, out, _ = score(capsys, "--ref", pair / "rec1.TextGrid", "--hyp", pair / "other.ctm", "--id", "rec2")
     assert code == 0 and out.startswith("recording rec2")
     code, _, err = score(capsys, "--ref", pair / "rec1.TextGrid", "--hyp", pair / "good.ctm", "--id", "rec3")
-    assert code == 2 and "holds no recording 'rec3'" in err
+    assert code == 2 and "no recording 'rec3'; did you mean 'rec1'?  (recordings: rec1)" in err
 
 
 def test_two_channels_of_one_recording_are_never_merged(pair: Path, capsys) -> None:

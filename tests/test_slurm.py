@@ -234,7 +234,7 @@ def test_a_cancelled_job_and_a_job_over_its_walltime_have_their_recording_resche
 @pytest.mark.parametrize(
     ("table", "problem"),
     [
-        ({"quue": "debug"}, "unknown key 'quue' (did you mean queue?)"),
+        ({"quue": "debug"}, "unknown key 'quue'; did you mean 'queue'?"),
         ({"walltime": "8 hours"}, "walltime '8 hours' is not a SLURM time"),
         ({"memory": "lots"}, "memory 'lots' is not an amount of memory"),
         ({"scale": "elastic"}, "scale must be one of 'fixed', 'adaptive'"),

@@ -17,9 +17,10 @@ from toolkit.audio.signal import Signal
 from toolkit.cli import main
 from toolkit.core.errors import InputError
 from toolkit.core.json_records import record_to_json
+from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.stability import BETTER, UNCLEAR, WORSE, measure_stability
-from toolkit.runs.score_files import ArmStability
+from toolkit.runs.score_files import ArmStability, StabilityCheck
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "experiments" / "demo" / "experiment.toml"
@@ -87,7 +88,14 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(experiment: Path) -> None:
     exp = load_experiment(experiment)
+    real = run_experiment(exp, "tuning", ["baseline", "vad"], progress=False).folder
+    made_by_the_real_run = real.record.read_bytes()
     stability = measure_stability(exp, "tuning", 2, arm_names=["vad"])
+    assert stability.run == real.root.name
+    # The real run is only read: its record still describes the run that decoded its hypotheses.
+    assert real.record.read_bytes() == made_by_the_real_run
+    assert isinstance(stability.check, StabilityCheck) and stability.check.made == stability.reruns
+    assert stability.check.started <= stability.check.finished and stability.check.wall_s > 0
     assert [a.arm for a in stability.arms] == ["baseline", "vad"]  # the baseline joins: ΔWER is against it
     assert stability.dither.seeds == (1, 2) and stability.dither.level_dbfs == -90.0
     runs = experiment / "runs"
@@ -109,18 +117,20 @@ def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(expe
     assert vad["ci_low"] <= vad["delta"] <= vad["ci_high"]
     report = (runs / stability.run / "report.md").read_text(encoding="utf-8")
     assert "## Stability under inaudible dither" in report and "seeds 1, 2" in report
+    assert f"runs it made: {', '.join(stability.reruns)}" in report
 
 
 @pytest.mark.slow
 def test_a_second_stability_check_decodes_nothing_and_prints_the_table(
     experiment: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    records = {run.name: (run / "run.json").read_bytes() for run in (experiment / "runs").iterdir()}
     assert main(["explain", str(experiment), "--stability", "2", "--arm", "vad"]) == 0
     out = capsys.readouterr().out
     assert "TPDF dither at -90 dBFS (seeds 1, 2)" in out and "directions" in out
-    for run in (experiment / "runs").iterdir():
-        record = json.loads((run / "run.json").read_text(encoding="utf-8"))
-        assert record["computed"] == 0, run.name  # every rerun is cached like any other unit
+    assert "it made no run, every one had finished before" in out
+    # Every run (the real one and each rerun) is read back, so each record still describes what made it.
+    assert {run.name: (run / "run.json").read_bytes() for run in (experiment / "runs").iterdir()} == records
 
 
 def test_a_test_split_is_not_re_decoded_before_the_protocol_ran_it(tmp_path: Path) -> None:

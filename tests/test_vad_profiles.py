@@ -12,7 +12,7 @@ from demo_variant import DEMO, INLINE_SILERO, demo_variant
 
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, Mistakes
 from toolkit.pipeline.cache import unenhanced_lineage, vad_key
 from toolkit.pipeline.experiment import Experiment, load_experiment
 from toolkit.pipeline.vad_profiles import profile_table, resolve_vad_profiles
@@ -57,7 +57,9 @@ def test_resolving_does_not_change_the_parsed_file() -> None:
         "components": {"v": {"stage": "vad", "vad_profile": "p", "merge_max_s": 0.0, "merge_max_gap_s": 0.0}},
     }
     before = json.dumps(raw)
-    resolved = resolve_vad_profiles(raw, Path("e.toml"))
+    mistakes = Mistakes()
+    resolved = resolve_vad_profiles(raw, Path("e.toml"), mistakes).raw
+    assert not mistakes.found
     assert json.dumps(raw) == before
     assert "vad_profiles" not in resolved and "vad_profile" not in resolved["components"]["v"]
     assert resolved["components"]["v"]["threshold"] == SileroVadConfig().threshold
@@ -85,6 +87,11 @@ BAD_PROFILES = {
         PAUSE_PASS,
         PAUSE_PASS.replace('"demo"', "3"),
         "[components.onset_repair] vad_profile = 3 is not a profile; profiles: demo",
+    ),
+    "a list, not a name": (
+        PAUSE_PASS,
+        PAUSE_PASS.replace('"demo"', '["demo"]'),
+        "[components.onset_repair] vad_profile = ['demo'] is not a profile; profiles: demo",
     ),
     "typo in a profile": (
         "threshold = 0.5\nneg",

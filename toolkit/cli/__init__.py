@@ -1,7 +1,8 @@
 """The ``ablate`` command: one module per subcommand, each exposing ``register(subparsers)``.
 
 Bad input surfaces as a :class:`~toolkit.core.errors.ToolkitError` and is printed as one line
-naming the file and the problem, with a non-zero exit and no traceback.
+naming the file and the problem (one line per mistake when a file holds several), with exit 2 and
+no traceback.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ToolkitError as error:
-        print(f"ablate: error: {error}", file=sys.stderr)
+        for line in error.lines():
+            print(f"ablate: error: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
         sys.stderr.close()

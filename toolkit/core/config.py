@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, Mistakes
 
 T = TypeVar("T")
 
@@ -41,18 +41,31 @@ def build_config(
     """Build dataclass ``cls`` from ``table``, checking names and types; errors say ``path: where.key ...``."""
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     hints = _hints(cast(type, cls))
-    unknown = sorted(set(table) - set(fields))
-    if unknown:
-        raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")
-    if require_all:
-        missing = [name for name in fields if name not in table]
-        if missing:
-            raise InputError(path, f"[{where}] must write out every parameter; missing {', '.join(missing)}")
-    values = {name: _coerce(hints[name], value, path=path, where=f"{where}.{name}") for name, value in table.items()}
+    mistakes = Mistakes()
+    mistakes.check(_require_names, fields, table, path=path, where=where, require_all=require_all)
+    values = {
+        name: mistakes.check(_coerce, hints[name], value, path=path, where=f"{where}.{name}")
+        for name, value in table.items()
+        if name in fields
+    }
+    mistakes.raise_found()  # the class's own checks need every value well typed
     try:
         return cls(**values)
     except (TypeError, ValueError) as error:
         raise InputError(path, f"[{where}] {error}") from None
+
+
+def _require_names(
+    fields: Mapping[str, Any], table: Mapping[str, Any], *, path: Path | str, where: str, require_all: bool
+) -> None:
+    """Refuse keys ``table`` may not hold, else (with ``require_all``) parameters it leaves out: a misspelled
+    key is both, and reported once, as the unknown key it is."""
+    unknown = sorted(set(table) - set(fields))
+    if unknown:
+        raise InputError(path, f"[{where}] has unknown parameter(s) {', '.join(unknown)}; known: {', '.join(fields)}")
+    missing = [name for name in fields if name not in table] if require_all else []
+    if missing:
+        raise InputError(path, f"[{where}] must write out every parameter; missing {', '.join(missing)}")
 
 
 def _coerce(hint: Any, value: Any, *, path: Path | str, where: str) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 from toolkit.audio.io import AUDIO_SUFFIXES, Channel, probe_audio
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
+from toolkit.core.names import unknown_name
 from toolkit.core.text import read_text
 from toolkit.corpus.manifest import (
     CSV_COLUMNS,
@@ -190,7 +191,7 @@ def _assignments(
     audio: dict[str, Path], splits_csv: str | Path | None, default: str | None, channel: Channel, audio_dir: Path
 ) -> dict[str, Assignment]:
     if default is not None and default not in SPLITS:
-        raise InputError(None, f"unknown split '{default}' (known: {', '.join(SPLITS)})")
+        raise InputError(None, unknown_name("split", default, SPLITS))
     rows = {} if splits_csv is None else _read_splits_csv(Path(splits_csv), channel)
     for rid in rows:
         if rid not in audio:
@@ -223,7 +224,7 @@ def _read_splits_csv(path: Path, channel: Channel) -> dict[str, Assignment]:
         if rid in rows:
             raise InputError(path, f"line {number}: recording '{rid}' is assigned twice")
         if split not in SPLITS:
-            raise InputError(path, f"line {number}: unknown split '{split}' (known: {', '.join(SPLITS)})")
+            raise InputError(path, f"line {number}: {unknown_name('split', split, SPLITS)}")
         strata = [tag.strip() for tag in row.get("strata", "").split(";") if tag.strip()]
         chosen = parse_channel(row.get("channel"), path, number)
         rows[rid] = Assignment(split, strata, row.get("speaker", ""), channel if chosen is None else chosen)

@@ -20,6 +20,7 @@ from toolkit.audio.signal import Signal
 from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.names import unknown_name
 from toolkit.core.text import read_text
 from toolkit.core.transcripts import Reference
 from toolkit.formats import read_reference
@@ -202,7 +203,7 @@ class Manifest:
         for entry in self.recordings:
             if entry.id == recording_id:
                 return entry
-        raise InputError(self.path, f"no recording '{recording_id}' in the manifest")
+        raise InputError(self.path, unknown_name("recording", recording_id, [e.id for e in self.recordings]))
 
     def split(self, name: str) -> list[RecordingEntry]:
         """The recordings of one split, in manifest order."""

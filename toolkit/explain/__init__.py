@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.core.errors import InputError
+from toolkit.core.names import unknown_name
 from toolkit.core.transcripts import NONSPEECH
 from toolkit.explain.causes import CAUSES, RecordingContext, SideRecord, cause_of, located
 from toolkit.explain.changes import ARM, FIX, REGRESSION, Change, errors, word_changes
@@ -181,8 +182,7 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
     base_name = against or evaluation.reference_arm
     for name in (arm, base_name):
         if name not in evaluation.scores:
-            known = ", ".join(evaluation.scores)
-            raise InputError(evaluation.folder.root, f"the run has no arm {name!r}; it has {known}")
+            raise InputError(evaluation.folder.root, unknown_name("arm", name, list(evaluation.scores)))
     recordings = []
     for rid in evaluation.scores[arm]:
         arm_at = _primary(evaluation.scores[arm][rid])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.names import unknown_name
 from toolkit.formats import hypothesis_json_id
 from toolkit.formats.ctm import ctm_channels, read_ctm
 from toolkit.formats.ids import describe_difference
@@ -51,11 +52,8 @@ def pair_ids(
     chosen = recording_id if recording_id is not None else _agreed_id(reference, hypothesis)
     for side in (reference, hypothesis):
         if side.ids and chosen not in side.ids:
-            raise InputError(
-                side.path,
-                f"holds no recording '{chosen}' (it holds {', '.join(side.ids)})"
-                f"{describe_difference(chosen, side.ids[0]) if len(side.ids) == 1 else ''}",
-            )
+            look_alike = describe_difference(chosen, side.ids[0]) if len(side.ids) == 1 else ""
+            raise InputError(side.path, f"{unknown_name('recording', chosen, side.ids)}{look_alike}")
     return chosen, _agreed_channel(reference, hypothesis, chosen, channel)
 
 

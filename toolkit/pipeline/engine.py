@@ -22,11 +22,12 @@ from toolkit.audio.dither import Dither
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.names import unknown_name
 from toolkit.pipeline.cache import ResultCache, dither_identity
 from toolkit.pipeline.cluster import Placement
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
-from toolkit.pipeline.experiment import Experiment
+from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.recording import RecordingResult, ResultGuard, run_recording, stored_output, times
@@ -36,6 +37,7 @@ from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, stored_path
 
 if TYPE_CHECKING:
+    from toolkit.corpus.manifest import RecordingEntry
     from toolkit.pipeline.slurm import ClusterFile
 
 
@@ -107,41 +109,41 @@ class RunSummary:
         )
 
 
-def run_experiment(
-    experiment: Experiment,
-    split: str,
-    arm_names: list[str] | None = None,
-    progress: bool = True,
-    workers: int = 1,
-    scheduler: str | None = None,
-    oversubscribe: bool = False,
-    guard: ResultGuard | None = None,
-    dither: Dither | None = None,
-    slurm: ClusterFile | None = None,
-) -> RunSummary:
-    """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
+@dataclass
+class RunPlan:
+    """A run of the chosen arms over a split before anything runs: its configuration, the folder that
+    configuration names, and the cache key of every (recording, arm) result."""
 
-    ``workers`` above 1 decodes that many recordings at once on a local Dask cluster;
-    ``scheduler`` (``tcp://HOST:PORT``) sends them to an existing Dask cluster instead, and
-    ``slurm`` (a cluster file) to SLURM jobs this run submits (toolkit.pipeline.cluster). Either
-    way each recording's results are byte-identical to a one-worker run, and ``run.json`` lists
-    them in manifest order. A model starts only when a unit needs it: recordings whose results
-    can all be made from the cache are made here, without starting a cluster. ``guard`` (the
-    protocol's, on a test split) decides which stored results may be reused and hears of each
-    finished recording. ``dither`` (a stability rerun) is added to every recording before any
-    stage; it is part of the run's configuration, so a dithered run has its own folder and keys.
-    """
+    entries: list[RecordingEntry]
+    arms: list[Arm]
+    manifest_sha256: str
+    pool: RecognizerPool
+    runner: ArmRunner
+    config: dict[str, Any]
+    folder: RunFolder
+    keys: dict[str, dict[str, str]]
+
+    def missing(self, guard: ResultGuard | None = None) -> set[tuple[str, str]]:
+        """The (recording, arm) results the folder does not hold yet (or ``guard`` refuses to reuse)."""
+        return {
+            (entry.id, arm.name)
+            for entry in self.entries
+            for arm in self.arms
+            if stored_output(self.folder, arm.name, entry.id, self.keys[entry.id][arm.name], guard) is None
+        }
+
+
+def plan_run(experiment: Experiment, split: str, arm_names: list[str] | None, dither: Dither | None) -> RunPlan:
+    """The run ``run_experiment`` would make, resolved (manifest verified, every model hashed) but not started."""
     from toolkit.asr.registry import relation
     from toolkit.corpus.manifest import load_manifest
 
-    placement = Placement(workers, scheduler, slurm, oversubscribe)
-    placement.check()
     manifest = load_manifest(experiment.manifest_path)
     manifest.require_verified()
     entries = [entry for entry in manifest.recordings if entry.split == split]
     if not entries:
-        splits = sorted({entry.split for entry in manifest.recordings})
-        raise InputError(experiment.manifest_path, f"no recordings in split {split!r}; splits are {', '.join(splits)}")
+        splits = list(dict.fromkeys(entry.split for entry in manifest.recordings))
+        raise InputError(experiment.manifest_path, unknown_name("split", split, splits))
     arms = experiment.select_arms(arm_names)
     pool = RecognizerPool(experiment)
     identities = pool.identities()
@@ -183,13 +185,54 @@ def run_experiment(
         }
         for entry in entries
     }
+    return RunPlan(entries, arms, manifest.sha256, pool, runner, config, folder, keys)
+
+
+def finished_run(
+    experiment: Experiment, split: str, arm_names: list[str] | None = None, dither: Dither | None = None
+) -> RunFolder | None:
+    """The folder of this run when it already finished with every result stored, else None: reading it
+    back needs no new run, so its ``run.json`` keeps describing the invocation that made it."""
+    plan = plan_run(experiment, split, arm_names, dither)
+    try:
+        record = plan.folder.read_record()
+    except InputError:  # none yet, or damaged: not a finished run
+        return None
+    return plan.folder if record.status == "complete" and not plan.missing() else None
+
+
+def run_experiment(
+    experiment: Experiment,
+    split: str,
+    arm_names: list[str] | None = None,
+    progress: bool = True,
+    workers: int = 1,
+    scheduler: str | None = None,
+    oversubscribe: bool = False,
+    guard: ResultGuard | None = None,
+    dither: Dither | None = None,
+    slurm: ClusterFile | None = None,
+) -> RunSummary:
+    """Run (or resume) the chosen arms on every recording of ``split``; returns where it landed.
+
+    ``workers`` above 1 decodes that many recordings at once on a local Dask cluster;
+    ``scheduler`` (``tcp://HOST:PORT``) sends them to an existing Dask cluster instead, and
+    ``slurm`` (a cluster file) to SLURM jobs this run submits (toolkit.pipeline.cluster). Either
+    way each recording's results are byte-identical to a one-worker run, and ``run.json`` lists
+    them in manifest order. A model starts only when a unit needs it: recordings whose results
+    can all be made from the cache are made here, without starting a cluster. ``guard`` (the
+    protocol's, on a test split) decides which stored results may be reused and hears of each
+    finished recording. ``dither`` (a stability rerun) is added to every recording before any
+    stage; it is part of the run's configuration, so a dithered run has its own folder and keys.
+    """
+    placement = Placement(workers, scheduler, slurm, oversubscribe)
+    placement.check()
+    planned = plan_run(experiment, split, arm_names, dither)
+    entries, arms, folder, keys = planned.entries, planned.arms, planned.folder, planned.keys
+    pool, runner, config = planned.pool, planned.runner, planned.config
+    identities, runtimes = config["recognizers"], config["recognizer_runtime"]
     # (recording, arm) results still to make; recordings without any are read back here, loading nothing.
-    missing = {
-        (e.id, a.name)
-        for e in entries
-        for a in arms
-        if stored_output(folder, a.name, e.id, keys[e.id][a.name], guard) is None
-    }
+    missing = planned.missing(guard)
     pending = [e for e in entries if any((e.id, a.name) in missing for a in arms)]
     needed = list(
         dict.fromkeys(
@@ -230,7 +273,7 @@ def run_experiment(
             started=started,
             split=split,
             config=build_config(RunConfig, config, path=folder.record, where="config", require_all=False),
-            manifest=ManifestUse(stored_path(experiment.manifest_path, experiment.folder), manifest.sha256),
+            manifest=ManifestUse(stored_path(experiment.manifest_path, experiment.folder), planned.manifest_sha256),
             recordings=tuple(entry.id for entry in entries),
             versions=library_versions(),
             hardware=hardware(),

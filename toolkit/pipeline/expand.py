@@ -6,7 +6,8 @@ the name of a leave-one-out arm says exactly what it runs.
 
 from __future__ import annotations
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, Mistakes
+from toolkit.core.names import unknown_name
 from toolkit.pipeline.experiment import Experiment
 
 
@@ -16,12 +17,11 @@ def arm_name(components: list[str]) -> str:
 
 def expand_arms(experiment: Experiment, combine: list[str], leave_one_out: bool) -> dict[str, list[str]]:
     """The combination of ``combine`` and, optionally, each arm with one of them removed."""
-    unknown = [c for c in combine if c not in experiment.components]
-    if unknown:
-        raise InputError(
-            experiment.path,
-            f"unknown component(s) {', '.join(unknown)}; components are {', '.join(experiment.components)}",
-        )
+    mistakes = Mistakes()
+    for name in combine:
+        if name not in experiment.components:
+            mistakes.add(experiment.path, unknown_name("component", name, list(experiment.components)))
+    mistakes.raise_found()
     if len(set(combine)) != len(combine):
         raise InputError(experiment.path, f"--combine names a component twice: {', '.join(combine)}")
     arms = {arm_name(combine): list(combine)}

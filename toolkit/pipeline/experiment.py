@@ -8,19 +8,22 @@ decoding starts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkit.core.data_files import parse_toml
-from toolkit.core.errors import InputError
-from toolkit.core.names import path_name_problem
+from toolkit.core.errors import InputError, Mistakes
+from toolkit.core.names import path_name_problem, unknown_name
 from toolkit.core.text import read_text
 from toolkit.pipeline.vad_profiles import PROFILES, resolve_vad_profiles
 from toolkit.scorer.options import ScoreOptions, checked_options
 
 if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -117,92 +120,112 @@ class Experiment:
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise InputError(self.path, f"arm(s) {', '.join(repeated)} named more than once; each arm runs once")
-        unknown = [n for n in names if n not in self.arms]
-        if unknown:
-            raise InputError(
-                self.path, f"unknown arm(s) {', '.join(unknown)}; this experiment has {', '.join(self.arms)}"
-            )
+        mistakes = Mistakes()
+        for name in names:
+            if name not in self.arms:
+                mistakes.add(self.path, unknown_name("arm", name, list(self.arms)))
+        mistakes.raise_found()
         return [self.arms[n] for n in names]
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate an experiment file (or a folder holding ``experiment.toml``)."""
-    from toolkit.pipeline.stages import STAGES, parse_stage
+KNOWN_TOP_LEVEL = (
+    "name",
+    "manifest",
+    "recognizer",
+    "time_tolerance_s",
+    "seed",
+    "recognizers",
+    "components",
+    "arms",
+    "lexicon",
+    "normalizer",
+    "scoring",
+    PROFILES,
+)
+REQUIRED_TOP_LEVEL = ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms")
 
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file (or a folder holding ``experiment.toml``).
+
+    Every mistake the checks can find is reported at once, one line each; a check whose input is
+    itself refused (an arm naming a broken component) is skipped, so nothing but a mistake is reported.
+    """
     path = Path(path)
     if path.is_dir():
         path = path / "experiment.toml"
     if not path.is_file():
         raise InputError(path, "experiment file not found")
-    raw = parse_toml(read_text(path), path)
-
-    known_top = {
-        "name",
-        "manifest",
-        "recognizer",
-        "time_tolerance_s",
-        "seed",
-        "recognizers",
-        "components",
-        "arms",
-        "lexicon",
-        "normalizer",
-        "scoring",
-        PROFILES,
-    }
-    unknown = sorted(set(raw) - known_top)
+    mistakes = Mistakes()
+    parsed = parse_toml(read_text(path), path)
+    unknown = sorted(set(parsed) - set(KNOWN_TOP_LEVEL))
     if unknown:
-        raise InputError(path, f"unknown top-level key(s) {', '.join(unknown)}")
-    raw = resolve_vad_profiles(raw, path)
-    for key in ("name", "manifest", "recognizer", "time_tolerance_s", "seed", "recognizers", "arms"):
+        mistakes.add(path, f"unknown top-level key(s) {', '.join(unknown)}")
+    profiles = resolve_vad_profiles(parsed, path, mistakes)
+    raw = profiles.raw
+    for key in REQUIRED_TOP_LEVEL:
         if key not in raw:
-            raise InputError(path, f"missing required key '{key}'")
-    for key in ("name", "manifest", "recognizer"):
-        _require_text(path, key, raw[key])
+            mistakes.add(path, f"missing required key '{key}'")
 
-    _require_path_name(path, "experiment", raw["name"])
-    recognizers = {name: _recognizer(path, name, table) for name, table in _tables(path, raw, "recognizers")}
-    primary = raw["recognizer"]
-    if primary not in recognizers:
-        raise InputError(path, f"recognizer = {primary!r} is not one of [recognizers]: {', '.join(recognizers)}")
+    def given(check: Callable[..., T], key: str, *args: Any) -> T | None:
+        """``check(path, ..., raw[key])`` when the file sets ``key`` (its absence is a mistake above)."""
+        return mistakes.check(check, path, *args, raw[key]) if key in raw else None
 
-    components: dict[str, Component] = {}
-    for name, table in _tables(path, raw, "components", required=False):
-        stage = table.get("stage")
-        if stage not in STAGES:
-            raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
-        params = {k: v for k, v in table.items() if k != "stage"}
-        config = parse_stage(stage, params, path=path, where=f"components.{name}")
-        if stage == "second_model" and (config.recognizer not in recognizers or config.recognizer == primary):
-            raise InputError(
-                path,
-                f"[components.{name}] recognizer {config.recognizer!r} must be one of "
-                f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}",
-            )
-        components[name] = Component(name, stage, config)
-
+    name = given(_require_text, "name", "name")
+    manifest = given(_require_text, "manifest", "manifest")
+    primary = given(_require_text, "recognizer", "recognizer")
+    if name is not None:
+        mistakes.check(_require_path_name, path, "experiment", name)
+    declared_recognizers = given(_section, "recognizers", "recognizers")
+    recognizers = {
+        key: spec
+        for key, table in (declared_recognizers or {}).items()
+        if f"recognizers.{key}" not in profiles.unsure
+        and (spec := mistakes.check(_recognizer, path, key, table)) is not None
+    }
+    if primary is not None and declared_recognizers is not None and primary not in declared_recognizers:
+        mistakes.add(path, f"recognizer = {primary!r} is not one of [recognizers]: {', '.join(declared_recognizers)}")
+    declared_components = mistakes.check(_section, path, "components", raw.get("components", {}), False)
+    components = {
+        key: component
+        for key, table in (declared_components or {}).items()
+        if f"components.{key}" not in profiles.unsure
+        and (component := mistakes.check(_component, path, key, table, declared_recognizers, primary)) is not None
+    }
     arms: dict[str, Arm] = {}
-    for name, members in _arm_items(path, raw):
-        for arm in (declared := _arm(path, name, members, components), *declared.origin_variants()):
+    for key, members in (given(_arm_section, "arms") or {}).items():
+        declared = mistakes.check(_arm, path, key, members, components, declared_components)
+        for arm in (declared, *declared.origin_variants()) if declared is not None else ():
             arms[arm.name] = arm
-    tolerance = raw["time_tolerance_s"]
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
-        raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
-    seed = raw["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise InputError(path, f"seed must be an integer in [0, 2^32) (CTranslate2's seed), not {str(seed)[:24]}")
+    tolerance = given(_time_tolerance, "time_tolerance_s")
+    seed = given(_seed, "seed")
+    scoring = mistakes.check(_scoring, path, raw)
+    mistakes.raise_found()
+    assert name and manifest and primary and tolerance is not None and seed is not None and scoring is not None
     return Experiment(
         path=path,
-        name=str(raw["name"]),
-        manifest_path=(path.parent / raw["manifest"]),
+        name=name,
+        manifest_path=(path.parent / manifest),
         primary=primary,
         recognizers=recognizers,
         components=components,
         arms=arms,
-        time_tolerance_s=float(tolerance),
+        time_tolerance_s=tolerance,
         seed=seed,
-        scoring=_scoring(path, raw),
+        scoring=scoring,
     )
+
+
+def _time_tolerance(path: Path, tolerance: Any) -> float:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= 2:
+        raise InputError(path, f"time_tolerance_s must be a number of seconds in [0, 2], not {tolerance!r}")
+    return float(tolerance)
+
+
+def _seed(path: Path, seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise InputError(path, f"seed must be an integer in [0, 2^32) (CTranslate2's seed), not {str(seed)[:24]}")
+    return seed
 
 
 def _scoring(path: Path, raw: dict[str, Any]) -> ScoreOptions:
@@ -244,29 +267,36 @@ def _require_path_name(path: Path, what: str, name: Any) -> None:
         raise InputError(path, problem)
 
 
-def _tables(path: Path, raw: dict[str, Any], key: str, required: bool = True):
-    section = raw.get(key, {})
+def _section(path: Path, key: str, section: Any, required: bool = True) -> dict[str, Any]:
+    """The ``[key]`` table of named entries (each entry is checked on its own)."""
     if not isinstance(section, dict) or (required and not section):
         raise InputError(path, f"[{key}] must be a table with at least one entry")
-    for name, table in section.items():
-        _require_path_name(path, key.rstrip("s"), name)
-        if not isinstance(table, dict):
-            raise InputError(path, f"[{key}.{name}] must be a table")
-        yield name, table
+    return section
 
 
-def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
+def _entry(path: Path, key: str, name: str, table: Any) -> dict[str, Any]:
+    """One named entry of ``[key]``: a name a run can use as a folder, and a table."""
+    _require_path_name(path, key.rstrip("s"), name)
+    if not isinstance(table, dict):
+        raise InputError(path, f"[{key}.{name}] must be a table")
+    return table
+
+
+def _recognizer(path: Path, name: str, table: Any) -> RecognizerSpec:
     from toolkit.pipeline.stages import check_recognizer
 
+    _entry(path, "recognizers", name, table)
     expected = {"backend", "model", "label", "decoding"}
     if set(table) != expected:
         raise InputError(
             path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; got {', '.join(sorted(table))}"
         )
+    mistakes = Mistakes()
     for key in ("backend", "model", "label"):
-        _require_text(path, f"recognizers.{name}.{key}", table[key])
+        mistakes.check(_require_text, path, f"recognizers.{name}.{key}", table[key])
     if not isinstance(table["decoding"], dict):
-        raise InputError(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")
+        mistakes.add(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")
+    mistakes.raise_found()  # the decoding table is checked against its backend's parameters
     spec = RecognizerSpec(
         name=name,
         backend=table["backend"],
@@ -278,33 +308,61 @@ def _recognizer(path: Path, name: str, table: dict[str, Any]) -> RecognizerSpec:
     return spec
 
 
-def _require_text(path: Path, key: str, value: Any) -> None:
+def _component(path: Path, name: str, table: Any, recognizers: dict[str, Any] | None, primary: str | None) -> Component:
+    """``[components.NAME]``; a second model's recognizer is checked against the declared recognizers
+    (``None``: their section was refused, so it cannot be)."""
+    from toolkit.pipeline.stages import STAGES, parse_stage
+
+    _entry(path, "components", name, table)
+    stage = table.get("stage")
+    if stage not in STAGES:
+        raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+    params = {k: v for k, v in table.items() if k != "stage"}
+    config = parse_stage(stage, params, path=path, where=f"components.{name}")
+    if stage == "second_model" and recognizers is not None:
+        if config.recognizer not in recognizers or config.recognizer == primary:
+            raise InputError(
+                path,
+                f"[components.{name}] recognizer {config.recognizer!r} must be one of "
+                f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}",
+            )
+    return Component(name, stage, config)
+
+
+def _require_text(path: Path, key: str, value: Any) -> str:
     """A key that must be a non-empty string (a name, a path, a label)."""
     if not isinstance(value, str) or not value.strip():
         raise InputError(path, f"{key} must be a non-empty string, not {value!r}")
+    return value
 
 
-def _arm_items(path: Path, raw: dict[str, Any]):
-    arms = raw["arms"]
+def _arm_section(path: Path, arms: Any) -> dict[str, Any]:
     if not isinstance(arms, dict) or not arms:
         raise InputError(path, "[arms] must name at least one arm")
-    for name, members in arms.items():
-        _require_path_name(path, "arm", name)
-        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
-            raise InputError(path, f"arm {name!r} must be a list of component names")
-        yield name, members
+    return arms
 
 
-def _arm(path: Path, name: str, members: list[str], components: dict[str, Component]) -> Arm:
+def _arm(
+    path: Path, name: str, members: Any, components: dict[str, Component], declared: dict[str, Any] | None
+) -> Arm | None:
+    """The arm, or None when it names a component that was itself refused (``declared`` None: every one
+    was), since what it would be cannot be known."""
     from toolkit.pipeline.stages import STAGES
 
-    unknown = [m for m in members if m not in components]
+    _require_path_name(path, "arm", name)
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        raise InputError(path, f"arm {name!r} must be a list of component names")
+    if declared is None:
+        return None
+    unknown = [m for m in members if m not in declared]
     if unknown:
         raise InputError(
             path,
             f"arm {name!r} uses unknown component(s) {', '.join(unknown)}; "
-            f"components are {', '.join(components) or '(none)'}",
+            f"components are {', '.join(declared) or '(none)'}",
         )
+    if any(m not in components for m in members):
+        return None
     chosen = [components[m] for m in members]
     stages = [c.stage for c in chosen]
     repeated = sorted({s for s in stages if stages.count(s) > 1})

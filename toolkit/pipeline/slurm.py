@@ -15,7 +15,6 @@ are replaced while recordings are left, and a run that has had no worker for
 
 from __future__ import annotations
 
-import difflib
 import re
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from typing import Any, Literal
 
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, ToolkitError
+from toolkit.core.names import did_you_mean
 
 COMMANDS = ("sbatch", "squeue", "scancel", "sinfo")
 # SLURM's time formats: minutes, minutes:seconds, hours:minutes:seconds, days-hours,
@@ -167,8 +167,7 @@ def load_cluster_file(path: str | Path) -> ClusterFile:
     known = [f.name for f in fields(SlurmConfig)]
     for key in table:
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else f"; known: {', '.join(known)}"
+            hint = did_you_mean(key, known) or f"; known: {', '.join(known)}"
             raise InputError(path, f"[slurm] has unknown key {key!r}{hint}")
     missing = [f.name for f in fields(SlurmConfig) if f.default is MISSING and f.name not in table]
     if missing:

@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, Mistakes
 
 PROFILES = "vad_profiles"
 REFERENCE = "vad_profile"
@@ -26,60 +26,85 @@ SILERO_FIELDS = tuple(f.name for f in fields(SileroVadConfig))
 
 @dataclass(frozen=True)
 class ProfileSite:
-    """A table that may name a profile; ``into`` is the key its Silero table goes under (None: inline)."""
+    """A table that may name a profile; ``into`` is the key its Silero table goes under (None: inline);
+    ``owner`` the recognizer or component it belongs to (``components.NAME``)."""
 
     where: str
     table: dict[str, Any]
     into: str | None
+    owner: str
 
 
-def resolve_vad_profiles(raw: dict[str, Any], path: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ResolvedProfiles:
+    """The parsed file with every profile put in place, and the tables (``owner``s) whose profile could not
+    be: those cannot be checked further without reporting a consequence as a mistake of their own."""
+
+    raw: dict[str, Any]
+    unsure: frozenset[str]
+
+
+def resolve_vad_profiles(raw: dict[str, Any], path: Path, mistakes: Mistakes) -> ResolvedProfiles:
     """``raw`` with every ``vad_profile = "NAME"`` replaced by that profile's table (``raw`` is not changed).
 
-    Refused in one line naming the file and table: an unknown profile (the known ones listed), a
-    profile that is not a complete, valid Silero table, a reference beside inline Silero fields
-    (neither would win), and a profile no table names (it would look as if it decided something).
+    Refused, each in one line naming the file and table (all of them kept in ``mistakes``): an unknown
+    profile (the known ones listed), a profile that is not a complete, valid Silero table, a reference
+    beside inline Silero fields (neither would win), and a profile no table names (it would look as if it
+    decided something). A reference to a profile that is itself refused is not a mistake of its own.
     """
     resolved = _copy_tables(raw)
-    profiles = _profiles(resolved.pop(PROFILES, {}), path)
+    profiles, broken = _profiles(resolved.pop(PROFILES, {}), path, mistakes)
     used: set[str] = set()
+    unsure: set[str] = set()
     for site in _sites(resolved):
-        if REFERENCE in site.table:
-            used.add(_substitute(site, profiles, path))
-    unused = [name for name in profiles if name not in used]
-    if unused:
-        raise InputError(
-            path,
-            f"[{PROFILES}.{unused[0]}] is never used: name it with {REFERENCE} = {unused[0]!r} where Silero "
-            "settings go, or remove it",
-        )
-    return resolved
+        if REFERENCE not in site.table:
+            continue
+        name = site.table.pop(REFERENCE)
+        named = name if isinstance(name, str) else None
+        if named is not None:
+            used.add(named)  # named, even where it cannot be put in place: not an unused profile
+        if broken is None or named in broken or mistakes.check(_substitute, site, name, profiles, path) is None:
+            unsure.add(site.owner)
+    for name in profiles if broken is not None else ():
+        if name not in used:
+            mistakes.add(
+                path,
+                f"[{PROFILES}.{name}] is never used: name it with {REFERENCE} = {name!r} where Silero settings "
+                "go, or remove it",
+            )
+    return ResolvedProfiles(resolved, frozenset(unsure))
 
 
-def _profiles(section: Any, path: Path) -> dict[str, dict[str, Any]]:
-    """Each ``[vad_profiles.NAME]`` table, checked now as a complete Silero table."""
+def _profiles(section: Any, path: Path, mistakes: Mistakes) -> tuple[dict[str, dict[str, Any]], set[str] | None]:
+    """Each ``[vad_profiles.NAME]`` table, checked now as a complete Silero table, and the names of those
+    refused (None: the whole section was, so no reference can be checked)."""
     if not isinstance(section, dict):
-        raise InputError(path, f"[{PROFILES}] must hold tables of Silero parameters, not {section!r}"[:200])
-    for name, table in section.items():
-        if not isinstance(table, dict):
-            raise InputError(path, f"[{PROFILES}.{name}] must be a table of Silero parameters, not {table!r}"[:200])
-        build_config(SileroVadConfig, table, path=path, where=f"{PROFILES}.{name}")
-    return section
+        mistakes.add(path, f"[{PROFILES}] must hold tables of Silero parameters, not {section!r}"[:200])
+        return {}, None
+    broken = {name for name, table in section.items() if mistakes.check(_profile, name, table, path) is None}
+    return section, broken
+
+
+def _profile(name: str, table: Any, path: Path) -> SileroVadConfig:
+    if not isinstance(table, dict):
+        raise InputError(path, f"[{PROFILES}.{name}] must be a table of Silero parameters, not {table!r}"[:200])
+    return build_config(SileroVadConfig, table, path=path, where=f"{PROFILES}.{name}")
 
 
 def _sites(raw: dict[str, Any]) -> Iterator[ProfileSite]:
     """Every table where Silero settings go (a ``vad_profile`` anywhere else is refused as an unknown key)."""
     for name, recognizer in _entries(raw, "recognizers"):
         if recognizer.get("backend") == "whisperx" and isinstance(recognizer.get("decoding"), dict):
-            yield ProfileSite(f"recognizers.{name}.decoding", recognizer["decoding"], "silero")
+            yield ProfileSite(f"recognizers.{name}.decoding", recognizer["decoding"], "silero", f"recognizers.{name}")
     for name, component in _entries(raw, "components"):
         stage = component.get("stage")
+        owner = f"components.{name}"
         if stage == "vad":
-            yield ProfileSite(f"components.{name}", component, None)
+            yield ProfileSite(owner, component, None, owner)
         elif stage == "onset_repair":
-            yield ProfileSite(f"components.{name}", component, "vad")
+            yield ProfileSite(owner, component, "vad", owner)
         elif stage == "windows" and isinstance(component.get("pauses"), dict):
-            yield ProfileSite(f"components.{name}.pauses", component["pauses"], "vad")
+            yield ProfileSite(f"{owner}.pauses", component["pauses"], "vad", owner)
 
 
 def _entries(raw: dict[str, Any], key: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -88,9 +113,8 @@ def _entries(raw: dict[str, Any], key: str) -> Iterator[tuple[str, dict[str, Any
         yield from ((name, table) for name, table in section.items() if isinstance(table, dict))
 
 
-def _substitute(site: ProfileSite, profiles: dict[str, dict[str, Any]], path: Path) -> str:
+def _substitute(site: ProfileSite, name: Any, profiles: dict[str, dict[str, Any]], path: Path) -> str:
     """Put the named profile's table into ``site``; returns the profile's name."""
-    name = site.table.pop(REFERENCE)
     if not isinstance(name, str) or name not in profiles:
         known = ", ".join(profiles) or f"none (no [{PROFILES}] table)"
         raise InputError(path, f"[{site.where}] {REFERENCE} = {name!r} is not a profile; profiles: {known}"[:300])

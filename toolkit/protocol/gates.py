@@ -23,6 +23,7 @@ import numpy as np
 from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
+from toolkit.core.names import unknown_name
 from toolkit.core.text import read_text
 from toolkit.explain import Explanation, explain
 from toolkit.scorer.align import INSERT
@@ -431,9 +432,7 @@ def evaluate_gates(
 
     for arm in (baseline, challenger):
         if arm not in evaluation.scores:
-            raise InputError(
-                evaluation.folder.root, f"the run has no arm {arm!r}; it has {', '.join(evaluation.scores)}"
-            )
+            raise InputError(evaluation.folder.root, unknown_name("arm", arm, list(evaluation.scores)))
     refuse_failed_arms(evaluation.record, evaluation.folder.record, challenger=challenger, baseline=baseline)
     base_scores, chal_scores = evaluation.scores[baseline], evaluation.scores[challenger]
     manifest = load_manifest(evaluation.record.manifest_path(evaluation.folder.root))

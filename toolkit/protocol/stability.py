@@ -13,20 +13,26 @@ the outcome is chained into the audit log.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
 from toolkit.audio.dither import DEFAULT_LEVEL_DBFS, Dither
 from toolkit.core.errors import InputError
-from toolkit.core.json_records import record_to_json
+from toolkit.core.json_records import ABSENT, record_to_json
 from toolkit.evaluate import evaluate_run, score_run
-from toolkit.pipeline.engine import run_experiment
+from toolkit.pipeline.engine import finished_run, run_experiment
 from toolkit.pipeline.experiment import Experiment
+from toolkit.pipeline.recording import ResultGuard
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import gates_copy
 from toolkit.protocol.gates import MAX_RERUNS, evaluate_gates, load_gates
 from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.testsplit import evidence_guard
 from toolkit.protocol.verdict import split_run
+from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import BASELINE
-from toolkit.runs.score_files import ArmStability, DitherSetting, Stability
+from toolkit.runs.score_files import ArmStability, DitherSetting, Stability, StabilityCheck
 from toolkit.runs.scored import Evaluation
 from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import PairedComparison
@@ -54,13 +60,19 @@ def measure_stability(
     progress: bool = False,
 ) -> Stability:
     """Re-decode ``split`` ``reruns`` times with dither seeds 1..K, score each run, and write the comparison
-    to the undithered run's ``scores/stability.json`` (shown in its report; see the module docstring)."""
+    to the undithered run's ``scores/stability.json`` (shown in its report; see the module docstring).
+
+    A run that already finished (the split's real run, a rerun of an earlier check) is only read: its
+    ``run.json`` keeps describing the invocation that made it; this check's own figures go in ``check``."""
     if not 1 <= reruns <= MAX_RERUNS:
         raise InputError(experiment.path, f"--stability must be between 1 and {MAX_RERUNS} reruns, not {reruns}")
     try:
         dithers = [Dither(seed, level_dbfs) for seed in range(1, reruns + 1)]
     except ValueError as error:
         raise InputError(experiment.path, str(error)) from None
+    # A test split's reruns are evidence too: their results are made afresh unless the audit log recorded
+    # them, and recorded when made, so files planted in or edited after a rerun's folder are refused.
+    runs = _Runs(experiment, split, workers, progress, evidence_guard(experiment, split))
     options = experiment.score_options()
     if split in TEST_SPLITS:  # only once the protocol ran it: its audited run is the undithered one
         folder = split_run(experiment, split)
@@ -68,21 +80,10 @@ def measure_stability(
     else:
         if arm_names is not None and BASELINE in experiment.arms and BASELINE not in arm_names:
             arm_names = [BASELINE, *arm_names]  # ΔWER is against the baseline
-        folder = run_experiment(experiment, split, arm_names, progress=progress, workers=workers).folder
+        folder = runs.folder(arm_names)
     reference = score_run(folder, options)
     names = list(reference.scores)
-    # A test split's reruns are evidence too: their results are made afresh unless the audit log recorded
-    # them, and recorded when made, so files planted in or edited after a rerun's folder are refused.
-    guard = evidence_guard(experiment, split)
-    evaluations = [
-        evaluate_run(
-            run_experiment(
-                experiment, split, names, progress=progress, workers=workers, dither=dither, guard=guard
-            ).folder,
-            options,
-        )
-        for dither in dithers
-    ]
+    evaluations = [evaluate_run(runs.folder(names, dither), options) for dither in dithers]
     verdicts = _verdicts(experiment, [reference, *evaluations]) if split in TEST_SPLITS else ()
     stability = Stability.measured(
         split,
@@ -93,6 +94,7 @@ def measure_stability(
         reference.signature,
         tuple(_arm(name, reference, evaluations) for name in names),
         verdicts,
+        runs.check(),
     )
     folder.write_stability(stability)
     if split in TEST_SPLITS:  # what held-out data said under dither is evidence: chained into the audit log
@@ -108,6 +110,46 @@ def measure_stability(
     if split not in TEST_SPLITS:  # a test split's report is the protocol's to render (its verdict sections)
         evaluate_run(folder, options)
     return stability
+
+
+@dataclass
+class _Runs:
+    """The runs of one split a check reads: one that finished earlier is read back as it is (its run.json
+    untouched), any other is run (or resumed) here and counted in ``made``. A test split's reruns always go
+    through the protocol's ``guard`` instead (a finished folder is not evidence until its files are checked
+    against the audit log), and count as made when they computed a result."""
+
+    experiment: Experiment
+    split: str
+    workers: int
+    progress: bool
+    guard: ResultGuard | None = None
+    made: list[str] = field(default_factory=list)
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    clock: float = field(default_factory=time.perf_counter)
+
+    def folder(self, arm_names: list[str] | None, dither: Dither | None = None) -> RunFolder:
+        folder = finished_run(self.experiment, self.split, arm_names, dither) if self.guard is None else None
+        if folder is None:
+            summary = run_experiment(
+                self.experiment,
+                self.split,
+                arm_names,
+                progress=self.progress,
+                workers=self.workers,
+                dither=dither,
+                guard=self.guard,
+            )
+            folder = summary.folder
+            if self.guard is None or summary.computed:
+                self.made.append(folder.root.name)
+        return folder
+
+    def check(self) -> StabilityCheck:
+        """This check's own figures, so far."""
+        finished = datetime.now(UTC).isoformat(timespec="seconds")
+        wall_s = round(time.perf_counter() - self.clock, 3)
+        return StabilityCheck(self.started.isoformat(timespec="seconds"), finished, wall_s, tuple(self.made))
 
 
 def _verdicts(experiment: Experiment, evaluations: list[Evaluation]) -> tuple[str, ...]:
@@ -148,6 +190,7 @@ def stability_text(stability: Stability) -> str:
     lines = [
         f"{stability.split}: {len(dither.seeds)} reruns with TPDF dither at {dither.level_dbfs:g} dBFS "
         f"(seeds {', '.join(map(str, dither.seeds))}) against run {stability.run}",
+        *([stability.check.describe()] if stability.check is not ABSENT else []),
         f"{'arm':24} {'WER':>7} {'reruns: min-max':>16} {'ΔWER':>10} {'reruns: min-max':>16} "
         f"{'95% interval':>16}  directions",
     ]

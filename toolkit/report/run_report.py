@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from toolkit.core.files import atomic_write_text
+from toolkit.core.json_records import ABSENT
 from toolkit.explain import Explanation, explain_arms
 from toolkit.explain.causes import CAUSES
 from toolkit.explain.seams import flag_recall
@@ -310,6 +311,8 @@ def _stability(evaluation: Evaluation) -> Section:
         "Direction: what the paired bootstrap interval of ΔWER says (better, worse, unclear), this run first. "
         "An arm that flips, or whose ΔWER moves as much as its interval is wide, is not supported by the audio."
     )
+    if data.check is not ABSENT:
+        lead += f" The check: {data.check.describe()}."
     if data.scorer_signature != evaluation.signature:
         lead += (
             " **Stale:** measured under scorer signature "

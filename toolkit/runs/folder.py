@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.core.json_records import read_record, record_from_json, write_record
-from toolkit.core.names import path_name_problem
+from toolkit.core.names import did_you_mean, path_name_problem, unknown_name
 from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.record import RunRecord
 from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
@@ -141,6 +141,7 @@ def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), co
     """
     finished: list[tuple[str, Path]] = []
     without: list[tuple[str, Path]] = []
+    ran_any: dict[str, None] = {}  # every arm a finished run of the split ran, in run order
     for root in sorted(Path(experiment_folder).glob(f"runs/{split}-*")):
         if (root / "run.json").is_file():
             record = RunFolder(root).read_record()
@@ -148,14 +149,26 @@ def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), co
                 continue
             if complete and record.status != "complete":
                 continue
-            ran = {arm["name"] for arm in record.config.arms}
-            (finished if set(arms) <= ran else without).append((record.finished, root))
+            ran = {arm["name"]: None for arm in record.config.arms}
+            ran_any.update(ran)
+            (finished if set(arms) <= set(ran) else without).append((record.finished, root))
     if not finished:
-        missing = f" with arm(s) {', '.join(arms)}" if arms else ""
-        others = f" (the runs without: {', '.join(root.name for _, root in sorted(without))})" if without else ""
-        raise InputError(
-            Path(experiment_folder),
-            f"no finished {split} run{missing} here{others}: run 'ablate run {experiment_folder} --split {split}' "
-            "first",
-        )
+        raise InputError(Path(experiment_folder), _no_run(Path(experiment_folder), split, arms, without, list(ran_any)))
     return RunFolder(max(finished)[1])
+
+
+def _no_run(
+    experiment_folder: Path, split: str, arms: Sequence[str], without: list[tuple[str, Path]], ran: list[str]
+) -> str:
+    """Why no run of ``split`` with ``arms`` is here: a split or arm name close to one that has runs is
+    most likely misspelled (and suggested); otherwise the split was not run yet (with those arms)."""
+    records = sorted(experiment_folder.glob("runs/*/run.json"))
+    with_runs = list(dict.fromkeys(record.parent.name.rsplit("-", 1)[0] for record in records))
+    if split not in with_runs and did_you_mean(split, with_runs):
+        return unknown_name("split", split, with_runs, "splits with runs")
+    misspelled = next((arm for arm in arms if arm not in ran and did_you_mean(arm, ran)), None)
+    if misspelled is not None:
+        return unknown_name("arm", misspelled, ran, f"arms the {split} runs ran")
+    missing = f" with arm(s) {', '.join(arms)}" if arms else ""
+    others = f" (the runs without: {', '.join(root.name for _, root in sorted(without))})" if without else ""
+    return f"no finished {split} run{missing} here{others}: run 'ablate run {experiment_folder} --split {split}' first"

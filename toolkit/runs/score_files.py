@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from toolkit.core.json_records import Absent, optional_key, other_keys
+from toolkit.core.json_records import ABSENT, Absent, optional_key, other_keys
 
 REGRESSION, FIX = "regression", "fix"  # an explained change's kind: the arm got the word wrong, or right
 Instance = TypeVar("Instance")
@@ -294,9 +294,26 @@ class ArmStability:
 
 
 @dataclass(frozen=True)
+class StabilityCheck:
+    """The check's own figures: when it ran, its wall time (runs made, scoring), and the run folders it had
+    to make or finish (each one's ``run.json`` describes that run); every other run was only read."""
+
+    started: str
+    finished: str
+    wall_s: float
+    made: tuple[str, ...]
+
+    def describe(self) -> str:
+        """One sentence: when the check ran, what it cost, and which runs it had to make."""
+        made = f"runs it made: {', '.join(self.made)}" if self.made else "it made no run, every one had finished before"
+        return f"measured {self.finished} in {self.wall_s:.1f} s; {made}"
+
+
+@dataclass(frozen=True)
 class Stability:
     """``scores/stability.json``: every arm of a split under seeded dithers, against its undithered run
-    (``run``; ``reruns`` in seed order) and, on a test split, the frozen gates' verdict on each."""
+    (``run``; ``reruns`` in seed order) and, on a test split, the frozen gates' verdict on each; ``check``
+    is the invocation that measured it (absent from files written before it was recorded)."""
 
     split: str
     baseline: str
@@ -308,6 +325,7 @@ class Stability:
     flipped: tuple[str, ...]
     verdicts: tuple[str, ...]
     verdict_flips: bool
+    check: StabilityCheck | Absent = optional_key()
 
     @classmethod
     def measured(
@@ -320,10 +338,12 @@ class Stability:
         scorer_signature: str,
         arms: tuple[ArmStability, ...],
         verdicts: tuple[str, ...] = (),
+        check: StabilityCheck | Absent = ABSENT,
     ) -> Stability:
         flipped = tuple(a.arm for a in arms if a.flips)
         verdict_flips = len(set(verdicts)) > 1
-        return cls(split, baseline, dither, run, reruns, scorer_signature, arms, flipped, verdicts, verdict_flips)
+        figures = (arms, flipped, verdicts, verdict_flips, check)
+        return cls(split, baseline, dither, run, reruns, scorer_signature, *figures)
 
 
 def _spread(value: float, reruns: tuple[float, ...]) -> float:
