@@ -188,7 +188,7 @@ def test_every_independent_mistake_is_one_line_naming_the_file(chosen: set[int])
     lines = raised.value.lines()
     assert len(lines) == len(mistakes), lines
     for line, (_, _, message) in zip(lines, mistakes, strict=True):
-        assert line.startswith(str(path)) and message in line, (line, message)
+        assert line.startswith(f"{path}: ") and message in line, (line, message)
     if len(mistakes) == 1:  # exactly as a file with one mistake was always reported
         assert not isinstance(raised.value, InputErrors) and "\n" not in str(raised.value)
 
@@ -341,3 +341,16 @@ def test_the_scoring_table_sets_every_option_of_the_scorer(tmp_path: Path) -> No
         True,
     )
     assert load_experiment(DEMO).score_options() == type(options)()  # no table: the scorer's defaults
+
+
+def test_a_second_model_is_still_checked_when_the_primary_recognizer_is_refused(tmp_path: Path) -> None:
+    text = DEMO.read_text(encoding="utf-8").replace('recognizer = "whisper_base"\n', "recognizer = 7\n", 1)
+    text = text.replace('recognizer = "whisper_base_greedy"', 'recognizer = "whisper_tiny"', 1)
+    path = tmp_path / "experiment.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        load_experiment(path)
+    lines = raised.value.lines()
+    assert len(lines) == 2 and all(line.startswith(f"{path}: ") for line in lines), lines
+    assert "recognizer must be a non-empty string, not 7" in lines[0]
+    assert "recognizer 'whisper_tiny' must be one of [recognizers]: " in lines[1] and "None" not in lines[1]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
@@ -177,6 +179,20 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
     text = json_with_alignment(data, alignment)
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.one_of(st.none(), st.text(max_size=12), st.just('}, {"reference": ')), max_size=6))
+def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None]) -> None:
+    """The steps are written in one encoder call and split before each '{"reference": ': a word holding that
+    text (escaped inside its JSON string) never splits a step."""
+    from toolkit.cli.score import json_with_alignment
+    from toolkit.scorer.alignment_view import AlignedWord
+
+    alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
+    text = json_with_alignment({"wer": 0.0}, alignment)
+    assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
+    assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)
 
 
 def test_every_scoring_option_is_a_flag_or_named_as_a_run_option() -> None:

@@ -321,10 +321,11 @@ def _component(path: Path, name: str, table: Any, recognizers: dict[str, Any] | 
     config = parse_stage(stage, params, path=path, where=f"components.{name}")
     if stage == "second_model" and recognizers is not None:
         if config.recognizer not in recognizers or config.recognizer == primary:
+            other = f" other than the primary {primary!r}" if primary is not None else ""  # None: it was refused
             raise InputError(
                 path,
                 f"[components.{name}] recognizer {config.recognizer!r} must be one of "
-                f"[recognizers] other than the primary {primary!r}: {', '.join(recognizers)}",
+                f"[recognizers]{other}: {', '.join(recognizers)}",
             )
     return Component(name, stage, config)
 

@@ -224,7 +224,10 @@ def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> Enhance
     missing = [f.name for f in dataclasses.fields(ENHANCERS[method][1]) if f.name not in table]
     if missing:
         raise InputError(path, f"[{where}.params] must write out every parameter; missing {', '.join(missing)}")
-    ENHANCERS[method][1].from_mapping(table, f"{path} [{where}.params]")  # checks types and ranges, loads no model
+    try:
+        ENHANCERS[method][1].from_mapping(table)  # checks types and ranges, loads no model
+    except InputError as error:
+        raise InputError(path, f"[{where}.params] {error.problem}") from None
     return EnhanceConfig(method, dict(table))
 
 
