@@ -268,18 +268,14 @@ def _alpha(shared: list[SpanState]) -> tuple[float | None, float | None, float |
 
     if len(shared) < 2:
         return None, None, None
-    names = sorted({d.annotator for s in shared for d in s.listeners})
-    data = np.full((len(names), len(shared)), np.nan)
-    for column, span in enumerate(shared):
-        for decision in span.listeners:
-            data[names.index(decision.annotator), column] = ACTIONS.index(decision.outcome[0])
-    domain = list(range(len(ACTIONS)))
+    # Per span, how many of its listeners chose each category: the library's value counts.
+    counts = np.array([[sum(d.outcome[0] == action for d in span.listeners) for action in ACTIONS] for span in shared])
 
-    def alpha_of(columns: np.ndarray) -> float | None:
-        values = data[:, columns]
-        if len(np.unique(values[~np.isnan(values)])) < 2:
+    def alpha_of(spans: np.ndarray) -> float | None:
+        chosen = counts[spans]
+        if np.count_nonzero(chosen.sum(axis=0)) < 2:
             return None
-        return float(krippendorff.alpha(reliability_data=values, level_of_measurement="nominal", value_domain=domain))
+        return float(krippendorff.alpha(value_counts=chosen, level_of_measurement="nominal"))
 
     alpha = alpha_of(np.arange(len(shared)))
     if alpha is None:

@@ -615,21 +615,21 @@ def evaluate_gates(
                 [] if passed else items,
             )
         )
-    verdict = verdict_of(results)
-    dithered = next(r for r in results if r.name == DITHER_GATE)
-    if dithered.applicable and dithered.value is None and verdict_of(results, excluding=DITHER_GATE) == RETAIN:
-        dithered.note += "; the other gates retain the baseline already, so it cannot change this verdict"
     holdout = _size(evaluation, baseline)
-    return GateReport(
+    report = GateReport(
         evaluation.record.split,
         baseline,
         challenger,
-        verdict,
+        verdict_of(results),
         results,
         caveat(evaluation.record.split, holdout, results),
         holdout,
         evaluation.signature,
     )
+    dithered = next(r for r in results if r.name == DITHER_GATE)
+    if dithered.applicable and dithered.value is None and report.others_verdict == RETAIN:
+        dithered.note += "; the other gates retain the baseline already, so it cannot change this verdict"
+    return report
 
 
 def verdict_of(results: list[GateResult], excluding: str = "") -> str:

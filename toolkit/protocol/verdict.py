@@ -128,8 +128,10 @@ def _verdict(experiment: Experiment) -> GateReport:
             folder = _run_folder(experiment, split, state.finished[split]["run"])
             evaluation = evaluate_run(folder, experiment.score_options(), report_sections(folder))
             dither = dither_outcome(log, split, folder.root.name)
-            report = evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither)
-            evaluated[split] = (evaluation, report)
+            evaluated[split] = (
+                evaluation,
+                evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither),
+            )
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,7 @@ def _times(values: np.ndarray, index: np.ndarray) -> list[float | None]:
 # Which audits watch a reference token, by (negation, name, number).
 _WATCHED = {
     key: tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
-    for key in ((a, b, c) for a in (False, True) for b in (False, True) for c in (False, True))
+    for key in product((False, True), repeat=3)
 }
 
 
