@@ -9,9 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from shared_data import PTBR_DEV
 
 from toolkit.asr import make_recognizer, relation, resolve_model
+from toolkit.asr.faster_whisper_backend import until_short_tail
 from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.asr.segments import NO_FALLBACK
 from toolkit.audio.io import load_audio
@@ -112,6 +115,44 @@ def test_bad_recognizer_specs_are_refused() -> None:
         make_recognizer({"backend": "whisperx", "model": "whisper-base", "decoding": {"temperature": [0.0, 0.2]}})
     with pytest.raises(InputError, match="language"):
         make_recognizer({"backend": "faster-whisper", "model": "whisper-base", "decoding": {"language": "en"}})
+    with pytest.raises(InputError, match="min_tail_s must not be negative"):
+        make_recognizer({"backend": "faster-whisper", "model": "whisper-base", "decoding": {"min_tail_s": -0.5}})
+    with pytest.raises(InputError, match="min_tail_s 0"):
+        make_recognizer({"backend": "whisperx", "model": "whisper-base", "decoding": {"min_tail_s": 1.0}})
+
+
+class _Said:
+    """What ``until_short_tail`` reads of a faster-whisper segment: its end and its words' ends."""
+
+    def __init__(self, end: float, word_ends: list[float]) -> None:
+        self.end = end
+        self.words = [type("W", (), {"end": e})() for e in word_ends]
+
+
+_SEGMENTS = st.lists(st.tuples(st.floats(0.0, 40.0), st.lists(st.floats(0.0, 40.0), max_size=3)), max_size=8).map(
+    lambda found: [_Said(end, ends) for end, ends in found]
+)
+
+
+@given(_SEGMENTS, st.floats(0.5, 40.0), st.sampled_from([0.0, 0.5, 1.0, 5.0]))
+def test_decoding_stops_at_the_first_segment_ending_near_the_end(segments, duration, min_tail_s) -> None:
+    """A prefix of the segments, ending at the first whose words (or itself, without words) end within
+    ``min_tail_s`` of the end; nothing after it is asked of the decoder (that is the decode skipped)."""
+    asked = []
+
+    def decoder():
+        for segment in segments:
+            asked.append(segment)
+            yield segment
+
+    kept = list(until_short_tail(decoder(), duration, min_tail_s))
+    assert kept == asked == segments[: len(kept)]
+
+    def near_end(segment: _Said) -> bool:
+        return duration - (segment.words[-1].end if segment.words else segment.end) < min_tail_s
+
+    stops = [i for i, segment in enumerate(segments) if min_tail_s > 0 and near_end(segment)]
+    assert len(kept) == (stops[0] + 1 if stops else len(segments))
 
 
 def test_second_model_with_same_weights_is_labelled() -> None:
@@ -165,6 +206,29 @@ def test_leading_silence_shifts_words_in_original_time(sequential) -> None:
     for index in range(1, len(plain)):
         if plain[index].segment_id == plain[index - 1].segment_id:
             assert abs(padded.timemap(shifted[index].start) - plain[index].start) <= 0.2
+
+
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_a_short_tail_is_not_decoded_again() -> None:
+    """Two sentences with a pause: with ``min_tail_s`` past the whole signal, decoding ends after the first
+    segment, whose words are exactly the full decode's first segment (the rest was never asked for)."""
+    first, second = _clip(), load_audio(PTBR_DEV / "lapsbm" / "LapsBM_0240.wav")
+    pause = np.zeros(first.sample_rate, dtype=np.float32)
+    joined = Signal.original(np.concatenate([first.samples, pause, second.samples - second.samples.mean()]), 16000)
+    assert first.sample_rate == second.sample_rate == 16000
+
+    def decoded(min_tail_s: float) -> list[Word]:
+        decoding = {**FAST, "min_tail_s": min_tail_s}
+        return (
+            make_recognizer({"backend": "faster-whisper", "model": "whisper-base", "decoding": decoding})
+            .transcribe(joined)
+            .words
+        )
+
+    every, stopped = decoded(0.0), decoded(joined.duration + 1.0)
+    assert len({w.segment_id for w in every}) >= 2
+    assert stopped == [w for w in every if w.segment_id == every[0].segment_id]
 
 
 def _framed() -> tuple[Signal, float, float]:

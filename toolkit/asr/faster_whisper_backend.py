@@ -6,7 +6,7 @@ library default decides a result and the whole configuration goes into the run r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -43,7 +43,8 @@ class DecodingConfig:
 
     Empty strings and zeros stand for "off" where TOML has no null: ``initial_prompt``,
     ``prefix`` and ``hotwords`` of ``""`` are not sent, ``max_new_tokens`` of 0 means no limit,
-    ``hallucination_silence_threshold`` of 0 disables that skip. ``device`` ("auto", "cpu" or
+    ``hallucination_silence_threshold`` of 0 disables that skip; ``min_tail_s`` of 0 decodes every
+    tail (``until_short_tail``). ``device`` ("auto", "cpu" or
     "cuda") and ``device_index`` say where CTranslate2 runs the model (toolkit.core.devices);
     ``compute_type = "float16"`` is for a GPU.
     """
@@ -72,6 +73,7 @@ class DecodingConfig:
     max_new_tokens: int = 0
     chunk_length: int = 30
     hallucination_silence_threshold: float = 0.0
+    min_tail_s: float = 0.0
     prepend_punctuations: str = "\"'“¿([{-"
     append_punctuations: str = "\"'.。,，!！?？:：”)]}、"
     word_timestamps: bool = True
@@ -94,9 +96,11 @@ class DecodingConfig:
             raise ValueError("temperature fallback values must be in increasing order")
         if not 0.0 <= self.no_speech_threshold <= 1.0:
             raise ValueError("no_speech_threshold must lie in [0, 1]")
-        if self.no_repeat_ngram_size < 0 or self.max_new_tokens < 0 or self.hallucination_silence_threshold < 0:
+        counts = (self.no_repeat_ngram_size, self.max_new_tokens, self.hallucination_silence_threshold, self.min_tail_s)
+        if min(counts) < 0:
             raise ValueError(
-                "no_repeat_ngram_size, max_new_tokens and hallucination_silence_threshold must not be negative"
+                "no_repeat_ngram_size, max_new_tokens, hallucination_silence_threshold and min_tail_s "
+                "must not be negative"
             )
         if not 1 <= self.chunk_length <= 30:
             raise ValueError("chunk_length must lie in [1, 30] seconds")
@@ -120,7 +124,8 @@ class DecodingConfig:
         return asdict(self)
 
     def transcribe_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``WhisperModel.transcribe``, sentinels turned back into ``None``."""
+        """Keyword arguments for ``WhisperModel.transcribe``, sentinels turned back into ``None`` (``min_tail_s``
+        is the toolkit's own: ``until_short_tail``)."""
         return {
             "language": self.language,
             "task": self.task,
@@ -249,6 +254,22 @@ def segment_words(
     }
 
 
+def until_short_tail(segments: Generator[Any, None, None], duration: float, min_tail_s: float) -> Iterator[Any]:
+    """Whisper's segments until one whose words end within ``min_tail_s`` of the audio's ``duration``.
+
+    The next window would hold less than ``min_tail_s`` of audio and 30 s of padding, where Whisper
+    can run away (224 repeated tokens at each of five temperatures: 29 s of CPU for 0.35 s of a +VAD
+    unit's end under one instruction set, an instant end under another). whisper.cpp stops 1 s
+    before the end likewise. Closing the generator is what skips that decode; 0 decodes every tail.
+    """
+    for segment in segments:
+        yield segment
+        words = segment.words or []
+        if min_tail_s > 0 and duration - float(words[-1].end if words else segment.end) < min_tail_s:
+            segments.close()
+            return
+
+
 def true_text_decoder(whisper: Any) -> Callable[[list[int]], str]:
     """The text of a token sequence decoded whole by ``whisper``'s own tokenizer (timestamps left out)."""
     from faster_whisper.tokenizer import Tokenizer
@@ -284,9 +305,9 @@ class FasterWhisperRecognizer:
         if len(audio.samples) == 0:
             return Transcript([], [])
         self.load()
-        segments, _ = self._whisper.transcribe(audio.samples, **self.config.transcribe_kwargs())
-        segments = list(segments)
         config = self.config
+        decoded, _ = self._whisper.transcribe(audio.samples, **config.transcribe_kwargs())
+        segments = list(until_short_tail(decoded, audio.duration, config.min_tail_s))
 
         def outcome(segment: Any) -> str:
             return classify(

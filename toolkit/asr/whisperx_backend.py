@@ -76,11 +76,16 @@ class WhisperXConfig(DecodingConfig):
             raise ValueError("batched decoding uses a single temperature (no fallback); give one value")
         if self.condition_on_previous_text:
             raise ValueError("batched decoding cannot condition on previous text; set it false")
-        fixed = (self.hallucination_silence_threshold, self.max_initial_timestamp, self.prompt_reset_on_temperature)
-        if fixed != (0.0, 0.0, 0.5):
+        fixed = (
+            self.hallucination_silence_threshold,
+            self.max_initial_timestamp,
+            self.prompt_reset_on_temperature,
+            self.min_tail_s,
+        )
+        if fixed != (0.0, 0.0, 0.5, 0.0):
             raise ValueError(
-                "batched decoding fixes hallucination_silence_threshold 0, max_initial_timestamp 0 "
-                "and prompt_reset_on_temperature 0.5"
+                "batched decoding fixes hallucination_silence_threshold 0, max_initial_timestamp 0, "
+                "prompt_reset_on_temperature 0.5 and min_tail_s 0 (one window per chunk: no tail window)"
             )
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
