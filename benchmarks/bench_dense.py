@@ -3,14 +3,17 @@
 The developers' bench recording (bench_vad_batched.py) joins clips with pauses of 0.8 to 5 s, so
 a tenth of it is non-speech that +VAD leaves out and that batched chunks never decode. A user's
 dense read speech has almost none, which is why their +VAD cost more than the baseline and
-batched gained little. This benchmark runs one chapter of the shared audiobook
+batched gained little. This benchmark runs chapters of the shared audiobook
 (``../shared/data/ptbr-longform``, written-text references: a WER floor that is not the
-recognizer's, equal for every arm) from an empty cache with the demo's arms and the variants
+recognizer's, equal for every arm; one recording per chapter) from an empty cache with the demo's arms and the variants
 that close the gap (``VARIANTS``), and prints per arm RTF (decode and VAD wall time over audio
 time, measured in the workers), CPU time against the baseline, decode units, chunk tails decoded
-again and WER, with the CPU model, the instruction set CTranslate2 used and the machine's load.
+again and WER (micro-averaged over the chapters, with the toolkit's paired comparison against the
+baseline: per-chapter differences and a bootstrap interval), with the CPU model, the instruction
+set CTranslate2 used and the machine's load.
 ``--isa AVX512`` (or AVX2, AVX, GENERIC) sets ``CT2_FORCE_CPU_ISA`` for the run.
-Run: ``.venv/bin/python benchmarks/bench_dense.py [--chapter "Titulo 8 Art 196 ao 200"] [--isa AVX512]
+Run: ``.venv/bin/python benchmarks/bench_dense.py [--chapter "Titulo 8 Art 196 ao 200"[,...] | --chapter all]
+[--isa AVX512]
 [--arms baseline,vad_30,vad,vad_long,batched_30,batched] [--repeats 1] [--json FILE]``.
 """
 
@@ -67,25 +70,37 @@ CHANGES: dict[str, dict[str, str]] = {
 }
 
 
-def build_corpus(corpus: Path, chapter: str) -> str:
-    """The chapter as 16 kHz mono WAV beside its reference text, frozen as the tuning split; its id."""
+def chapters(named: str) -> list[str]:
+    """The chapters ``named`` (comma-separated stems, or ``all``), each checked to exist."""
+    found = sorted(p.stem for p in (LONGFORM / "audio").glob("*.ogg"))
+    wanted = found if named == "all" else named.split(",")
+    for chapter in wanted:
+        if chapter not in found:
+            raise SystemExit(f"no chapter {chapter!r} in {LONGFORM / 'audio'}; chapters: {', '.join(found)}")
+    return wanted
+
+
+def build_corpus(corpus: Path, chapters: list[str]) -> list[str]:
+    """Each chapter as 16 kHz mono WAV beside its reference text, frozen as the tuning split; their ids."""
     from toolkit.corpus.freeze import freeze
 
-    source = LONGFORM / "audio" / f"{chapter}.ogg"
-    if not source.is_file():
-        raise SystemExit(
-            f"no chapter {source}; chapters: {', '.join(p.stem for p in (LONGFORM / 'audio').glob('*.ogg'))}"
-        )
-    recording = "longform-" + "-".join(chapter.lower().split())
     (corpus / "audio").mkdir(parents=True)
     (corpus / "refs").mkdir()
+    recordings = [_add_chapter(corpus, chapter) for chapter in chapters]
+    (corpus / "splits.csv").write_text("id,split\n" + "".join(f"{r},tuning\n" for r in recordings), encoding="utf-8")
+    freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    return recordings
+
+
+def _add_chapter(corpus: Path, chapter: str) -> str:
+    recording = "longform-" + "-".join(chapter.lower().split())
     subprocess.run(
         [
             "ffmpeg",
             "-loglevel",
             "error",
             "-i",
-            str(source),
+            str(LONGFORM / "audio" / f"{chapter}.ogg"),
             "-ar",
             "16000",
             "-ac",
@@ -97,8 +112,6 @@ def build_corpus(corpus: Path, chapter: str) -> str:
         check=True,
     )
     shutil.copy(LONGFORM / "refs" / f"{chapter}.txt", corpus / "refs" / f"{recording}.txt")
-    (corpus / "splits.csv").write_text(f"id,split\n{recording},tuning\n", encoding="utf-8")
-    freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
     return recording
 
 
@@ -153,7 +166,8 @@ def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
 
 
 def measure(root: Path) -> dict[str, Any]:
-    """Every arm from an empty cache: RTF, CPU, units, tails and WER per arm, and what CTranslate2 ran on."""
+    """Every arm from an empty cache: RTF, CPU, units and tails over all recordings, WER (micro-averaged) and
+    the paired comparison with the baseline per arm, and what CTranslate2 ran on."""
     from toolkit.evaluate import evaluate_run
     from toolkit.pipeline.engine import run_experiment
     from toolkit.pipeline.experiment import load_experiment
@@ -164,17 +178,30 @@ def measure(root: Path) -> dict[str, Any]:
     record = summary.folder.read_record().to_json()
     figures: dict[str, Any] = {"runtime": record["config"]["recognizer_runtime"]["whisper_base"], "arms": {}}
     for arm in summary.arms:
-        output = summary.folder.read_arm_output(arm, summary.recordings[0])
-        tails = sum(int(n.get("tails_redecoded", 0)) for n in output["recognizer_notes"].values())
+        outputs = [summary.folder.read_arm_output(arm, recording) for recording in summary.recordings]
+        duration = sum(o["duration"] for o in outputs)
+        compared = evaluation.comparisons.get(arm)
         figures["arms"][arm] = {
-            "rtf": output["compute"]["wall_s"] / output["duration"],
-            "cpu_rtf": output["compute"]["cpu_s"] / output["duration"],
+            "rtf": sum(o["compute"]["wall_s"] for o in outputs) / duration,
+            "cpu_rtf": sum(o["compute"]["cpu_s"] for o in outputs) / duration,
             "wer": float(overall.loc[arm, "wer"]),
-            "units": len(output["units"]),
-            "tails": tails,
-            "duration_s": output["duration"],
+            "units": sum(len(o["units"]) for o in outputs),
+            "tails": sum(int(n.get("tails_redecoded", 0)) for o in outputs for n in o["recognizer_notes"].values()),
+            "duration_s": duration,
+            "paired": None if compared is None else _paired(compared.to_json()),
         }
     return figures
+
+
+def _paired(comparison: dict[str, Any]) -> dict[str, Any]:
+    """The paired comparison's WER difference (points), its bootstrap interval and the per-recording differences."""
+    return {
+        "delta_ci_points": [round(100 * x, 2) for x in comparison["ci"]],
+        "per_recording_delta_points": {
+            r["recording_id"]: round(100 * r["delta"], 2) for r in comparison["per_recording"]
+        },
+        "warning": comparison["warning"],
+    }
 
 
 def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
@@ -193,6 +220,7 @@ def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
             "wer_delta_points": round(100 * (runs[0]["arms"][arm]["wer"] - runs[0]["arms"]["baseline"]["wer"]), 2),
             "units": runs[0]["arms"][arm]["units"],
             "tails": runs[0]["arms"][arm]["tails"],
+            "paired": runs[0]["arms"][arm]["paired"],
         }
         for arm in arms
     }
@@ -202,6 +230,7 @@ def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
         "ctranslate2": {k: runtime.get(k) for k in ("isa", "gemm_s8", "sgemm", "compute_type")},
         "forced_isa": isa,
         "recording_min": round(runs[0]["arms"]["baseline"]["duration_s"] / 60, 2),
+        "recordings": runs[0]["recordings"],
         "repeats": len(runs),
         "load_average_before_after": [r["load"] for r in runs],
         "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -227,11 +256,19 @@ def print_table(figures: dict[str, Any]) -> None:
             f"{'/'.join(f'{x:.2f}' for x in row['rtf_ratios']):>9} {row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} "
             f"{row['wer_pct']:>6.2f}% {row['wer_delta_points']:>+6.2f}"
         )
+        if row["paired"] and len(figures["recordings"]) > 1:
+            low, high = row["paired"]["delta_ci_points"]
+            per = ", ".join(f"{d:+.2f}" for d in row["paired"]["per_recording_delta_points"].values())
+            print(f"{'':48} ΔWER 95% bootstrap interval [{low:+.2f}, {high:+.2f}] points; per recording {per}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chapter", default="Titulo 8 Art 196 ao 200", help="an audio file of ptbr-longform (stem)")
+    parser.add_argument(
+        "--chapter",
+        default="Titulo 8 Art 196 ao 200",
+        help="audio files of ptbr-longform (stems, comma-separated) or all",
+    )
     parser.add_argument("--isa", help="CT2_FORCE_CPU_ISA for this run: AVX512, AVX2, AVX or GENERIC")
     parser.add_argument("--arms", default="baseline,vad_30,vad,vad_long,batched_30,batched", help=", ".join(VARIANTS))
     parser.add_argument("--repeats", type=int, default=1, help="whole runs from an empty cache")
@@ -246,10 +283,11 @@ def main() -> None:
     arms = args.arms.split(",")
     if arms[0] != "baseline" or any(arm not in VARIANTS for arm in arms):
         raise SystemExit(f"--arms must start with baseline and name arms of {', '.join(VARIANTS)}")
-    corpus = args.work / ("corpus-" + "-".join(args.chapter.lower().split()))
+    named = chapters(args.chapter)
+    corpus = args.work / ("corpus-" + ("all" if args.chapter == "all" else "-".join(args.chapter.lower().split())))
     if not (corpus / "manifest.json").exists():
         shutil.rmtree(corpus, ignore_errors=True)
-        build_corpus(corpus, args.chapter)
+        build_corpus(corpus, named)
     runs = []
     for repeat in range(args.repeats):
         root = args.work / f"{args.isa or 'default'}-repeat{repeat}"
@@ -258,6 +296,7 @@ def main() -> None:
         before = round(os.getloadavg()[0], 2)
         figures = measure(root)
         figures["load"] = [before, round(os.getloadavg()[0], 2)]
+        figures["recordings"] = named
         runs.append(figures)
     result = report(runs, args.isa)
     print_table(result)
