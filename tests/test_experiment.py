@@ -322,6 +322,17 @@ def test_a_bad_scoring_table_is_one_line_naming_the_option(tmp_path: Path, scori
     assert "\n" not in str(raised.value)
 
 
+def test_every_bad_scoring_option_is_reported_at_once(tmp_path: Path) -> None:
+    table = 'scoring = { collar = "wide", colar = 0.3, policy = "loose", short_word_max_letters = 2 }'
+    with pytest.raises(InputErrors) as raised:
+        load_experiment(demo_variant(tmp_path, "seed = 0\n", f"seed = 0\n{table}\n"))
+    lines = str(raised.value).splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"{tmp_path / 'experiment.toml'}: [scoring] ") for line in lines)
+    assert ["'collar' must be", "'colar'", "policy 'loose'"] == [
+        next(part for part in ("'collar' must be", "'colar'", "policy 'loose'") if part in line) for line in lines
+    ]
+
+
 def test_the_scoring_table_sets_every_option_of_the_scorer(tmp_path: Path) -> None:
     table = (
         'scoring = { policy = "accent-folded", collar = 0.3, short_word_max_letters = 2, seam_margin_s = 1.5, '

@@ -222,6 +222,14 @@ def _time_tolerance(path: Path, tolerance: Any) -> float:
     return float(tolerance)
 
 
+def _scoring_options(path: Path, given: dict[str, Any]) -> ScoreOptions:
+    """``given`` through the scorer's one schema; its refusal as this file's one line."""
+    try:
+        return checked_options(given)
+    except (TypeError, ValueError) as error:
+        raise InputError(path, f"[scoring] {error}") from None
+
+
 def _seed(path: Path, seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise InputError(path, f"seed must be an integer in [0, 2^32) (CTranslate2's seed), not {str(seed)[:24]}")
@@ -250,10 +258,11 @@ def _scoring(path: Path, raw: dict[str, Any]) -> ScoreOptions:
         if not isinstance(given["lexicon"], str) or not given["lexicon"]:
             raise InputError(path, f"lexicon must be a file name (a string), not {given['lexicon']!r}")
         given["lexicon"] = (path.parent / given["lexicon"]).resolve()
-    try:
-        options = checked_options(given)
-    except (TypeError, ValueError) as error:
-        raise InputError(path, f"[scoring] {error}") from None
+    mistakes = Mistakes()
+    for key, value in given.items():  # each option alone first: every bad one is reported, one line each
+        mistakes.check(_scoring_options, path, {key: value})
+    mistakes.raise_found()
+    options = _scoring_options(path, given)
     if options.lexicon is not None:
         for policy in POLICIES:
             normalizer(policy, options.normalizer, options.lexicon)
