@@ -120,7 +120,7 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.scorer.alignment_view import aligned_words, critical_marks
+    from toolkit.scorer.alignment_view import aligned_words, alignment_json, critical_marks
     from toolkit.scorer.options import checked_options
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
@@ -132,25 +132,26 @@ def run(args: argparse.Namespace) -> int:
     options = checked_options({option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names})
     score = score_recording(reference, hypothesis, options, vad)
     at = score.audit_tokens
-    alignment = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
+    marks = critical_marks(at, *audit_vocabulary(reference.names, options))
     if args.format == "json":
-        print(json_with_alignment(score.to_json(), alignment))
+        print(json_with_alignment(score.to_json(), alignment_json(at, marks)))
     else:
         print(render_text(score))
         if args.show_alignment:
-            print(render_alignment(score, alignment))
+            print(render_alignment(score, aligned_words(at, marks)))
     return 0
 
 
-def json_with_alignment(data: dict[str, Any], alignment: list[AlignedWord]) -> str:
-    """``data`` indented, then ``"alignment"``: one step per line (as sclite prints one per line; and
-    indenting thousands of steps would take Python's slow JSON encoder longer than the scoring)."""
+def json_with_alignment(data: dict[str, Any], alignment: list[dict[str, Any]]) -> str:
+    """``data`` indented, then ``"alignment"`` (the steps as ``AlignedWord.to_json`` writes them): one step per
+    line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON encoder
+    longer than the scoring)."""
     body = json.dumps(data, ensure_ascii=False, indent=2)
     if not alignment:
         return body[:-2] + ',\n  "alignment": []\n}'
     # One call of the compiled encoder for every step, then a line break before each step: a step's first
     # key is "reference", and '}, {"reference": ' cannot occur inside a JSON string (its quotes are escaped).
-    steps = json.dumps([row.to_json() for row in alignment], ensure_ascii=False)[1:-1]
+    steps = json.dumps(alignment, ensure_ascii=False)[1:-1]
     steps = steps.replace('}, {"reference": ', '},\n    {"reference": ')
     return body[:-2] + ',\n  "alignment": [\n    ' + steps + "\n  ]\n}"
 
