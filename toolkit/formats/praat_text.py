@@ -14,11 +14,12 @@ import re
 
 # Before each value, white space, comments (``!`` to the end of the line) and words that cannot start a
 # value (``xmin``, ``=``, ``[1]:``) are skipped (the files are mostly indentation); every repetition is
-# possessive, so nothing is tried twice. Then: a text in double quotes, a number or flag, anything else
-# that is not white space (a cut-off text: kept so that reading it fails), or the end of the file.
+# possessive, so nothing is tried twice. Then, in the one group findall returns: a text in double quotes, a
+# number or flag, anything else that is not white space (a cut-off text: kept so that reading it fails), or the
+# end of the file (an empty match).
 _TOKEN = re.compile(
     r'\s*+(?:(?:![^\n]*+|[^\s!"+\-0-9<][^\s!]*+)\s*+)*+'
-    r'(?:("[^"]*+(?:""[^"]*+)*+")(?!\S)|([-+0-9<][^\s!]*+)|(\S+)|\Z)'
+    r'("[^"]*+(?:""[^"]*+)*+"(?!\S)|[-+0-9<][^\s!]*+|\S+|\Z)'
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 
@@ -47,7 +48,7 @@ class PraatValues:
     """The values of one Praat text file, read in order by kind."""
 
     def __init__(self, text: str) -> None:
-        self._values = [text or value or other for text, value, other in _TOKEN.findall(text) if text or value or other]
+        self._values = list(filter(None, _TOKEN.findall(text)))  # the end of the file matches empty
         self._at = 0
 
     @property
