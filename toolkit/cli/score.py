@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli.collection import fewer_collections
 from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.core.errors import InputError
 from toolkit.core.text import read_text
@@ -124,21 +125,24 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.scorer.options import checked_options
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
-    recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
-    reference = read_reference(args.ref, recording_id, channel=channel)
-    hypothesis = read_hypothesis(args.hyp, recording_id, channel)
-    names = tuple(read_names(args.names)) if args.names else ()
-    vad = read_vad_segments(args.vad) if args.vad else None
-    options = checked_options({option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names})
-    score = score_recording(reference, hypothesis, options, vad)
-    at = score.audit_tokens
-    marks = critical_marks(at, *audit_vocabulary(reference.names, options))
-    if args.format == "json":
-        print(json_with_alignment(score.to_json(), alignment_json(at, marks)))
-    else:
-        print(render_text(score))
-        if args.show_alignment:
-            print(render_alignment(score, aligned_words(at, marks)))
+    with fewer_collections():  # every word, token and step lives until the end: nothing for the collector
+        recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
+        reference = read_reference(args.ref, recording_id, channel=channel)
+        hypothesis = read_hypothesis(args.hyp, recording_id, channel)
+        names = tuple(read_names(args.names)) if args.names else ()
+        vad = read_vad_segments(args.vad) if args.vad else None
+        options = checked_options(
+            {option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names}
+        )
+        score = score_recording(reference, hypothesis, options, vad)
+        at = score.audit_tokens
+        marks = critical_marks(at, *audit_vocabulary(reference.names, options))
+        if args.format == "json":
+            print(json_with_alignment(score.to_json(), alignment_json(at, marks)))
+        else:
+            print(render_text(score))
+            if args.show_alignment:
+                print(render_alignment(score, aligned_words(at, marks)))
     return 0
 
 
