@@ -132,3 +132,22 @@ def test_a_tier_passes_at_once_only_when_no_interval_is_wrong(entries: list, dur
         problems.append(_interval_problem(start, end, bool(label.strip()), previous, duration))
         previous = (number, start, end)
     assert _all_right(tier, duration) == (not any(problems))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.sampled_from(list('0123456789.eE+-_i٣<"')), min_size=1, max_size=6),
+            st.sampled_from(["-.5", "+.5e3", ".5", "5.", "-5.e3", "1e5", "-0", "1_0", "-inf", "1e999"]),
+        ),
+        max_size=5,
+    )
+)
+def test_numbers_are_read_as_floats_exactly_when_praat_reads_them(values: list[str]) -> None:
+    """The fast reading of a tier's times accepts a value exactly when Praat's number syntax does (values are
+    free-standing: no white space)."""
+    from toolkit.formats.praat_text import _NUMBER, praat_floats
+
+    praat = all(_NUMBER.fullmatch(value) for value in values)
+    assert praat_floats(values) == ([float(value) for value in values] if praat else None)

@@ -25,11 +25,26 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 
 
 _NUMBERS = re.compile(rf"{_NUMBER.pattern}(?: {_NUMBER.pattern})*")
+_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
 
 
-def praat_numbers(values: list[str]) -> bool:
-    """Whether every one of ``values`` is a number as Praat writes them (one regular-expression pass)."""
-    return not values or _NUMBERS.fullmatch(" ".join(values)) is not None
+def praat_floats(values: list[str]) -> list[float] | None:
+    """``values`` (free-standing values, so without white space) as floats if every one is a number as Praat
+    writes them, else None.
+
+    Written with digits, dots, signs and exponents only, and no sign before a dot, such a value is a Praat
+    number exactly when Python's ``float`` reads it (float's other forms, "inf", "1_0", "٣", ".5", need
+    another character or a dot first): one pass of ``str.translate`` instead of the regular expression,
+    which decides anything else.
+    """
+    joined = " ".join(values)
+    plain = joined.isascii() and not joined.translate(_NUMBER_CHARACTERS)
+    if plain and "-." not in joined and "+." not in joined and " ." not in joined and not joined.startswith("."):
+        try:
+            return list(map(float, values))
+        except ValueError:
+            return None
+    return list(map(float, values)) if not values or _NUMBERS.fullmatch(joined) is not None else None
 
 
 class PraatEnd(Exception):

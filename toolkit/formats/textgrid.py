@@ -25,7 +25,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
 from toolkit.core.text import read_text
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_numbers
+from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_floats
 
 UTTERANCES = "utterances"
 WORDS = "words"
@@ -279,12 +279,11 @@ def _entries_at_once(
     block = values.entries(size, width)
     if block is None:
         return None
-    times = block[0::3] + block[1::3] if intervals else block[0::2]
     texts = block[width - 1 :: width]
     quoted = min(map(len, texts), default=2) > 1 and all(map(str.startswith, texts, repeat('"')))
-    if praat_numbers(times) and quoted and all(map(str.endswith, texts, repeat('"'))):
-        starts = list(map(float, block[0::width]))
-        ends = list(map(float, block[1::3])) if intervals else starts
+    times = praat_floats(block[0::3] + block[1::3] if intervals else block[0::2]) if quoted else None
+    if times is not None and all(map(str.endswith, texts, repeat('"'))):
+        starts, ends = (times[:size], times[size:]) if intervals else (times, times)
         if min(starts, default=0.0) >= 0 and min(ends, default=0.0) >= 0:
             return starts, ends, [t[1:-1].replace('""', '"') for t in texts]
     values.rewind(size * width)
