@@ -222,10 +222,7 @@ def score_recording(
     negations, names = audit_vocabulary(reference.names, options)
     rules = audit_rules(options)
     turns = utt[at.ref.source]  # each reference token's utterance, for the repetition rule
-    # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
-    # inside an unresolved span is cut away.
-    pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]
-    nonspeech = np.concatenate(pieces) if pieces else np.zeros((0, 2))
+    nonspeech = _nonspeech(reference, unresolved)
     hyp_counted = np.zeros(len(hyp_words), dtype=bool)
     hyp_counted[at.hyp.source] = True
     primary_ref, primary_hyp = tables[options.policy]
@@ -255,6 +252,16 @@ def score_recording(
         vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
         seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
+
+
+def _nonspeech(reference: Reference, unresolved: np.ndarray) -> np.ndarray:
+    """The annotated non-speech intervals of positive length, each one interval (touching ones are not merged),
+    as a ``(k, 2)`` array; a part inside an unresolved span is cut away."""
+    spans = np.array([(i.start, i.end) for i in reference.nonspeech()], dtype=float).reshape(-1, 2)
+    spans = spans[spans[:, 1] > spans[:, 0]]
+    if not len(unresolved) or not len(spans):
+        return spans
+    return np.concatenate([subtract(span[None, :], unresolved) for span in spans])
 
 
 def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:
