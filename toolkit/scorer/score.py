@@ -74,7 +74,11 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
     mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=np.float64)  # type: ignore[operator]
     keys = [word_key(w.text) for w in timed]
-    used = np.zeros(len(timed), dtype=bool)
+    used = [False] * len(timed)
+    # The timed words whose midpoints fall in each utterance's span: [lo, hi) per utterance, in one search.
+    bounds = np.array([(u.start, u.end) for u in reference.utterances], dtype=float).reshape(-1, 2)
+    los = np.searchsorted(mids, bounds[:, 0] - 1e-6, side="left").tolist()
+    his = np.searchsorted(mids, bounds[:, 1] + 1e-6, side="right").tolist()
     texts: list[str] = []
     utt: list[int] = []
     start: list[float] = []
@@ -87,9 +91,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
         w_start = [math.nan] * len(words)
         w_end = [math.nan] * len(words)
         if timed and known and words:
-            lo = int(np.searchsorted(mids, u.start - 1e-6, side="left"))
-            hi = int(np.searchsorted(mids, u.end + 1e-6, side="right"))
-            cand = [k for k in range(lo, hi) if not used[k]]
+            cand = [k for k in range(los[u_index], his[u_index]) if not used[k]]
             word_keys = [word_key(w) for w in words]
             cand_keys = [keys[k] for k in cand]
             if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
@@ -118,7 +120,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
         span_e.extend(e if not math.isnan(e) else ue for e in w_end)
     arr = lambda xs: np.asarray(xs, dtype=float)  # noqa: E731
     source_words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
-    return source_words, np.asarray(utt, dtype=np.int64), int((~used).sum())
+    return source_words, np.asarray(utt, dtype=np.int64), used.count(False)
 
 
 def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:
