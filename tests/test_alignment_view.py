@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
@@ -142,3 +145,42 @@ def test_an_alignment_step_as_json_holds_every_field_of_the_record() -> None:
     data = step.to_json()
     assert list(data) == [f.name for f in fields(AlignedWord)]
     assert data["critical"] == ["negation"] and json.loads(json.dumps(data)) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.floats(),
+            st.floats(min_value=0, max_value=1e5),
+            # Half a millisecond and its neighbouring floats, where rounding the product could tip the result.
+            st.builds(
+                lambda k, towards: float(np.nextafter((k + 0.5) / 1000, towards)),
+                st.integers(0, 10**8),
+                st.sampled_from([-np.inf, np.inf]),
+            ),
+            st.builds(lambda k: (k + 0.5) / 1000, st.integers(0, 10**8)),
+        ),
+        max_size=40,
+    )
+)
+def test_milliseconds_round_as_python_rounds(values: list[float]) -> None:
+    """The vectorized rounding of step times is Python's ``round(value, 3)`` to the last bit, for any float."""
+    from toolkit.scorer.alignment_view import milliseconds
+
+    got = milliseconds(np.array(values, dtype=float)).tolist()
+    assert [g.hex() for g in got] == [round(v, 3).hex() for v in values]  # to the last bit, and -0.0 is not 0.0
+
+
+def test_the_json_steps_are_the_records_as_json(files) -> None:
+    """``alignment_json`` (what ``ablate score --format json`` prints) is every ``aligned_words`` step's ``to_json``."""
+    from toolkit.formats import read_hypothesis, read_reference
+    from toolkit.scorer.alignment_view import STEP_FIELDS, AlignedWord, alignment_json, critical_marks
+
+    assert STEP_FIELDS == tuple(AlignedWord.__dataclass_fields__)
+    score = score_recording(read_reference(files / "r1.TextGrid"), read_hypothesis(files / "r1.ctm", "r1"))
+    at = score.audit_tokens
+    for marks in (None, critical_marks(at, frozenset({"não"}), [("conceição",)])):
+        steps = alignment_json(at, marks)
+        assert steps == [step.to_json() for step in aligned_words(at, marks)]
+        assert any(step["critical"] for step in steps) == (marks is not None)

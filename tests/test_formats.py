@@ -359,6 +359,61 @@ def test_hypothesis_json_round_trip_and_checks(tmp_path: Path) -> None:
         read_hypothesis(backwards)
 
 
+_WORD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**19),
+    st.floats(-1.0, 1e6),
+    st.sampled_from([0, 0.0, 1, 2.0, 1e308, math.inf, -math.inf, math.nan]),
+    st.sampled_from(["", " ", "a", "não"]),
+    st.lists(st.integers(), max_size=1),
+)
+
+
+@st.composite
+def _word_items(draw: st.DrawFn) -> list:
+    """Right words (timed in order, or untimed; ints and floats), then maybe one field, key or item made wrong."""
+    items, at = [], 0.0
+    for _ in range(draw(st.integers(0, 6))):
+        item = {"text": draw(st.sampled_from(["a", "não", "olá"]))}
+        if draw(st.booleans()):
+            at += draw(st.sampled_from([0, 0.5, 1]))
+            item |= {"start": at if draw(st.booleans()) else int(at), "end": at + draw(st.sampled_from([0, 0.25]))}
+        item |= draw(st.dictionaries(st.sampled_from(["confidence", "segment_id"]), st.sampled_from([None, 0.5, "s"])))
+        items.append({k: v for k, v in item.items() if not (k == "confidence" and v == "s")})
+    if items and draw(st.booleans()):
+        k = draw(st.integers(0, len(items) - 1))
+        change = draw(st.sampled_from(["value", "times", "drop", "item"]))
+        if change == "times":  # reversed, negative, out of order, or one of the two missing
+            items[k] |= {key: draw(st.sampled_from([None, -0.5, 0, 0.25, 3.0])) for key in ("start", "end")}
+        elif change == "value":
+            items[k][draw(st.sampled_from(["text", "start", "end", "confidence", "segment_id", "other"]))] = draw(
+                _WORD_VALUES
+            )
+        elif change == "drop":
+            items[k].pop(draw(st.sampled_from(sorted(items[k]))))
+        else:
+            items[k] = draw(st.sampled_from([None, "a", 1, [], {}]))
+    return items
+
+
+@settings(max_examples=500, deadline=None)
+@given(items=_word_items())
+def test_json_words_read_at_once_are_the_words_checked_one_by_one(items: list) -> None:
+    """The fast reading of a hypothesis file's words accepts only what the word-by-word checks accept, and
+    gives the same words; anything else goes to those checks, which name the first wrong word."""
+    from toolkit.formats import _checked_words, _words_at_once
+
+    at_once = _words_at_once(items)
+    try:
+        checked = _checked_words(Path("h.json"), items)
+    except InputError:
+        assert at_once is None
+        return
+    assert at_once == checked
+    assert [type(w.start) for w in at_once] == [type(w.start) for w in checked]
+
+
 def test_plain_text_reference_and_hypothesis(tmp_path: Path) -> None:
     path = tmp_path / "rec.txt"
     path.write_text("Eu não sei,\n  o João sabe.\n", encoding="utf-8")

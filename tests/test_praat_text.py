@@ -101,3 +101,53 @@ def test_a_wrong_or_cut_value_is_one_line_naming_the_file_and_the_place(
         read_reference(path)
     message = str(caught.value)
     assert message.startswith(str(path)) and problem in message and "\n" not in message
+
+
+_ODD_TIMES = st.sampled_from([0.5, 1.0 - 1e-10, 1.0 + 1e-10, 2.5, -0.5, float("nan"), float("inf")])
+
+
+@st.composite
+def _tier_entries(draw: st.DrawFn) -> list[tuple[float, float, str]]:
+    """Consecutive intervals (labelled, blank or empty), then maybe one time made odd:
+    reversed, negative, not finite, overlapping, out of order, zero-length or late."""
+    cuts = sorted(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]), max_size=7, unique=True)))
+    entries = [(a, b, draw(st.sampled_from(["", " ", "a"]))) for a, b in zip(cuts, cuts[1:])]
+    if entries and draw(st.booleans()):
+        k = draw(st.integers(0, len(entries) - 1))
+        start, end, label = entries[k]
+        entries[k] = (draw(_ODD_TIMES), end, label) if draw(st.booleans()) else (start, draw(_ODD_TIMES), label)
+    return entries
+
+
+@settings(max_examples=500, deadline=None)
+@given(entries=_tier_entries(), duration=st.sampled_from([None, 1.0, 2.0, 3.0]))
+def test_a_tier_passes_at_once_only_when_no_interval_is_wrong(entries: list, duration: float | None) -> None:
+    """The tier-wide checks pass a tier only when the interval-by-interval checks find nothing (those then name
+    the first wrong interval), and pass every right tier."""
+    from toolkit.formats.textgrid import _all_right, _columns, _interval_problem, _Tier
+
+    tier = _Tier("words", True, *_columns(entries))
+    problems, previous = [], (0, -float("inf"), -float("inf"))
+    for number, (start, end, label) in enumerate(entries, 1):
+        problems.append(_interval_problem(start, end, bool(label.strip()), previous, duration))
+        previous = (number, start, end)
+    assert _all_right(tier, duration) == (not any(problems))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.sampled_from(list('0123456789.eE+-_i٣<"')), min_size=1, max_size=6),
+            st.sampled_from(["-.5", "+.5e3", ".5", "5.", "-5.e3", "1e5", "-0", "1_0", "-inf", "1e999"]),
+        ),
+        max_size=5,
+    )
+)
+def test_numbers_are_read_as_floats_exactly_when_praat_reads_them(values: list[str]) -> None:
+    """The fast reading of a tier's times accepts a value exactly when Praat's number syntax does (values are
+    free-standing: no white space)."""
+    from toolkit.formats.praat_text import _NUMBER, praat_floats
+
+    praat = all(_NUMBER.fullmatch(value) for value in values)
+    assert praat_floats(values) == ([float(value) for value in values] if praat else None)

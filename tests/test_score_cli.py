@@ -176,7 +176,7 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 
     data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
     alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
-    text = json_with_alignment(data, alignment)
+    text = json_with_alignment(data, [a.to_json() for a in alignment])
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
 
@@ -190,7 +190,7 @@ def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None])
     from toolkit.scorer.alignment_view import AlignedWord
 
     alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
-    text = json_with_alignment({"wer": 0.0}, alignment)
+    text = json_with_alignment({"wer": 0.0}, [a.to_json() for a in alignment])
     assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
     assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)
 
@@ -216,3 +216,20 @@ def test_a_missing_reference_is_file_not_found_not_an_id_mismatch(tmp_path, caps
     (tmp_path / "rec_0415.txt").write_text("ele não vai\n", encoding="utf-8")
     assert main(["score", "--ref", str(tmp_path / "rec_0999.txt"), "--hyp", str(tmp_path / "rec_0415.txt")]) == 2
     assert capsys.readouterr().err.strip().endswith("rec_0999.txt: file not found")
+
+
+def test_scoring_leaves_the_garbage_collector_as_it_found_it(tmp_path) -> None:
+    """``ablate score`` collects less while it runs (toolkit.cli.collection); a process that calls it, a test or
+    the app, gets its thresholds back and nothing frozen."""
+    import gc
+
+    from toolkit.cli import main
+    from toolkit.cli.collection import YOUNG_THRESHOLD, fewer_collections
+
+    (tmp_path / "r.txt").write_text("não vou\n", encoding="utf-8")
+    (tmp_path / "h.txt").write_text("não vou\n", encoding="utf-8")
+    before = gc.get_threshold(), gc.get_freeze_count()
+    with fewer_collections():
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD and gc.get_freeze_count() > 0
+    assert main(["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--id", "r"]) == 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

@@ -188,3 +188,31 @@ def test_json_flat_row_and_csv_come_from_one_definition(tmp_path_factory, scores
                     table.name,
                     column,
                 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ref=st.lists(st.sampled_from(["a", "casa", "não", "é", "mais", "de"]), max_size=14),
+    hyp=st.lists(st.sampled_from(["a", "casa", "nao", "e", "mas", "da", "x"]), max_size=14),
+    optional=st.lists(st.booleans(), max_size=14),
+    collar=st.sampled_from([None, 0.5]),
+)
+def test_the_character_errors_are_the_exact_distance(ref: list, hyp: list, optional: list, collar) -> None:
+    """The character distance is searched within the word alignment's own character cost, and stays the exact
+    edit distance of the texts (the reference without the optional words left out), for either aligner."""
+    import numpy as np
+    from rapidfuzz.distance import Levenshtein
+
+    from toolkit.scorer.align import SKIP, align_timed
+    from toolkit.scorer.metrics.wer import error_counts
+    from toolkit.scorer.optional_align import align_reference
+
+    marks = np.array((optional + [False] * len(ref))[: len(ref)], dtype=bool)
+    if collar is None:
+        alignment = align_reference(ref, hyp, marks)
+    else:
+        times = np.arange(len(ref), dtype=float)
+        alignment = align_timed(ref, hyp, times, times + 0.5, np.arange(len(hyp), dtype=float), collar, marks)
+    left_out = set(alignment.ref_index[alignment.ops == SKIP].tolist())
+    said = " ".join(word for k, word in enumerate(ref) if k not in left_out)
+    assert error_counts(ref, hyp, alignment).char_errors == Levenshtein.distance(said, " ".join(hyp))

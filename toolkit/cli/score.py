@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli.collection import fewer_collections
 from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.core.errors import InputError
 from toolkit.core.text import read_text
@@ -120,37 +121,41 @@ def read_vad_segments(path: Path) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.scorer.alignment_view import aligned_words, critical_marks
+    from toolkit.scorer.alignment_view import aligned_words, alignment_json, critical_marks
     from toolkit.scorer.options import checked_options
     from toolkit.scorer.score import audit_vocabulary, score_recording
 
-    recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
-    reference = read_reference(args.ref, recording_id, channel=channel)
-    hypothesis = read_hypothesis(args.hyp, recording_id, channel)
-    names = tuple(read_names(args.names)) if args.names else ()
-    vad = read_vad_segments(args.vad) if args.vad else None
-    options = checked_options({option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names})
-    score = score_recording(reference, hypothesis, options, vad)
-    at = score.audit_tokens
-    alignment = aligned_words(at, critical_marks(at, *audit_vocabulary(reference.names, options)))
-    if args.format == "json":
-        print(json_with_alignment(score.to_json(), alignment))
-    else:
-        print(render_text(score))
-        if args.show_alignment:
-            print(render_alignment(score, alignment))
+    with fewer_collections():  # every word, token and step lives until the end: nothing for the collector
+        recording_id, channel = pair_ids(args.ref, args.hyp, args.recording_id, args.channel)
+        reference = read_reference(args.ref, recording_id, channel=channel)
+        hypothesis = read_hypothesis(args.hyp, recording_id, channel)
+        names = tuple(read_names(args.names)) if args.names else ()
+        vad = read_vad_segments(args.vad) if args.vad else None
+        options = checked_options(
+            {option: getattr(args, flag) for option, flag in OPTION_FLAGS.items()} | {"names": names}
+        )
+        score = score_recording(reference, hypothesis, options, vad)
+        at = score.audit_tokens
+        marks = critical_marks(at, *audit_vocabulary(reference.names, options))
+        if args.format == "json":
+            print(json_with_alignment(score.to_json(), alignment_json(at, marks)))
+        else:
+            print(render_text(score))
+            if args.show_alignment:
+                print(render_alignment(score, aligned_words(at, marks)))
     return 0
 
 
-def json_with_alignment(data: dict[str, Any], alignment: list[AlignedWord]) -> str:
-    """``data`` indented, then ``"alignment"``: one step per line (as sclite prints one per line; and
-    indenting thousands of steps would take Python's slow JSON encoder longer than the scoring)."""
+def json_with_alignment(data: dict[str, Any], alignment: list[dict[str, Any]]) -> str:
+    """``data`` indented, then ``"alignment"`` (the steps as ``AlignedWord.to_json`` writes them): one step per
+    line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON encoder
+    longer than the scoring)."""
     body = json.dumps(data, ensure_ascii=False, indent=2)
     if not alignment:
         return body[:-2] + ',\n  "alignment": []\n}'
     # One call of the compiled encoder for every step, then a line break before each step: a step's first
     # key is "reference", and '}, {"reference": ' cannot occur inside a JSON string (its quotes are escaped).
-    steps = json.dumps([row.to_json() for row in alignment], ensure_ascii=False)[1:-1]
+    steps = json.dumps(alignment, ensure_ascii=False)[1:-1]
     steps = steps.replace('}, {"reference": ', '},\n    {"reference": ')
     return body[:-2] + ',\n  "alignment": [\n    ' + steps + "\n  ]\n}"
 

@@ -138,9 +138,17 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
             f"hypothesis is for recording '{data['recording_id']}', "
             f"expected '{recording_id}'{describe_difference(data['recording_id'], recording_id)}",
         )
+    words = _words_at_once(data["words"])
+    if words is None:
+        words = _checked_words(path, data["words"])
+    return Hypothesis(data["recording_id"], words, data.get("arm", ""), dict(data.get("meta", {})))
+
+
+def _checked_words(path: Path, items: list[Any]) -> list[Word]:
+    """Every word checked like a CTM line, one by one: an InputError names the first wrong one."""
     words = []
     previous = -math.inf
-    for index, item in enumerate(data["words"], 1):
+    for index, item in enumerate(items, 1):
         if not isinstance(item, dict) or not set(item) <= _WORD_FIELDS or "text" not in item:
             raise InputError(
                 path,
@@ -161,7 +169,42 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
                 raise InputError(path, f"word {index} '{word.text}' at {word.start} s is out of order")
             previous = word.start  # type: ignore[assignment]
         words.append(word)
-    return Hypothesis(data["recording_id"], words, data.get("arm", ""), dict(data.get("meta", {})))
+    return words
+
+
+_NUMBERS = (int, float)
+_OPTIONAL_NUMBERS = {int, float, type(None)}
+
+
+def _words_at_once(items: list[Any]) -> list[Word] | None:
+    """The words when every one passes :func:`_checked_words`'s checks, tested a field at a time over all words
+    (the common case, and fast); None when any may not, so that they are checked one by one to say which."""
+    if not set(map(type, items)) <= {dict} or not set().union(*items) <= _WORD_FIELDS:
+        return None
+    texts, starts, ends, confidences, segments = (
+        [item.get(key) for item in items] for key in ("text", "start", "end", "confidence", "segment_id")
+    )
+    if not (
+        set(map(type, texts)) <= {str}
+        and all(map(str.strip, texts))
+        and set(map(type, starts)) | set(map(type, ends)) | set(map(type, confidences)) <= _OPTIONAL_NUMBERS
+        and set(map(type, segments)) <= {str, type(None)}
+        and all(
+            (s is None and e is None) or (type(s) in _NUMBERS and type(e) in _NUMBERS and 0 <= s <= e)
+            for s, e in zip(starts, ends)
+        )
+    ):
+        return None
+    onsets = [s for s in starts if s is not None]
+    numbers = onsets + [e for e in ends if e is not None] + [c for c in confidences if c is not None]
+    if onsets != sorted(onsets) or not all(map(math.isfinite, numbers)):  # timed words in time order
+        return None
+    return list(map(Word, texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments))
+
+
+def _as_floats(values: list[Any]) -> list[float | None]:
+    """Numbers as floats (a JSON ``1`` is an int), None kept."""
+    return [None if v is None else float(v) for v in values] if int in set(map(type, values)) else values
 
 
 def _check_within(path: Path, reference: Reference, duration: float | None) -> None:

@@ -14,21 +14,37 @@ import re
 
 # Before each value, white space, comments (``!`` to the end of the line) and words that cannot start a
 # value (``xmin``, ``=``, ``[1]:``) are skipped (the files are mostly indentation); every repetition is
-# possessive, so nothing is tried twice. Then: a text in double quotes, a number or flag, anything else
-# that is not white space (a cut-off text: kept so that reading it fails), or the end of the file.
+# possessive, so nothing is tried twice. Then, in the one group findall returns: a text in double quotes, a
+# number or flag, anything else that is not white space (a cut-off text: kept so that reading it fails), or the
+# end of the file (an empty match).
 _TOKEN = re.compile(
     r'\s*+(?:(?:![^\n]*+|[^\s!"+\-0-9<][^\s!]*+)\s*+)*+'
-    r'(?:("[^"]*+(?:""[^"]*+)*+")(?!\S)|([-+0-9<][^\s!]*+)|(\S+)|\Z)'
+    r'("[^"]*+(?:""[^"]*+)*+"(?!\S)|[-+0-9<][^\s!]*+|\S+|\Z)'
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 
 
 _NUMBERS = re.compile(rf"{_NUMBER.pattern}(?: {_NUMBER.pattern})*")
+_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
 
 
-def praat_numbers(values: list[str]) -> bool:
-    """Whether every one of ``values`` is a number as Praat writes them (one regular-expression pass)."""
-    return not values or _NUMBERS.fullmatch(" ".join(values)) is not None
+def praat_floats(values: list[str]) -> list[float] | None:
+    """``values`` (free-standing values, so without white space) as floats if every one is a number as Praat
+    writes them, else None.
+
+    Written with digits, dots, signs and exponents only, and no sign before a dot, such a value is a Praat
+    number exactly when Python's ``float`` reads it (float's other forms, "inf", "1_0", "٣", ".5", need
+    another character or a dot first): one pass of ``str.translate`` instead of the regular expression,
+    which decides anything else.
+    """
+    joined = " ".join(values)
+    plain = joined.isascii() and not joined.translate(_NUMBER_CHARACTERS)
+    if plain and "-." not in joined and "+." not in joined and " ." not in joined and not joined.startswith("."):
+        try:
+            return list(map(float, values))
+        except ValueError:
+            return None
+    return list(map(float, values)) if not values or _NUMBERS.fullmatch(joined) is not None else None
 
 
 class PraatEnd(Exception):
@@ -47,7 +63,7 @@ class PraatValues:
     """The values of one Praat text file, read in order by kind."""
 
     def __init__(self, text: str) -> None:
-        self._values = [text or value or other for text, value, other in _TOKEN.findall(text) if text or value or other]
+        self._values = list(filter(None, _TOKEN.findall(text)))  # the end of the file matches empty
         self._at = 0
 
     @property

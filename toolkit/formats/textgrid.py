@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import tempfile
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import ge, le, sub
 from pathlib import Path
 
 from praatio import textgrid as praat
@@ -23,7 +25,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
 from toolkit.core.text import read_text
 from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
-from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_numbers
+from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_floats
 
 UTTERANCES = "utterances"
 WORDS = "words"
@@ -38,11 +40,24 @@ _EPS = 1e-9
 
 @dataclass(frozen=True)
 class _Tier:
-    """One tier as written in the file, entries in file order."""
+    """One tier as written in the file, its entries in file order as three columns (a point's end is its time)."""
 
     name: str
     is_interval: bool
-    entries: list[tuple[float, float, str]]
+    starts: list[float]
+    ends: list[float]
+    texts: list[str]
+
+    @property
+    def entries(self) -> list[tuple[float, float, str]]:
+        return list(zip(self.starts, self.ends, self.texts))
+
+    def labelled(self) -> tuple[list[float], list[float], list[str]]:
+        """The entries with a label, white space in it collapsed, as columns (map and compress: no loop of
+        ours over a tier's tens of thousands of entries)."""
+        keep = list(map(str.strip, self.texts))
+        labels = list(map(" ".join, map(str.split, compress(self.texts, keep))))
+        return list(compress(self.starts, keep)), list(compress(self.ends, keep)), labels
 
 
 def read_textgrid(path: str | Path, recording_id: str | None = None, duration: float | None = None) -> Reference:
@@ -56,7 +71,7 @@ def read_textgrid(path: str | Path, recording_id: str | None = None, duration: f
 
     def labelled(name: str) -> list[tuple[float, float, str]]:
         tier = tiers.get(name)
-        return [] if tier is None else [(s, e, " ".join(t.split())) for s, e, t in tier.entries if t.strip()]
+        return [] if tier is None else list(zip(*tier.labelled()))
 
     utterances = sorted(
         (
@@ -79,10 +94,18 @@ def read_textgrid(path: str | Path, recording_id: str | None = None, duration: f
     return Reference(
         recording_id=recording_id or Path(path).stem,
         utterances=utterances,
-        words=[Word(text, s, e) for s, e, text in labelled(WORDS)],
+        words=_words(tiers.get(WORDS)),
         speech=speech,
         unresolved=[Interval(s, e, label) for s, e, label in labelled(UNRESOLVED)],
     )
+
+
+def _words(tier: _Tier | None) -> list[Word]:
+    """The timed words of the ``words`` tier."""
+    if tier is None:
+        return []
+    starts, ends, labels = tier.labelled()
+    return list(map(Word, labels, starts, ends))
 
 
 def write_textgrid(reference: Reference, path: str | Path, duration: float) -> Path:
@@ -168,19 +191,16 @@ def _parse_json(path: str | Path, text: str) -> list[_Tier]:
     parse_json(text, path)
     try:
         raw = textgrid_io.parseTextgridStr(text, includeEmptyIntervals=True)
-        return [
-            _Tier(
-                t["name"],
-                t["class"] == INTERVAL_TIER,
-                [
-                    (float(e[0]), float(e[1]), str(e[2]))
-                    if t["class"] == INTERVAL_TIER
-                    else (float(e[0]), float(e[0]), str(e[1]))
-                    for e in t["entries"]
-                ],
-            )
-            for t in raw["tiers"]
-        ]
+        tiers = []
+        for t in raw["tiers"]:
+            entries = [
+                (float(e[0]), float(e[1]), str(e[2]))
+                if t["class"] == INTERVAL_TIER
+                else (float(e[0]), float(e[0]), str(e[1]))
+                for e in t["entries"]
+            ]
+            tiers.append(_Tier(t["name"], t["class"] == INTERVAL_TIER, *_columns(entries)))
+        return tiers
     except Exception as error:  # praatio's parser fails with assorted exception types
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(path, f"malformed TextGrid: {detail}") from None
@@ -227,8 +247,9 @@ def _read_tier(values: PraatValues, number: int) -> _Tier:
         size = values.count(f"tier '{name}': its interval count")
     except PraatEnd:
         raise PraatEnd(f"tier '{name}' has no interval count") from None
-    entries = _entries_at_once(values, size, kind == INTERVAL_TIER) or []
-    if len(entries) < size:
+    columns = _entries_at_once(values, size, kind == INTERVAL_TIER)
+    if columns is None:
+        entries: list[tuple[float, float, str]] = []
         try:
             for entry in range(1, size + 1):
                 where = f"tier '{name}' {'interval' if kind == INTERVAL_TIER else 'point'} {entry}"
@@ -239,24 +260,32 @@ def _read_tier(values: PraatValues, number: int) -> _Tier:
                 entries.append((start, end, values.text(f"{where}: its text")))
         except PraatEnd:
             raise PraatEnd(f"tier '{name}' declares {size} intervals but holds {len(entries)}") from None
-    return _Tier(name, kind == INTERVAL_TIER, entries)
+        columns = _columns(entries)
+    return _Tier(name, kind == INTERVAL_TIER, *columns)
 
 
-def _entries_at_once(values: PraatValues, size: int, intervals: bool) -> list[tuple[float, float, str]] | None:
-    """A tier's entries read as one block when every value is of its kind (the common case, and fast);
-    None when anything is off, so that the entries are read again one by one to say what is wrong."""
+def _columns(entries: list[tuple[float, float, str]]) -> tuple[list[float], list[float], list[str]]:
+    """Entries as three columns: starts, ends, texts."""
+    starts, ends, texts = (list(column) for column in zip(*entries)) if entries else ([], [], [])
+    return starts, ends, texts
+
+
+def _entries_at_once(
+    values: PraatValues, size: int, intervals: bool
+) -> tuple[list[float], list[float], list[str]] | None:
+    """A tier's entries read as one block when every value is of its kind (the common case, and fast), as
+    columns; None when anything is off, so that the entries are read again one by one to say what is wrong."""
     width = 3 if intervals else 2
     block = values.entries(size, width)
     if block is None:
         return None
-    times = block[0::3] + block[1::3] if intervals else block[0::2]
     texts = block[width - 1 :: width]
-    if praat_numbers(times) and all(len(t) > 1 and t[0] == t[-1] == '"' for t in texts):
-        starts = [float(t) for t in block[0::width]]
-        ends = [float(t) for t in block[1::3]] if intervals else starts
-        labels = [t[1:-1].replace('""', '"') for t in texts]
+    quoted = min(map(len, texts), default=2) > 1 and all(map(str.startswith, texts, repeat('"')))
+    times = praat_floats(block[0::3] + block[1::3] if intervals else block[0::2]) if quoted else None
+    if times is not None and all(map(str.endswith, texts, repeat('"'))):
+        starts, ends = (times[:size], times[size:]) if intervals else (times, times)
         if min(starts, default=0.0) >= 0 and min(ends, default=0.0) >= 0:
-            return list(zip(starts, ends, labels))
+            return starts, ends, [t[1:-1].replace('""', '"') for t in texts]
     values.rewind(size * width)
     return None
 
@@ -265,6 +294,8 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
     """Refuse reversed, negative, out-of-order, overlapping or too-late intervals in one of our tiers."""
     if not tier.is_interval:
         raise InputError(path, f"tier '{tier.name}' must be an interval tier, not a point tier")
+    if _all_right(tier, duration):
+        return
     previous = (0, -math.inf, -math.inf)
     for number, (start, end, label) in enumerate(tier.entries, 1):
         problem = _interval_problem(start, end, bool(label.strip()), previous, duration)
@@ -272,6 +303,26 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
             where = f"tier '{tier.name}' interval {number} ({start:g}-{end:g} s)"
             raise InputError(path, f"{where} {problem}")
         previous = (number, start, end)
+
+
+def _all_right(tier: _Tier, duration: float | None) -> bool:
+    """Whether no interval has any problem of :func:`_interval_problem`, tested a condition at a time over the
+    whole tier (finite times from 0, each ending after it starts and starting after the one before ends); False
+    when any may, so that the intervals are checked one by one to name the first wrong one."""
+    starts, ends = tier.starts, tier.ends
+    if not starts:
+        return True
+    if not (all(map(math.isfinite, starts)) and all(map(math.isfinite, ends)) and min(starts) >= 0):
+        return False
+    if not all(map(le, starts, ends)) or not all(map(ge, starts[1:], map(_EPS.__rsub__, ends))):
+        return False
+    if min(map(sub, ends, starts)) <= _EPS and any(  # a labelled interval of zero length
+        tier.texts[k].strip() for k, length in enumerate(map(sub, ends, starts)) if length <= _EPS
+    ):
+        return False
+    if duration is None or max(ends) <= duration + DURATION_TOLERANCE:
+        return True
+    return not any(text.strip() for text, end in zip(tier.texts, ends) if end > duration + DURATION_TOLERANCE)
 
 
 def _interval_problem(

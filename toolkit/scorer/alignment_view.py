@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import product
 from typing import Any
 
@@ -41,25 +41,59 @@ class AlignedWord:
 
     def to_json(self) -> dict[str, Any]:
         # Field by field: dataclasses.asdict deep-copies each value and cost seconds on a long recording.
-        return {
-            "reference": self.reference,
-            "hypothesis": self.hypothesis,
-            "op": self.op,
-            "ref_start": self.ref_start,
-            "ref_end": self.ref_end,
-            "hyp_start": self.hyp_start,
-            "hyp_end": self.hyp_end,
-            "critical": list(self.critical),
-        }
+        return _step_json(*(getattr(self, name) for name in STEP_FIELDS))
+
+
+# The fields of a step, in order: its JSON keys (_step_json writes them in this order; a test checks it).
+STEP_FIELDS = tuple(f.name for f in fields(AlignedWord))
+
+
+def _step_json(
+    reference: str | None,
+    hypothesis: str | None,
+    op: str,
+    ref_start: float | None,
+    ref_end: float | None,
+    hyp_start: float | None,
+    hyp_end: float | None,
+    critical: tuple[str, ...],
+) -> dict[str, Any]:
+    """One step as JSON, from its fields (a dict display: the quickest way to build tens of thousands)."""
+    return {
+        "reference": reference,
+        "hypothesis": hypothesis,
+        "op": op,
+        "ref_start": ref_start,
+        "ref_end": ref_end,
+        "hyp_start": hyp_start,
+        "hyp_end": hyp_end,
+        "critical": list(critical),
+    }
 
 
 def _times(values: np.ndarray, index: np.ndarray) -> list[float | None]:
-    """``values[index]`` in seconds rounded to the millisecond (Python's rounding, as the files always had it);
-    None where the index is -1 (no word) or the time is NaN (untimed)."""
+    """``values[index]`` in seconds rounded to the millisecond as Python's ``round(value, 3)`` rounds them (as
+    the files always had it); None where the index is -1 (no word) or the time is NaN (untimed)."""
     if not len(values):
         return [None] * len(index)
-    picked = values[np.maximum(index, 0)].tolist()
-    return [None if gone or math.isnan(value) else round(value, 3) for value, gone in zip(picked, (index < 0).tolist())]
+    picked = np.where(index < 0, np.nan, values[np.maximum(index, 0)])
+    return [None if math.isnan(value) else value for value in milliseconds(picked).tolist()]
+
+
+def milliseconds(seconds: np.ndarray) -> np.ndarray:
+    """``round(value, 3)`` of each value (NaN stays NaN), vectorized.
+
+    ``rint(x * 1000) / 1000`` is Python's correctly rounded result wherever the product ``x * 1000`` is not
+    within its own rounding error of a half (the division is exact to the last bit): the few values that are
+    (or too large to tell) are rounded one by one by Python.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = seconds * 1000.0
+        rounded = np.rint(scaled) / 1000.0
+        unsure = (np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6) | (np.abs(scaled) >= 1e9)
+    for k in np.flatnonzero(unsure).tolist():
+        rounded[k] = round(float(seconds[k]), 3)
+    return rounded
 
 
 # Which audits watch a reference token, by (negation, name, number).
@@ -80,39 +114,36 @@ def critical_marks(
     return [_WATCHED[key] for key in zip(negation.tolist(), name.tolist(), at.ref.is_number.tolist())]
 
 
-def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[AlignedWord]:
-    """The alignment's steps in order, as records."""
+def alignment_columns(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> tuple[list[Any], ...]:
+    """The alignment's steps as columns, one list per field of :class:`AlignedWord`, in its field order."""
     ops, ref_index, hyp_index = at.alignment.ops, at.alignment.ref_index, at.alignment.hyp_index
     # The source word of each step's side, -1 where that side has no word (an insertion has no reference
     # word; a deletion or a skipped optional word no hypothesis word).
     r = np.where(ops != INSERT, at.ref.source[np.maximum(ref_index, 0)] if len(at.ref) else -1, -1)
     h = np.where((ops != DELETE) & (ops != SKIP), at.hyp.source[np.maximum(hyp_index, 0)] if len(at.hyp) else -1, -1)
-    ref_words, hyp_words = at.ref.words, at.hyp.words
-    columns = zip(
-        ops.tolist(),
-        ref_index.tolist(),
-        hyp_index.tolist(),
-        (r >= 0).tolist(),
-        (h >= 0).tolist(),
-        _times(ref_words.start, r),
-        _times(ref_words.end, r),
-        _times(hyp_words.start, h),
-        _times(hyp_words.end, h),
+    steps = list(zip(ref_index.tolist(), (r >= 0).tolist()))
+    ref_texts, hyp_texts, marks = at.ref.texts, at.hyp.texts, critical
+    return (
+        [ref_texts[i] if has_ref else None for i, has_ref in steps],
+        [hyp_texts[j] if has_hyp else None for j, has_hyp in zip(hyp_index.tolist(), (h >= 0).tolist())],
+        [OP_NAMES[op] for op in ops.tolist()],
+        _times(at.ref.words.start, r),
+        _times(at.ref.words.end, r),
+        _times(at.hyp.words.start, h),
+        _times(at.hyp.words.end, h),
+        [tuple(marks[i]) if has_ref else () for i, has_ref in steps] if marks is not None else [()] * len(ops),
     )
-    ref_texts, hyp_texts = at.ref.texts, at.hyp.texts
-    return [
-        AlignedWord(
-            ref_texts[i] if has_ref else None,
-            hyp_texts[j] if has_hyp else None,
-            OP_NAMES[op],
-            ref_start,
-            ref_end,
-            hyp_start,
-            hyp_end,
-            tuple(critical[i]) if critical is not None and has_ref else (),
-        )
-        for op, i, j, has_ref, has_hyp, ref_start, ref_end, hyp_start, hyp_end in columns
-    ]
+
+
+def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[AlignedWord]:
+    """The alignment's steps in order, as records."""
+    return [AlignedWord(*step) for step in zip(*alignment_columns(at, critical))]
+
+
+def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[dict[str, Any]]:
+    """``[step.to_json() for step in aligned_words(at, critical)]``, made from the columns without the records
+    (a long recording has tens of thousands of steps)."""
+    return list(map(_step_json, *alignment_columns(at, critical)))
 
 
 def _cell(text: str | None, op: str) -> str:

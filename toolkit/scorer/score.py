@@ -74,7 +74,11 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
     timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
     mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=np.float64)  # type: ignore[operator]
     keys = [word_key(w.text) for w in timed]
-    used = np.zeros(len(timed), dtype=bool)
+    used = [False] * len(timed)
+    # The timed words whose midpoints fall in each utterance's span: [lo, hi) per utterance, in one search.
+    bounds = np.array([(u.start, u.end) for u in reference.utterances], dtype=float).reshape(-1, 2)
+    los = np.searchsorted(mids, bounds[:, 0] - 1e-6, side="left").tolist()
+    his = np.searchsorted(mids, bounds[:, 1] + 1e-6, side="right").tolist()
     texts: list[str] = []
     utt: list[int] = []
     start: list[float] = []
@@ -87,9 +91,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
         w_start = [math.nan] * len(words)
         w_end = [math.nan] * len(words)
         if timed and known and words:
-            lo = int(np.searchsorted(mids, u.start - 1e-6, side="left"))
-            hi = int(np.searchsorted(mids, u.end + 1e-6, side="right"))
-            cand = [k for k in range(lo, hi) if not used[k]]
+            cand = [k for k in range(los[u_index], his[u_index]) if not used[k]]
             word_keys = [word_key(w) for w in words]
             cand_keys = [keys[k] for k in cand]
             if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
@@ -118,7 +120,7 @@ def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int
         span_e.extend(e if not math.isnan(e) else ue for e in w_end)
     arr = lambda xs: np.asarray(xs, dtype=float)  # noqa: E731
     source_words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
-    return source_words, np.asarray(utt, dtype=np.int64), int((~used).sum())
+    return source_words, np.asarray(utt, dtype=np.int64), used.count(False)
 
 
 def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:
@@ -222,10 +224,7 @@ def score_recording(
     negations, names = audit_vocabulary(reference.names, options)
     rules = audit_rules(options)
     turns = utt[at.ref.source]  # each reference token's utterance, for the repetition rule
-    # Each annotated non-speech interval stays one interval (touching ones are not merged); a part
-    # inside an unresolved span is cut away.
-    pieces = [subtract(merge([(i.start, i.end)]), unresolved) for i in reference.nonspeech()]
-    nonspeech = np.concatenate(pieces) if pieces else np.zeros((0, 2))
+    nonspeech = _nonspeech(reference, unresolved)
     hyp_counted = np.zeros(len(hyp_words), dtype=bool)
     hyp_counted[at.hyp.source] = True
     primary_ref, primary_hyp = tables[options.policy]
@@ -255,6 +254,16 @@ def score_recording(
         vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
         seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
+
+
+def _nonspeech(reference: Reference, unresolved: np.ndarray) -> np.ndarray:
+    """The annotated non-speech intervals of positive length, each one interval (touching ones are not merged),
+    as a ``(k, 2)`` array; a part inside an unresolved span is cut away."""
+    spans = np.array([(i.start, i.end) for i in reference.nonspeech()], dtype=float).reshape(-1, 2)
+    spans = spans[spans[:, 1] > spans[:, 0]]
+    if not len(unresolved) or not len(spans):
+        return spans
+    return np.concatenate([subtract(span[None, :], unresolved) for span in spans])
 
 
 def _time_constrained(ref: TokenTable, hyp: TokenTable, collar: float) -> ErrorCounts:

@@ -65,13 +65,13 @@ def error_counts(ref: Sequence[str], hyp: Sequence[str], alignment: Alignment) -
     ref_text, hyp_text = " ".join(ref), " ".join(hyp)
     skipped = alignment.count(SKIP)
     hits = alignment.count(EQUAL) + skipped
-    word_errors = len(alignment.ops) - hits
-    # A guess of the character distance lets rapidfuzz use a banded search; the result stays exact.
-    hint = max(32, word_errors * (len(ref_text) // max(len(ref), 1) + 1))
     said = ref_text
     if skipped:
         left_out = set(alignment.ref_index[alignment.ops == SKIP].tolist())
         said = " ".join(word for k, word in enumerate(ref) if k not in left_out)
+    # The word alignment read character by character costs at least the character distance: with it as the
+    # cutoff, rapidfuzz searches only a band that wide, and the result stays exact.
+    bound = _character_cost(ref, hyp, alignment)
     return ErrorCounts(
         ref_words=len(ref),
         hits=hits,
@@ -79,5 +79,17 @@ def error_counts(ref: Sequence[str], hyp: Sequence[str], alignment: Alignment) -
         deletions=alignment.count(DELETE),
         insertions=alignment.count(INSERT),
         ref_chars=len(ref_text),
-        char_errors=Levenshtein.distance(said, hyp_text, score_hint=hint),
+        char_errors=Levenshtein.distance(said, hyp_text, score_cutoff=bound, score_hint=bound),
+    )
+
+
+def _character_cost(ref: Sequence[str], hyp: Sequence[str], alignment: Alignment) -> int:
+    """The character edits the word alignment makes: each substituted pair's distance, each deleted or
+    inserted word with its space (a skipped optional word is not in the text compared)."""
+    ops, ref_index, hyp_index = alignment.ops, alignment.ref_index, alignment.hyp_index
+    substituted = zip(ref_index[ops == SUBSTITUTE].tolist(), hyp_index[ops == SUBSTITUTE].tolist())
+    return (
+        sum(Levenshtein.distance(ref[i], hyp[j]) for i, j in substituted)
+        + sum(len(ref[i]) + 1 for i in ref_index[ops == DELETE].tolist())
+        + sum(len(hyp[j]) + 1 for j in hyp_index[ops == INSERT].tolist())
     )

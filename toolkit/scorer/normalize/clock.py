@@ -83,7 +83,7 @@ def times_and_dates(
     stream: Stream, key: Callable[[str], str], literal: Callable[[str], str], times: bool, dates: bool
 ) -> Stream:
     """``stream`` with clock times and dates read as one rule-made number each."""
-    keys = [key(text) for text in stream.texts]
+    keys = stream.keys(key)
     present = set(keys)
     times = times and bool(present & _TIME_WORDS)
     dates = dates and bool(present & _MONTH_KEYS.keys())

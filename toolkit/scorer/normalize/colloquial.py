@@ -29,9 +29,8 @@ def colloquial_readings(
     undecidable "num"/"numa"."""
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
-    for index, word in enumerate(words):
-        if word[:3].lower() != "num":
-            continue
+    for index in [k for k, word in enumerate(words) if word[:3].lower() == "num"]:
+        word = words[index]
         form = _plain(word)
         if form not in FORMS:
             continue

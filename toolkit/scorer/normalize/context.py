@@ -35,6 +35,7 @@ class WordContext(NamedTuple):
     roman: int | None  # value when the core is a Roman numeral that may be read in context
     comma_only: bool  # the word ends in a comma and no other punctuation (a list may go on)
     open_end: bool  # nothing follows the word (a context word must touch its numeral)
+    cue: bool  # with abbreviations read, the word may be read by the next one ("p." before a numeral, "D.")
 
 
 def roman_value(text: str) -> int | None:
@@ -86,7 +87,9 @@ def word_context(word: str, lexicons: Lexicons) -> WordContext:
     if form.endswith(".") and entry is not None:
         tail = tail[1:]
     key = entry.words[-1] if entry is not None and not entry.before_number else form
-    return WordContext(core, key, roman_value(core), tail == ",", tail == "")
+    read_before = lexicons.abbreviations.get(key)
+    cue = key == "d" or (read_before is not None and read_before.before_number)
+    return WordContext(core, key, roman_value(core), tail == ",", tail == "", cue)
 
 
 def _is_numeral(context: WordContext) -> bool:
@@ -104,6 +107,9 @@ def context_readings(
             context = cache[word] = word_context(word, lexicons)
         contexts.append(context)
     out: dict[int, tuple[str, ...]] = {}
+    # A reading needs a Roman numeral, or an abbreviation read before a numeral or a name: most groups have none.
+    if not any((roman_numerals and c.roman is not None) or (abbreviations and c.cue) for c in contexts):
+        return out
     gender: str | None = None  # the gender a Roman numeral here would take; None: not in context
     listed: str | None = None  # gender of the Roman numeral just read, for "XV e XVI"
     for index, context in enumerate(contexts):

@@ -127,7 +127,8 @@ def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
     """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
     paragraph number: index -> (kind, reading)."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
-    for index in range(len(words)):
+    # Only a word opening with a Roman digit, or a letter and ")", can be a label (item_label's first test).
+    for index in [k for k, word in enumerate(words) if word[:1] in _ROMAN_STARTS or word[1:] == ")"]:
         label = item_label(words, index)
         if label is None and words[index][:1] in _ROMAN_STARTS:
             value = _cited(words, index, found)
@@ -146,15 +147,21 @@ def label_readings(
     labels: dict[int, tuple[str, tuple[str, ...]]],
     table: dict[str, tuple[str, str]],
     abbreviations: dict[str, Abbreviation],
+    plain_words: dict[str, str] | None = None,
 ) -> dict[int, tuple[str, ...]]:
     """Source-word index -> words read, for list labels, Roman numerals after a numbering word
-    ("Parágrafo IV") and letters named after a lettering word ("alínea bê")."""
+    ("Parágrafo IV") and letters named after a lettering word ("alínea bê"); ``plain_words`` caches each
+    written word's plain form across calls."""
     out = {index: reading for index, (_, reading) in labels.items()}
-    plain = [_plain(word) for word in words]
-    for index in range(1, len(words)):
+    cache: dict[str, str] = {} if plain_words is None else plain_words
+    plain = [cache[word] if word in cache else cache.setdefault(word, _plain(word)) for word in words]
+    after_numbering = [  # the words after a numbering or lettering word, or an abbreviation of one
+        k + 1
+        for k, word in enumerate(plain[:-1])
+        if word in table or word in abbreviations or word + "." in abbreviations
+    ]
+    for index in after_numbering:
         previous = plain[index - 1]
-        if previous not in table and previous not in abbreviations and previous + "." not in abbreviations:
-            continue
         expanded = abbreviations.get(previous) or abbreviations.get(previous + ".")
         entry = table.get(expanded.words[-1] if expanded is not None else previous)
         if entry is None or index in out:
@@ -170,17 +177,21 @@ def label_readings(
     return out
 
 
+def numbering_words(labels: dict[str, tuple[str, str]], key: Callable[[str], str]) -> dict[str, tuple[str, str]]:
+    """The words of ``labels.tsv`` that number a part, by their lookup ``key``, for :func:`legal_numbering`."""
+    return {key(word): entry for word, entry in labels.items() if entry[0] == "numbered"}
+
+
 def legal_numbering(
     stream: Stream,
     key: Callable[[str], str],
-    labels: dict[str, tuple[str, str]],
+    folded: dict[str, tuple[str, str]],
     items: frozenset[int] = frozenset(),
 ) -> Stream:
-    """``stream`` with every number after a numbering word, and every Roman list label (source words
-    ``items``), read in the legal convention as a rule-made number."""
-    texts, sources = stream.texts, stream.sources
-    keys = [key(text) for text in texts]
-    folded = {fold: entry for word, entry in labels.items() for fold in (key(word),) if entry[0] == "numbered"}
+    """``stream`` with every number after a numbering word (``folded``: :func:`numbering_words`), and every
+    Roman list label (source words ``items``), read in the legal convention as a rule-made number."""
+    sources = stream.sources
+    keys = stream.keys(key)
     if not items and folded.keys().isdisjoint(keys):
         return stream
     out = stream.successor(stream)

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version as package_version
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,8 @@ from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split
 from toolkit.scorer.normalize.clock import times_and_dates
 from toolkit.scorer.normalize.colloquial import colloquial_readings
 from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
-from toolkit.scorer.normalize.digits import find_numeral, might_start_numeral, splits_currency
-from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering
+from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, might_start_numeral, splits_currency
+from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering, numbering_words
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
 from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
 from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
@@ -35,6 +36,17 @@ from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 _LOOKAHEAD = 8
 
 
+class _LookupKeys(dict[str, str]):
+    """Token text -> lookup key for number words: lower case, accent-folded (but the verb "é" is not the
+    connector "e"), edge punctuation removed; computed on a text's first look-up."""
+
+    def __missing__(self, text: str) -> str:
+        parts = split_punctuation(text.lower(), split_hyphens=False)
+        key = text if len(parts) != 1 else parts[0] if parts[0] == "é" else fold_accents(parts[0])
+        self[text] = key
+        return key
+
+
 class _Rules:
     """Word rules of one policy and lexicon set, with a cache of results per written form."""
 
@@ -44,12 +56,15 @@ class _Rules:
         self.user = user
         self.equivalences = _equivalences(policy, lexicons, user)
         self.contexts: dict[str, WordContext] = {}
+        self.plain_labels: dict[str, str] = {}  # written word -> its plain form, for label_readings
         self._forms: dict[str, tuple[str, ...]] = {}
         self._plain: dict[str, tuple[str, ...] | None] = {}
         self._pieces: dict[str, tuple[str, ...]] = {}
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
-        self.keys: dict[str, str] = {}
+        self.keys = _LookupKeys()
+        self.key = self.keys.__getitem__  # a text's lookup key (a dict look-up: C code when known)
         self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
+        self.numbering = numbering_words(lexicons.labels, self.key)
         rules = user.optional if user is not None else ()
         if rules and not policy.optional_words:
             raise InputError(
@@ -146,16 +161,6 @@ class _Rules:
             self._plain[piece] = result
             return result
 
-    def key(self, text: str) -> str:
-        """Lookup key for number words: lower case, accent-folded (but the verb "é" is not the
-        connector "e"), edge punctuation removed."""
-        cached = self.keys.get(text)
-        if cached is None:
-            parts = split_punctuation(text.lower(), split_hyphens=False)
-            cached = text if len(parts) != 1 else parts[0] if parts[0] == "é" else fold_accents(parts[0])
-            self.keys[text] = cached
-        return cached
-
     def literal(self, text: str) -> str:
         """A word the normalizer writes itself (a numeral kept as written, a canonical number
         word): only the policy's case and accent rules apply."""
@@ -233,7 +238,7 @@ class Normalizer:
         )
         if policy.list_labels:
             abbreviations = lexicons.abbreviations if policy.abbreviations else {}
-            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations))
+            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels))
         undecided: frozenset[int] = frozenset()
         if policy.colloquial_negation:
             negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
@@ -242,25 +247,10 @@ class Normalizer:
 
     def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
         rules = self._rules
-        texts: list[str] = []
-        sources: list[int] = []
-        presets: dict[int, str] = {}
-        skip = 0
-        plain = rules.plain_words
         policy = self.policy
+        presets: dict[int, str] = {}
         readings, undecided = self._readings(source_words, labels)
-        for index, word in enumerate(source_words):
-            forms = None
-            if skip == 0 and index in readings:
-                forms = tuple(form for reading in readings[index] for form in rules.forms(reading))
-            elif skip == 0:
-                forms = plain[word] if word in plain else rules.plain_word(word)
-                if forms is not None and policy.numeral_pieces and splits_currency(source_words, index):
-                    forms = None  # "R" "$" "2" ".000": read as a numeral from here
-            if forms is None:
-                forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
-            texts.extend(forms)
-            sources.extend([index] * len(forms))
+        texts, sources = self._word_forms(source_words, readings, presets)
         if policy.orthographic_variants:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
         stream = Stream(texts, sources, [None] * len(texts))
@@ -270,11 +260,54 @@ class Normalizer:
             stream = times_and_dates(stream, rules.key, rules.literal, bool(policy.clock_times), bool(policy.dates))
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
-            stream = legal_numbering(stream, rules.key, rules.lexicons.labels, items)
+            stream = legal_numbering(stream, rules.key, rules.numbering, items)
         tokens = self._tag(stream)
         if undecided:
             tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
         return tokens
+
+    def _word_forms(
+        self, source_words: Sequence[str], readings: dict[int, tuple[str, ...]], presets: dict[int, str]
+    ) -> tuple[list[str], list[int]]:
+        """Each source word's forms, flat, with the source index of each: a word read in context by its
+        reading, a word holding a numeral by :meth:`_numeral_word` (which may take pieces of the next words),
+        and the runs of plain words between them copied at once from their cached forms."""
+        rules = self._rules
+        plain = rules.plain_words
+        forms_of = [plain[word] if word in plain else rules.plain_word(word) for word in source_words]
+        if self.policy.numeral_pieces:  # "R" "$" "2" ".000": read as a numeral from the "R"
+            for k in [k for k, word in enumerate(source_words) if word in CURRENCY_PREFIXES]:
+                if splits_currency(source_words, k):
+                    forms_of[k] = None
+        numerals = [k for k, forms in enumerate(forms_of) if forms is None]
+        plain_forms = [() if forms is None else forms for forms in forms_of]
+        offsets = [0, *accumulate(map(len, plain_forms))]
+        plain_texts = [form for forms in plain_forms for form in forms]
+        plain_sources = [k for k, forms in enumerate(plain_forms) for _ in forms]
+        texts: list[str] = []
+        sources: list[int] = []
+        done = 0  # source words before this one are in texts
+        for special in sorted({*readings, *numerals}):
+            if special < done:
+                continue  # a numeral before it took this word
+            texts.extend(plain_texts[offsets[done] : offsets[special]])
+            sources.extend(plain_sources[offsets[done] : offsets[special]])
+            index, skip = special, 0
+            while index == special or (skip and index < len(source_words)):
+                forms: tuple[str, ...] | None = None
+                if skip == 0 and index in readings:
+                    forms = tuple(form for reading in readings[index] for form in rules.forms(reading))
+                elif skip == 0:
+                    forms = forms_of[index]
+                if forms is None:
+                    forms, skip = self._numeral_word(source_words, index, skip, presets, len(texts))
+                texts.extend(forms)
+                sources.extend([index] * len(forms))
+                index += 1
+            done = index
+        texts.extend(plain_texts[offsets[done] :])
+        sources.extend(plain_sources[offsets[done] :])
+        return texts, sources
 
     def _numeral_word(
         self, source_words: Sequence[str], index: int, skip: int, presets: dict[int, str], offset: int
@@ -325,8 +358,7 @@ class Normalizer:
         a rule made win over those found in the words."""
         rules = self._rules
         texts, sources = stream.texts, stream.sources
-        known, key = rules.keys, rules.key
-        keys = [known[text] if text in known else key(text) for text in texts]
+        keys = stream.keys(rules.key)
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
         made = stream.spans()
         if made:

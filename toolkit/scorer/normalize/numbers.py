@@ -366,13 +366,10 @@ def label_number(keys: Sequence[str], start: int) -> tuple[int, int] | None:
 def find_numbers(keys: Sequence[str]) -> list[NumberSpan]:
     """Every number group in ``keys`` (accent-folded, lower-case token texts), left to right."""
     spans: list[NumberSpan] = []
-    pos = 0
-    while pos < len(keys):
-        key = keys[pos]
-        span = _number_at(keys, pos) if key in STARTERS else None
-        if span is None:
-            pos += 1
-        else:
+    pos = 0  # keys before pos are in a number already found
+    for start in [k for k, key in enumerate(keys) if key in STARTERS]:
+        span = _number_at(keys, start) if start >= pos else None
+        if span is not None:
             spans.append(span)
             pos = span.end
     return spans

@@ -33,6 +33,8 @@ def parenthesized(words: Sequence[str]) -> tuple[list[str], frozenset[int]]:
     """``words`` with the parentheses of optional spans taken off, and the indices of the words inside them."""
     out = list(words)
     marked: set[int] = set()
+    if "(" not in " ".join(words):  # no span can open
+        return out, frozenset()
     span: list[int] = []
     for index, word in enumerate(words):
         opens = not span and word.startswith("(")

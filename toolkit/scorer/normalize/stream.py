@@ -7,6 +7,7 @@ e trinta", "15 de março de 2020") writes its reading and fixes the group's valu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -19,6 +20,14 @@ class Stream:
     sources: list[int] = field(default_factory=list)
     fixed: list[tuple[int, str] | None] = field(default_factory=list)
     _next_group: int = 0
+    _keys: list[str] | None = field(default=None, repr=False)
+
+    def keys(self, key: Callable[[str], str]) -> list[str]:
+        """``key`` of every token text (the rules' lookup key), computed once: the passes that read a stream
+        without rewriting it share them. Asked only of a stream that is complete."""
+        if self._keys is None:
+            self._keys = list(map(key, self.texts))
+        return self._keys
 
     def copy_from(self, other: Stream, start: int, end: int | None = None) -> None:
         """Append ``other``'s tokens ``start`` to ``end`` (exclusive; default: the one at ``start``) unchanged."""
