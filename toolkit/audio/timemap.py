@@ -113,7 +113,7 @@ class TimeMap:
         if not self.pieces:
             return None
         middle = (start + end) / 2
-        index = max(bisect.bisect_right([run[0].start for run in self._runs], middle) - 1, 0)
+        index = max(bisect.bisect_right(self._run_starts, middle) - 1, 0)
         run = min(self._runs[index : index + 2], key=lambda r: max(r[0].start - middle, middle - r[-1].end, 0.0))
 
         def inside(t: float) -> float:
@@ -133,6 +133,10 @@ class TimeMap:
             else:
                 runs.append((piece,))
         return runs
+
+    @cached_property
+    def _run_starts(self) -> list[float]:
+        return [run[0].start for run in self._runs]
 
     def _clamp(self, t: float, tolerance: float) -> float | None:
         """Snap a time just outside a piece to that piece's edge, if within ``tolerance``."""
