@@ -8,13 +8,14 @@ batched gained little. This benchmark runs chapters of the shared audiobook
 recognizer's, equal for every arm; one recording per chapter) from an empty cache with the demo's arms and the variants
 that close the gap (``VARIANTS``), and prints per arm RTF (decode and VAD wall time over audio
 time, measured in the workers), CPU time against the baseline, decode units, chunk tails decoded
-again and WER (micro-averaged over the chapters, with the toolkit's paired comparison against the
+again, the windows encoded and tokens decoded (counted at the model: unlike times, they do not move
+with the machine's load) and WER (micro-averaged over the chapters, with the toolkit's paired comparison against the
 baseline: per-chapter differences and a bootstrap interval), with the CPU model, the instruction
 set CTranslate2 used and the machine's load.
 ``--isa AVX512`` (or AVX2, AVX, GENERIC) sets ``CT2_FORCE_CPU_ISA`` for the run.
 Run: ``.venv/bin/python benchmarks/bench_dense.py [--chapter "Titulo 8 Art 196 ao 200"[,...] | --chapter all]
 [--isa AVX512]
-[--arms baseline,vad_30,vad,vad_long,batched_30,batched] [--repeats 1] [--json FILE]``.
+[--arms baseline,vad,vad_merged,batched] [--repeats 1] [--json FILE]``.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from demo_variants import DEMO, MERGED_APART, demo_head, table, with_values  # noqa: E402
 from machine import cpu_model  # noqa: E402
-from shared_data import PTBR_DEV  # noqa: E402
+from shared_data import PTBR_LONGFORM  # noqa: E402
 
-LONGFORM = PTBR_DEV.parent / "ptbr-longform"
-DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
+LONGFORM = PTBR_LONGFORM
 # Silero's longest region before it cuts at the longest silence inside: 30 s before (the ``_30``
 # variants), 10 s in the demo now. On dense speech 30 s leaves regions of 15 to 30 s that cannot be
 # joined, so units and chunks hold well under 30 s and each still costs a whole 30 s Whisper window.
@@ -47,19 +48,24 @@ OLD_REGION_S = 30.0
 # +VAD units of up to this long are decoded sequentially over several windows, as the baseline is:
 # fewer unit ends, each of which Whisper tends to decode twice (docs/speed.md).
 LONG_UNIT_S = 120.0
+LONG_UNITS = {"merge_max_s": f"{LONG_UNIT_S}", "merge_max_gap_s": f"{LONG_UNIT_S}"}
 # Variant -> (label, the arm's components). The tables come from the demo file with these changes.
 VARIANTS: dict[str, tuple[str, str]] = {
     "baseline": ("baseline (sequential long-form)", "[]"),
-    "vad_30": ("+VAD merged 30 s, Silero regions <= 30 s (before)", '["vad_30"]'),
-    "vad": ("+VAD merged 30 s (the demo: regions <= 10 s)", '["vad"]'),
-    "vad_long": (f"+VAD merged {LONG_UNIT_S:g} s, regions <= 10 s", '["vad_long"]'),
-    "vad_onepass": ("+VAD merged 30 s, each unit one window (no timestamp tokens)", '["vad", "onepass"]'),
+    "vad": ("+VAD regions joined into one stream (the demo)", '["vad"]'),
+    "vad_merged": ("+VAD merged 30 s, units apart (demo before)", '["vad_merged"]'),
+    "vad_30": ("+VAD merged 30 s apart, regions <= 30 s (before)", '["vad_30"]'),
+    "vad_long": (f"+VAD merged {LONG_UNIT_S:g} s apart, regions <= 10 s", '["vad_long"]'),
+    "vad_joined": ("+VAD merged 30 s, units joined into one stream", '["vad_joined"]'),
+    "vad_onepass": ("+VAD merged 30 s apart, each unit one window", '["vad_merged", "onepass"]'),
     "batched_30": ("batched, Silero regions <= 30 s (before)", '["batched_30"]'),
     "batched": ("batched (the demo: regions <= 10 s, batch 8, beam 5)", '["batched"]'),
     "batched_b4": ("batched, batch 4", '["batched_b4"]'),
     "batched_beam2": ("batched, beam 2", '["batched_beam2"]'),
     "batched_notail": ("batched, no tail re-decode", '["batched_notail"]'),
 }
+# The decoding work each sequential decode counts at the model: equal for one instruction set on any load.
+WORK_COUNTS = ("windows_encoded", "decode_attempts", "tokens_decoded")
 # The demo's Silero profile with regions of at most OLD_REGION_S (vad_30 and batched_30 name it).
 REGIONS_30 = "regions_30"
 CHANGES: dict[str, dict[str, str]] = {
@@ -115,50 +121,29 @@ def _add_chapter(corpus: Path, chapter: str) -> str:
     return recording
 
 
-def _table(text: str, header: str) -> str:
-    """The TOML table ``header`` with its sub-tables, as written in the demo file."""
-    start = text.index(header)
-    position = start + len(header)
-    while (following := text.find("\n[", position)) != -1:
-        if not text.startswith(header[:-1] + ".", following + 1):  # not one of its sub-tables
-            return text[start : following + 1]
-        position = following + 1
-    return text[start:]
-
-
-def _replace(table: str, values: dict[str, str]) -> str:
-    lines = table.splitlines()
-    for key, value in values.items():
-        hits = [i for i, line in enumerate(lines) if line.startswith(f"{key} = ")]
-        if not hits:
-            raise SystemExit(f"no {key} in {lines[0]}")
-        for i in hits:
-            lines[i] = f"{key} = {value}"
-    return "\n".join(lines) + "\n"
-
-
 def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
     """The demo experiment with the variants' components and recognizers added, and the chosen arms."""
-    text = DEMO.read_text(encoding="utf-8")
-    head = text[: text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
+    head = demo_head(manifest)
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.pipeline.vad_profiles import profile_table
 
-    vad = _table(head, "[components.vad]")
+    vad = table(head, "[components.vad]")
     silero = load_experiment(DEMO).components["vad"].config.silero()
     extra = [
         profile_table(REGIONS_30, replace(silero, max_speech_duration_s=OLD_REGION_S)),
-        _replace(vad, {"vad_profile": f'"{REGIONS_30}"'}).replace("[components.vad]", "[components.vad_30]"),
-        _replace(vad, {"merge_max_s": f"{LONG_UNIT_S}", "merge_max_gap_s": f"{LONG_UNIT_S}"}).replace(
-            "[components.vad]", "[components.vad_long]"
+        with_values(vad, {"vad_profile": f'"{REGIONS_30}"', **MERGED_APART}, "vad_30"),
+        with_values(vad, MERGED_APART, "vad_merged"),
+        with_values(
+            vad, {**MERGED_APART, "merge_max_s": f"{LONG_UNIT_S}", "merge_max_gap_s": f"{LONG_UNIT_S}"}, "vad_long"
         ),
+        with_values(vad, {**MERGED_APART, "join_units": "true"}, "vad_joined"),
     ]
-    primary = _table(head, "[recognizers.whisper_base]")
-    extra.append(_replace(primary.replace("whisper_base", "whisper_onepass"), {"without_timestamps": "true"}))
+    primary = table(head, "[recognizers.whisper_base]")
+    extra.append(with_values(primary.replace("whisper_base", "whisper_onepass"), {"without_timestamps": "true"}))
     extra.append('[components.onepass]\nstage = "second_model"\nrecognizer = "whisper_onepass"\nmode = "replace"\n')
-    batched = _table(head, "[recognizers.whisper_base_batched]")
+    batched = table(head, "[recognizers.whisper_base_batched]")
     for name, values in CHANGES.items():
-        extra.append(_replace(batched.replace("whisper_base_batched", f"whisper_{name}"), values))
+        extra.append(with_values(batched.replace("whisper_base_batched", f"whisper_{name}"), values))
         extra.append(f'[components.{name}]\nstage = "second_model"\nrecognizer = "whisper_{name}"\nmode = "replace"\n')
     body = "[arms]\n" + "".join(f"{arm} = {VARIANTS[arm][1]}\n" for arm in arms)
     root.mkdir(parents=True, exist_ok=True)
@@ -187,10 +172,18 @@ def measure(root: Path) -> dict[str, Any]:
             "wer": float(overall.loc[arm, "wer"]),
             "units": sum(len(o["units"]) for o in outputs),
             "tails": sum(int(n.get("tails_redecoded", 0)) for o in outputs for n in o["recognizer_notes"].values()),
+            **{count: _work(outputs, count) for count in WORK_COUNTS},
             "duration_s": duration,
             "paired": None if compared is None else _paired(compared.to_json()),
         }
     return figures
+
+
+def _work(outputs: list[dict[str, Any]], count: str) -> int | None:
+    """One of the recognizers' decoding work counts (toolkit/asr/work_counts.py) summed over ``outputs``;
+    None where a recognizer does not count it (the batched backend)."""
+    found = [n.get(count) for o in outputs for n in o["recognizer_notes"].values()]
+    return None if None in found else sum(found)
 
 
 def _paired(comparison: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +213,7 @@ def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
             "wer_delta_points": round(100 * (runs[0]["arms"][arm]["wer"] - runs[0]["arms"]["baseline"]["wer"]), 2),
             "units": runs[0]["arms"][arm]["units"],
             "tails": runs[0]["arms"][arm]["tails"],
+            **{count: runs[0]["arms"][arm][count] for count in WORK_COUNTS},
             "paired": runs[0]["arms"][arm]["paired"],
         }
         for arm in arms
@@ -247,12 +241,13 @@ def print_table(figures: dict[str, Any]) -> None:
         f"{figures['measured']}"
     )
     print(
-        f"{'arm':48} {'units':>5} {'tails':>5} {'RTF':>7} {'RTF/base':>9} {'speed-up':>8} {'CPU/base':>8} "
-        f"{'WER':>7} {'ΔWER':>6}"
+        f"{'arm':48} {'units':>5} {'tails':>5} {'windows':>7} {'tokens':>7} {'RTF':>7} {'RTF/base':>9} "
+        f"{'speed-up':>8} {'CPU/base':>8} {'WER':>7} {'ΔWER':>6}"
     )
     for arm, row in figures["arms"].items():
         print(
-            f"{VARIANTS[arm][0]:48} {row['units']:>5} {row['tails']:>5} {row['rtf']:>7.4f} "
+            f"{VARIANTS[arm][0]:48} {row['units']:>5} {row['tails']:>5} {_shown(row['windows_encoded']):>7} "
+            f"{_shown(row['tokens_decoded']):>7} {row['rtf']:>7.4f} "
             f"{'/'.join(f'{x:.2f}' for x in row['rtf_ratios']):>9} {row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} "
             f"{row['wer_pct']:>6.2f}% {row['wer_delta_points']:>+6.2f}"
         )
@@ -260,6 +255,10 @@ def print_table(figures: dict[str, Any]) -> None:
             low, high = row["paired"]["delta_ci_points"]
             per = ", ".join(f"{d:+.2f}" for d in row["paired"]["per_recording_delta_points"].values())
             print(f"{'':48} ΔWER 95% bootstrap interval [{low:+.2f}, {high:+.2f}] points; per recording {per}")
+
+
+def _shown(count: int | None) -> str:
+    return "-" if count is None else str(count)
 
 
 def main() -> None:
@@ -270,7 +269,7 @@ def main() -> None:
         help="audio files of ptbr-longform (stems, comma-separated) or all",
     )
     parser.add_argument("--isa", help="CT2_FORCE_CPU_ISA for this run: AVX512, AVX2, AVX or GENERIC")
-    parser.add_argument("--arms", default="baseline,vad_30,vad,vad_long,batched_30,batched", help=", ".join(VARIANTS))
+    parser.add_argument("--arms", default="baseline,vad,vad_merged,batched", help=", ".join(VARIANTS))
     parser.add_argument("--repeats", type=int, default=1, help="whole runs from an empty cache")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-dense")
     parser.add_argument("--json", type=Path, help="also write the figures here")

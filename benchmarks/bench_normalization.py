@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's toolkit, and the tests' data locator
 
-from shared_data import PTBR_DEV  # noqa: E402
+from shared_data import PTBR_LONGFORM  # noqa: E402
 
 from toolkit.core.files import atomic_write_json, config_hash, sha256_file  # noqa: E402
 from toolkit.core.transcripts import Hypothesis, Reference, Word  # noqa: E402
@@ -49,14 +49,6 @@ CONVENTIONS = Path(__file__).resolve().parent / "ptbr-longform-conventions.tsv"
 DEVELOPMENT = ("Titulo 1 Art 01 ao 04", "Titulo 3 Art 25 ao 28")
 HELD_OUT = ("Titulo 2 Art 06 ao 11", "Titulo 7 Art 170 ao 181", "Titulo 8 Art 196 ao 200")
 VERSIONS = ("ptbr-norm-2", "ptbr-norm-3")
-
-
-def longform_folder() -> Path:
-    """``ptbr-longform`` beside ``ptbr-dev`` (``ABLATE_SHARED_DATA`` may name either folder or their parent)."""
-    for candidate in (PTBR_DEV / "ptbr-longform", PTBR_DEV.parent / "ptbr-longform"):
-        if candidate.is_dir():
-            return candidate
-    return PTBR_DEV.parent / "ptbr-longform"
 
 
 def cache_folder() -> Path:
@@ -77,7 +69,7 @@ def decode(chapters: tuple[str, ...]) -> dict[str, Hypothesis]:
     key = config_hash({"recognizer": recognizer.identity(), "seed": experiment.seed})[:16]
     out: dict[str, Hypothesis] = {}
     for chapter in chapters:
-        audio = longform_folder() / "audio" / f"{chapter}.ogg"
+        audio = PTBR_LONGFORM / "audio" / f"{chapter}.ogg"
         cached = cache_folder() / f"{sha256_file(audio)[:16]}-{key}.json"
         if cached.is_file():
             data = json.loads(cached.read_text(encoding="utf-8"))
@@ -178,7 +170,7 @@ def attribute(chapters: tuple[str, ...], hypotheses: dict[str, Hypothesis]) -> d
 
     found = {name: Attribution() for name in (*VERSIONS, "ptbr-norm-3 + conventions")}
     for chapter in chapters:
-        reference = read_plaintext_reference(longform_folder() / "refs" / f"{chapter}.txt", chapter)
+        reference = read_plaintext_reference(PTBR_LONGFORM / "refs" / f"{chapter}.txt", chapter)
         hypothesis = hypotheses[chapter]
         floor = recognizer_floor(reference, hypothesis)
         counts = {
@@ -197,8 +189,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decode-only", action="store_true", help="decode and cache the chapters, nothing else")
     args = parser.parse_args()
-    if not (longform_folder() / "refs").is_dir():
-        print(f"skipped: the long-form data is not at {longform_folder()} (set ABLATE_SHARED_DATA)")
+    if not (PTBR_LONGFORM / "refs").is_dir():
+        print(f"skipped: the long-form data is not at {PTBR_LONGFORM} (set ABLATE_SHARED_DATA)")
         return 0
     hypotheses = decode(DEVELOPMENT + HELD_OUT)
     if args.decode_only:

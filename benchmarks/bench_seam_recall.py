@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from shared_data import PTBR_DEV  # noqa: E402
+from shared_data import PTBR_LONGFORM  # noqa: E402
 
 from toolkit.corpus.freeze import freeze  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
@@ -63,17 +63,9 @@ ARMS = '[arms]\nbaseline = []\nwindows = ["windows", "onset_repair"]\n' + "".joi
 )
 
 
-def longform_folder() -> Path:
-    """``ptbr-longform`` beside ``ptbr-dev`` (``ABLATE_SHARED_DATA`` may name either folder or their parent)."""
-    for candidate in (PTBR_DEV / "ptbr-longform", PTBR_DEV.parent / "ptbr-longform"):
-        if candidate.is_dir():
-            return candidate
-    return PTBR_DEV.parent / "ptbr-longform"
-
-
 def build_corpus(corpus: Path, chapters: tuple[str, ...]) -> None:
     """16 kHz mono WAVs (ffmpeg) and the written references, frozen as one tuning split."""
-    source = longform_folder()
+    source = PTBR_LONGFORM
     (corpus / "audio").mkdir(parents=True, exist_ok=True)
     (corpus / "refs").mkdir(parents=True, exist_ok=True)
     rows = ["id,split"]
@@ -147,8 +139,8 @@ def main() -> None:
     parser.add_argument("--arms", nargs="*", help="run only these arms (default: every arm of ARMS)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    if not (longform_folder() / "audio").is_dir():
-        print(f"skipped: the shared long-form audiobook is not at {longform_folder()} (set ABLATE_SHARED_DATA)")
+    if not (PTBR_LONGFORM / "audio").is_dir():
+        print(f"skipped: the shared long-form audiobook is not at {PTBR_LONGFORM} (set ABLATE_SHARED_DATA)")
         return
     root = args.work or Path.home() / ".cache" / "ptbr-ablate" / f"bench-seam-recall-{args.chapters}"
     corpus = root / "corpus"

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_seams import build_recording  # noqa: E402
+from demo_variants import MERGED_APART, demo_head, table, with_values  # noqa: E402
 from machine import describe, machine  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
@@ -41,7 +42,6 @@ from toolkit.evaluate import evaluate_run  # noqa: E402
 from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
 
-DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 ARMS = (
     '[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nvad_gap2 = ["vad_gap2"]\n'
     'batched = ["batched"]\n'
@@ -68,23 +68,17 @@ def add_noise_floor(wav: Path) -> None:
 
 
 def write_experiment(root: Path, manifest: Path) -> None:
-    """The demo experiment with its vad component in three merge settings and the five arms above."""
-    text = DEMO.read_text(encoding="utf-8")
-    head = text[: text.rindex("\n[arms]") + 1].replace('manifest = "corpus/manifest.json"', f'manifest = "{manifest}"')
-    vad = head[head.index("[components.vad]") : head.index("[components.windows]")]
-    for setting in ("merge_max_s = 30.0", "merge_max_gap_s = 30.0"):
-        if setting not in vad:
-            raise SystemExit(f"{DEMO}: expected {setting!r} in the vad component")
-    regions = (
-        vad.replace("[components.vad]", "[components.vad_regions]")
-        .replace("merge_max_s = 30.0", "merge_max_s = 0.0")
-        .replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
-    )
-    gap2 = vad.replace("[components.vad]", "[components.vad_gap2]").replace(
-        "merge_max_gap_s = 30.0", "merge_max_gap_s = 2.0"
-    )
+    """The demo experiment with its vad component in three merge settings, units decoded apart, and the
+    five arms above."""
+    head = demo_head(manifest)
+    vad = table(head, "[components.vad]")
+    merged = with_values(vad, MERGED_APART)
+    regions = with_values(merged, {"merge_max_s": "0.0", "merge_max_gap_s": "0.0"}, "vad_regions")
+    gap2 = with_values(merged, {"merge_max_gap_s": "2.0"}, "vad_gap2")
     root.mkdir(parents=True, exist_ok=True)
-    (root / "experiment.toml").write_text(head + "\n" + regions + "\n" + gap2 + "\n" + ARMS, encoding="utf-8")
+    (root / "experiment.toml").write_text(
+        head.replace(vad, merged) + "\n" + regions + "\n" + gap2 + "\n" + ARMS, encoding="utf-8"
+    )
 
 
 def measure(root: Path) -> dict[str, dict[str, float]]:

@@ -1,7 +1,8 @@
-"""Where the shared pt-BR development recordings are: ``../shared/data/ptbr-dev`` beside the clone.
+"""Where the shared pt-BR recordings are: ``../shared/data`` beside the clone, holding ``ptbr-dev`` (short
+clips) and ``ptbr-longform`` (the audiobook).
 
-``ABLATE_SHARED_DATA`` overrides it. Tests that need the folder skip with a reason when it is
-absent (a fresh clone of the project alone); CI has it beside the clone.
+``ABLATE_SHARED_DATA`` names that folder elsewhere (its ``ptbr-dev`` folder is taken too). Tests that need
+the data skip with a reason when it is absent (a fresh clone of the project alone); CI has it beside the clone.
 """
 
 from __future__ import annotations
@@ -11,9 +12,18 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-PTBR_DEV = Path(
-    os.environ.get("ABLATE_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "ptbr-dev")
-)
+
+def _shared_data() -> Path:
+    """``$ABLATE_SHARED_DATA`` (or its parent, when it names the ``ptbr-dev`` folder), else ``../shared/data``."""
+    given = os.environ.get("ABLATE_SHARED_DATA")
+    if not given:
+        return Path(__file__).resolve().parents[2] / "shared" / "data"
+    return Path(given).parent if Path(given).name == "ptbr-dev" else Path(given)
+
+
+SHARED_DATA = _shared_data()
+PTBR_DEV = SHARED_DATA / "ptbr-dev"
+PTBR_LONGFORM = SHARED_DATA / "ptbr-longform"
 
 
 def lapsbm_tuning_corpus(corpus: Path, clips: Iterable[str]) -> Path:

@@ -2,10 +2,11 @@
 
 A 44.1 kHz recording is built from synthesized pt-BR sentences placed at known times, then
 run through the real engine with the bundled Whisper base model: baseline, +VAD (regions
-merged into units of up to 30 s, and one unit per region), +windows (with seams), +GTCRN
-enhancement, all three stages together and batched decoding (the whisperx backend). The first word of every
-sentence must land near its true onset in original time; padding the recording with
-leading silence must shift every output time by exactly that padding.
+joined into one stream as the demo does, merged into units of up to 30 s, and one unit per
+region), +windows (with seams), +GTCRN enhancement, all three stages together and batched
+decoding (the whisperx backend). The first word of every sentence must land near its true
+onset in original time; padding the recording with leading silence must shift every output
+time by exactly that padding.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ PAD_S = 3.2  # a whole number of Silero frames (32 ms), so VAD regions shift exa
 # precision. Its DTW timing pulls the first word of a segment back toward the segment start,
 # so after a long silence the onset comes up to about a second early (measured here: 0.56 to
 # 1.08 s early for the whole-file arms) and never late. Per-region VAD crops start 0.2 s
-# (speech_pad_ms) before the speech, so arms decoding one region at a time are held to a tight
-# window; merged units hold several sentences with pauses between them, so later sentences in
-# a unit are timed like the whole-file arms. Mapping mistakes (a missing window origin, unit
+# (speech_pad_ms) before the speech, so arms decoding one region at a time (alone, or joined
+# with each word mapped through its own region) are held to a tight window; merged units hold
+# several sentences with pauses between them, so later sentences in a unit are timed like the
+# whole-file arms. Mapping mistakes (a missing window origin, unit
 # offset or padding) are whole seconds to tens of seconds.
 EARLY_TOLERANCE_S = {
     "baseline": 1.3,
@@ -61,7 +63,8 @@ EARLY_TOLERANCE_S = {
     "enhance": 1.3,
     "second": 1.3,
     "combined": 1.3,
-    "vad": 1.3,
+    "vad": 0.35,
+    "vad_merged": 1.3,
     "vad_regions": 0.35,
     "everything": 0.35,
     "everything@9s": 0.35,
@@ -128,20 +131,26 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
     )
     text = text.replace(windows, grid + "\n" + windows.replace("[components.windows", "[components.windows_pauses"))
     assert "[components.onset_repair]" in text
-    # The demo's vad merges regions into units of up to 30 s across the 8 s pauses between
-    # sentences; vad_regions decodes each region on its own.
+    # The demo's vad puts the regions back to back, the 8 s pauses between sentences dropped, and
+    # decodes them as one stream; vad_regions decodes each region on its own; vad_merged merges them into
+    # units of up to 30 s (the pauses inside kept), each decoded on its own.
     vad = text[text.index("[components.vad]") : text.index("[components.windows]")]
-    regions = (
-        vad.replace("[components.vad]", "[components.vad_regions]")
-        .replace("merge_max_s = 30.0", "merge_max_s = 0.0")
-        .replace("merge_max_gap_s = 30.0", "merge_max_gap_s = 0.0")
+    assert "merge_max_s = 0.0" in vad and "merge_max_gap_s = 0.0" in vad and "join_units = true" in vad
+    regions = vad.replace("[components.vad]", "[components.vad_regions]").replace(
+        "join_units = true", "join_units = false"
     )
-    assert "merge_max_s = 0.0" in regions and "merge_max_gap_s = 0.0" in regions
+    merged = (
+        regions.replace("[components.vad_regions]", "[components.vad_merged]")
+        .replace("merge_max_s = 0.0", "merge_max_s = 30.0")
+        .replace("merge_max_gap_s = 0.0", "merge_max_gap_s = 30.0")
+    )
     text = (
         text[: text.rindex("\n[arms]") + 1]
         + regions
+        + merged
         + (
-            '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nwindows = ["windows"]\n'
+            '[arms]\nbaseline = []\nvad = ["vad"]\nvad_regions = ["vad_regions"]\nvad_merged = ["vad_merged"]\n'
+            'windows = ["windows"]\n'
             'pauses = ["windows_pauses", "onset_repair"]\npauses_raw = ["windows_pauses"]\n'
             'baseline_repaired = ["onset_repair"]\n'
             'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
@@ -174,6 +183,7 @@ ARMS = [
     "baseline",
     "vad",
     "vad_regions",
+    "vad_merged",
     "windows",
     "windows@9s",
     "pauses",
@@ -203,7 +213,7 @@ def test_first_word_of_each_sentence_lands_at_its_original_time(experiment, arm:
 
 def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -> None:
     _, summary, _ = experiment
-    vad = summary.folder.read_arm_output("vad", "plain")
+    vad = summary.folder.read_arm_output("vad_merged", "plain")
     assert vad["vad_segments"] and all(a < b for a, b in vad["vad_segments"])
     # Merged: fewer units than regions, each within 30 s, made of whole regions; unmerged: one unit per region.
     units = [(u["original_start"], u["original_end"]) for u in vad["units"]]
@@ -215,6 +225,14 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
     edges = [t for u in per_region["units"] for t in (u["original_start"], u["original_end"])]
     assert edges == pytest.approx([t for r in regions for t in r], abs=1e-3)
     assert per_region["vad_segments"] == vad["vad_segments"]
+    # Joined: one unit from the first region's start to the last one's end, decoded once; what it decoded
+    # is exactly the regions (the pauses between them never reached the recognizer).
+    joined = summary.folder.read_arm_output("vad", "plain")
+    assert [u["unit"] for u in joined["units"]] == ["vadjoined"]
+    assert (joined["units"][0]["original_start"], joined["units"][0]["original_end"]) == pytest.approx(
+        (regions[0][0], regions[-1][1]), abs=1e-3
+    )
+    assert joined["vad_segments"] == vad["vad_segments"]
     batched = summary.folder.read_arm_output("batched", "plain")
     assert {u["recognizer"] for u in batched["units"]} == {"whisper_base_batched"}
     assert batched["recognizer_notes"]["whisper_base_batched"]["aligner"] == "not configured"

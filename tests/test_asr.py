@@ -231,6 +231,28 @@ def test_a_short_tail_is_not_decoded_again() -> None:
     assert stopped == [w for w in every if w.segment_id == every[0].segment_id]
 
 
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_decoding_work_is_counted_at_the_model_and_repeats(sequential) -> None:
+    """Windows encoded, generate calls and tokens are counted per transcription, the same twice over (times
+    are not), and the model is its own again after each transcription."""
+    clip = _clip()
+    sequential.load()
+    model = sequential._whisper.model
+    words = sequential.transcribe(clip).words
+    counts = {k: sequential.notes[k] for k in ("windows_encoded", "decode_attempts", "tokens_decoded")}
+    assert sequential._whisper.model is model
+    assert 1 <= counts["windows_encoded"] <= counts["decode_attempts"]
+    assert counts["tokens_decoded"] >= len(words) > 0
+    sequential.transcribe(clip)
+    assert {k: sequential.notes[k] for k in counts} == counts
+    # Twice the clip, end to end, takes more windows or tokens: the counts are per transcription, not cumulative.
+    twice = Signal.original(np.concatenate([clip.samples, clip.samples]), clip.sample_rate)
+    sequential.transcribe(twice)
+    assert sequential.notes["tokens_decoded"] > counts["tokens_decoded"]
+    assert sequential.notes["tokens_decoded"] < 3 * counts["tokens_decoded"]
+
+
 def _framed() -> tuple[Signal, float, float]:
     clip = _clip()
     lead = 1.5

@@ -167,12 +167,11 @@ def test_every_list_label_of_the_constitution_s_written_text_is_found() -> None:
     other Roman numeral read as an inciso is one cited after a number ("arts. 150, II, e 153, § 2º, I")."""
     import re
 
-    from shared_data import PTBR_DEV
+    from shared_data import PTBR_LONGFORM
 
-    folders = (PTBR_DEV / "ptbr-longform" / "refs", PTBR_DEV.parent / "ptbr-longform" / "refs")
-    refs = next((folder for folder in folders if folder.is_dir()), None)
-    if refs is None:
-        pytest.skip(f"the long-form references are not beside {PTBR_DEV} (absent in a bare clone)")
+    refs = PTBR_LONGFORM / "refs"
+    if not refs.is_dir():
+        pytest.skip(f"the long-form references are not at {refs} (absent in a bare clone)")
     for path in sorted(refs.glob("*.txt")):
         lines = path.read_text(encoding="utf-8").splitlines()
         source = " ".join(lines).split()

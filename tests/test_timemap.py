@@ -200,3 +200,35 @@ def test_origin_span_is_the_stretch_of_origin_a_chain_covers() -> None:
     chain = TimeMap.delay(0.4, 10.0).then(TimeMap.shift(30.0, 10.0)).then(TimeMap.pad(2.0, 60.0))
     assert chain.origin_span == pytest.approx((28.0, 37.6))
     assert TimeMap([]).origin_span is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(maps(), fractions, st.floats(-2.0, 2.0), st.floats(0.0, 8.0))
+def test_a_span_maps_whole_into_one_run_of_pieces(
+    timemap: TimeMap, fraction: float, shift: float, length: float
+) -> None:
+    """Any derived interval (a word, timed a little off) maps into the one run of pieces nearest its midpoint:
+    in order, never over the origin time between two runs, exactly as each time's own map where it lies inside."""
+    start = interior(timemap, fraction) + shift
+    mapped = timemap.span(start, start + length)
+    assert mapped is not None
+    low, high = mapped
+    assert low <= high + 1e-9
+    runs = timemap._runs
+    assert any(run[0].origin - 1e-9 <= low and high <= run[-1].origin_end + 1e-9 for run in runs)
+    for t, origin in ((start, low), (start + length, high)):
+        holder = [run for run in runs if run[0].start + 1e-6 < t < run[-1].end - 1e-6]
+        middle = start + length / 2
+        if holder and holder[0][0].start <= middle <= holder[0][-1].end:
+            assert origin == pytest.approx(timemap(t), abs=1e-6)
+
+
+def test_a_word_across_the_join_of_a_cut_stays_on_one_side() -> None:
+    """Regions 10-14 s and 30-34 s back to back: a word timed 3.7-4.5 s (across the join at 4 s) has most
+    of itself after the join, so it maps into the second region, starting at its start, not at 13.7 s."""
+    timemap = TimeMap.cut([(10.0, 14.0), (30.0, 34.0)])
+    assert timemap.span(3.7, 4.5) == pytest.approx((30.0, 30.5))
+    assert timemap.span(3.5, 4.1) == pytest.approx((13.5, 14.0))
+    assert timemap.span(1.0, 2.0) == pytest.approx((11.0, 12.0))
+    assert (timemap(3.7), timemap(4.5)) == pytest.approx((13.7, 30.5))  # time by time: over 16 s of dropped audio
+    assert TimeMap([]).span(0.0, 1.0) is None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from shared_data import PTBR_DEV
+from shared_data import PTBR_DEV, PTBR_LONGFORM
 
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
@@ -110,7 +110,7 @@ def test_on_dense_read_speech_regions_of_at_most_10_s_pack_units_no_worse_than_3
     """On 8.3 minutes of the shared audiobook (few pauses) Silero's 30 s limit gives regions of up to 20 s
     that the merge into units of at most 30 s cannot always join; at 10 s it has more places to cut, so
     there are no more units and they hold no less (measured: 20 units of 24.7 s on average against 19 of 25.9 s)."""
-    chapter = PTBR_DEV.parent / "ptbr-longform" / "audio" / "Titulo 8 Art 196 ao 200.ogg"
+    chapter = PTBR_LONGFORM / "audio" / "Titulo 8 Art 196 ao 200.ogg"
     if not chapter.exists():
         pytest.skip(f"development data not present ({chapter}); it lives outside the repository")
     signal = resample(load_audio(chapter), 16000)

@@ -84,6 +84,7 @@ def _table(**changes) -> dict:
         **asdict(SileroVadConfig(max_speech_duration_s=30.0)),
         "merge_max_s": 30.0,
         "merge_max_gap_s": 30.0,
+        "join_units": False,
         **changes,
     }
 

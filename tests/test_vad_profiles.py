@@ -54,7 +54,9 @@ def test_the_demo_with_one_profile_resolves_to_the_four_copied_tables_it_replace
 def test_resolving_does_not_change_the_parsed_file() -> None:
     raw = {
         "vad_profiles": {"p": dict(json.loads(json.dumps(vars(SileroVadConfig()))))},
-        "components": {"v": {"stage": "vad", "vad_profile": "p", "merge_max_s": 0.0, "merge_max_gap_s": 0.0}},
+        "components": {
+            "v": {"stage": "vad", "vad_profile": "p", "merge_max_s": 0.0, "merge_max_gap_s": 0.0, "join_units": False}
+        },
     }
     before = json.dumps(raw)
     mistakes = Mistakes()

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from toolkit.asr.characters import RawWord, join_split_characters
 from toolkit.asr.models import ModelInfo, feature_size
 from toolkit.asr.segments import Transcript, classify, describe
+from toolkit.asr.work_counts import counted
 from toolkit.audio.signal import Signal, resample
 from toolkit.core.devices import Device, check_setting, device_record, resolve
 from toolkit.core.errors import InputError
@@ -306,8 +307,9 @@ class FasterWhisperRecognizer:
             return Transcript([], [])
         self.load()
         config = self.config
-        decoded, _ = self._whisper.transcribe(audio.samples, **config.transcribe_kwargs())
-        segments = list(until_short_tail(decoded, audio.duration, config.min_tail_s))
+        with counted(self._whisper) as work:
+            decoded, _ = self._whisper.transcribe(audio.samples, **config.transcribe_kwargs())
+            segments = list(until_short_tail(decoded, audio.duration, config.min_tail_s))
 
         def outcome(segment: Any) -> str:
             return classify(
@@ -319,7 +321,7 @@ class FasterWhisperRecognizer:
             )
 
         words, counts = segment_words(segments, audio.duration, true_text_decoder(self._whisper))
-        self.notes.update(counts)
+        self.notes.update(counts, **asdict(work))
         return Transcript(words, describe(segments, outcome))
 
     def runtime(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 _EPS = 1e-9
@@ -99,6 +100,43 @@ class TimeMap:
         if index >= 0 and t <= self.pieces[index].end + _EPS:
             return self.pieces[index].at(t)
         return self._clamp(t, tolerance)
+
+    def span(self, start: float, end: float) -> tuple[float, float] | None:
+        """Origin times of the derived interval ``[start, end]``, both within the run of pieces nearest its
+        midpoint (pieces that follow one another in both times), clamped into it; ``None`` for an empty map.
+
+        For audio put together from pieces (a joined VAD stream): a recognizer times a word across the join
+        of two pieces, or a little early into the piece before, by its own timing error; mapped one time at a
+        time such a word would stretch over the audio dropped between them, or start seconds early.
+        faster-whisper maps its VAD chunks' words by their midpoint likewise.
+        """
+        if not self.pieces:
+            return None
+        middle = (start + end) / 2
+        index = max(bisect.bisect_right(self._run_starts, middle) - 1, 0)
+        run = min(self._runs[index : index + 2], key=lambda r: max(r[0].start - middle, middle - r[-1].end, 0.0))
+
+        def inside(t: float) -> float:
+            t = min(max(t, run[0].start), run[-1].end)
+            return next(p for p in run if t <= p.end + _EPS).at(t)
+
+        return inside(start), inside(end)
+
+    @cached_property
+    def _runs(self) -> list[tuple[Piece, ...]]:
+        """The pieces in maximal runs that follow one another in derived and in origin time."""
+        runs: list[tuple[Piece, ...]] = []
+        for piece in self.pieces:
+            last = runs[-1][-1] if runs else None
+            if last is not None and piece.start - last.end <= _EPS and piece.origin - last.origin_end <= _EPS:
+                runs[-1] = (*runs[-1], piece)
+            else:
+                runs.append((piece,))
+        return runs
+
+    @cached_property
+    def _run_starts(self) -> list[float]:
+        return [run[0].start for run in self._runs]
 
     def _clamp(self, t: float, tolerance: float) -> float | None:
         """Snap a time just outside a piece to that piece's edge, if within ``tolerance``."""

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from toolkit.audio.dither import Dither
-from toolkit.audio.signal import Signal, crop, resample
+from toolkit.audio.signal import Signal, crop, cut, resample
 from toolkit.audio.timemap import TimeMap
 from toolkit.audio.vad import SileroVadConfig, merge_regions, silero_device
 from toolkit.core.errors import InputError, ToolkitError
@@ -73,6 +73,7 @@ class DecodeUnit:
     signal: Signal
     region: tuple[float, float]
     placement: dict[str, str] | None = None  # a window's edges: in a pause, on the grid, at the recording's edge
+    joined: tuple[tuple[float, float], ...] = ()  # a joined VAD stream's units, back to back (else one stretch)
 
     @property
     def original_span(self) -> tuple[float, float]:
@@ -307,6 +308,10 @@ class ArmRunner:
             # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its
             # time map is the prepared signal's, offset by the unit's start.
             regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
+            if vad.config.join_units and regions:
+                # One stream of the units back to back (the arm has no windows: the experiment refuses them).
+                span = (regions[0][0], regions[-1][1])
+                return [[DecodeUnit("vadjoined", cut(prepared, regions), span, joined=tuple(regions))]]
             prefixes = [f"vad{i:03d}" for i in range(len(regions))]
         groups = []
         for prefix, (start, end) in zip(prefixes, regions):
@@ -428,6 +433,7 @@ class ArmRunner:
     def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:
         identity = self.recognizers.identity(name)
         region = [round(unit.region[0], 6), round(unit.region[1], 6)]
+        joined = {"joined": [[round(a, 6), round(b, 6)] for a, b in unit.joined]} if unit.joined else {}
         # The CPU code CTranslate2 runs is part of the key: a cache shared by two machines must not
         # hand one machine's words to the other.
         key = self.cache.key_for(
@@ -435,6 +441,7 @@ class ArmRunner:
                 "kind": "decode",
                 "lineage": lineage,
                 "region": region,
+                **joined,
                 "recognizer": identity,
                 "runtime": self.recognizers.runtime(name),
                 "code": code_digest("decode"),
@@ -507,7 +514,9 @@ class ArmRunner:
         return records
 
     def _to_original(self, unit: DecodeUnit, local: list[Word], output: ArmOutput) -> list[Word]:
-        mapped, unmapped = to_original(unit.unit_id, unit.signal.timemap, local, self.experiment.time_tolerance_s)
+        mapped, unmapped = to_original(
+            unit.unit_id, unit.signal.timemap, local, self.experiment.time_tolerance_s, joined=bool(unit.joined)
+        )
         output.unmapped_times += unmapped
         return mapped
 
@@ -527,13 +536,20 @@ def dropped_audio_kept(output: ArmOutput, duration: float) -> list[tuple[float, 
     return [(round(float(a), 4), round(float(b), 4)) for a, b in intersect(stage, decoded)]
 
 
-def to_original(unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float) -> tuple[list[Word], int]:
+def to_original(
+    unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float, joined: bool = False
+) -> tuple[list[Word], int]:
     """A decoded unit's words in original time, segment ids prefixed with ``unit_id``, and how many lost
     their times: those that map nowhere (beyond ``tolerance``), and those whose mapped times contradict
-    the words before them (a map can squeeze times together at a piece's edge)."""
+    the words before them (a map can squeeze times together at a piece's edge). A ``joined`` unit's word
+    is mapped whole through the piece of its midpoint (``TimeMap.span``), never across the audio dropped
+    between two pieces."""
     mapped, unmapped = [], 0
     for word in local:
-        start, end = timemap(word.start, tolerance=tolerance), timemap(word.end, tolerance=tolerance)
+        if joined and word.start is not None and word.end is not None:
+            start, end = timemap.span(word.start, word.end) or (None, None)
+        else:
+            start, end = timemap(word.start, tolerance=tolerance), timemap(word.end, tolerance=tolerance)
         if start is None or end is None:
             unmapped += word.start is not None
             start = end = None

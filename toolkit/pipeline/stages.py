@@ -33,10 +33,16 @@ class VadStageConfig(SileroVadConfig):
     ``merge_max_s`` reproduces WhisperX, which has no pause limit). The merge never splits a
     region, so with merging on Silero's ``max_speech_duration_s`` may not exceed ``merge_max_s``:
     then no unit is longer than ``merge_max_s``.
+
+    ``join_units``: false decodes each unit on its own (WhisperX); true puts the units back to back,
+    the audio between them dropped, and decodes that as one stream with the recognizer's own long-form
+    loop (faster-whisper's ``vad_filter`` does the same), so the sentence Whisper leaves unfinished at
+    the end of a 30 s window goes on in the next window instead of being decoded again at every unit's end.
     """
 
     merge_max_s: float = 0.0
     merge_max_gap_s: float = 0.0
+    join_units: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
