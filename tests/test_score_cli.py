@@ -233,3 +233,25 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it(tmp_path) -> None:
         assert gc.get_threshold()[0] == YOUNG_THRESHOLD and gc.get_freeze_count() > 0
     assert main(["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--id", "r"]) == 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+@pytest.mark.parametrize("hypothesis", ["h.txt", "missing.txt"])
+def test_the_program_that_ends_without_teardown_prints_and_exits_as_the_call_returns(
+    tmp_path, capsys, hypothesis: str
+) -> None:
+    """``ablate score`` as the program ends right after flushing its output (toolkit.cli.collection): its output,
+    errors and exit code are those of the same command called in a process that goes on."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "r.txt").write_text("não vou\n", encoding="utf-8")
+    (tmp_path / "h.txt").write_text("não vou lá\n", encoding="utf-8")
+    args = ["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / hypothesis), "--id", "r"]
+    code = main(args)
+    called = capsys.readouterr()
+    root = str(Path(__file__).resolve().parents[1])
+    program = subprocess.run(
+        [sys.executable, "-m", "toolkit", *args], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert (program.returncode, program.stdout, program.stderr) == (code, called.out, called.err)

@@ -98,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_SHORT_MAX,
         help="short-word audit: at most this many letters (default %(default)s)",
     )
-    parser.set_defaults(func=run)
+    # Its words, tokens and steps live until it ends: as the program, it ends without freeing them one by one.
+    parser.set_defaults(func=run, skip_teardown=True)
 
 
 def read_vad_segments(path: Path) -> list[tuple[float, float]]:
