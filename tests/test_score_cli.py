@@ -176,7 +176,7 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 
     data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
     alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
-    text = json_with_alignment(data, [a.to_json() for a in alignment])
+    text = json_with_alignment(data, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
 
@@ -184,13 +184,13 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 @settings(max_examples=60, deadline=None)
 @given(words=st.lists(st.one_of(st.none(), st.text(max_size=12), st.just('}, {"reference": ')), max_size=6))
 def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None]) -> None:
-    """The steps are written in one encoder call and split before each '{"reference": ': a word holding that
-    text (escaped inside its JSON string) never splits a step."""
+    """A word holding a line break or what a step's JSON starts with (escaped inside its JSON string) never
+    splits a step."""
     from toolkit.cli.score import json_with_alignment
     from toolkit.scorer.alignment_view import AlignedWord
 
     alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
-    text = json_with_alignment({"wer": 0.0}, [a.to_json() for a in alignment])
+    text = json_with_alignment({"wer": 0.0}, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
     assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
     assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)
 
