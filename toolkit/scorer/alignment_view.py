@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import product
+from itertools import product, repeat
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -145,23 +145,18 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
 def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[str]:
     """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
     ``aligned_words(at, critical)``; made from the columns, each column encoded at once by the compiled encoder
-    and each step one string format, without records or dicts (a long recording has tens of thousands of steps)."""
+    and each step joined from its keys and values, without records or dicts (a long recording has tens of
+    thousands of steps)."""
     refs, hyps, ops, *times, marks = alignment_columns(at, critical)
     marks_json = {mark: json.dumps(list(mark), ensure_ascii=False) for mark in set(marks)}
-    return list(
-        map(
-            _STEP_FORMAT.format,
-            _texts_json(refs),
-            _texts_json(hyps),
-            _texts_json(ops),
-            *map(_numbers_json, times),
-            map(marks_json.__getitem__, marks),
-        )
-    )
+    values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(_numbers_json, times)]
+    values.append(list(map(marks_json.__getitem__, marks)))
+    pieces = [piece for key, column in zip(_STEP_KEYS, values) for piece in (repeat(key), column)]
+    return list(map("".join, zip(*pieces, repeat("}"))))
 
 
-# One step's JSON with a ``{}`` for each field's encoded value, keys in field order.
-_STEP_FORMAT = "{{" + ", ".join(f'"{name}": {{}}' for name in STEP_FIELDS) + "}}"
+# What comes before each field's encoded value in one step's JSON, in field order.
+_STEP_KEYS = tuple(("{" if k == 0 else ", ") + f'"{name}": ' for k, name in enumerate(STEP_FIELDS))
 
 
 def _texts_json(texts: list[str | None]) -> list[str]:
