@@ -122,11 +122,11 @@ def _numbered_groups(groups: list[int | None], part_of: np.ndarray) -> np.ndarra
     parts before it."""
     numbered = np.full(len(groups), -1, dtype=np.int64)
     offset, part, part_offset = 0, -1, 0
-    for k in [k for k, group in enumerate(groups) if group is not None]:
+    for k, group in [(k, group) for k, group in enumerate(groups) if group is not None]:
         if part_of[k] != part:
             part, part_offset = part_of[k], offset
-        numbered[k] = part_offset + groups[k]
-        offset = max(offset, part_offset + groups[k] + 1)
+        numbered[k] = part_offset + group
+        offset = max(offset, part_offset + group + 1)
     return numbered
 
 
