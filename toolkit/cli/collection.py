@@ -6,9 +6,9 @@ objects (words, tokens, alignment steps) that all stay alive until the command e
 walks the same objects again and again for no garbage. Freezing what is loaded and collecting after
 50,000 new objects (mypy does the same for the same reason) changes nothing a command computes or prints.
 
-When such a command runs as the program, the interpreter would then free those objects one by one on its way
-out (a fifth of the scoring's own time on a 9,000-word pair); the operating system takes the memory back at
-once, so the program ends right after its output is flushed (mypy ends the same way).
+When such a command runs as the program, the interpreter would then free every module and object one by one on
+its way out (0.05-0.1 s of CPU for ``ablate score``); the operating system takes the memory back at once, so the
+program ends right after its output is flushed (mypy ends the same way).
 """
 
 from __future__ import annotations
