@@ -182,5 +182,43 @@ def test_the_json_steps_are_the_records_as_json(files) -> None:
     at = score.audit_tokens
     for marks in (None, critical_marks(at, frozenset({"não"}), [("conceição",)])):
         steps = alignment_json(at, marks)
-        assert steps == [step.to_json() for step in aligned_words(at, marks)]
-        assert any(step["critical"] for step in steps) == (marks is not None)
+        assert steps == [json.dumps(step.to_json(), ensure_ascii=False) for step in aligned_words(at, marks)]
+        assert any(json.loads(step)["critical"] for step in steps) == (marks is not None)
+
+
+_any_word = st.text(st.characters(codec="utf-8"), min_size=1, max_size=6).filter(lambda t: not t.isspace())
+_any_time = st.one_of(st.none(), st.floats(0, 1e4, allow_nan=False), st.sampled_from([0.0005, 1.0015, 2.5]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    ref=st.lists(st.tuples(_any_word, _any_time), max_size=6),
+    hyp=st.lists(st.tuples(_any_word, _any_time), max_size=6),
+    negations=st.frozensets(_any_word, max_size=2),
+)
+def test_the_json_steps_of_any_words_are_the_records_as_json(ref: list, hyp: list, negations: frozenset) -> None:
+    """``alignment_json`` encodes columns at once; any text (quotes, backslashes, control characters, any
+    script) and any time give what ``json.dumps`` writes for each step's ``to_json``."""
+    from toolkit.scorer.alignment_view import alignment_json, critical_marks
+
+    utterance = Utterance(0.0, 2e4, " ".join(text for text, _ in ref))
+    reference = Reference("r", [utterance], words=[Word(t, s, None if s is None else s + 0.1) for t, s in ref])
+    hypothesis = Hypothesis("r", [Word(t, s, None if s is None else s + 0.1) for t, s in hyp])
+    at = score_recording(reference, hypothesis).audit_tokens
+    for marks in (None, critical_marks(at, negations, [])):
+        plain = [json.dumps(step.to_json(), ensure_ascii=False) for step in aligned_words(at, marks)]
+        assert alignment_json(at, marks) == plain
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(st.one_of(st.none(), st.text(), st.just('a", "b\\\\"')), max_size=8),
+    numbers=st.lists(st.one_of(st.none(), st.floats(), st.sampled_from([-0.0, 1e16, 1e-7, 5e-324])), max_size=8),
+)
+def test_columns_are_encoded_as_the_json_encoder_writes_each_value(texts: list, numbers: list) -> None:
+    """Any text (surrogates, quotes, separators inside) and any number (NaN, infinities, exponents) of a column is
+    written as ``json.dumps`` writes it alone."""
+    from toolkit.scorer.alignment_view import _numbers_json, _texts_json
+
+    assert _texts_json(texts) == [json.dumps(text, ensure_ascii=False) for text in texts]
+    assert _numbers_json(numbers) == [json.dumps(number) for number in numbers]

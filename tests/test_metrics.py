@@ -516,3 +516,37 @@ def test_drift_is_the_least_squares_slope_scipy_gives(points) -> None:
     n = len(points)
     timing = TimingScore(ref_timed_words=n, hyp_words=n, ref_onsets=onsets, onset_errors=errors)
     assert timing.drift_s_per_min == pytest.approx(linregress(onsets, errors).slope * 60, rel=1e-6, abs=1e-9)
+
+
+_group_words = st.lists(
+    st.sampled_from(["2", "100", "R$", "1.500,00", "não", "num", "(a)", "vai", "III", "art.", "10h30", "dois", "mil"]),
+    max_size=5,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_group_words, max_size=5), st.booleans())
+def test_tokens_of_groups_are_each_group_tokenized_alone_one_after_the_other(groups: list, reference: bool) -> None:
+    """``tokenize`` turns all groups' tokens into columns at once: the same table as each group tokenized on its
+    own, concatenated, its number groups counted on from the groups before it."""
+    from toolkit.scorer.metrics.tokens import SourceWords, tokenize
+    from toolkit.scorer.normalize import Normalizer
+
+    words = [word for group in groups for word in group]
+    ends = np.cumsum([len(group) for group in groups]).tolist()
+    spans = list(zip([0, *ends[:-1]], ends))
+    nan = np.full(len(words), np.nan)
+    source = SourceWords(words, nan, nan, nan, nan)
+    normalizer = Normalizer()
+    table = tokenize(normalizer, source, spans, reference=reference)
+    alone = [tokenize(normalizer, source, [span], reference=reference) for span in spans]
+    assert table.texts == [text for part in alone for text in part.texts]
+    assert table.source.tolist() == [s for part in alone for s in part.source.tolist()]
+    for column in ("is_number", "optional", "undecided"):
+        assert getattr(table, column).tolist() == [v for part in alone for v in getattr(part, column).tolist()]
+    assert table.number_value == [v for part in alone for v in part.number_value]
+    shifted, offset = [], 0
+    for part in alone:
+        shifted += [-1 if g < 0 else g + offset for g in part.number_group.tolist()]
+        offset += int(part.number_group.max(initial=-1)) + 1
+    assert table.number_group.tolist() == shifted

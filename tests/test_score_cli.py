@@ -176,7 +176,7 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 
     data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
     alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
-    text = json_with_alignment(data, [a.to_json() for a in alignment])
+    text = json_with_alignment(data, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
 
@@ -184,13 +184,13 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 @settings(max_examples=60, deadline=None)
 @given(words=st.lists(st.one_of(st.none(), st.text(max_size=12), st.just('}, {"reference": ')), max_size=6))
 def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None]) -> None:
-    """The steps are written in one encoder call and split before each '{"reference": ': a word holding that
-    text (escaped inside its JSON string) never splits a step."""
+    """A word holding a line break or what a step's JSON starts with (escaped inside its JSON string) never
+    splits a step."""
     from toolkit.cli.score import json_with_alignment
     from toolkit.scorer.alignment_view import AlignedWord
 
     alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
-    text = json_with_alignment({"wer": 0.0}, [a.to_json() for a in alignment])
+    text = json_with_alignment({"wer": 0.0}, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
     assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
     assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)
 
@@ -233,3 +233,25 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it(tmp_path) -> None:
         assert gc.get_threshold()[0] == YOUNG_THRESHOLD and gc.get_freeze_count() > 0
     assert main(["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--id", "r"]) == 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+@pytest.mark.parametrize("hypothesis", ["h.txt", "missing.txt"])
+def test_the_program_that_ends_without_teardown_prints_and_exits_as_the_call_returns(
+    tmp_path, capsys, hypothesis: str
+) -> None:
+    """``ablate score`` as the program ends right after flushing its output (toolkit.cli.collection): its output,
+    errors and exit code are those of the same command called in a process that goes on."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "r.txt").write_text("não vou\n", encoding="utf-8")
+    (tmp_path / "h.txt").write_text("não vou lá\n", encoding="utf-8")
+    args = ["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / hypothesis), "--id", "r"]
+    code = main(args)
+    called = capsys.readouterr()
+    root = str(Path(__file__).resolve().parents[1])
+    program = subprocess.run(
+        [sys.executable, "-m", "toolkit", *args], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert (program.returncode, program.stdout, program.stderr) == (code, called.out, called.err)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from toolkit import __version__
+from toolkit.cli.collection import end_without_teardown
 from toolkit.core.errors import ToolkitError
 
 # Subcommand modules, in the order ``ablate --help`` lists them.
@@ -46,8 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command ``argv`` names (``sys.argv`` when None: the program itself, whose process may then end
+    without the interpreter's teardown when the command asks for it) and return its exit code."""
+    args = build_parser().parse_args(argv)
+    code = _run(args)
+    if argv is None and getattr(args, "skip_teardown", False):
+        end_without_teardown(code)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code, with bad input, a closed pipe, a system refusal and Ctrl-C as one line each."""
     try:
         return int(args.func(args) or 0)
     except ToolkitError as error:

@@ -98,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_SHORT_MAX,
         help="short-word audit: at most this many letters (default %(default)s)",
     )
-    parser.set_defaults(func=run)
+    # Its words, tokens and steps live until it ends: as the program, it ends without freeing them one by one.
+    parser.set_defaults(func=run, skip_teardown=True)
 
 
 def read_vad_segments(path: Path) -> list[tuple[float, float]]:
@@ -146,18 +147,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_with_alignment(data: dict[str, Any], alignment: list[dict[str, Any]]) -> str:
-    """``data`` indented, then ``"alignment"`` (the steps as ``AlignedWord.to_json`` writes them): one step per
-    line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON encoder
-    longer than the scoring)."""
+def json_with_alignment(data: dict[str, Any], steps: list[str]) -> str:
+    """``data`` indented, then ``"alignment"``: the steps (each step's JSON, as ``alignment_json`` writes them)
+    one per line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON
+    encoder longer than the scoring)."""
     body = json.dumps(data, ensure_ascii=False, indent=2)
-    if not alignment:
+    if not steps:
         return body[:-2] + ',\n  "alignment": []\n}'
-    # One call of the compiled encoder for every step, then a line break before each step: a step's first
-    # key is "reference", and '}, {"reference": ' cannot occur inside a JSON string (its quotes are escaped).
-    steps = json.dumps(alignment, ensure_ascii=False)[1:-1]
-    steps = steps.replace('}, {"reference": ', '},\n    {"reference": ')
-    return body[:-2] + ',\n  "alignment": [\n    ' + steps + "\n  ]\n}"
+    return body[:-2] + ',\n  "alignment": [\n    ' + ",\n    ".join(steps) + "\n  ]\n}"
 
 
 def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str:

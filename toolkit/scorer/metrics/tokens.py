@@ -14,6 +14,7 @@ import numpy as np
 
 from toolkit.scorer.normalize import Normalizer
 from toolkit.scorer.normalize.chars import fold_accents
+from toolkit.scorer.normalize.token import Token
 
 
 @dataclass(frozen=True)
@@ -90,38 +91,43 @@ def tokenize(
     normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[int, int]], reference: bool = False
 ) -> TokenTable:
     """Normalize each ``[begin, end)`` group of source words on its own (numbers never span groups);
-    ``reference``: the words are a reference's (the optional-word convention applies)."""
-    texts: list[str] = []
-    source: list[int] = []
-    is_number: list[bool] = []
-    number_group: list[int] = []
-    number_value: list[str | None] = []
-    optional: list[bool] = []
-    undecided: list[bool] = []
-    group_offset = 0
-    for begin, end in groups:
-        if end <= begin:
-            continue
-        tokens = normalizer.tokens(words.texts[begin:end], reference=reference)
-        texts.extend([t.text for t in tokens])
-        optional.extend([t.optional for t in tokens])
-        undecided.extend([t.undecided for t in tokens])
-        source.extend([begin + t.source_index for t in tokens])
-        is_number.extend([t.is_number for t in tokens])
-        number_value.extend([t.number_value for t in tokens])
-        groups_here = [-1 if t.number_group is None else group_offset + t.number_group for t in tokens]
-        number_group.extend(groups_here)
-        group_offset = max(group_offset, max(groups_here, default=-1) + 1)
+    ``reference``: the words are a reference's (the optional-word convention applies). The tokens of all
+    groups are turned into columns at once (a long reference has hundreds of utterances)."""
+    parts = [
+        (begin, normalizer.tokens(words.texts[begin:end], reference=reference)) for begin, end in groups if end > begin
+    ]
+    parts = [(begin, tokens) for begin, tokens in parts if tokens]
+    tokens = [token for _, part in parts for token in part]
+    texts, source_index, is_number, number_value, number_group, optional, undecided = (
+        list(column) for column in (zip(*tokens) if tokens else [()] * len(Token._fields))
+    )
+    counts = [len(part) for _, part in parts]
+    source = np.asarray(source_index, dtype=np.int64) + np.repeat([begin for begin, _ in parts], counts).astype(
+        np.int64
+    )
     return TokenTable(
         texts,
-        np.asarray(source, dtype=np.int64),
+        source,
         np.asarray(is_number, dtype=bool),
-        np.asarray(number_group, dtype=np.int64),
+        _numbered_groups(number_group, np.repeat(np.arange(len(parts)), counts)),
         number_value,
         words,
         np.asarray(optional, dtype=bool),
         np.asarray(undecided, dtype=bool),
     )
+
+
+def _numbered_groups(groups: list[int | None], part_of: np.ndarray) -> np.ndarray:
+    """Each token's number group over all parts (-1 for none): a part's groups count on from the groups of the
+    parts before it."""
+    numbered = np.full(len(groups), -1, dtype=np.int64)
+    offset, part, part_offset = 0, -1, 0
+    for k, group in [(k, group) for k, group in enumerate(groups) if group is not None]:
+        if part_of[k] != part:
+            part, part_offset = part_of[k], offset
+        numbered[k] = part_offset + group
+        offset = max(offset, part_offset + group + 1)
+    return numbered
 
 
 def fold_table(table: TokenTable) -> TokenTable:
