@@ -66,6 +66,9 @@ EARLY_TOLERANCE_S = {
     "vad": 0.35,
     "vad_merged": 1.3,
     "vad_regions": 0.35,
+    "vad_windows": 1.3,
+    "vad_windows@9s": 1.3,
+    "vad_pauses": 1.3,
     "everything": 0.35,
     "everything@9s": 0.35,
     "batched": 1.3,
@@ -154,6 +157,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory):
             'pauses = ["windows_pauses", "onset_repair"]\npauses_raw = ["windows_pauses"]\n'
             'baseline_repaired = ["onset_repair"]\n'
             'enhance = ["gtcrn"]\neverything = ["gtcrn", "vad_regions", "windows"]\nsecond = ["second_replace"]\n'
+            'vad_windows = ["vad", "windows"]\nvad_pauses = ["vad", "windows_pauses"]\n'
             'combined = ["second_combine"]\nbatched = ["batched"]\n'
         )
     )
@@ -184,6 +188,9 @@ ARMS = [
     "vad",
     "vad_regions",
     "vad_merged",
+    "vad_windows",
+    "vad_windows@9s",
+    "vad_pauses",
     "windows",
     "windows@9s",
     "pauses",
@@ -233,6 +240,11 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
         (regions[0][0], regions[-1][1]), abs=1e-3
     )
     assert joined["vad_segments"] == vad["vad_segments"]
+    # Windows inside the joined stream are laid over the stream (16 s of speech: one 20 s window).
+    for arm in ("vad_windows", "vad_windows@9s", "vad_pauses"):
+        output = summary.folder.read_arm_output(arm, "plain")
+        assert [u["unit"] for u in output["units"]] == [f"vadjoined.win{i:03d}" for i in range(len(output["units"]))]
+        assert len(output["seams"]) == len(output["units"]) - 1
     batched = summary.folder.read_arm_output("batched", "plain")
     assert {u["recognizer"] for u in batched["units"]} == {"whisper_base_batched"}
     assert batched["recognizer_notes"]["whisper_base_batched"]["aligner"] == "not configured"
@@ -341,7 +353,7 @@ def test_evaluation_scores_every_arm_and_writes_the_report(experiment) -> None:
     assert (overall.loc["windows", "seams"], overall.loc["windows@9s", "seams"]) == (2, 3)
     assert pd.isna(overall.loc["vad", "seams"])  # only windowed arms get seam figures
     spread = evaluation.origin_spread.set_index("arm")
-    assert set(spread.index) == {"windows", "everything"} and (spread["origins"] == 2).all()
+    assert set(spread.index) == {"windows", "everything", "vad_windows"} and (spread["origins"] == 2).all()
     wers = overall.loc[["windows", "windows@9s"], "wer"]
     assert spread.loc["windows", "spread_points"] == pytest.approx(100 * (wers.max() - wers.min()))
     markdown = evaluation.report_markdown.read_text()

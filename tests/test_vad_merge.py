@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from toolkit.audio.vad import SileroVadConfig, merge_regions
 from toolkit.core.errors import InputError
+from toolkit.pipeline.runner import in_stream
 from toolkit.pipeline.stages import VadStageConfig, parse_stage
 
 REGIONS = [(1.0, 4.0), (4.5, 9.0), (9.2, 20.0), (26.0, 28.0), (29.0, 40.0), (41.0, 80.0), (81.0, 82.0)]
@@ -124,3 +125,15 @@ def test_no_merge_allows_any_region_length() -> None:
         (0.0, 59.0),
         (59.5, 60.0),
     ]
+
+
+@given(st.lists(st.tuples(st.floats(0, 100), st.floats(0, 10)), max_size=8), st.integers(1, 4))
+def test_a_pause_pass_cut_into_a_joined_stream_keeps_exactly_the_overlaps(spans, count) -> None:
+    """Regions of the prepared signal, in the seconds of the stream of pieces put back to back: each stays within
+    the piece it overlaps, keeps exactly its overlap's length, and nothing lands outside the stream."""
+    regions = sorted((a, a + length) for a, length in spans)
+    pieces = [(20.0 * i + 3.0, 20.0 * i + 15.0) for i in range(count)]
+    found = in_stream(regions, pieces)
+    overlaps = [min(b, e) - max(a, s) for s, e in pieces for a, b in regions if b > s and a < e]
+    assert [round(b - a, 9) for a, b in found] == [round(x, 9) for x in overlaps]
+    assert all(0.0 <= a <= b <= 12.0 * count + 1e-9 for a, b in found)

@@ -378,12 +378,5 @@ def _arm(
     repeated = sorted({s for s in stages if stages.count(s) > 1})
     if repeated:
         raise InputError(path, f"arm {name!r} has more than one {', '.join(repeated)} component")
-    joined = [c.name for c in chosen if c.stage == "vad" and c.config.join_units]
-    if joined and "windows" in stages:
-        raise InputError(
-            path,
-            f"arm {name!r} puts windows inside {joined[0]}'s joined stream (join_units = true): windows are "
-            "planned per unit, so that arm needs join_units = false",
-        )
     chosen.sort(key=lambda c: list(STAGES).index(c.stage))
     return Arm(name, tuple(chosen))

@@ -300,55 +300,64 @@ class ArmRunner:
         vad = arm.stage("vad")
         windows = arm.stage("windows")
         if vad is None:
-            regions = [(0.0, prepared.duration)]
-            prefixes = ["full"]
+            streams = [("full", [(0.0, prepared.duration)], False)]
         else:
             speech = self._vad_regions(vad.name, vad.config.silero(), prepared, lineage, output)
             output.vad_segments = self._original_spans(prepared, speech)
-            # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its
-            # time map is the prepared signal's, offset by the unit's start.
+            # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its time map is
+            # the prepared signal's, offset by the unit's start; joined, the units go back to back in one stream.
             regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
             if vad.config.join_units and regions:
-                # One stream of the units back to back (the arm has no windows: the experiment refuses them).
-                span = (regions[0][0], regions[-1][1])
-                return [[DecodeUnit("vadjoined", cut(prepared, regions), span, joined=tuple(regions))]]
-            prefixes = [f"vad{i:03d}" for i in range(len(regions))]
+                streams = [("vadjoined", regions, True)]
+            else:
+                streams = [(f"vad{i:03d}", [unit], False) for i, unit in enumerate(regions)]
         groups = []
-        for prefix, (start, end) in zip(prefixes, regions):
+        for prefix, pieces, joined in streams:
+            signal = cut(prepared, pieces)
+            kept = tuple(pieces) if joined else ()
             if windows is None:
-                groups.append([DecodeUnit(prefix, crop(prepared, start, end), (start, end))])
+                groups.append([DecodeUnit(prefix, signal, (pieces[0][0], pieces[-1][1]), joined=kept)])
                 continue
-            placed = self._windows(windows, prepared, (start, end), lineage, output)
+            # A unit's windows are cropped from (and keyed by their span of) the prepared signal, a joined
+            # stream's from the stream.
+            source, offset = (signal, 0.0) if joined else (prepared, pieces[0][0])
             groups.append(
                 [
                     DecodeUnit(
-                        f"{prefix}.win{i:03d}", crop(prepared, start + a, start + b), (start + a, start + b), placement
+                        f"{prefix}.win{i:03d}",
+                        crop(source, offset + a, offset + b),
+                        (offset + a, offset + b),
+                        placement,
+                        kept,
                     )
-                    for i, (a, b, placement) in enumerate(placed)
+                    for i, (a, b, placement) in enumerate(self._windows(windows, prepared, pieces, lineage, output))
                 ]
             )
         return groups
 
     def _windows(
-        self, component: Any, prepared: Signal, region: tuple[float, float], lineage: dict[str, Any], output: ArmOutput
+        self,
+        component: Any,
+        prepared: Signal,
+        pieces: list[tuple[float, float]],
+        lineage: dict[str, Any],
+        output: ArmOutput,
     ) -> list[tuple[float, float, dict[str, str] | None]]:
-        """Window spans relative to ``region``: on the grid, or with edges in the pauses of a VAD pass."""
+        """Window spans over the stream of ``pieces`` of ``prepared`` put back to back (one piece: a unit or the
+        whole file), in the stream's seconds: on the grid, or with edges in the pauses of a VAD pass."""
         config: WindowsConfig = component.config
-        start, end = region
+        duration = sum(end - start for start, end in pieces)
         if config.placement == "grid":
             from toolkit.pipeline.windows import plan_windows
 
-            return [
-                (a, b, None) for a, b in plan_windows(end - start, config.length_s, config.overlap_s, config.origin_s)
-            ]
+            return [(a, b, None) for a, b in plan_windows(duration, config.length_s, config.overlap_s, config.origin_s)]
         from toolkit.pipeline.windows import plan_pause_windows
 
         regions = self._vad_regions(
             f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared, lineage, output
         )
-        speech = [(max(a, start) - start, min(b, end) - start) for a, b in regions if b > start and a < end]
         placed = plan_pause_windows(
-            end - start, config.length_s, config.overlap_s, config.origin_s, speech, config.pauses
+            duration, config.length_s, config.overlap_s, config.origin_s, in_stream(regions, pieces), config.pauses
         )
         return [(w.start, w.end, w.to_json()) for w in placed]
 
@@ -519,6 +528,18 @@ class ArmRunner:
         )
         output.unmapped_times += unmapped
         return mapped
+
+
+def in_stream(regions: list[tuple[float, float]], pieces: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``regions`` of the prepared signal in the seconds of the stream that puts ``pieces`` of it back to back:
+    each cut to the pieces it overlaps (what lies between pieces is not in the stream)."""
+    found, offset = [], 0.0
+    for start, end in pieces:
+        found += [
+            (offset + max(a, start) - start, offset + min(b, end) - start) for a, b in regions if b > start and a < end
+        ]
+        offset += end - start
+    return found
 
 
 def dropped_audio_kept(output: ArmOutput, duration: float) -> list[tuple[float, float]]:
