@@ -313,14 +313,13 @@ class ArmRunner:
                 streams = [(f"vad{i:03d}", [unit], False) for i, unit in enumerate(regions)]
         groups = []
         for prefix, pieces, joined in streams:
-            signal = cut(prepared, pieces)
             kept = tuple(pieces) if joined else ()
             if windows is None:
-                groups.append([DecodeUnit(prefix, signal, (pieces[0][0], pieces[-1][1]), joined=kept)])
+                groups.append([DecodeUnit(prefix, cut(prepared, pieces), (pieces[0][0], pieces[-1][1]), joined=kept)])
                 continue
             # A unit's windows are cropped from (and keyed by their span of) the prepared signal, a joined
-            # stream's from the stream.
-            source, offset = (signal, 0.0) if joined else (prepared, pieces[0][0])
+            # stream's from the stream (only that one is cut out whole first).
+            source, offset = (cut(prepared, pieces), 0.0) if joined else (prepared, pieces[0][0])
             groups.append(
                 [
                     DecodeUnit(
@@ -563,8 +562,8 @@ def to_original(
     """A decoded unit's words in original time, segment ids prefixed with ``unit_id``, and how many lost
     their times: those that map nowhere (beyond ``tolerance``), and those whose mapped times contradict
     the words before them (a map can squeeze times together at a piece's edge). A ``joined`` unit's word
-    is mapped whole through the piece of its midpoint (``TimeMap.span``), never across the audio dropped
-    between two pieces."""
+    is mapped whole through the run of pieces nearest its midpoint (``TimeMap.span``), never across the audio
+    dropped between two pieces."""
     mapped, unmapped = [], 0
     for word in local:
         if joined and word.start is not None and word.end is not None:
