@@ -1,6 +1,6 @@
-"""The TextGrid reader's fast paths (toolkit.formats.praat_text, toolkit.formats.textgrid) held to the plain code:
-the long layout read a tier header or an interval at a time gives exactly the values Praat's value stream gives,
-for any file praatio writes and for any file edited anywhere (else the stream reads it, for the same errors)."""
+"""The readers' fast paths held to the plain code: a long-layout TextGrid read a tier header or an interval at a time
+gives exactly the values Praat's value stream gives, for any file praatio writes and for any file edited anywhere
+(else the stream reads it, for the same errors); a JSON value's nesting depth is the one every value asked gives."""
 
 from __future__ import annotations
 
@@ -57,3 +57,33 @@ def test_any_edit_of_a_long_file_reads_into_the_same_values_or_falls_back(
         at = int(where * len(text))
         text = text[:at] + added + text[at + cut :]
     assert long_layout_values(text) in (None, stream_values(text))
+
+
+def _plain_depth(value: object, limit: int) -> int:
+    """The nesting depth as the JSON reader measured it before, asking every value whether it is a container."""
+    level, depth = [value], 0
+    while level and depth <= limit:
+        depth += 1
+        level = [
+            child
+            for item in level
+            if isinstance(item, (dict, list))
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
+    return depth
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON, st.integers(0, 8))
+def test_a_json_value_nests_as_deep_as_when_every_value_was_asked(value: object, limit: int) -> None:
+    from toolkit.core.data_files import _depth
+
+    assert _depth(value, limit) == _plain_depth(value, limit)
