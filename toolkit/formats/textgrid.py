@@ -13,7 +13,7 @@ import math
 import tempfile
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import ge, le, sub
+from operator import ge, itemgetter, le, sub
 from pathlib import Path
 
 from praatio import textgrid as praat
@@ -285,9 +285,18 @@ def _entries_at_once(
     if times is not None and all(map(str.endswith, texts, repeat('"'))):
         starts, ends = (times[:size], times[size:]) if intervals else (times, times)
         if min(starts, default=0.0) >= 0 and min(ends, default=0.0) >= 0:
-            return starts, ends, [t[1:-1].replace('""', '"') for t in texts]
+            return starts, ends, _unquoted(texts)
     values.rewind(size * width)
     return None
+
+
+_INSIDE_QUOTES = itemgetter(slice(1, -1))
+
+
+def _unquoted(texts: list[str]) -> list[str]:
+    """Texts in double quotes without them, their doubled quotes undone where the tier has any (most have none)."""
+    inside = list(map(_INSIDE_QUOTES, texts))
+    return [text.replace('""', '"') for text in inside] if '""' in "".join(inside) else inside
 
 
 def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
