@@ -71,7 +71,7 @@ def stream_values(text: str) -> list[str]:
 
 def long_layout_values(text: str) -> list[str] | None:
     """:func:`stream_values` of a file in the long layout (interval tiers only), read a tier header or an interval
-    at a time (2x faster: a third of the matches, no skipping of keys); None for any other file, or any line that
+    at a time (1.5x faster: a third of the matches, no skipping of keys); None for any other file, or any line that
     is not such a ``key = value``.
 
     Every match starts at a line's start and ends at a line's end, so when their lines (one more than their values)
