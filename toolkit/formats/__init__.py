@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 from functools import lru_cache
+from itertools import repeat
+from operator import le
 from pathlib import Path
 from typing import Any
 
@@ -182,17 +184,15 @@ def _words_at_once(items: list[Any]) -> list[Word] | None:
     if not set(map(type, items)) <= {dict} or not set().union(*items) <= _WORD_FIELDS:
         return None
     texts, starts, ends, confidences, segments = (
-        [item.get(key) for item in items] for key in ("text", "start", "end", "confidence", "segment_id")
+        _field(items, key) for key in ("text", "start", "end", "confidence", "segment_id")
     )
+    times = set(map(type, starts)) | set(map(type, ends))
     if not (
         set(map(type, texts)) <= {str}
         and all(map(str.strip, texts))
-        and set(map(type, starts)) | set(map(type, ends)) | set(map(type, confidences)) <= _OPTIONAL_NUMBERS
+        and times | set(map(type, confidences)) <= _OPTIONAL_NUMBERS
         and set(map(type, segments)) <= {str, type(None)}
-        and all(
-            (s is None and e is None) or (type(s) in _NUMBERS and type(e) in _NUMBERS and 0 <= s <= e)
-            for s, e in zip(starts, ends)
-        )
+        and (_all_timed_forward(starts, ends) if times <= set(_NUMBERS) else _timed_or_not(starts, ends))
     ):
         return None
     onsets = [s for s in starts if s is not None]
@@ -200,6 +200,25 @@ def _words_at_once(items: list[Any]) -> list[Word] | None:
     if onsets != sorted(onsets) or not all(map(math.isfinite, numbers)):  # timed words in time order
         return None
     return list(map(Word, texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments))
+
+
+def _field(items: list[dict[str, Any]], key: str) -> list[Any]:
+    """One field of every word, None where a word has none."""
+    return list(map(dict.get, items, repeat(key)))
+
+
+def _all_timed_forward(starts: list[float], ends: list[float]) -> bool:
+    """Whether every word (all timed) starts at 0 or later and ends no earlier than it starts, a condition at a time
+    over all words."""
+    return min(starts, default=0) >= 0 and all(map(le, starts, ends))
+
+
+def _timed_or_not(starts: list[Any], ends: list[Any]) -> bool:
+    """Whether every word has both times, in order from 0, or neither, word by word."""
+    return all(
+        (s is None and e is None) or (type(s) in _NUMBERS and type(e) in _NUMBERS and 0 <= s <= e)
+        for s, e in zip(starts, ends)
+    )
 
 
 def _as_floats(values: list[Any]) -> list[float | None]:

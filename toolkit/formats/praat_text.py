@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import chain
 
 # Before each value, white space, comments (``!`` to the end of the line) and words that cannot start a
 # value (``xmin``, ``=``, ``[1]:``) are skipped (the files are mostly indentation); every repetition is
@@ -22,6 +23,22 @@ _TOKEN = re.compile(
     r'("[^"]*+(?:""[^"]*+)*+"(?!\S)|[-+0-9<][^\s!]*+|\S+|\Z)'
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+
+# The long layout Praat and praatio write, one ``key = value`` a line (and a line ``intervals [N]:`` before each
+# interval's three): each value is then, to the letter, the token _TOKEN finds (a text in double quotes closed on its
+# line, or a run of other characters from a sign, digit or "<" to the spaces ending the line), and the keys are words
+# _TOKEN skips. A tier's header and an interval are one match each, of ``1 + values`` lines.
+_QUOTED = r'"[^"\n]*+(?:""[^"\n]*+)*+"'
+_BARE = r"[-+0-9<][^\s!]*+"
+_LONG_HEAD = re.compile(
+    rf"File type = ({_QUOTED}) *\nObject class = ({_QUOTED}) *\n *\n *xmin = ({_BARE}) *\n *xmax = ({_BARE}) *\n"
+    rf" *tiers\? (<exists>) *\n *size = ({_BARE}) *\n *item \[\]: *\n"
+)
+_LONG_BODY = re.compile(
+    rf"^ *(?:intervals \[[0-9]+\]:|item \[[0-9]+\]: *\n *class = ({_QUOTED}) *\n *name = ({_QUOTED})) *\n"
+    rf" *xmin = ({_BARE}) *\n *xmax = ({_BARE}) *\n *(?:text|intervals: size) = ({_QUOTED}|{_BARE}) *\n",
+    re.MULTILINE,
+)
 
 
 _NUMBERS = re.compile(rf"{_NUMBER.pattern}(?: {_NUMBER.pattern})*")
@@ -47,6 +64,29 @@ def praat_floats(values: list[str]) -> list[float] | None:
     return list(map(float, values)) if not values or _NUMBERS.fullmatch(joined) is not None else None
 
 
+def stream_values(text: str) -> list[str]:
+    """The file's values in order, found by _TOKEN as Praat finds them (any layout, comments, cut-off values)."""
+    return list(filter(None, _TOKEN.findall(text)))  # the end of the file matches empty
+
+
+def long_layout_values(text: str) -> list[str] | None:
+    """:func:`stream_values` of a file in the long layout (interval tiers only), read a tier header or an interval
+    at a time (1.5x faster: a third of the matches, no skipping of keys); None for any other file, or any line that
+    is not such a ``key = value``.
+
+    Every match starts at a line's start and ends at a line's end, so when their lines (one more than their values)
+    add up to the file's, they are the whole file and their values are all of its values.
+    """
+    head = _LONG_HEAD.match(text)
+    if head is None or not text.endswith("\n"):
+        return None
+    body = _LONG_BODY.findall(text, head.end())
+    values = [*head.groups(), *filter(None, chain.from_iterable(body))]  # an interval leaves class and name empty
+    if len(body) + len(values) - len(head.groups()) != text.count("\n", head.end()):
+        return None
+    return values
+
+
 class PraatEnd(Exception):
     """The stream ended where ``what`` was expected: the file is cut short."""
 
@@ -63,7 +103,8 @@ class PraatValues:
     """The values of one Praat text file, read in order by kind."""
 
     def __init__(self, text: str) -> None:
-        self._values = list(filter(None, _TOKEN.findall(text)))  # the end of the file matches empty
+        values = long_layout_values(text)
+        self._values = stream_values(text) if values is None else values
         self._at = 0
 
     @property

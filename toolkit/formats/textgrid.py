@@ -13,9 +13,10 @@ import math
 import tempfile
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import ge, le, sub
+from operator import itemgetter
 from pathlib import Path
 
+import numpy as np
 from praatio import textgrid as praat
 from praatio.utilities import textgrid_io
 from praatio.utilities.constants import INTERVAL_TIER, POINT_TIER
@@ -285,9 +286,18 @@ def _entries_at_once(
     if times is not None and all(map(str.endswith, texts, repeat('"'))):
         starts, ends = (times[:size], times[size:]) if intervals else (times, times)
         if min(starts, default=0.0) >= 0 and min(ends, default=0.0) >= 0:
-            return starts, ends, [t[1:-1].replace('""', '"') for t in texts]
+            return starts, ends, _unquoted(texts)
     values.rewind(size * width)
     return None
+
+
+_INSIDE_QUOTES = itemgetter(slice(1, -1))
+
+
+def _unquoted(texts: list[str]) -> list[str]:
+    """Texts in double quotes without them, their doubled quotes undone where the tier has any (most have none)."""
+    inside = list(map(_INSIDE_QUOTES, texts))
+    return [text.replace('""', '"') for text in inside] if '""' in "".join(inside) else inside
 
 
 def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
@@ -307,22 +317,20 @@ def _validate(path: str | Path, tier: _Tier, duration: float | None) -> None:
 
 def _all_right(tier: _Tier, duration: float | None) -> bool:
     """Whether no interval has any problem of :func:`_interval_problem`, tested a condition at a time over the
-    whole tier (finite times from 0, each ending after it starts and starting after the one before ends); False
-    when any may, so that the intervals are checked one by one to name the first wrong one."""
-    starts, ends = tier.starts, tier.ends
-    if not starts:
+    whole tier as arrays (finite times from 0, each ending after it starts and starting after the one before ends);
+    False when any may, so that the intervals are checked one by one to name the first wrong one."""
+    if not tier.starts:
         return True
-    if not (all(map(math.isfinite, starts)) and all(map(math.isfinite, ends)) and min(starts) >= 0):
+    starts, ends = np.array(tier.starts, dtype=float), np.array(tier.ends, dtype=float)
+    if not (np.isfinite(starts).all() and np.isfinite(ends).all() and starts.min() >= 0):
         return False
-    if not all(map(le, starts, ends)) or not all(map(ge, starts[1:], map(_EPS.__rsub__, ends))):
+    if not (starts <= ends).all() or not (starts[1:] >= ends[:-1] - _EPS).all():
         return False
-    if min(map(sub, ends, starts)) <= _EPS and any(  # a labelled interval of zero length
-        tier.texts[k].strip() for k, length in enumerate(map(sub, ends, starts)) if length <= _EPS
-    ):
+    if any(tier.texts[k].strip() for k in np.flatnonzero(ends - starts <= _EPS)):  # a labelled zero-length one
         return False
-    if duration is None or max(ends) <= duration + DURATION_TOLERANCE:
+    if duration is None or ends.max() <= duration + DURATION_TOLERANCE:
         return True
-    return not any(text.strip() for text, end in zip(tier.texts, ends) if end > duration + DURATION_TOLERANCE)
+    return not any(tier.texts[k].strip() for k in np.flatnonzero(ends > duration + DURATION_TOLERANCE))
 
 
 def _interval_problem(
