@@ -29,7 +29,7 @@ from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
 from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
 from toolkit.scorer.normalize.stream import Stream
-from toolkit.scorer.normalize.token import Token
+from toolkit.scorer.normalize.token import Token, TokenColumns
 from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
@@ -211,17 +211,24 @@ class Normalizer:
         its first word, so ``source_index`` never decreases. With ``reference`` (the words are a
         reference's) and the policy's ``optional_words``, words in parentheses are optional.
         """
+        return list(map(Token._make, zip(*self.columns(source_words, reference))))
+
+    def columns(self, source_words: Sequence[str], reference: bool = False) -> TokenColumns:
+        """:meth:`tokens` as one list per ``Token`` field, without building a ``Token`` per word (the scorer
+        reads columns)."""
         optional: frozenset[int] = frozenset()
         conventions = self._rules.optional if reference else None
         if reference and self.policy.optional_words:
             source_words, optional = parenthesized(source_words)
         labels = item_labels(source_words) if self.policy.list_labels or conventions else {}
-        tokens = self._tokens(source_words, labels if self.policy.list_labels else {})
+        columns = self._columns(source_words, labels if self.policy.list_labels else {})
         if optional:
-            tokens = [token._replace(optional=True) if token.source_index in optional else token for token in tokens]
+            columns = columns._replace(optional=[source in optional for source in columns.sources])
         if conventions:
+            tokens = list(map(Token._make, zip(*columns)))
             tokens = conventions.apply(tokens, source_words, {index: kind for index, (kind, _) in labels.items()})
-        return tokens
+            columns = TokenColumns(*(list(column) for column in zip(*tokens))) if tokens else columns
+        return columns
 
     def _readings(
         self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
@@ -245,7 +252,7 @@ class Normalizer:
             readings.update(negations)
         return readings, undecided
 
-    def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
+    def _columns(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> TokenColumns:
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
@@ -261,10 +268,10 @@ class Normalizer:
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
             stream = legal_numbering(stream, rules.key, rules.numbering, items)
-        tokens = self._tag(stream)
+        columns = self._tag(stream)
         if undecided:
-            tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
-        return tokens
+            columns = columns._replace(undecided=[source in undecided for source in columns.sources])
+        return columns
 
     def _word_forms(
         self, source_words: Sequence[str], readings: dict[int, tuple[str, ...]], presets: dict[int, str]
@@ -353,28 +360,30 @@ class Normalizer:
             pos += step
         return tuple(out), skip + max(0, pos - len(own))
 
-    def _tag(self, stream: Stream) -> list[Token]:
-        """Find number groups and build the tokens (group ids count from 0 in text order); the groups
+    def _tag(self, stream: Stream) -> TokenColumns:
+        """Find number groups and build the token columns (group ids count from 0 in text order); the groups
         a rule made win over those found in the words."""
         rules = self._rules
-        texts, sources = stream.texts, stream.sources
+        texts, sources = stream.texts, stream.sources  # the stream ends here: its texts are canonicalized in place
         keys = stream.keys(rules.key)
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
         made = stream.spans()
         if made:
             spans = [span for span in spans if not any(stream.fixed[p] for p in range(span[0], span[1]))]
             spans += made
-        new = tuple.__new__
-        tokens = [new(Token, (text, source, False, None, None, False, False)) for text, source in zip(texts, sources)]
+        count = len(texts)
+        is_number = [False] * count
+        values: list[str | None] = [None] * count
+        groups: list[int | None] = [None] * count
         canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation
         for group, (start, end, value) in enumerate(sorted(spans)):
             for position in range(start, end):
-                text = tokens[position].text
                 if canonicalize:
                     canonical = canonical_word(keys[position])
-                    text = text if canonical is None else rules.literal(canonical)
-                tokens[position] = Token(text, sources[position], True, value, group)
-        return tokens
+                    if canonical is not None:
+                        texts[position] = rules.literal(canonical)
+                is_number[position], values[position], groups[position] = True, value, group
+        return TokenColumns(texts, sources, is_number, values, groups, [False] * count, [False] * count)
 
     def words(self, text: str) -> list[str]:
         """Convenience: split ``text`` on whitespace and return the token texts."""

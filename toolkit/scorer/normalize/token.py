@@ -20,3 +20,16 @@ class Token(NamedTuple):
     number_group: int | None = None
     optional: bool = False
     undecided: bool = False
+
+
+class TokenColumns(NamedTuple):
+    """Tokens as one list per ``Token`` field, in the same order: what the scorer reads, built without a
+    ``Token`` per word."""
+
+    texts: list[str]
+    sources: list[int]
+    is_number: list[bool]
+    number_values: list[str | None]
+    number_groups: list[int | None]
+    optional: list[bool]
+    undecided: list[bool]
