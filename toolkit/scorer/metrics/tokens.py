@@ -96,8 +96,12 @@ def tokenize(
     """Normalize each ``[begin, end)`` group of source words on its own (numbers never span groups);
     ``reference``: the words are a reference's (the optional-word convention applies). Each group's tokens
     come as columns, joined at once (a long reference has hundreds of utterances)."""
-    parts = [(begin, normalizer.columns(words.texts[begin:end], reference)) for begin, end in groups if end > begin]
-    parts = [(begin, columns) for begin, columns in parts if columns.texts]
+    begins = [begin for begin, end in groups if end > begin]
+    parts = [
+        (begin, part)
+        for begin, part in zip(begins, normalizer.group_columns(words.texts, groups, reference))
+        if part.texts
+    ]
     columns = [part for _, part in parts]
     counts = [len(part.texts) for part in columns]
     source = np.asarray(_joined(part.sources for part in columns), dtype=np.int64) + np.repeat(

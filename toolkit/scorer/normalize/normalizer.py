@@ -19,12 +19,27 @@ from typing import Any
 from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
 from toolkit.scorer.normalize.clock import times_and_dates
-from toolkit.scorer.normalize.colloquial import colloquial_readings
-from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
+from toolkit.scorer.normalize.colloquial import colloquial_readings, may_be_colloquial
+from toolkit.scorer.normalize.context import (
+    WordContext,
+    abbreviation_words,
+    context_readings,
+    needs_context,
+    word_context,
+)
 from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, might_start_numeral, splits_currency
-from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering, numbering_words
+from toolkit.scorer.normalize.labels import (
+    ROMAN_ITEM,
+    item_labels,
+    label_form,
+    label_readings,
+    legal_numbering,
+    may_label,
+    names_a_part,
+    numbering_words,
+)
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
-from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
+from toolkit.scorer.normalize.numbers import STARTERS, canonical_word, find_numbers
 from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
 from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
@@ -34,6 +49,9 @@ from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
 _LOOKAHEAD = 8
+# What a source word may set going, alone (_Rules.word_state): nothing; the number passes over its forms; a
+# contextual rule, a numeral, an optional span or a mesoclisis, which only the whole pipeline reads.
+_QUIET, _NUMBERS, _LOUD = 0, 1, 2
 
 
 class _LookupKeys(dict[str, str]):
@@ -61,6 +79,7 @@ class _Rules:
         self._plain: dict[str, tuple[str, ...] | None] = {}
         self._pieces: dict[str, tuple[str, ...]] = {}
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
+        self.word_states: dict[str, int] = {}
         self.keys = _LookupKeys()
         self.key = self.keys.__getitem__  # a text's lookup key (a dict look-up: C code when known)
         self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
@@ -152,6 +171,43 @@ class _Rules:
             self.plain_words[word] = result
             return result
 
+    def word_state(self, word: str) -> int:
+        """What a source word may set going on its own (cached): ``_LOUD`` when a contextual rule may read it or
+        it holds a numeral, a parenthesis (an optional span) or a hyphen (a mesoclisis's clitic; a currency's
+        letters, "R", are read only before a "$" word, itself a numeral); else
+        ``_NUMBERS`` when a key of its forms may start a number (the number passes, the legal numbering too, read
+        from such a key on); else ``_QUIET``."""
+        policy = self.policy
+        forms = self.plain_word(word)
+        if (
+            forms is None
+            or "(" in word
+            or "-" in word
+            or (bool(policy.colloquial_negation) and may_be_colloquial(word))
+            or (bool(policy.list_labels) and self._names_a_part(word))
+            or (bool(policy.roman_numerals or policy.abbreviations) and self._needs_context(word))
+        ):
+            state = _LOUD
+        else:
+            state = _NUMBERS if any(self.key(form) in STARTERS for form in forms) else _QUIET
+        self.word_states[word] = state
+        return state
+
+    def _names_a_part(self, word: str) -> bool:
+        """Whether ``word`` may be a list label, or name the part the next word numbers or letters."""
+        form = self.plain_labels.get(word)
+        if form is None:
+            form = self.plain_labels[word] = label_form(word)
+        abbreviations = self.lexicons.abbreviations if self.policy.abbreviations else {}
+        return may_label(word) or names_a_part(form, self.lexicons.labels, abbreviations)
+
+    def _needs_context(self, word: str) -> bool:
+        """Whether ``word`` may be read by its neighbours (a Roman numeral, an abbreviation read before one)."""
+        context = self.contexts.get(word)
+        if context is None:
+            context = self.contexts[word] = word_context(word, self.lexicons)
+        return needs_context(context, bool(self.policy.roman_numerals), bool(self.policy.abbreviations))
+
     def plain(self, piece: str) -> tuple[str, ...] | None:
         """``forms(piece)``, or None when the piece may start a numeral (cached)."""
         try:
@@ -230,6 +286,46 @@ class Normalizer:
             columns = TokenColumns(*(list(column) for column in zip(*tokens))) if tokens else columns
         return columns
 
+    def group_columns(
+        self, source_words: Sequence[str], groups: Sequence[tuple[int, int]], reference: bool = False
+    ) -> list[TokenColumns]:
+        """:meth:`columns` of each non-empty ``[begin, end)`` group of ``source_words`` on its own (source indices
+        count from the group's first word). A group with no word a contextual rule or a numeral reads is made
+        straight from its words' cached forms, running only the number passes when a form may start a number:
+        the passes it skips would find nothing in it (a long reference has hundreds of short utterances)."""
+        groups = [(begin, end) for begin, end in groups if end > begin]
+        rules = self._rules
+        if len(groups) < 2 or (reference and rules.optional):  # a user lexicon's optional words read every token
+            return [self.columns(source_words[begin:end], reference) for begin, end in groups]
+        known = rules.word_states
+        states = [known[word] if word in known else rules.word_state(word) for word in source_words]
+        plain = rules.plain_words
+        out: list[TokenColumns] = []
+        for begin, end in groups:
+            state = max(states[begin:end])
+            words = source_words[begin:end]
+            if state == _LOUD:
+                out.append(self.columns(words, reference))
+                continue
+            texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
+            sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
+            if state == _NUMBERS:
+                out.append(self._numbered(texts, sources, {}, {}))
+            else:
+                count = len(texts)
+                out.append(
+                    TokenColumns(
+                        texts,
+                        sources,
+                        [False] * count,
+                        [None] * count,
+                        [None] * count,
+                        [False] * count,
+                        [False] * count,
+                    )
+                )
+        return out
+
     def _readings(
         self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
     ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
@@ -253,6 +349,8 @@ class Normalizer:
         return readings, undecided
 
     def _columns(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> TokenColumns:
+        """The token columns of ``source_words`` (list ``labels`` found): readings in context, each word's forms,
+        the mesoclisis, then the number passes."""
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
@@ -260,6 +358,21 @@ class Normalizer:
         texts, sources = self._word_forms(source_words, readings, presets)
         if policy.orthographic_variants:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
+        columns = self._numbered(texts, sources, presets, labels)
+        if undecided:
+            columns = columns._replace(undecided=[source in undecided for source in columns.sources])
+        return columns
+
+    def _numbered(
+        self,
+        texts: list[str],
+        sources: list[int],
+        presets: dict[int, str],
+        labels: dict[int, tuple[str, tuple[str, ...]]],
+    ) -> TokenColumns:
+        """The token columns of the words' forms: clock times, dates and the legal numbering read as rule-made
+        numbers (``presets``: numerals kept as written, by position), then the number groups tagged."""
+        rules, policy = self._rules, self.policy
         stream = Stream(texts, sources, [None] * len(texts))
         for position, value in presets.items():  # numerals kept as written, with their value
             stream.fixed[position] = (position, value)
@@ -268,10 +381,7 @@ class Normalizer:
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
             stream = legal_numbering(stream, rules.key, rules.numbering, items)
-        columns = self._tag(stream)
-        if undecided:
-            columns = columns._replace(undecided=[source in undecided for source in columns.sources])
-        return columns
+        return self._tag(stream)
 
     def _word_forms(
         self, source_words: Sequence[str], readings: dict[int, tuple[str, ...]], presets: dict[int, str]
