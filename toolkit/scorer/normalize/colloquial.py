@@ -22,9 +22,9 @@ def _plain(word: str) -> str:
     return unicodedata.normalize("NFC", word).strip(_EDGE).lower()
 
 
-def may_be_colloquial(word: str) -> bool:
-    """Whether ``word`` may be a "num"/"numa" (:func:`colloquial_readings` reads no other word)."""
-    return word[:3].lower() == "num"
+def colloquial_candidates(words: Sequence[str]) -> list[int]:
+    """The indices of the words that may be a "num"/"numa" (:func:`colloquial_readings` reads no other)."""
+    return [k for k, word in enumerate(words) if word[:3].lower() == "num"]
 
 
 def colloquial_readings(
@@ -34,7 +34,7 @@ def colloquial_readings(
     undecidable "num"/"numa"."""
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
-    for index in [k for k, word in enumerate(words) if may_be_colloquial(word)]:
+    for index in colloquial_candidates(words):
         word = words[index]
         form = _plain(word)
         if form not in FORMS:

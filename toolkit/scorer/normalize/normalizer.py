@@ -19,7 +19,7 @@ from typing import Any
 from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
 from toolkit.scorer.normalize.clock import times_and_dates
-from toolkit.scorer.normalize.colloquial import colloquial_readings, may_be_colloquial
+from toolkit.scorer.normalize.colloquial import colloquial_candidates, colloquial_readings
 from toolkit.scorer.normalize.context import (
     WordContext,
     abbreviation_words,
@@ -31,12 +31,12 @@ from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, mig
 from toolkit.scorer.normalize.labels import (
     ROMAN_ITEM,
     item_labels,
+    label_candidates,
     label_form,
     label_readings,
     legal_numbering,
-    may_label,
-    names_a_part,
     numbering_words,
+    part_names,
 )
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
 from toolkit.scorer.normalize.numbers import STARTERS, canonical_word, find_numbers
@@ -183,7 +183,7 @@ class _Rules:
             forms is None
             or "(" in word
             or "-" in word
-            or (bool(policy.colloquial_negation) and may_be_colloquial(word))
+            or (bool(policy.colloquial_negation) and bool(colloquial_candidates((word,))))
             or (bool(policy.list_labels) and self._names_a_part(word))
             or (bool(policy.roman_numerals or policy.abbreviations) and self._needs_context(word))
         ):
@@ -199,14 +199,14 @@ class _Rules:
         if form is None:
             form = self.plain_labels[word] = label_form(word)
         abbreviations = self.lexicons.abbreviations if self.policy.abbreviations else {}
-        return may_label(word) or names_a_part(form, self.lexicons.labels, abbreviations)
+        return bool(label_candidates((word,)) or part_names((form,), self.lexicons.labels, abbreviations))
 
     def _needs_context(self, word: str) -> bool:
         """Whether ``word`` may be read by its neighbours (a Roman numeral, an abbreviation read before one)."""
         context = self.contexts.get(word)
         if context is None:
             context = self.contexts[word] = word_context(word, self.lexicons)
-        return needs_context(context, bool(self.policy.roman_numerals), bool(self.policy.abbreviations))
+        return needs_context((context,), bool(self.policy.roman_numerals), bool(self.policy.abbreviations))
 
     def plain(self, piece: str) -> tuple[str, ...] | None:
         """``forms(piece)``, or None when the piece may start a numeral (cached)."""
