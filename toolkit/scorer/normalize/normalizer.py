@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, reduce
 from importlib.metadata import version as package_version
 from itertools import accumulate
+from operator import or_
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,13 @@ from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
 _LOOKAHEAD = 8
-# What a source word may set going, alone (_Rules.word_state): nothing; the number passes over its forms; a
-# contextual rule, a numeral, an optional span or a mesoclisis, which only the whole pipeline reads.
-_QUIET, _NUMBERS, _LOUD = 0, 1, 2
+# What a source word may set going on its own (_Rules.word_state), a bit per pass: the number passes (a key of
+# its forms may start a number), and the passes only the whole pipeline runs: a numeral read from its pieces, an
+# optional span (a parenthesis), a mesoclisis (a hyphen: the clitic), a colloquial "num", a list label or a
+# part's number or letter, a reading in context.
+_NUMBERS, _NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT = (1 << bit for bit in range(7))
+_EVERY = (1 << 7) - 1
+_LOUD = _EVERY & ~_NUMBERS
 
 
 class _LookupKeys(dict[str, str]):
@@ -172,24 +177,18 @@ class _Rules:
             return result
 
     def word_state(self, word: str) -> int:
-        """What a source word may set going on its own (cached): ``_LOUD`` when a contextual rule may read it or
-        it holds a numeral, a parenthesis (an optional span) or a hyphen (a mesoclisis's clitic; a currency's
-        letters, "R", are read only before a "$" word, itself a numeral); else
-        ``_NUMBERS`` when a key of its forms may start a number (the number passes, the legal numbering too, read
-        from such a key on); else ``_QUIET``."""
+        """The passes a source word may set going on its own, as bits (cached); a currency's letters ("R") are
+        read only before a "$" word, itself a numeral."""
         policy = self.policy
         forms = self.plain_word(word)
-        if (
-            forms is None
-            or "(" in word
-            or "-" in word
-            or (bool(policy.colloquial_negation) and bool(colloquial_candidates((word,))))
-            or (bool(policy.list_labels) and self._names_a_part(word))
-            or (bool(policy.roman_numerals or policy.abbreviations) and self._needs_context(word))
-        ):
-            state = _LOUD
-        else:
-            state = _NUMBERS if any(self.key(form) in STARTERS for form in forms) else _QUIET
+        state = (
+            (_NUMERAL if forms is None else _NUMBERS if any(self.key(form) in STARTERS for form in forms) else 0)
+            | (_PARENTHESIS if "(" in word else 0)
+            | (_HYPHEN if "-" in word else 0)
+            | (_COLLOQUIAL if policy.colloquial_negation and colloquial_candidates((word,)) else 0)
+            | (_LABEL if policy.list_labels and self._names_a_part(word) else 0)
+            | (_CONTEXT if (policy.roman_numerals or policy.abbreviations) and self._needs_context(word) else 0)
+        )
         self.word_states[word] = state
         return state
 
@@ -272,12 +271,18 @@ class Normalizer:
     def columns(self, source_words: Sequence[str], reference: bool = False) -> TokenColumns:
         """:meth:`tokens` as one list per ``Token`` field, without building a ``Token`` per word (the scorer
         reads columns)."""
+        return self._passed(source_words, reference, _EVERY)
+
+    def _passed(self, source_words: Sequence[str], reference: bool, passes: int) -> TokenColumns:
+        """:meth:`columns` through the pipeline, with only the word passes of the bits ``passes`` (each skipped
+        pass would find nothing in these words: see :meth:`_Rules.word_state`)."""
         optional: frozenset[int] = frozenset()
         conventions = self._rules.optional if reference else None
-        if reference and self.policy.optional_words:
+        if reference and self.policy.optional_words and passes & _PARENTHESIS:
             source_words, optional = parenthesized(source_words)
-        labels = item_labels(source_words) if self.policy.list_labels or conventions else {}
-        columns = self._columns(source_words, labels if self.policy.list_labels else {})
+        list_labels = self.policy.list_labels and passes & _LABEL
+        labels = item_labels(source_words) if list_labels or conventions else {}
+        columns = self._columns(source_words, labels if list_labels else {}, passes)
         if optional:
             columns = columns._replace(optional=[source in optional for source in columns.sources])
         if conventions:
@@ -290,9 +295,10 @@ class Normalizer:
         self, source_words: Sequence[str], groups: Sequence[tuple[int, int]], reference: bool = False
     ) -> list[TokenColumns]:
         """:meth:`columns` of each non-empty ``[begin, end)`` group of ``source_words`` on its own (source indices
-        count from the group's first word). A group with no word a contextual rule or a numeral reads is made
-        straight from its words' cached forms, running only the number passes when a form may start a number:
-        the passes it skips would find nothing in it (a long reference has hundreds of short utterances)."""
+        count from the group's first word). A word pass runs only on a group with a word that may set it going
+        (:meth:`_Rules.word_state`), and a group with none is made straight from its words' cached forms, through
+        the number passes only when a form may start a number: the passes skipped would find nothing in it (a long
+        reference has hundreds of short utterances)."""
         groups = [(begin, end) for begin, end in groups if end > begin]
         rules = self._rules
         if len(groups) < 2 or (reference and rules.optional):  # a user lexicon's optional words read every token
@@ -302,14 +308,14 @@ class Normalizer:
         plain = rules.plain_words
         out: list[TokenColumns] = []
         for begin, end in groups:
-            state = max(states[begin:end])
+            state = reduce(or_, states[begin:end])
             words = source_words[begin:end]
-            if state == _LOUD:
-                out.append(self.columns(words, reference))
+            if state & _LOUD:
+                out.append(self._passed(words, reference, state))
                 continue
             texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
-            if state == _NUMBERS:
+            if state:
                 out.append(self._numbered(texts, sources, {}, {}))
             else:
                 count = len(texts)
@@ -327,7 +333,7 @@ class Normalizer:
         return out
 
     def _readings(
-        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
     ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
         """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
         abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
@@ -336,27 +342,29 @@ class Normalizer:
             context_readings(
                 source_words, lexicons, bool(policy.roman_numerals), bool(policy.abbreviations), rules.contexts
             )
-            if policy.roman_numerals or policy.abbreviations
+            if (policy.roman_numerals or policy.abbreviations) and passes & _CONTEXT
             else {}
         )
-        if policy.list_labels:
+        if policy.list_labels and passes & _LABEL:
             abbreviations = lexicons.abbreviations if policy.abbreviations else {}
             readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels))
         undecided: frozenset[int] = frozenset()
-        if policy.colloquial_negation:
+        if policy.colloquial_negation and passes & _COLLOQUIAL:
             negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
             readings.update(negations)
         return readings, undecided
 
-    def _columns(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> TokenColumns:
+    def _columns(
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
+    ) -> TokenColumns:
         """The token columns of ``source_words`` (list ``labels`` found): readings in context, each word's forms,
         the mesoclisis, then the number passes."""
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
-        readings, undecided = self._readings(source_words, labels)
+        readings, undecided = self._readings(source_words, labels, passes)
         texts, sources = self._word_forms(source_words, readings, presets)
-        if policy.orthographic_variants:
+        if policy.orthographic_variants and passes & _HYPHEN:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
         columns = self._numbered(texts, sources, presets, labels)
         if undecided:
