@@ -301,7 +301,7 @@ class Normalizer:
         reference has hundreds of short utterances)."""
         groups = [(begin, end) for begin, end in groups if end > begin]
         rules = self._rules
-        if len(groups) < 2 or (reference and rules.optional):  # a user lexicon's optional words read every token
+        if len(groups) < 2 or (reference and rules.optional):  # one group gains nothing; optional words read all
             return [self.columns(source_words[begin:end], reference) for begin, end in groups]
         known = rules.word_states
         states = [known[word] if word in known else rules.word_state(word) for word in source_words]
@@ -315,21 +315,7 @@ class Normalizer:
                 continue
             texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
-            if state:
-                out.append(self._numbered(texts, sources, {}, {}))
-            else:
-                count = len(texts)
-                out.append(
-                    TokenColumns(
-                        texts,
-                        sources,
-                        [False] * count,
-                        [None] * count,
-                        [None] * count,
-                        [False] * count,
-                        [False] * count,
-                    )
-                )
+            out.append(self._numbered(texts, sources, {}, {}) if state else TokenColumns.plain(texts, sources))
         return out
 
     def _readings(

@@ -33,3 +33,9 @@ class TokenColumns(NamedTuple):
     number_groups: list[int | None]
     optional: list[bool]
     undecided: list[bool]
+
+    @classmethod
+    def plain(cls, texts: list[str], sources: list[int]) -> TokenColumns:
+        """Columns of tokens none of which is a number, optional or undecided."""
+        count = len(texts)
+        return cls(texts, sources, [False] * count, [None] * count, [None] * count, [False] * count, [False] * count)
