@@ -420,3 +420,8 @@ def test_dev_transcripts_number_and_stray_marks() -> None:
     assert ("duzentos e sessenta e seis", "266") in groups(NORM.tokens(lapsbm.split()))
     stray = next(text for text in texts if "perguntou a?" in text)
     assert "?" not in " ".join(NORM.words(stray))
+
+
+def test_a_superscript_digit_after_digits_is_no_integer_run() -> None:
+    # "¹" is a digit to str.isdigit but no decimal digit: int() refused it inside a numeral ("0¹").
+    assert NORM.words("0¹ covid-19") == ["zero", "um", "covid", "dezenove"]

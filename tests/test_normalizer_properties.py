@@ -4,6 +4,7 @@ reading conventions."""
 
 from __future__ import annotations
 
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
-from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer, Token
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -71,3 +72,89 @@ def test_a_text_read_back_as_written_scores_no_error(source: list[str], conventi
 def test_older_versions_mark_nothing_optional(version: str) -> None:
     normalizer = Normalizer(NormalizationPolicy.normalized(version))
     assert not any(t.optional or t.undecided for t in normalizer.tokens(PIECES, reference=True))
+
+
+# Utterances normalized at once (Normalizer.group_columns, which skips the passes a group's words cannot set going)
+# against each normalized alone: every rule's words, and readings of several words, at any utterance's edge.
+EDGE_WORDS = (*PIECES, *"I XXI D. Pedro II século XX p. 12 uma dois mil cem segundo quinto dar-se-lhe".split())
+PLAIN = "casa gente o de pra".split()  # so that many groups hold no word any contextual rule reads
+# Readings made of several words, each word of which a group may hold alone.
+PHRASES = [
+    phrase.split()
+    for phrase in (
+        "conceder -se há",
+        "realizar-se a",
+        "dar -lhe a",
+        "alínea bê",
+        "letra cê",
+        "inciso IV",
+        "artigo quinto",
+        "Art. 10.",
+        "§ 2º",
+        "D. Pedro",
+        "D. Maria",
+        "p. 12",
+        "inc. IV",
+        "século XXI",
+        "R $ 2 .000",
+        "R$ 2.000",
+        "às duas e meia",
+        "catorze horas e trinta",
+        "dois de março de dois mil",
+        "primeiro de maio",
+        "num sei",
+        "numa boa",
+        "( cinco )",
+        "(até cinco)",
+        "incisos I a III",
+        "arts. 150, II, e 153,",
+        "II -",
+        "a)",
+        "IV–",
+        "Parágrafo IV",
+        "I –",
+    )
+]
+WORD = st.one_of(st.sampled_from(EDGE_WORDS), st.sampled_from(PLAIN))
+UTTERANCE = st.one_of(
+    st.lists(WORD, max_size=5),
+    st.tuples(st.lists(WORD, max_size=2), st.sampled_from(PHRASES), st.lists(WORD, max_size=2)).map(
+        lambda parts: [word for part in parts for word in part]
+    ),
+)
+GROUP_NORMALIZERS = [
+    *NORMALIZERS,
+    *(
+        Normalizer(make(version))
+        for version in ("ptbr-norm-1", "ptbr-norm-2")
+        for make in (NormalizationPolicy.normalized, NormalizationPolicy.verbatim)
+    ),
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(UTTERANCE, max_size=10), st.booleans(), st.sampled_from(range(len(GROUP_NORMALIZERS))))
+def test_groups_made_at_once_are_each_group_on_its_own(
+    utterances: list[list[str]], reference: bool, which: int
+) -> None:
+    normalizer = GROUP_NORMALIZERS[which]
+    words = [word for utterance in utterances for word in utterance]
+    ends = list(accumulate(len(utterance) for utterance in utterances))
+    groups = list(zip([0, *ends], ends))  # empty utterances included, as a reference may have them
+    alone = [normalizer.columns(words[begin:end], reference) for begin, end in groups if end > begin]
+    assert normalizer.group_columns(words, groups, reference) == alone
+
+
+def test_columns_are_the_tokens_fields() -> None:
+    words = "Art. 5º (inciso) num sei R$ 2.000 às 14h30 casa".split()
+    tokens = NORMALIZERS[0].tokens(words, reference=True)
+    assert [list(column) for column in zip(*tokens)] == list(NORMALIZERS[0].columns(words, reference=True))
+    assert all(isinstance(token, Token) for token in tokens)
+
+
+def test_plain_groups_skip_the_passes_and_number_words_keep_them() -> None:
+    words = ["casa", "gente", "dois", "mil", "casa.", "I", "-", "casa"]
+    columns = NORMALIZERS[0].group_columns(words, [(0, 2), (2, 4), (4, 8)])
+    assert columns[0].texts == ["casa", "gente"] and not any(columns[0].is_number)
+    assert columns[1].is_number == [True, True] and columns[1].number_values == ["2000", "2000"]
+    assert columns[2].texts[:2] == ["casa", "primeiro"]

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
+from typing import TypeVar
 
 import numpy as np
 
 from toolkit.scorer.normalize import Normalizer
 from toolkit.scorer.normalize.chars import fold_accents
-from toolkit.scorer.normalize.token import Token
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,30 +94,34 @@ def tokenize(
     normalizer: Normalizer, words: SourceWords, groups: Sequence[tuple[int, int]], reference: bool = False
 ) -> TokenTable:
     """Normalize each ``[begin, end)`` group of source words on its own (numbers never span groups);
-    ``reference``: the words are a reference's (the optional-word convention applies). The tokens of all
-    groups are turned into columns at once (a long reference has hundreds of utterances)."""
+    ``reference``: the words are a reference's (the optional-word convention applies). Each group's tokens
+    come as columns, joined at once (a long reference has hundreds of utterances)."""
+    begins = [begin for begin, end in groups if end > begin]
     parts = [
-        (begin, normalizer.tokens(words.texts[begin:end], reference=reference)) for begin, end in groups if end > begin
+        (begin, part)
+        for begin, part in zip(begins, normalizer.group_columns(words.texts, groups, reference))
+        if part.texts
     ]
-    parts = [(begin, tokens) for begin, tokens in parts if tokens]
-    tokens = [token for _, part in parts for token in part]
-    texts, source_index, is_number, number_value, number_group, optional, undecided = (
-        list(column) for column in (zip(*tokens) if tokens else [()] * len(Token._fields))
-    )
-    counts = [len(part) for _, part in parts]
-    source = np.asarray(source_index, dtype=np.int64) + np.repeat([begin for begin, _ in parts], counts).astype(
-        np.int64
-    )
+    columns = [part for _, part in parts]
+    counts = [len(part.texts) for part in columns]
+    source = np.asarray(_joined(part.sources for part in columns), dtype=np.int64) + np.repeat(
+        [begin for begin, _ in parts], counts
+    ).astype(np.int64)
     return TokenTable(
-        texts,
+        _joined(part.texts for part in columns),
         source,
-        np.asarray(is_number, dtype=bool),
-        _numbered_groups(number_group, np.repeat(np.arange(len(parts)), counts)),
-        number_value,
+        np.asarray(_joined(part.is_number for part in columns), dtype=bool),
+        _numbered_groups(_joined(part.number_groups for part in columns), np.repeat(np.arange(len(parts)), counts)),
+        _joined(part.number_values for part in columns),
         words,
-        np.asarray(optional, dtype=bool),
-        np.asarray(undecided, dtype=bool),
+        np.asarray(_joined(part.optional for part in columns), dtype=bool),
+        np.asarray(_joined(part.undecided for part in columns), dtype=bool),
     )
+
+
+def _joined(lists: Iterable[list[T]]) -> list[T]:
+    """One list of the items of ``lists``, in order (a column of every part's tokens)."""
+    return list(chain.from_iterable(lists))
 
 
 def _numbered_groups(groups: list[int | None], part_of: np.ndarray) -> np.ndarray:

@@ -22,6 +22,11 @@ def _plain(word: str) -> str:
     return unicodedata.normalize("NFC", word).strip(_EDGE).lower()
 
 
+def colloquial_candidates(words: Sequence[str]) -> list[int]:
+    """The indices of the words that may be a "num"/"numa" (:func:`colloquial_readings` reads no other)."""
+    return [k for k, word in enumerate(words) if word[:3].lower() == "num"]
+
+
 def colloquial_readings(
     words: Sequence[str], cues: dict[str, str]
 ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
@@ -29,7 +34,7 @@ def colloquial_readings(
     undecidable "num"/"numa"."""
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
-    for index in [k for k, word in enumerate(words) if word[:3].lower() == "num"]:
+    for index in colloquial_candidates(words):
         word = words[index]
         form = _plain(word)
         if form not in FORMS:

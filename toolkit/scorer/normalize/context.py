@@ -92,6 +92,12 @@ def word_context(word: str, lexicons: Lexicons) -> WordContext:
     return WordContext(core, key, roman_value(core), tail == ",", tail == "", cue)
 
 
+def needs_context(contexts: Sequence[WordContext], roman_numerals: bool, abbreviations: bool) -> bool:
+    """Whether some word may be read by its neighbours: a Roman numeral, or an abbreviation read before a
+    numeral or a name (:func:`context_readings` reads nothing in words without one)."""
+    return any((roman_numerals and c.roman is not None) or (abbreviations and c.cue) for c in contexts)
+
+
 def _is_numeral(context: WordContext) -> bool:
     return context.roman is not None or context.core[:1].isdigit()
 
@@ -108,7 +114,7 @@ def context_readings(
         contexts.append(context)
     out: dict[int, tuple[str, ...]] = {}
     # A reading needs a Roman numeral, or an abbreviation read before a numeral or a name: most groups have none.
-    if not any((roman_numerals and c.roman is not None) or (abbreviations and c.cue) for c in contexts):
+    if not needs_context(contexts, roman_numerals, abbreviations):
         return out
     gender: str | None = None  # the gender a Roman numeral here would take; None: not in context
     listed: str | None = None  # gender of the Roman numeral just read, for "XV e XVI"

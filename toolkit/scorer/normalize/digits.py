@@ -372,5 +372,5 @@ def _fallback(core: str, span: int) -> Numeral:
     """Digits mixed with other characters ("covid-19", "4G"): digit runs read as integers."""
     words: list[str] = []
     for run in _RUNS.findall(core):
-        words.extend(_integer(run) if run.isdigit() else (run,))
+        words.extend(_integer(run) if run.isdecimal() else (run,))
     return Numeral(span=span, literal=core, words=tuple(words), value=None)

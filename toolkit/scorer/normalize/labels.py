@@ -123,12 +123,17 @@ def _cited(words: Sequence[str], index: int, found: dict[int, tuple[str, tuple[s
     return None
 
 
+def label_candidates(words: Sequence[str]) -> list[int]:
+    """The indices of the words that may be a list label or a cited inciso: opening with a Roman digit, or a
+    letter and ")" (:func:`item_label`'s first test)."""
+    return [k for k, word in enumerate(words) if word[:1] in _ROMAN_STARTS or word[1:] == ")"]
+
+
 def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
     """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
     paragraph number: index -> (kind, reading)."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
-    # Only a word opening with a Roman digit, or a letter and ")", can be a label (item_label's first test).
-    for index in [k for k, word in enumerate(words) if word[:1] in _ROMAN_STARTS or word[1:] == ")"]:
+    for index in label_candidates(words):
         label = item_label(words, index)
         if label is None and words[index][:1] in _ROMAN_STARTS:
             value = _cited(words, index, found)
@@ -138,8 +143,17 @@ def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
     return found
 
 
-def _plain(word: str) -> str:
+def label_form(word: str) -> str:
+    """A word as :func:`label_readings` looks it up: NFC, edge punctuation off, lower case."""
     return unicodedata.normalize("NFC", word).strip(".,;:!?\"'“”()").lower()
+
+
+def part_names(
+    forms: Sequence[str], table: dict[str, tuple[str, str]], abbreviations: dict[str, Abbreviation]
+) -> list[int]:
+    """The indices of the words (their :func:`label_form`) that number or letter a part, or may abbreviate such a
+    word: the word after one may be read as the part's number or letter."""
+    return [k for k, form in enumerate(forms) if form in table or form in abbreviations or form + "." in abbreviations]
 
 
 def label_readings(
@@ -154,12 +168,8 @@ def label_readings(
     written word's plain form across calls."""
     out = {index: reading for index, (_, reading) in labels.items()}
     cache: dict[str, str] = {} if plain_words is None else plain_words
-    plain = [cache[word] if word in cache else cache.setdefault(word, _plain(word)) for word in words]
-    after_numbering = [  # the words after a numbering or lettering word, or an abbreviation of one
-        k + 1
-        for k, word in enumerate(plain[:-1])
-        if word in table or word in abbreviations or word + "." in abbreviations
-    ]
+    plain = [cache[word] if word in cache else cache.setdefault(word, label_form(word)) for word in words]
+    after_numbering = [k + 1 for k in part_names(plain[:-1], table, abbreviations)]
     for index in after_numbering:
         previous = plain[index - 1]
         expanded = abbreviations.get(previous) or abbreviations.get(previous + ".")

@@ -10,30 +10,53 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, reduce
 from importlib.metadata import version as package_version
 from itertools import accumulate
+from operator import or_
 from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.scorer.normalize.chars import fold_accents, split_hyphenated, split_punctuation
 from toolkit.scorer.normalize.clock import times_and_dates
-from toolkit.scorer.normalize.colloquial import colloquial_readings
-from toolkit.scorer.normalize.context import WordContext, abbreviation_words, context_readings
+from toolkit.scorer.normalize.colloquial import colloquial_candidates, colloquial_readings
+from toolkit.scorer.normalize.context import (
+    WordContext,
+    abbreviation_words,
+    context_readings,
+    needs_context,
+    word_context,
+)
 from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, might_start_numeral, splits_currency
-from toolkit.scorer.normalize.labels import ROMAN_ITEM, item_labels, label_readings, legal_numbering, numbering_words
+from toolkit.scorer.normalize.labels import (
+    ROMAN_ITEM,
+    item_labels,
+    label_candidates,
+    label_form,
+    label_readings,
+    legal_numbering,
+    numbering_words,
+    part_names,
+)
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, Lexicons, load_lexicons
-from toolkit.scorer.normalize.numbers import canonical_word, find_numbers
+from toolkit.scorer.normalize.numbers import STARTERS, canonical_word, find_numbers
 from toolkit.scorer.normalize.optional import OptionalRules, parenthesized
 from toolkit.scorer.normalize.orthography import mesoclisis, variant
 from toolkit.scorer.normalize.policy import NormalizationPolicy
 from toolkit.scorer.normalize.stream import Stream
-from toolkit.scorer.normalize.token import Token
+from toolkit.scorer.normalize.token import Token, TokenColumns
 from toolkit.scorer.normalize.user_lexicon import UserLexicon, load_user_lexicon
 
 # A numeral may span pieces of this many following words ("R$ 1 500 000 milhões" is 5).
 _LOOKAHEAD = 8
+# What a source word may set going on its own (_Rules.word_state), a bit per pass: the number passes (a key of
+# its forms may start a number), and the passes only the whole pipeline runs: a numeral read from its pieces, an
+# optional span (a parenthesis), a mesoclisis (a hyphen: the clitic), a colloquial "num", a list label or a
+# part's number or letter, a reading in context.
+_NUMBERS, _NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT = (1 << bit for bit in range(7))
+_EVERY = (1 << 7) - 1
+_LOUD = _EVERY & ~_NUMBERS
 
 
 class _LookupKeys(dict[str, str]):
@@ -61,6 +84,7 @@ class _Rules:
         self._plain: dict[str, tuple[str, ...] | None] = {}
         self._pieces: dict[str, tuple[str, ...]] = {}
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
+        self.word_states: dict[str, int] = {}
         self.keys = _LookupKeys()
         self.key = self.keys.__getitem__  # a text's lookup key (a dict look-up: C code when known)
         self.fillers = frozenset(self._fold(entry) for entry in lexicons.fillers)
@@ -152,6 +176,37 @@ class _Rules:
             self.plain_words[word] = result
             return result
 
+    def word_state(self, word: str) -> int:
+        """The passes a source word may set going on its own, as bits (cached); a currency's letters ("R") are
+        read only before a "$" word, itself a numeral."""
+        policy = self.policy
+        forms = self.plain_word(word)
+        state = (
+            (_NUMERAL if forms is None else _NUMBERS if any(self.key(form) in STARTERS for form in forms) else 0)
+            | (_PARENTHESIS if "(" in word else 0)
+            | (_HYPHEN if "-" in word else 0)
+            | (_COLLOQUIAL if policy.colloquial_negation and colloquial_candidates((word,)) else 0)
+            | (_LABEL if policy.list_labels and self._names_a_part(word) else 0)
+            | (_CONTEXT if (policy.roman_numerals or policy.abbreviations) and self._needs_context(word) else 0)
+        )
+        self.word_states[word] = state
+        return state
+
+    def _names_a_part(self, word: str) -> bool:
+        """Whether ``word`` may be a list label, or name the part the next word numbers or letters."""
+        form = self.plain_labels.get(word)
+        if form is None:
+            form = self.plain_labels[word] = label_form(word)
+        abbreviations = self.lexicons.abbreviations if self.policy.abbreviations else {}
+        return bool(label_candidates((word,)) or part_names((form,), self.lexicons.labels, abbreviations))
+
+    def _needs_context(self, word: str) -> bool:
+        """Whether ``word`` may be read by its neighbours (a Roman numeral, an abbreviation read before one)."""
+        context = self.contexts.get(word)
+        if context is None:
+            context = self.contexts[word] = word_context(word, self.lexicons)
+        return needs_context((context,), bool(self.policy.roman_numerals), bool(self.policy.abbreviations))
+
     def plain(self, piece: str) -> tuple[str, ...] | None:
         """``forms(piece)``, or None when the piece may start a numeral (cached)."""
         try:
@@ -211,20 +266,60 @@ class Normalizer:
         its first word, so ``source_index`` never decreases. With ``reference`` (the words are a
         reference's) and the policy's ``optional_words``, words in parentheses are optional.
         """
+        return list(map(Token._make, zip(*self.columns(source_words, reference))))
+
+    def columns(self, source_words: Sequence[str], reference: bool = False) -> TokenColumns:
+        """:meth:`tokens` as one list per ``Token`` field, without building a ``Token`` per word (the scorer
+        reads columns)."""
+        return self._passed(source_words, reference, _EVERY)
+
+    def _passed(self, source_words: Sequence[str], reference: bool, passes: int) -> TokenColumns:
+        """:meth:`columns` through the pipeline, with only the word passes of the bits ``passes`` (each skipped
+        pass would find nothing in these words: see :meth:`_Rules.word_state`)."""
         optional: frozenset[int] = frozenset()
         conventions = self._rules.optional if reference else None
-        if reference and self.policy.optional_words:
+        if reference and self.policy.optional_words and passes & _PARENTHESIS:
             source_words, optional = parenthesized(source_words)
-        labels = item_labels(source_words) if self.policy.list_labels or conventions else {}
-        tokens = self._tokens(source_words, labels if self.policy.list_labels else {})
+        list_labels = self.policy.list_labels and passes & _LABEL
+        labels = item_labels(source_words) if list_labels or conventions else {}
+        columns = self._columns(source_words, labels if list_labels else {}, passes)
         if optional:
-            tokens = [token._replace(optional=True) if token.source_index in optional else token for token in tokens]
+            columns = columns._replace(optional=[source in optional for source in columns.sources])
         if conventions:
+            tokens = list(map(Token._make, zip(*columns)))
             tokens = conventions.apply(tokens, source_words, {index: kind for index, (kind, _) in labels.items()})
-        return tokens
+            columns = TokenColumns(*(list(column) for column in zip(*tokens))) if tokens else columns
+        return columns
+
+    def group_columns(
+        self, source_words: Sequence[str], groups: Sequence[tuple[int, int]], reference: bool = False
+    ) -> list[TokenColumns]:
+        """:meth:`columns` of each non-empty ``[begin, end)`` group of ``source_words`` on its own (source indices
+        count from the group's first word). A word pass runs only on a group with a word that may set it going
+        (:meth:`_Rules.word_state`), and a group with none is made straight from its words' cached forms, through
+        the number passes only when a form may start a number: the passes skipped would find nothing in it (a long
+        reference has hundreds of short utterances)."""
+        groups = [(begin, end) for begin, end in groups if end > begin]
+        rules = self._rules
+        if len(groups) < 2 or (reference and rules.optional):  # one group gains nothing; optional words read all
+            return [self.columns(source_words[begin:end], reference) for begin, end in groups]
+        known = rules.word_states
+        states = [known[word] if word in known else rules.word_state(word) for word in source_words]
+        plain = rules.plain_words
+        out: list[TokenColumns] = []
+        for begin, end in groups:
+            state = reduce(or_, states[begin:end])
+            words = source_words[begin:end]
+            if state & _LOUD:
+                out.append(self._passed(words, reference, state))
+                continue
+            texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
+            sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
+            out.append(self._numbered(texts, sources, {}, {}) if state else TokenColumns.plain(texts, sources))
+        return out
 
     def _readings(
-        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
     ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
         """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
         abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
@@ -233,26 +328,45 @@ class Normalizer:
             context_readings(
                 source_words, lexicons, bool(policy.roman_numerals), bool(policy.abbreviations), rules.contexts
             )
-            if policy.roman_numerals or policy.abbreviations
+            if (policy.roman_numerals or policy.abbreviations) and passes & _CONTEXT
             else {}
         )
-        if policy.list_labels:
+        if policy.list_labels and passes & _LABEL:
             abbreviations = lexicons.abbreviations if policy.abbreviations else {}
             readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels))
         undecided: frozenset[int] = frozenset()
-        if policy.colloquial_negation:
+        if policy.colloquial_negation and passes & _COLLOQUIAL:
             negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
             readings.update(negations)
         return readings, undecided
 
-    def _tokens(self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]]) -> list[Token]:
+    def _columns(
+        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
+    ) -> TokenColumns:
+        """The token columns of ``source_words`` (list ``labels`` found): readings in context, each word's forms,
+        the mesoclisis, then the number passes."""
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
-        readings, undecided = self._readings(source_words, labels)
+        readings, undecided = self._readings(source_words, labels, passes)
         texts, sources = self._word_forms(source_words, readings, presets)
-        if policy.orthographic_variants:
+        if policy.orthographic_variants and passes & _HYPHEN:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
+        columns = self._numbered(texts, sources, presets, labels)
+        if undecided:
+            columns = columns._replace(undecided=[source in undecided for source in columns.sources])
+        return columns
+
+    def _numbered(
+        self,
+        texts: list[str],
+        sources: list[int],
+        presets: dict[int, str],
+        labels: dict[int, tuple[str, tuple[str, ...]]],
+    ) -> TokenColumns:
+        """The token columns of the words' forms: clock times, dates and the legal numbering read as rule-made
+        numbers (``presets``: numerals kept as written, by position), then the number groups tagged."""
+        rules, policy = self._rules, self.policy
         stream = Stream(texts, sources, [None] * len(texts))
         for position, value in presets.items():  # numerals kept as written, with their value
             stream.fixed[position] = (position, value)
@@ -261,10 +375,7 @@ class Normalizer:
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
             stream = legal_numbering(stream, rules.key, rules.numbering, items)
-        tokens = self._tag(stream)
-        if undecided:
-            tokens = [t._replace(undecided=True) if t.source_index in undecided else t for t in tokens]
-        return tokens
+        return self._tag(stream)
 
     def _word_forms(
         self, source_words: Sequence[str], readings: dict[int, tuple[str, ...]], presets: dict[int, str]
@@ -353,28 +464,30 @@ class Normalizer:
             pos += step
         return tuple(out), skip + max(0, pos - len(own))
 
-    def _tag(self, stream: Stream) -> list[Token]:
-        """Find number groups and build the tokens (group ids count from 0 in text order); the groups
+    def _tag(self, stream: Stream) -> TokenColumns:
+        """Find number groups and build the token columns (group ids count from 0 in text order); the groups
         a rule made win over those found in the words."""
         rules = self._rules
-        texts, sources = stream.texts, stream.sources
+        texts, sources = stream.texts, stream.sources  # the stream ends here: its texts are canonicalized in place
         keys = stream.keys(rules.key)
         spans = [(span.start, span.end, span.value) for span in find_numbers(keys)]
         made = stream.spans()
         if made:
             spans = [span for span in spans if not any(stream.fixed[p] for p in range(span[0], span[1]))]
             spans += made
-        new = tuple.__new__
-        tokens = [new(Token, (text, source, False, None, None, False, False)) for text, source in zip(texts, sources)]
+        count = len(texts)
+        is_number = [False] * count
+        values: list[str | None] = [None] * count
+        groups: list[int | None] = [None] * count
         canonicalize = self.policy.numbers_to_words and self.policy.strip_punctuation
         for group, (start, end, value) in enumerate(sorted(spans)):
             for position in range(start, end):
-                text = tokens[position].text
                 if canonicalize:
                     canonical = canonical_word(keys[position])
-                    text = text if canonical is None else rules.literal(canonical)
-                tokens[position] = Token(text, sources[position], True, value, group)
-        return tokens
+                    if canonical is not None:
+                        texts[position] = rules.literal(canonical)
+                is_number[position], values[position], groups[position] = True, value, group
+        return TokenColumns(texts, sources, is_number, values, groups, [False] * count, [False] * count)
 
     def words(self, text: str) -> list[str]:
         """Convenience: split ``text`` on whitespace and return the token texts."""

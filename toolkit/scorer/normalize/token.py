@@ -20,3 +20,22 @@ class Token(NamedTuple):
     number_group: int | None = None
     optional: bool = False
     undecided: bool = False
+
+
+class TokenColumns(NamedTuple):
+    """Tokens as one list per ``Token`` field, in the same order: what the scorer reads, built without a
+    ``Token`` per word."""
+
+    texts: list[str]
+    sources: list[int]
+    is_number: list[bool]
+    number_values: list[str | None]
+    number_groups: list[int | None]
+    optional: list[bool]
+    undecided: list[bool]
+
+    @classmethod
+    def plain(cls, texts: list[str], sources: list[int]) -> TokenColumns:
+        """Columns of tokens none of which is a number, optional or undecided."""
+        count = len(texts)
+        return cls(texts, sources, [False] * count, [None] * count, [None] * count, [False] * count, [False] * count)
