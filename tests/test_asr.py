@@ -299,4 +299,8 @@ def test_whisperx_silero_chunks_and_words() -> None:
     assert transcript.segments and all(
         s.outcome == NO_FALLBACK and s.temperature == 0.0 and s.avg_logprob < 0 for s in transcript.segments
     )
+    # Its decoding work is counted at the model too: one attempt per window encoded (no fallback), every word's tokens.
+    work = {k: recognizer.notes[k] for k in ("windows_encoded", "decode_attempts", "tokens_decoded")}
+    assert 1 <= work["windows_encoded"] == work["decode_attempts"] and work["tokens_decoded"] >= len(words)
+    assert recognizer._pipeline.model.model.__class__.__name__ != "CountingModel"
     assert recognizer.transcribe(Signal.original(np.zeros(16000, dtype=np.float32), 16000)).words == []

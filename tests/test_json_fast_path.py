@@ -1,18 +1,22 @@
 """JSON files are parsed by orjson when that surely gives what the checked parse gives (toolkit.core.data_files):
 any value, any number as written and any malformed text gives the same data, or the same one-line refusal, as
-the checked parse alone."""
+the checked parse alone. Indented JSON is written by orjson when that gives Python's text (toolkit.core.json_text):
+any value gives the same text as ``json.dumps``."""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 from unittest.mock import patch
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.core import data_files
 from toolkit.core.errors import InputError
+from toolkit.core.json_text import _written_alike, indented_json, number_texts
 
 
 def _outcome(text: str) -> tuple[str, str]:
@@ -116,3 +120,44 @@ def test_a_hypothesis_file_takes_the_fast_path_and_a_long_integer_the_checked_on
     }
     assert data_files._parsed_at_once('{"n": 18446744073709551616}') is data_files._UNSURE
     assert data_files.parse_json('{"n": 18446744073709551616}', "f.json") == {"n": 18446744073709551616}
+
+
+_written = st.recursive(
+    _scalars
+    | st.floats(min_value=-1e-3, max_value=1e-3)
+    | st.tuples(st.integers(), st.text(max_size=3))
+    | st.sampled_from(["\ud800", 'a\x7f\u2028\x1f"\\/', 2**64, -(2**63) - 1, 1e-4, -1e-4, 9.99e-5]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+        | st.dictionaries(st.integers(-3, 3) | st.none() | st.booleans(), inner, max_size=3)
+    ),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_written)
+def test_any_value_is_written_as_pythons_encoder_writes_it(value: Any) -> None:
+    """Small floats, non-finite ones, lone surrogates, huge integers, tuples and keys that are not strings too."""
+    assert indented_json(value) == json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def test_a_score_takes_the_compiled_encoder_and_a_tiny_float_does_not() -> None:
+    assert _written_alike({"wer": 0.115, "instances": [{"time": 12.5, "kind": "flip"}], "n": 9034, "x": None})
+    assert not _written_alike({"drift": [1.5, 5e-05]})
+    assert not _written_alike({"wer": float("nan")})
+    assert not _written_alike({1: "one"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.floats() | st.floats(min_value=-1e-3, max_value=1e-3) | st.sampled_from([0.0, -0.0, 1e-4, 9.9e-5])),
+    st.booleans(),
+)
+def test_any_column_of_numbers_is_written_as_pythons_encoder_writes_it(values: list[float], strided: bool) -> None:
+    column = np.array(values + values, dtype=np.float64)[:: 2 if strided else 1]  # strided: not contiguous
+    expected = [json.dumps(None if math.isnan(value) else value) for value in column.tolist()]
+    assert number_texts(column) == expected
+    with np.errstate(over="ignore"):  # float32 cannot hold the largest doubles: they become infinities
+        narrow = column.astype(np.float32)
+    assert number_texts(narrow) == [json.dumps(None if math.isnan(value) else value) for value in narrow.tolist()]

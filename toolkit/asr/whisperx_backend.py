@@ -16,7 +16,7 @@ a chunk's remaining speech regions again in a second batched pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from toolkit.asr.faster_whisper_backend import (
@@ -29,6 +29,7 @@ from toolkit.asr.faster_whisper_backend import (
 )
 from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
+from toolkit.asr.work_counts import counted
 from toolkit.audio.signal import Signal
 from toolkit.audio.vad import SileroVadConfig, silero_device, silero_speech_regions
 from toolkit.core.config import build_config
@@ -225,26 +226,27 @@ class WhisperXRecognizer:
         chunks = self._chunks(audio)
         if not chunks:
             return Transcript([], [], decoded=[])
-        segments = self._decode(audio, [(c.start, c.end) for c in chunks])
+        self.load()
         true_text = true_text_decoder(self._pipeline.model)
-        if self.config.tail_redecode_gap_s > 0.0:
-            words, _ = segment_words(segments, audio.duration, true_text)
-            tails = unfinished_tails(chunks, words, self.config.tail_redecode_gap_s)
-            self.notes["tails_redecoded"] = len(tails)
-            if tails:
-                segments = sorted(segments + self._decode(audio, tails), key=lambda s: (s.start, s.end))
+        with counted(self._pipeline.model) as work:
+            segments = self._decode(audio, [(c.start, c.end) for c in chunks])
+            if self.config.tail_redecode_gap_s > 0.0:
+                words, _ = segment_words(segments, audio.duration, true_text)
+                tails = unfinished_tails(chunks, words, self.config.tail_redecode_gap_s)
+                self.notes["tails_redecoded"] = len(tails)
+                if tails:
+                    segments = sorted(segments + self._decode(audio, tails), key=lambda s: (s.start, s.end))
         words, counts = segment_words(segments, audio.duration, true_text)
         if self.config.aligner:
             words, counts["contradicting_aligner_times_dropped"] = drop_contradicting_times(
                 self._align(words, segments, audio)
             )
-        self.notes.update(counts)
+        self.notes.update(counts, **asdict(work))
         decoded = [(chunk.start, chunk.end) for chunk in chunks]
         return Transcript(words, describe(segments, lambda _segment: NO_FALLBACK), decoded)
 
     def _decode(self, audio: Signal, spans: list[tuple[float, float]]) -> list[Any]:
-        """Segments of one batched pass over ``spans`` (seconds of ``audio``)."""
-        self.load()
+        """Segments of one batched pass over ``spans`` (seconds of ``audio``), the pipeline loaded."""
         segments, _ = self._pipeline.transcribe(
             audio.samples,
             **self.config.transcribe_kwargs(),

@@ -16,8 +16,8 @@ from typing import Any
 
 @dataclass
 class DecodeWork:
-    """Encoder passes (one per window), generate calls (one per window and temperature tried) and the
-    tokens of every best sequence they returned."""
+    """Encoder passes (one per window), decoding attempts (one per window and temperature tried, a batched
+    generate call making one per window of its batch) and the tokens of every best sequence they returned."""
 
     windows_encoded: int = 0
     decode_attempts: int = 0
@@ -38,7 +38,7 @@ class CountingModel:
 
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         results = self._model.generate(*args, **kwargs)
-        self._work.decode_attempts += 1
+        self._work.decode_attempts += len(results)
         self._work.tokens_decoded += sum(len(r.sequences_ids[0]) for r in results if r.sequences_ids)
         return results
 
@@ -48,7 +48,8 @@ class CountingModel:
 
 @contextmanager
 def counted(whisper: Any) -> Iterator[DecodeWork]:
-    """Within the block, ``whisper``'s (a faster-whisper ``WhisperModel``) CTranslate2 model counts its work."""
+    """Within the block, ``whisper``'s (a faster-whisper ``WhisperModel``, alone or in a batched pipeline)
+    CTranslate2 model counts its work."""
     work = DecodeWork()
     model = whisper.model
     whisper.model = CountingModel(model, work)

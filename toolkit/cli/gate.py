@@ -6,7 +6,8 @@ Exit 0 PROMOTE, 1 RETAIN BASELINE, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
+
+from toolkit.core.json_text import indented_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = gate_verdict(load_experiment(args.experiment))
     if args.format == "json":
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print(indented_json(report.to_json()))
     else:
         print(report.text())
     return 0 if report.verdict == PROMOTE else 1

@@ -6,7 +6,6 @@ Plain-text inputs have no times, so time-based figures print as "not available" 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.cli.collection import fewer_collections
 from toolkit.cli.options import non_negative_int, non_negative_seconds
 from toolkit.core.errors import InputError
+from toolkit.core.json_text import indented_json
 from toolkit.core.text import read_text
 from toolkit.formats import read_hypothesis, read_names, read_reference
 from toolkit.formats.pairing import pair_ids
@@ -151,7 +151,7 @@ def json_with_alignment(data: dict[str, Any], steps: list[str]) -> str:
     """``data`` indented, then ``"alignment"``: the steps (each step's JSON, as ``alignment_json`` writes them)
     one per line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON
     encoder longer than the scoring)."""
-    body = json.dumps(data, ensure_ascii=False, indent=2)
+    body = indented_json(data)
     if not steps:
         return body[:-2] + ',\n  "alignment": []\n}'
     return body[:-2] + ',\n  "alignment": [\n    ' + ",\n    ".join(steps) + "\n  ]\n}"

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.core.json_text import number_texts
 from toolkit.scorer.align import DELETE, EQUAL, INSERT, OP_NAMES, SKIP
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import find_occurrences, negation_mask
@@ -73,13 +74,12 @@ def _step_json(
     }
 
 
-def _times(values: np.ndarray, index: np.ndarray) -> list[float | None]:
+def _times(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``values[index]`` in seconds rounded to the millisecond as Python's ``round(value, 3)`` rounds them (as
-    the files always had it); None where the index is -1 (no word) or the time is NaN (untimed)."""
+    the files always had it); NaN where the index is -1 (no word) or the time is NaN (untimed)."""
     if not len(values):
-        return [None] * len(index)
-    picked = np.where(index < 0, np.nan, values[np.maximum(index, 0)])
-    return [None if math.isnan(value) else value for value in milliseconds(picked).tolist()]
+        return np.full(len(index), np.nan)
+    return milliseconds(np.where(index < 0, np.nan, values[np.maximum(index, 0)]))
 
 
 def milliseconds(seconds: np.ndarray) -> np.ndarray:
@@ -118,6 +118,15 @@ def critical_marks(
 
 def alignment_columns(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> tuple[list[Any], ...]:
     """The alignment's steps as columns, one list per field of :class:`AlignedWord`, in its field order."""
+    refs, hyps, ops, times, marks = _columns(at, critical)
+    lists = ([None if math.isnan(value) else value for value in column.tolist()] for column in times)
+    return (refs, hyps, ops, *lists, marks)
+
+
+def _columns(
+    at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None
+) -> tuple[list[str | None], list[str | None], list[str], list[np.ndarray], list[tuple[str, ...]]]:
+    """The steps' reference and hypothesis texts, operations, four time columns (NaN for none) and marks."""
     ops, ref_index, hyp_index = at.alignment.ops, at.alignment.ref_index, at.alignment.hyp_index
     # The source word of each step's side, -1 where that side has no word (an insertion has no reference
     # word; a deletion or a skipped optional word no hypothesis word).
@@ -129,10 +138,12 @@ def alignment_columns(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | N
         [ref_texts[i] if has_ref else None for i, has_ref in steps],
         [hyp_texts[j] if has_hyp else None for j, has_hyp in zip(hyp_index.tolist(), (h >= 0).tolist())],
         [OP_NAMES[op] for op in ops.tolist()],
-        _times(at.ref.words.start, r),
-        _times(at.ref.words.end, r),
-        _times(at.hyp.words.start, h),
-        _times(at.hyp.words.end, h),
+        [
+            _times(at.ref.words.start, r),
+            _times(at.ref.words.end, r),
+            _times(at.hyp.words.start, h),
+            _times(at.hyp.words.end, h),
+        ],
         [tuple(marks[i]) if has_ref else () for i, has_ref in steps] if marks is not None else [()] * len(ops),
     )
 
@@ -144,12 +155,12 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
 
 def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[str]:
     """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
-    ``aligned_words(at, critical)``; made from the columns, each column encoded at once by the compiled encoder
-    and each step joined from its keys and values, without records or dicts (a long recording has tens of
+    ``aligned_words(at, critical)``; made from the columns, each text by the compiled string encoder, each time
+    column in one call (``number_texts``), and each step joined from its keys and values, without records or dicts (a long recording has tens of
     thousands of steps)."""
-    refs, hyps, ops, *times, marks = alignment_columns(at, critical)
+    refs, hyps, ops, times, marks = _columns(at, critical)
     marks_json = {mark: json.dumps(list(mark), ensure_ascii=False) for mark in set(marks)}
-    values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(_numbers_json, times)]
+    values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(number_texts, times)]
     values.append(list(map(marks_json.__getitem__, marks)))
     pieces = [piece for key, column in zip(_STEP_KEYS, values) for piece in (repeat(key), column)]
     return list(map("".join, zip(*pieces, repeat("}"))))
@@ -159,15 +170,9 @@ def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None
 _STEP_KEYS = tuple(("{" if k == 0 else ", ") + f'"{name}": ' for k, name in enumerate(STEP_FIELDS))
 
 
-def _texts_json(texts: list[str | None]) -> list[str]:
+def _texts_json(texts: Sequence[str | None]) -> list[str]:
     """Each text as the JSON encoder writes it without ``ensure_ascii`` (None as ``null``)."""
     return ["null" if text is None else encode_basestring(text) for text in texts]
-
-
-def _numbers_json(numbers: list[float | None]) -> list[str]:
-    """Each number as the JSON encoder writes it (None as ``null``): the column encoded in one call and cut at
-    its separators, which no encoded number or ``null`` holds."""
-    return json.dumps(numbers)[1:-1].split(", ") if numbers else []
 
 
 def _cell(text: str | None, op: str) -> str:
