@@ -156,8 +156,8 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
 def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[str]:
     """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
     ``aligned_words(at, critical)``; made from the columns, each text by the compiled string encoder, each time
-    column in one call (``number_texts``), and each step joined from its keys and values, without records or dicts (a long recording has tens of
-    thousands of steps)."""
+    column in one call (``number_texts``), and each step joined from its keys and values, without records or
+    dicts (a long recording has tens of thousands of steps)."""
     refs, hyps, ops, times, marks = _columns(at, critical)
     marks_json = {mark: json.dumps(list(mark), ensure_ascii=False) for mark in set(marks)}
     values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(number_texts, times)]
