@@ -7,6 +7,7 @@ kind (its start-up: interpreter, imports, reading), and prints the difference ag
 and as a command of its own (a fresh process reading the two texts and calling jiwer once, minus the same on the
 20-word texts), which pays what the command pays on its first call: memory touched for the first time, cold
 caches. Names the CPU; run on a quiet machine (the CPU times hold better than the wall times on a busy one).
+The five measures are taken in turn, N times each, so that a machine whose speed drifts slows them alike.
 Run: ``.venv/bin/python benchmarks/bench_score_command.py [--repeats N]``.
 """
 
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import jiwer
@@ -57,31 +60,33 @@ def write_texts(folder: Path, reference: Reference, hypothesis: Hypothesis) -> l
     return [str(folder / "ref.txt"), str(folder / "hyp.txt")]
 
 
-def command_seconds(command: list[str], repeats: int) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system, of the child) of ``command`` (output discarded); the
-    CPU time holds better than the wall time on a busy machine."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
+def command_once(command: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, of the child) of one run of ``command``, its output discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def bare_seconds(reference: Reference, hypothesis: Hypothesis, repeats: int) -> tuple[float, float]:
-    """Median wall and CPU time of bare ``jiwer.process_words`` + ``jiwer.cer`` on the pair's texts."""
+def bare_once(reference: Reference, hypothesis: Hypothesis) -> tuple[float, float]:
+    """Wall time and CPU time of bare ``jiwer.process_words`` + ``jiwer.cer`` on the pair's texts, in this process."""
     ref_text, hyp_text = reference.text, hypothesis.text
-    walls, cpus = [], []
-    for _ in range(repeats):
-        started, cpu_started = time.perf_counter(), time.process_time()
-        jiwer.process_words(ref_text, hyp_text)
-        jiwer.cer(ref_text, hyp_text)
-        walls.append(time.perf_counter() - started)
-        cpus.append(time.process_time() - cpu_started)
-    return statistics.median(walls), statistics.median(cpus)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    jiwer.process_words(ref_text, hyp_text)
+    jiwer.cer(ref_text, hyp_text)
+    return time.perf_counter() - started, time.process_time() - cpu_started
+
+
+def medians(measures: Sequence[Callable[[], tuple[float, float]]], repeats: int) -> list[tuple[float, float]]:
+    """The median wall and CPU time of each measure, all taken in turn ``repeats`` times, so that a machine whose
+    speed drifts slows them alike (the CPU time holds better than the wall time on a busy machine)."""
+    rounds = [[measure() for measure in measures] for _ in range(repeats)]
+    return [
+        (statistics.median(r[k][0] for r in rounds), statistics.median(r[k][1] for r in rounds))
+        for k in range(len(measures))
+    ]
 
 
 def main() -> None:
@@ -92,17 +97,17 @@ def main() -> None:
     small_ref, small_hyp, small_vad = build_pair(words=20, minutes=0.2)
     score, jiwer_program = [str(ABLATE), "score", "--format", "json"], [sys.executable, "-c", JIWER_COMMAND]
     with tempfile.TemporaryDirectory() as tmp:
-        full = command_seconds([*score, *write_pair(Path(tmp) / "full", reference, hypothesis, vad)], args.repeats)
-        start_up = command_seconds(
-            [*score, *write_pair(Path(tmp) / "small", small_ref, small_hyp, small_vad)], args.repeats
-        )
-        jiwer_full = command_seconds(
-            [*jiwer_program, *write_texts(Path(tmp) / "full", reference, hypothesis)], args.repeats
-        )
-        jiwer_start_up = command_seconds(
-            [*jiwer_program, *write_texts(Path(tmp) / "small", small_ref, small_hyp)], args.repeats
-        )
-    bare = bare_seconds(reference, hypothesis, args.repeats)
+        commands = [
+            [*score, *write_pair(Path(tmp) / "full", reference, hypothesis, vad)],
+            [*score, *write_pair(Path(tmp) / "small", small_ref, small_hyp, small_vad)],
+            [*jiwer_program, *write_texts(Path(tmp) / "full", reference, hypothesis)],
+            [*jiwer_program, *write_texts(Path(tmp) / "small", small_ref, small_hyp)],
+        ]
+        measures = [
+            *(partial(command_once, command) for command in commands),
+            partial(bare_once, reference, hypothesis),
+        ]
+        full, start_up, jiwer_full, jiwer_start_up, bare = medians(measures, args.repeats)
     print(describe())
     for clock, index in (("wall", 0), ("CPU", 1)):
         beyond, jiwer_beyond = full[index] - start_up[index], jiwer_full[index] - jiwer_start_up[index]
