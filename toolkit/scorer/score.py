@@ -26,7 +26,7 @@ from rapidfuzz.distance import Indel
 
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Reference
-from toolkit.scorer.align import align_timed
+from toolkit.scorer.align import Alignment, align_timed
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import (
     AuditRules,
@@ -44,7 +44,7 @@ from toolkit.scorer.metrics.timing import timing_score
 from toolkit.scorer.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.scorer.metrics.vad import VadScore, vad_score
 from toolkit.scorer.metrics.wer import ErrorCounts, error_counts
-from toolkit.scorer.normalize import NormalizationPolicy
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
 from toolkit.scorer.normalize.same_word import word_key
 from toolkit.scorer.optional_align import align_reference
@@ -280,11 +280,15 @@ def score_recording(
             ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
         else:
             norm = normalizer(name, options.normalizer, options.lexicon)
+            if name not in (options.policy, options.audit_policy):  # only its counts are read
+                written = _written_counts(norm, ref_words, groups, hyp_words)
+                if written is not None:
+                    counts[name] = written
+                    continue
             ref_t = tokenize(norm, ref_words, groups, reference=True)
             hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
-        alignment = align_reference(ref_t.texts, hyp_t.texts, ref_t.optional)
+        alignment, counts[name] = _counted(ref_t.texts, hyp_t.texts, ref_t.optional)
         tables[name] = (ref_t, hyp_t)
-        counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
     negations, names = audit_vocabulary(reference.names, options)
@@ -320,6 +324,25 @@ def score_recording(
         vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
         seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
+
+
+def _counted(ref: list[str], hyp: list[str], optional: np.ndarray) -> tuple[Alignment, ErrorCounts]:
+    """The alignment of a policy's reference and hypothesis tokens (``optional``: reference tokens that may be left
+    out), and its counts."""
+    alignment = align_reference(ref, hyp, optional)
+    return alignment, error_counts(ref, hyp, alignment)
+
+
+def _written_counts(
+    norm: Normalizer, ref_words: SourceWords, groups: list[tuple[int, int]], hyp_words: SourceWords
+) -> ErrorCounts | None:
+    """The counts of a policy that writes each word as its pieces (:meth:`Normalizer.written`: the verbatim one),
+    from the token texts alone, without the number tags no count reads; None for any other policy."""
+    ref = norm.written(ref_words.texts, groups, reference=True)
+    hyp = norm.written(hyp_words.texts, [(0, len(hyp_words))])
+    if ref is None or hyp is None:
+        return None
+    return _counted(ref[0], hyp[0], np.asarray(ref[1], dtype=bool))[1]
 
 
 def _nonspeech(reference: Reference, unresolved: np.ndarray) -> np.ndarray:
