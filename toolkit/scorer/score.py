@@ -62,10 +62,6 @@ FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(
 )
 
 
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else float(value)
-
-
 def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int]:
     """Utterance words with times from the timed-word tier; returns words, utterance index, unplaced count.
 
@@ -191,8 +187,8 @@ def _word_times(
 
 def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:
     words = hypothesis.words if hypothesis is not None else []
-    start = np.array([_nan(w.start) for w in words], dtype=float)
-    end = np.array([_nan(w.end) for w in words], dtype=float)
+    start = np.array([w.start for w in words], dtype=float)  # None (untimed) is NaN
+    end = np.array([w.end for w in words], dtype=float)
     return SourceWords([w.text for w in words], start, end, start, end)
 
 
