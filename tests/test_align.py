@@ -7,8 +7,10 @@ import random
 import jiwer
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE, align, align_timed
+from toolkit.scorer.align import DELETE, EQUAL, INSERT, SUBSTITUTE, align, align_timed, word_ids
 
 
 def _ops(alignment) -> str:
@@ -137,3 +139,15 @@ def test_time_constrained_is_optimal_with_jittered_and_untimed_onsets(seed):
     t = onset[timed.hyp_index[paired]]
     assert np.all((t >= r_start[timed.ref_index[paired]] - collar) & (t <= r_end[timed.ref_index[paired]] + collar))
     assert sorted(timed.hyp_index[timed.hyp_index >= 0].tolist()) == list(range(len(hyp)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from("a b c d é E".split()), max_size=12),
+    st.lists(st.sampled_from("a b x é".split()), max_size=12),
+)
+def test_word_ids_number_words_in_order_of_first_use(ref: list[str], hyp: list[str]) -> None:
+    ref_ids, hyp_ids = word_ids(ref, hyp)
+    words, ids = [*ref, *hyp], [*ref_ids, *hyp_ids]
+    first_use = list(dict.fromkeys(words))
+    assert ids == [first_use.index(word) for word in words]

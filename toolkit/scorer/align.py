@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import cast
 
 import numpy as np
@@ -95,8 +96,8 @@ class Alignment:
 
 def word_ids(ref: Sequence[str], hyp: Sequence[str]) -> tuple[list[int], list[int]]:
     """Words as small integers (equal words, equal ids): rapidfuzz compares those fastest."""
-    vocab: dict[str, int] = {}
-    return [vocab.setdefault(w, len(vocab)) for w in ref], [vocab.setdefault(w, len(vocab)) for w in hyp]
+    vocab = {word: k for k, word in enumerate(dict.fromkeys(chain(ref, hyp)))}  # ids in order of first use
+    return list(map(vocab.__getitem__, ref)), list(map(vocab.__getitem__, hyp))
 
 
 def align(ref: Sequence[str], hyp: Sequence[str]) -> Alignment:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +26,7 @@ from rapidfuzz.distance import Indel
 
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Reference
-from toolkit.scorer.align import align_timed
+from toolkit.scorer.align import Alignment, align_timed
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.audits import (
     AuditRules,
@@ -43,7 +44,7 @@ from toolkit.scorer.metrics.timing import timing_score
 from toolkit.scorer.metrics.tokens import SourceWords, TokenTable, fold_table, tokenize
 from toolkit.scorer.metrics.vad import VadScore, vad_score
 from toolkit.scorer.metrics.wer import ErrorCounts, error_counts
-from toolkit.scorer.normalize import NormalizationPolicy
+from toolkit.scorer.normalize import NormalizationPolicy, Normalizer
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
 from toolkit.scorer.normalize.same_word import word_key
 from toolkit.scorer.optional_align import align_reference
@@ -61,72 +62,133 @@ FOLD_FROM_NORMALIZED = NormalizationPolicy.accent_folded() == replace(
 )
 
 
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else float(value)
-
-
 def _reference_words(reference: Reference) -> tuple[SourceWords, np.ndarray, int]:
     """Utterance words with times from the timed-word tier; returns words, utterance index, unplaced count.
 
     A turn's start is its first word's onset and its end its last word's offset, so untimed
     boundary words take those times (an onset alone still counts for onset error).
     """
-    timed = sorted((w for w in reference.words if w.timed), key=lambda w: (w.start, w.end))
-    mids = np.array([(w.start + w.end) / 2 for w in timed], dtype=np.float64)  # type: ignore[operator]
-    keys = [word_key(w.text) for w in timed]
-    used = [False] * len(timed)
-    # The timed words whose midpoints fall in each utterance's span: [lo, hi) per utterance, in one search.
-    bounds = np.array([(u.start, u.end) for u in reference.utterances], dtype=float).reshape(-1, 2)
-    los = np.searchsorted(mids, bounds[:, 0] - 1e-6, side="left").tolist()
-    his = np.searchsorted(mids, bounds[:, 1] + 1e-6, side="right").tolist()
-    texts: list[str] = []
-    utt: list[int] = []
-    start: list[float] = []
-    end: list[float] = []
-    span_s: list[float] = []
-    span_e: list[float] = []
-    for u_index, u in enumerate(reference.utterances):
-        words = u.text.split()
-        known = math.isfinite(u.start) and math.isfinite(u.end)
-        w_start = [math.nan] * len(words)
-        w_end = [math.nan] * len(words)
-        if timed and known and words:
-            cand = [k for k in range(los[u_index], his[u_index]) if not used[k]]
-            word_keys = [word_key(w) for w in words]
-            cand_keys = [keys[k] for k in cand]
-            if word_keys == cand_keys:  # a complete word tier: one timed word per utterance word
-                pairs = list(enumerate(cand))
-            else:
-                pairs = [
-                    (a, cand[b])
-                    for block in Indel.opcodes(word_keys, cand_keys)
-                    if block.tag == "equal"
-                    for a, b in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
-                ]
-            for a, k in pairs:
+    # Word.timed, spelled out: a property call per word costs more than the test.
+    timed = sorted(
+        (w for w in reference.words if w.start is not None and w.end is not None), key=attrgetter("start", "end")
+    )
+    t_start = np.array([w.start for w in timed], dtype=np.float64)
+    t_end = np.array([w.end for w in timed], dtype=np.float64)
+    turns = reference.utterances
+    known = np.array([math.isfinite(u.start) and math.isfinite(u.end) for u in turns], dtype=bool)
+    bounds = np.array([(u.start, u.end) for u in turns], dtype=np.float64).reshape(-1, 2)
+    words = [u.text.split() for u in turns]
+    counts = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    texts = [word for turn in words for word in turn]
+    placed = np.full(len(texts), -1, dtype=np.int64)
+    if timed:
+        # The timed words whose midpoints fall in each utterance's span: [lo, hi) per utterance, in one search.
+        mids = (t_start + t_end) / 2
+        los = np.searchsorted(mids, bounds[:, 0] - 1e-6, side="left")
+        his = np.searchsorted(mids, bounds[:, 1] + 1e-6, side="right")
+        tier = _Tier([word_key(w.text) for w in timed], los, his, known & (counts > 0), counts)
+        word_keys = list(map(word_key, texts))
+        disjoint = tier.disjoint(word_keys)
+        placed = disjoint if disjoint is not None else tier.matched(word_keys)
+    utt = np.repeat(np.arange(len(turns), dtype=np.int64), counts)
+    start, end, span_s, span_e = _word_times(placed, (t_start, t_end), counts, bounds, known, utt)
+    return SourceWords(texts, start, end, span_s, span_e), utt, len(timed) - int(np.count_nonzero(placed >= 0))
+
+
+@dataclass(frozen=True)
+class _Tier:
+    """The timed-word tier's keys in time order, and per utterance the tier's words whose midpoints fall in its span
+    (``[los, his)``), whether it is matched (a timed span and words) and its word count."""
+
+    keys: list[str]
+    los: np.ndarray
+    his: np.ndarray
+    active: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def firsts(self) -> np.ndarray:
+        """Each utterance's first word's index among all utterance words."""
+        return np.cumsum(self.counts) - self.counts
+
+    def matched(self, word_keys: list[str]) -> np.ndarray:
+        """Each utterance word's timed word (-1: none): per matched utterance in turn, its timed words not taken by
+        an earlier one paired with its words in order by key (:func:`_pairs`)."""
+        keys, los, his, firsts = self.keys, self.los.tolist(), self.his.tolist(), self.firsts.tolist()
+        placed = [-1] * len(word_keys)
+        used = [False] * len(keys)
+        for u in np.flatnonzero(self.active).tolist():
+            first = firsts[u]
+            cand = [k for k in range(los[u], his[u]) if not used[k]]
+            for a, k in _pairs(word_keys[first : first + int(self.counts[u])], cand, [keys[k] for k in cand]):
                 used[k] = True
-                w_start[a], w_end[a] = float(timed[k].start), float(timed[k].end)  # type: ignore[arg-type]
-        if known and words:  # turn edges are boundary-word times (transcription convention sections 1, 10)
-            if math.isnan(w_start[0]):
-                w_start[0] = float(u.start)
-            if math.isnan(w_end[-1]):
-                w_end[-1] = float(u.end)
-        texts.extend(words)
-        utt.extend([u_index] * len(words))
-        start.extend(w_start)
-        end.extend(w_end)
-        us, ue = (float(u.start), float(u.end)) if known else (math.nan, math.nan)
-        span_s.extend(s if not math.isnan(s) else us for s in w_start)
-        span_e.extend(e if not math.isnan(e) else ue for e in w_end)
-    arr = lambda xs: np.asarray(xs, dtype=float)  # noqa: E731
-    source_words = SourceWords(texts, arr(start), arr(end), arr(span_s), arr(span_e))
-    return source_words, np.asarray(utt, dtype=np.int64), used.count(False)
+                placed[first + a] = k
+        return np.asarray(placed, dtype=np.int64)
+
+    def disjoint(self, word_keys: list[str]) -> np.ndarray | None:
+        """:meth:`matched` when the matched utterances' spans follow each other without overlapping (none can take
+        another's timed words, so each is matched on its own): an utterance whose span holds its words, word for
+        word, is placed at once and only the others are paired one by one; else None."""
+        active = np.flatnonzero(self.active)
+        los, his = self.los[active], self.his[active]
+        if not (bool(np.all(los <= his)) and bool(np.all(los[1:] >= his[:-1]))):
+            return None
+        even = self.active & (self.his - self.los == self.counts)
+        member = np.repeat(even, self.counts)
+        placed = np.where(member, np.arange(len(word_keys)) + np.repeat(self.los - self.firsts, self.counts), -1)
+        keys, words = self.keys, np.flatnonzero(member).tolist()
+        differ = [g for g, k in zip(words, placed[member].tolist()) if keys[k] != word_keys[g]]
+        odd = self.active & ~even
+        odd[np.repeat(np.arange(len(self.counts)), self.counts)[differ]] = True
+        for u in np.flatnonzero(odd).tolist():
+            first, lo, hi = int(self.firsts[u]), int(self.los[u]), int(self.his[u])
+            placed[first : first + int(self.counts[u])] = -1
+            for a, k in _pairs(word_keys[first : first + int(self.counts[u])], range(lo, hi), keys[lo:hi]):
+                placed[first + a] = k
+        return placed
+
+
+def _pairs(words: list[str], cand: Sequence[int], cand_keys: list[str]) -> list[tuple[int, int]]:
+    """An utterance's word keys paired with its candidate timed words' (``cand``, keys ``cand_keys``) in order: a
+    longest common subsequence, so no word is paired with a different one."""
+    if words == cand_keys:  # a complete word tier: one timed word per utterance word
+        return list(enumerate(cand))
+    return [
+        (a, cand[b])
+        for block in Indel.opcodes(words, cand_keys)
+        if block.tag == "equal"
+        for a, b in zip(range(block.src_start, block.src_end), range(block.dest_start, block.dest_end))
+    ]
+
+
+def _word_times(
+    placed: np.ndarray,
+    tier: tuple[np.ndarray, np.ndarray],
+    counts: np.ndarray,
+    bounds: np.ndarray,
+    known: np.ndarray,
+    utt: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each utterance word's start and end (its timed word's, NaN if none) and its span's (its own, else its
+    utterance's, by ``utt``); a timed utterance's untimed first word starts and untimed last word ends with it
+    (turn edges are boundary-word times: transcription convention sections 1, 10)."""
+    hit = placed >= 0
+    start = np.full(len(placed), math.nan)
+    end = np.full(len(placed), math.nan)
+    start[hit], end[hit] = tier[0][placed[hit]], tier[1][placed[hit]]
+    edged = known & (counts > 0)
+    lasts = np.cumsum(counts) - 1
+    firsts, lasts = (lasts - counts + 1)[edged], lasts[edged]
+    start[firsts] = np.where(np.isnan(start[firsts]), bounds[edged, 0], start[firsts])
+    end[lasts] = np.where(np.isnan(end[lasts]), bounds[edged, 1], end[lasts])
+    turn_s, turn_e = (np.where(known, bounds[:, side], math.nan)[utt] for side in (0, 1))
+    return start, end, np.where(np.isnan(start), turn_s, start), np.where(np.isnan(end), turn_e, end)
 
 
 def _hypothesis_words(hypothesis: Hypothesis | None) -> SourceWords:
     words = hypothesis.words if hypothesis is not None else []
-    start = np.array([_nan(w.start) for w in words], dtype=float)
-    end = np.array([_nan(w.end) for w in words], dtype=float)
+    start = np.array([w.start for w in words], dtype=float)  # None (untimed) is NaN
+    end = np.array([w.end for w in words], dtype=float)
     return SourceWords([w.text for w in words], start, end, start, end)
 
 
@@ -214,11 +276,15 @@ def score_recording(
             ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
         else:
             norm = normalizer(name, options.normalizer, options.lexicon)
+            if name not in (options.policy, options.audit_policy):  # only its counts are read
+                written = _written_counts(norm, ref_words, groups, hyp_words)
+                if written is not None:
+                    counts[name] = written
+                    continue
             ref_t = tokenize(norm, ref_words, groups, reference=True)
             hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
-        alignment = align_reference(ref_t.texts, hyp_t.texts, ref_t.optional)
+        alignment, counts[name] = _counted(ref_t.texts, hyp_t.texts, ref_t.optional)
         tables[name] = (ref_t, hyp_t)
-        counts[name] = error_counts(ref_t.texts, hyp_t.texts, alignment)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
     negations, names = audit_vocabulary(reference.names, options)
@@ -254,6 +320,25 @@ def score_recording(
         vad=_vad(reference, ref_words, at, negations, unresolved, vad_segments) if vad_segments is not None else None,
         seams=seam_score(at, list(seams), options.seam_margin_s) if seams is not None else None,
     )
+
+
+def _counted(ref: list[str], hyp: list[str], optional: np.ndarray) -> tuple[Alignment, ErrorCounts]:
+    """The alignment of a policy's reference and hypothesis tokens (``optional``: reference tokens that may be left
+    out), and its counts."""
+    alignment = align_reference(ref, hyp, optional)
+    return alignment, error_counts(ref, hyp, alignment)
+
+
+def _written_counts(
+    norm: Normalizer, ref_words: SourceWords, groups: list[tuple[int, int]], hyp_words: SourceWords
+) -> ErrorCounts | None:
+    """The counts of a policy that writes each word as its pieces (:meth:`Normalizer.written`: the verbatim one),
+    from the token texts alone, without the number tags no count reads; None for any other policy."""
+    ref = norm.written(ref_words.texts, groups, reference=True)
+    hyp = norm.written(hyp_words.texts, [(0, len(hyp_words))])
+    if ref is None or hyp is None:
+        return None
+    return _counted(ref[0], hyp[0], np.asarray(ref[1], dtype=bool))[1]
 
 
 def _nonspeech(reference: Reference, unresolved: np.ndarray) -> np.ndarray:

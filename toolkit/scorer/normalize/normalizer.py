@@ -82,7 +82,7 @@ class _Rules:
         self.plain_labels: dict[str, str] = {}  # written word -> its plain form, for label_readings
         self._forms: dict[str, tuple[str, ...]] = {}
         self._plain: dict[str, tuple[str, ...] | None] = {}
-        self._pieces: dict[str, tuple[str, ...]] = {}
+        self.word_pieces: dict[str, tuple[str, ...]] = {}
         self.plain_words: dict[str, tuple[str, ...] | None] = {}
         self.word_states: dict[str, int] = {}
         self.keys = _LookupKeys()
@@ -133,7 +133,7 @@ class _Rules:
     def pieces(self, word: str) -> tuple[str, ...]:
         """A source word in the policy's Unicode form without invisible format characters
         (zero-width space, BOM), split on whitespace (cached)."""
-        cached = self._pieces.get(word)
+        cached = self.word_pieces.get(word)
         if cached is None:
             if self.policy.abbreviations:
                 cached = tuple(
@@ -141,7 +141,7 @@ class _Rules:
                 )
             else:
                 cached = self._unicode_pieces(word)
-            self._pieces[word] = cached
+            self.word_pieces[word] = cached
         return cached
 
     def _unicode_pieces(self, text: str) -> tuple[str, ...]:
@@ -317,6 +317,55 @@ class Normalizer:
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
             out.append(self._numbered(texts, sources, {}, {}) if state else TokenColumns.plain(texts, sources))
         return out
+
+    @property
+    def writes_pieces(self) -> bool:
+        """Whether every source word's tokens are its Unicode pieces (:meth:`_Rules.pieces`), whatever its
+        neighbours: no rule of the policy changes, splits, drops or reads a word (verbatim, which only tags
+        numbers), and no reading convention of a user lexicon adds one."""
+        policy = self.policy
+        rewrites = (
+            policy.lowercase,
+            policy.strip_punctuation,
+            policy.split_hyphens,
+            policy.accent_fold,
+            policy.apply_equivalences,
+            policy.numbers_to_words,
+            not policy.keep_fillers,
+            policy.roman_numerals,
+            policy.abbreviations,
+            policy.numeral_pieces,
+            policy.list_labels,
+            policy.orthographic_variants,
+            policy.colloquial_negation,
+            self._rules.optional,
+        )
+        return not any(rewrites)
+
+    def written(
+        self, source_words: Sequence[str], groups: Sequence[tuple[int, int]], reference: bool = False
+    ) -> tuple[list[str], list[bool]] | None:
+        """The token texts and optional marks of all ``groups`` (:meth:`group_columns`, joined) straight from the
+        words' Unicode pieces, where the policy :attr:`writes_pieces` (without the number tags, which only
+        :meth:`group_columns` makes), else None. A reference's parentheses of optional words come off first."""
+        if not self.writes_pieces:
+            return None
+        words = [word for begin, end in groups for word in source_words[begin:end]]
+        marked: set[int] = set()
+        if reference and self.policy.optional_words and any("(" in word for word in words):
+            offset = 0
+            for begin, end in groups:
+                unmarked, inside = parenthesized(source_words[begin:end])
+                words[offset : offset + len(unmarked)] = unmarked
+                marked.update(offset + k for k in inside)
+                offset += len(unmarked)
+        rules = self._rules
+        known = rules.word_pieces
+        pieces = [known[word] if word in known else rules.pieces(word) for word in words]
+        texts = [piece for word in pieces for piece in word]
+        if not marked:
+            return texts, [False] * len(texts)
+        return texts, [k in marked for k, word in enumerate(pieces) for _ in word]
 
     def _readings(
         self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
