@@ -199,7 +199,7 @@ def _words_at_once(items: list[Any]) -> list[Word] | None:
     numbers = onsets + [e for e in ends if e is not None] + [c for c in confidences if c is not None]
     if onsets != sorted(onsets) or not all(map(math.isfinite, numbers)):  # timed words in time order
         return None
-    return list(map(Word, texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments))
+    return Word.from_columns(texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments)
 
 
 def _field(items: list[dict[str, Any]], key: str) -> list[Any]:
