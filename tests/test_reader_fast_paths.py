@@ -1,15 +1,23 @@
-"""The readers' bulk steps held to the plain code: words built from columns are the words ``Word(...)`` builds."""
+"""The readers' bulk steps held to the plain code: words built from columns are the words ``Word(...)`` builds, and a
+JSON file parsed from its bytes gives the data, or the one-line refusal, that its text read strictly gives."""
 
 from __future__ import annotations
 
+import codecs
 import copy
 import pickle
+import tempfile
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.core import data_files
+from toolkit.core.data_files import parse_json, read_json
+from toolkit.core.errors import InputError
+from toolkit.core.text import read_text
 from toolkit.core.transcripts import Word
 
 _TIMES = st.none() | st.floats(allow_nan=False) | st.integers(-5, 5) | st.just(-0.0)
@@ -40,3 +48,90 @@ def test_words_from_columns_stop_with_the_shortest_column_as_map_does() -> None:
     assert Word.from_columns(["a", "b", "c"], [1.0, 2.0], [1.5, 2.5, 3.5]) == list(
         map(Word, ["a", "b", "c"], [1.0, 2.0], [1.5, 2.5, 3.5])
     )
+
+
+def _file_outcome(raw: bytes, reader: Any) -> tuple[str, str]:
+    """What ``reader`` gives for a file of bytes ``raw``: the data (``repr`` tells ints from floats and shows key
+    order) or the refusal, its file name made the same."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "f.json"
+        path.write_bytes(raw)
+        try:
+            return "parsed", repr(reader(path))
+        except InputError as error:
+            return "refused", str(error).replace(str(path), "f.json")
+
+
+def _read_as_text(path: Path) -> Any:
+    """A JSON file read before its bytes went to orjson: its text read strictly, then parsed."""
+    return parse_json(read_text(path), path)
+
+
+_PIECES = st.sampled_from(
+    [
+        '{"words": [{"text": "não", "start": 1.5, "end": 2}], "meta": {}}',
+        '{"a": ',
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        '"x"',
+        '"\\u',
+        "d800",
+        '"',
+        "1",
+        "-",
+        ".",
+        "e",
+        "NaN",
+        "Infinity",
+        " ",
+        "\n",
+        "\r\n",
+        "\x00",
+        "\x01",
+        "\ufeff",
+        "é",
+        "9" * 19,
+        "9" * 18,
+        "1e400",
+    ]
+)
+_BYTES = st.sampled_from(
+    [b"", codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, b"\xff", b"\xed\xa0\x80", b"\xc0\x80", b"\x00"]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_BYTES, st.lists(st.tuples(_PIECES, _BYTES), max_size=10), st.sampled_from(["utf-8", "utf-16"]))
+def test_any_file_read_from_its_bytes_gives_what_its_text_gives(
+    first: bytes, pieces: list[tuple[str, bytes]], encoding: str
+) -> None:
+    """Byte-order marks, UTF-16, invalid UTF-8 (surrogates, overlong forms), NUL characters, long digit runs, bad
+    numbers: the same data or the same refusal (the file's encoding, its JSON, its nesting) as before."""
+    text = "".join(piece for piece, _ in pieces)
+    raw = first + b"".join(piece.encode(encoding, "surrogatepass") + extra for piece, extra in pieces)
+    assert _file_outcome(raw, read_json) == _file_outcome(raw, _read_as_text)
+    plain = first + text.encode(encoding, "surrogatepass")
+    assert _file_outcome(plain, read_json) == _file_outcome(plain, _read_as_text)
+
+
+def test_a_missing_file_and_a_folder_are_refused_as_before(tmp_path: Path) -> None:
+    for path in (tmp_path / "missing.json", tmp_path):
+        outcomes = []
+        for reader in (read_json, _read_as_text):
+            try:
+                reader(path)
+            except InputError as error:
+                outcomes.append(str(error))
+        assert len(outcomes) == 2 and outcomes[0] == outcomes[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 3 * data_files._BLOCK), st.integers(17, 20), st.sampled_from([b" ", b".", b"a"]))
+def test_a_run_of_digits_is_found_wherever_it_lies_as_in_a_translated_copy(at: int, run: int, filler: bytes) -> None:
+    """Across the blocks' edges too: the runs of 19 digits a copy of the whole file translated shows, no other."""
+    raw = filler * at + b"7" * run + filler * 5 + b"12"
+    whole = data_files._LONG_DIGITS in raw.translate(data_files._DIGITS_AS_ZERO)
+    assert data_files._has_long_digits(raw) is whole is (run >= 19)

@@ -14,10 +14,9 @@ from operator import le
 from pathlib import Path
 from typing import Any
 
-from toolkit.core.data_files import parse_json
+from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
-from toolkit.core.text import read_text
 from toolkit.core.transcripts import Hypothesis, Reference, Word
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
 from toolkit.formats.ids import describe_difference
@@ -112,7 +111,7 @@ def _hypothesis_record(path: Path) -> dict[str, Any]:
 
 @lru_cache(maxsize=2)
 def _parsed_hypothesis_record(path: Path, stamp: tuple[int, int, int] | None) -> dict[str, Any]:
-    data = parse_json(read_text(path), path)
+    data = read_json(path)
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("recording_id"), str)
