@@ -135,3 +135,23 @@ def test_a_run_of_digits_is_found_wherever_it_lies_as_in_a_translated_copy(at: i
     raw = filler * at + b"7" * run + filler * 5 + b"12"
     whole = data_files._LONG_DIGITS in raw.translate(data_files._DIGITS_AS_ZERO)
     assert data_files._has_long_digits(raw) is whole is (run >= 19)
+
+
+def test_a_hypothesis_file_is_parsed_once_for_pairing_and_reading_and_then_let_go(tmp_path: Path) -> None:
+    """Pairing reads its id, reading its words takes the same parse; the parsed file is not kept after that."""
+    from unittest.mock import patch
+
+    from toolkit import formats
+    from toolkit.core.transcripts import Hypothesis
+    from toolkit.formats import read_hypothesis, write_hypothesis_json
+    from toolkit.formats.pairing import pair_ids
+
+    formats._parsed_hypothesis_record.cache_clear()
+    path = write_hypothesis_json(Hypothesis("rec", [Word("sim", 0.5, 0.75)], arm="a"), tmp_path / "rec.json")
+    (tmp_path / "rec.txt").write_text("sim\n", encoding="utf-8")
+    with patch.object(formats, "read_json", wraps=formats.read_json) as parse:
+        assert pair_ids(tmp_path / "rec.txt", path) == ("rec", None)
+        assert read_hypothesis(path, "rec") == Hypothesis("rec", [Word("sim", 0.5, 0.75)], arm="a")
+        assert parse.call_count == 1
+    assert formats._parsed_hypothesis_record.cache_info().currsize == 0
+    assert read_hypothesis(path) == Hypothesis("rec", [Word("sim", 0.5, 0.75)], arm="a")

@@ -100,7 +100,8 @@ def _hypothesis_record(path: Path) -> dict[str, Any]:
     """A hypothesis JSON file's top level, checked: an object with a string 'recording_id' and a list 'words'.
 
     Pairing reads the id and then the words of the same file: the parsed file is kept for the next
-    call while its size, modification time and inode stay the same (callers never change it).
+    call while its size, modification time and inode stay the same (callers never change it), until its words
+    are read (:func:`_read_hypothesis_json` lets it go).
     """
     try:
         stat = path.stat()
@@ -142,6 +143,7 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
     words = _words_at_once(data["words"])
     if words is None:
         words = _checked_words(path, data["words"])
+    _parsed_hypothesis_record.cache_clear()  # its thousands of word objects freed for what the caller does next
     return Hypothesis(data["recording_id"], words, data.get("arm", ""), dict(data.get("meta", {})))
 
 
