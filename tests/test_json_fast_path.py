@@ -115,10 +115,10 @@ def test_deep_nesting_is_refused_by_either_parse() -> None:
 
 
 def test_a_hypothesis_file_takes_the_fast_path_and_a_long_integer_the_checked_one() -> None:
-    assert data_files._parsed_at_once('{"words": [{"word": "não", "start": 1.5, "end": 2}]}') == {
+    assert data_files._parsed_at_once('{"words": [{"word": "não", "start": 1.5, "end": 2}]}'.encode()) == {
         "words": [{"word": "não", "start": 1.5, "end": 2}]
     }
-    assert data_files._parsed_at_once('{"n": 18446744073709551616}') is data_files._UNSURE
+    assert data_files._parsed_at_once(b'{"n": 18446744073709551616}') is data_files._UNSURE
     assert data_files.parse_json('{"n": 18446744073709551616}', "f.json") == {"n": 18446744073709551616}
 
 

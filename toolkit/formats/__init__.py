@@ -14,10 +14,9 @@ from operator import le
 from pathlib import Path
 from typing import Any
 
-from toolkit.core.data_files import parse_json
+from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
-from toolkit.core.text import read_text
 from toolkit.core.transcripts import Hypothesis, Reference, Word
 from toolkit.formats.ctm import read_ctm_hypothesis, write_ctm
 from toolkit.formats.ids import describe_difference
@@ -101,7 +100,8 @@ def _hypothesis_record(path: Path) -> dict[str, Any]:
     """A hypothesis JSON file's top level, checked: an object with a string 'recording_id' and a list 'words'.
 
     Pairing reads the id and then the words of the same file: the parsed file is kept for the next
-    call while its size, modification time and inode stay the same (callers never change it).
+    call while its size, modification time and inode stay the same (callers never change it), until its words
+    are read (:func:`_read_hypothesis_json` lets it go).
     """
     try:
         stat = path.stat()
@@ -112,7 +112,7 @@ def _hypothesis_record(path: Path) -> dict[str, Any]:
 
 @lru_cache(maxsize=2)
 def _parsed_hypothesis_record(path: Path, stamp: tuple[int, int, int] | None) -> dict[str, Any]:
-    data = parse_json(read_text(path), path)
+    data = read_json(path)
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("recording_id"), str)
@@ -143,6 +143,7 @@ def _read_hypothesis_json(path: Path, recording_id: str | None) -> Hypothesis:
     words = _words_at_once(data["words"])
     if words is None:
         words = _checked_words(path, data["words"])
+    _parsed_hypothesis_record.cache_clear()  # its thousands of word objects freed for what the caller does next
     return Hypothesis(data["recording_id"], words, data.get("arm", ""), dict(data.get("meta", {})))
 
 
@@ -199,7 +200,7 @@ def _words_at_once(items: list[Any]) -> list[Word] | None:
     numbers = onsets + [e for e in ends if e is not None] + [c for c in confidences if c is not None]
     if onsets != sorted(onsets) or not all(map(math.isfinite, numbers)):  # timed words in time order
         return None
-    return list(map(Word, texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments))
+    return Word.from_columns(texts, _as_floats(starts), _as_floats(ends), _as_floats(confidences), segments)
 
 
 def _field(items: list[dict[str, Any]], key: str) -> list[Any]:

@@ -106,7 +106,7 @@ def _words(tier: _Tier | None) -> list[Word]:
     if tier is None:
         return []
     starts, ends, labels = tier.labelled()
-    return list(map(Word, labels, starts, ends))
+    return Word.from_columns(labels, starts, ends)
 
 
 def write_textgrid(reference: Reference, path: str | Path, duration: float) -> Path:
