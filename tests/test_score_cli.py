@@ -176,7 +176,9 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 
     data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
     alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
-    text = json_with_alignment(data, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment))
+    text = "".join(
+        json_with_alignment(data, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment))
+    )
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
 
@@ -190,8 +192,10 @@ def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None])
     from toolkit.scorer.alignment_view import AlignedWord
 
     alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
-    text = json_with_alignment(
-        {"wer": 0.0}, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment)
+    text = "".join(
+        json_with_alignment(
+            {"wer": 0.0}, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment)
+        )
     )
     assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
     assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)

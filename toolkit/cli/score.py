@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         at = score.audit_tokens
         marks = critical_marks(at, *audit_vocabulary(reference.names, options))
         if args.format == "json":
-            print(json_with_alignment(score.to_json(), alignment_json(at, marks, STEPS_BETWEEN)))
+            print(*json_with_alignment(score.to_json(), alignment_json(at, marks, STEPS_BETWEEN)), sep="")
         else:
             print(render_text(score))
             if args.show_alignment:
@@ -149,14 +149,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_with_alignment(data: dict[str, Any], steps: str) -> str:
+def json_with_alignment(data: dict[str, Any], steps: str) -> tuple[str, ...]:
     """``data`` indented, then ``"alignment"``: the steps (each step's JSON, as ``alignment_json`` writes them,
     joined by a comma and the next line's indent) one per line (as sclite prints one per line; and indenting
-    thousands of steps would take Python's slow JSON encoder longer than the scoring)."""
+    thousands of steps would take Python's slow JSON encoder longer than the scoring). In parts, written one after
+    the other: a long recording's steps are megabytes, not copied again to join them to the rest."""
     body = indented_json(data)
     if not steps:
-        return body[:-2] + ',\n  "alignment": []\n}'
-    return body[:-2] + ',\n  "alignment": [\n    ' + steps + "\n  ]\n}"
+        return (body[:-2], ',\n  "alignment": []\n}')
+    return (body[:-2], ',\n  "alignment": [\n    ', steps, "\n  ]\n}")
 
 
 def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str:

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import product, repeat
+from itertools import chain, product
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -167,25 +167,27 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
 def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None, between: str = "\n") -> str:
     """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
     ``aligned_words(at, critical)``, joined by ``between`` (a step's JSON holds no line break). Made from columns
-    without records, dicts or a text per step and side: each distinct token text encoded once by the compiled
-    string encoder, each time column in one call (``number_texts``), each step joined from its pieces, the keys
-    folded into the operation's and the marks' pieces (a long recording has tens of thousands of steps)."""
+    without records, dicts or a text per step and field: each distinct token text encoded once by the compiled
+    string encoder with the keys around it (and ``between`` before a step), each time column in one call with its
+    key (``number_texts``), all eight pieces of every step joined at once, without a text per step (a long
+    recording has tens of thousands of steps)."""
     r, h = _sources(at)
-    # Each side's token index per step, -1 (the "null" put last) where the side has none.
+    # Each side's token index per step, -1 (the side's piece without a token, put last) where it has none.
     ref_at = np.where(r >= 0, at.alignment.ref_index, -1).tolist()
     hyp_at = np.where(h >= 0, at.alignment.hyp_index, -1).tolist()
     marks = _marks_json(critical if critical is not None else [()] * len(at.ref))
+    ref_start, *later_times = _time_columns(at, r, h)
     columns = [
-        _picked(_distinct_texts_json(at.ref.texts), ref_at),
-        _picked(_distinct_texts_json(at.hyp.texts), hyp_at),
+        _picked(_distinct_texts_json(at.ref.texts, between + _STEP_KEYS[0], _STEP_KEYS[1]), ref_at),
+        _picked(_distinct_texts_json(at.hyp.texts, "", _STEP_KEYS[2]), hyp_at),
         list(map(_OP_PIECES.__getitem__, at.alignment.ops.tolist())),
-        *map(number_texts, _time_columns(at, r, h)),
+        number_texts(ref_start),
+        *map(number_texts, later_times, _STEP_KEYS[4:7]),
         _picked(marks, ref_at),
     ]
-    pieces = [
-        piece for key, column in zip(_STEP_PIECES, columns) for piece in ((repeat(key), column) if key else (column,))
-    ]
-    return between.join(map("".join, zip(*pieces)))
+    if columns[0]:
+        columns[0][0] = columns[0][0][len(between) :]  # ``between`` goes before every step but the first
+    return "".join(chain.from_iterable(zip(*columns)))
 
 
 def _picked(encoded: list[str], index: list[int]) -> list[str]:
@@ -193,11 +195,11 @@ def _picked(encoded: list[str], index: list[int]) -> list[str]:
     return list(map(encoded.__getitem__, index))
 
 
-def _distinct_texts_json(texts: Sequence[str]) -> list[str]:
-    """Each text as the JSON encoder writes it without ``ensure_ascii``, each distinct text encoded once; then
-    ``null`` (for a step's side without a token)."""
-    encoded = {text: encode_basestring(text) for text in set(texts)}
-    return [*map(encoded.__getitem__, texts), "null"]
+def _distinct_texts_json(texts: Sequence[str], before: str = "", after: str = "") -> list[str]:
+    """Each text as the JSON encoder writes it without ``ensure_ascii``, between ``before`` and ``after``, each
+    distinct text encoded once; then ``null`` between them (for a step's side without a token)."""
+    encoded = {text: f"{before}{encode_basestring(text)}{after}" for text in set(texts)}
+    return [*map(encoded.__getitem__, texts), f"{before}null{after}"]
 
 
 def _marks_json(critical: Sequence[tuple[str, ...]]) -> list[str]:
@@ -209,9 +211,9 @@ def _marks_json(critical: Sequence[tuple[str, ...]]) -> list[str]:
 
 # What comes before each field's encoded value in one step's JSON, in field order.
 _STEP_KEYS = tuple(("{" if k == 0 else ", ") + f'"{name}": ' for k, name in enumerate(STEP_FIELDS))
-# The operation's piece holds its key, its name and the next field's key; the marks' piece its key and the brace.
-_OP_PIECES = tuple(f"{_STEP_KEYS[2]}{encode_basestring(name)}{_STEP_KEYS[3]}" for name in OP_NAMES)
-_STEP_PIECES = (*_STEP_KEYS[:2], None, None, *_STEP_KEYS[4:7], None)
+# The operation's piece: its name and the next field's key (a step's texts carry the keys around them, its marks'
+# piece its key and the closing brace, each time its key but the first's, which the operation's piece holds).
+_OP_PIECES = tuple(f"{encode_basestring(name)}{_STEP_KEYS[3]}" for name in OP_NAMES)
 
 
 def _cell(text: str | None, op: str) -> str:
