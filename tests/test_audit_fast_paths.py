@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.metrics.audits import find_occurrences, name_occurrences, negation_mask, negation_masks
-from toolkit.scorer.metrics.timing import timing_score
+from toolkit.scorer.metrics.timing import largest_first, timing_score
 from toolkit.scorer.score import score_recording
 
 # Negations (and a colloquial "num"), numbers, a name, short and long words, optional words and odd texts.
@@ -63,3 +63,36 @@ def test_timing_counts_the_words_that_produced_tokens(ref: list, hyp: list, unti
     assert timing.ref_timed_words == int(at.ref.words.timed[np.unique(at.ref.source)].sum())
     assert timing.hyp_words == len(np.unique(at.hyp.source))
     assert timing.untimed_hyp_words == int((~at.hyp.words.timed[np.unique(at.hyp.source)]).sum())
+
+
+def _occurrences_by_scan(texts: list[str], phrases: list[list[str]]) -> list[tuple[int, int]]:
+    """Name occurrences by the definition: longest phrases first, every position tried, no overlaps."""
+    taken = [False] * len(texts)
+    spans = []
+    for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
+        for k in range(len(texts) - len(phrase) + 1):
+            if tuple(texts[k : k + len(phrase)]) == phrase and not any(taken[k : k + len(phrase)]):
+                taken[k : k + len(phrase)] = [True] * len(phrase)
+                spans.append((k, k + len(phrase) - 1))
+    return sorted(spans)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.sampled_from("abc"), max_size=12),
+    phrases=st.lists(st.lists(st.sampled_from("abcd"), max_size=3), max_size=4),
+)
+def test_occurrences_are_found_as_the_definition_says(texts: list[str], phrases: list[list[str]]) -> None:
+    """Only the tokens a phrase starts with are listed, and none when there is no phrase: the same spans."""
+    assert find_occurrences(texts, phrases) == _occurrences_by_scan(texts, phrases)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.floats(allow_infinity=True) | st.sampled_from([0.0, -0.0, 1.5]), max_size=30),
+    count=st.integers(-2, 12),
+)
+def test_the_largest_values_are_those_a_stable_sort_puts_first(values: list[float], count: int) -> None:
+    """The worst onsets past a partition are the full stable sort's first ``count`` (ties, NaN, zeros of both signs)."""
+    column = np.array(values, dtype=float)
+    assert largest_first(column, count).tolist() == np.argsort(-column, kind="stable")[:count].tolist()

@@ -270,12 +270,17 @@ def negation_audit(
 
 def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
     """Non-overlapping ``(first, last)`` token spans of ``phrases`` in ``texts``, longest phrases first."""
+    ordered = sorted({tuple(p) for p in phrases if p}, key=len, reverse=True)
+    if not ordered:  # no names: nothing to look for in thousands of tokens
+        return []
+    firsts = {phrase[0] for phrase in ordered}  # only the tokens a phrase can start at are listed
     positions: dict[str, list[int]] = {}
     for k, t in enumerate(texts):
-        positions.setdefault(t, []).append(k)
+        if t in firsts:
+            positions.setdefault(t, []).append(k)
     taken = np.zeros(len(texts), dtype=bool)
     spans = []
-    for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
+    for phrase in ordered:
         width = len(phrase)
         for k in positions.get(phrase[0], []):
             if tuple(texts[k : k + width]) == phrase and not taken[k : k + width].any():

@@ -120,7 +120,7 @@ class TimingScore(Figures):
         """The ``count`` matched words with the largest absolute onset error, largest first."""
         if not self.available:
             return []
-        order = np.argsort(-np.abs(self.onset_errors), kind="stable")[:count]
+        order = largest_first(np.abs(self.onset_errors), count)
         return [
             {
                 "reference": self.ref_texts[k] if k < len(self.ref_texts) else "",
@@ -147,6 +147,17 @@ class TimingScore(Figures):
             ref_texts=tuple(t for s in timed for t in s.ref_texts),
             recordings=self.recordings + other.recordings,
         )
+
+
+def largest_first(values: np.ndarray, count: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:count]``: the ``count`` largest values' indices, largest first and ties
+    in index order; past a partition at the ``count``-th, only the values up to it are sorted (not thousands)."""
+    keys = -values
+    if count <= 0 or len(keys) <= count or np.isnan(keys).any():
+        return np.argsort(keys, kind="stable")[:count]
+    bound = np.partition(keys, count - 1)[count - 1]
+    candidates = np.flatnonzero(keys <= bound)  # every tie with the count-th, in index order
+    return candidates[np.argsort(keys[candidates], kind="stable")][:count]
 
 
 def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = WORST_ONSETS) -> list[dict[str, Any]]:
