@@ -98,11 +98,11 @@ def milliseconds(seconds: np.ndarray) -> np.ndarray:
     return rounded
 
 
-# Which audits watch a reference token, by (negation, name, number).
-_WATCHED = {
-    key: tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
+# Which audits watch a reference token, by its code: 4 if a negation, plus 2 if in a name, plus 1 if a number.
+_WATCHED = tuple(
+    tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
     for key in product((False, True), repeat=3)
-}
+)
 
 
 def critical_marks(
@@ -113,7 +113,8 @@ def critical_marks(
     name = np.zeros(len(at.ref), dtype=bool)
     for first, last in name_occurrences(at, names):
         name[first : last + 1] = True
-    return [_WATCHED[key] for key in zip(negation.tolist(), name.tolist(), at.ref.is_number.tolist())]
+    code = 4 * negation + 2 * name + at.ref.is_number.astype(np.int64)
+    return list(map(_WATCHED.__getitem__, code.tolist()))
 
 
 def alignment_columns(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> tuple[list[Any], ...]:
@@ -204,7 +205,7 @@ def _distinct_texts_json(texts: Sequence[str], before: str = "", after: str = ""
 
 def _marks_json(critical: Sequence[tuple[str, ...]]) -> list[str]:
     """Each token's marks as the step's closing piece (its key, the JSON list, the brace); then no marks."""
-    keyed = [tuple(mark) for mark in critical]
+    keyed = list(map(tuple, critical))
     encoded = {mark: f"{_STEP_KEYS[-1]}{json.dumps(list(mark), ensure_ascii=False)}}}" for mark in {*keyed, ()}}
     return [*map(encoded.__getitem__, keyed), encoded[()]]
 
