@@ -158,6 +158,7 @@ def test_any_column_of_numbers_is_written_as_pythons_encoder_writes_it(values: l
     column = np.array(values + values, dtype=np.float64)[:: 2 if strided else 1]  # strided: not contiguous
     expected = [json.dumps(None if math.isnan(value) else value) for value in column.tolist()]
     assert number_texts(column) == expected
+    assert number_texts(column, ', "end": ') == [f', "end": {text}' for text in expected]  # each after its key
     with np.errstate(over="ignore"):  # float32 cannot hold the largest doubles: they become infinities
         narrow = column.astype(np.float32)
     assert number_texts(narrow) == [json.dumps(None if math.isnan(value) else value) for value in narrow.tolist()]

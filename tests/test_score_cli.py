@@ -171,12 +171,14 @@ def test_cli_defaults_agree_with_the_scorer() -> None:
 
 @pytest.mark.parametrize("steps", [0, 1, 3])
 def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps: int) -> None:
-    from toolkit.cli.score import json_with_alignment
+    from toolkit.cli.score import STEPS_BETWEEN, json_with_alignment
     from toolkit.scorer.alignment_view import AlignedWord
 
     data = {"recording_id": "r", "wer": 0.25, "audits": {"negation": {"flipped": 1}}}
     alignment = [AlignedWord("não", "nao", "substitute", 1.0, 1.2, None, None, ("negation",))] * steps
-    text = json_with_alignment(data, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
+    text = "".join(
+        json_with_alignment(data, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment))
+    )
     assert json.loads(text) == {**data, "alignment": [a.to_json() for a in alignment]}
     assert len([line for line in text.splitlines() if '"op"' in line]) == steps
 
@@ -186,11 +188,15 @@ def test_the_json_output_is_the_score_with_its_alignment_one_step_per_line(steps
 def test_any_word_keeps_the_alignment_one_step_per_line(words: list[str | None]) -> None:
     """A word holding a line break or what a step's JSON starts with (escaped inside its JSON string) never
     splits a step."""
-    from toolkit.cli.score import json_with_alignment
+    from toolkit.cli.score import STEPS_BETWEEN, json_with_alignment
     from toolkit.scorer.alignment_view import AlignedWord
 
     alignment = [AlignedWord(w, w, "equal", None, 0.5, None, None) for w in words]
-    text = json_with_alignment({"wer": 0.0}, [json.dumps(a.to_json(), ensure_ascii=False) for a in alignment])
+    text = "".join(
+        json_with_alignment(
+            {"wer": 0.0}, STEPS_BETWEEN.join(json.dumps(a.to_json(), ensure_ascii=False) for a in alignment)
+        )
+    )
     assert json.loads(text)["alignment"] == [a.to_json() for a in alignment]
     assert len([line for line in text.splitlines() if '"op": "equal"' in line]) == len(words)
 

@@ -41,6 +41,8 @@ OPTION_FLAGS = {
 }
 # Options that mean something only for a run of several recordings (seams, the paired bootstrap).
 RUN_ONLY_OPTIONS = ("seam_margin_s", "bootstrap_samples", "bootstrap_seed")
+# Between two steps of the JSON alignment: one step per line, indented inside the list.
+STEPS_BETWEEN = ",\n    "
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -139,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         at = score.audit_tokens
         marks = critical_marks(at, *audit_vocabulary(reference.names, options))
         if args.format == "json":
-            print(json_with_alignment(score.to_json(), alignment_json(at, marks)))
+            print(*json_with_alignment(score.to_json(), alignment_json(at, marks, STEPS_BETWEEN)), sep="")
         else:
             print(render_text(score))
             if args.show_alignment:
@@ -147,14 +149,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_with_alignment(data: dict[str, Any], steps: list[str]) -> str:
-    """``data`` indented, then ``"alignment"``: the steps (each step's JSON, as ``alignment_json`` writes them)
-    one per line (as sclite prints one per line; and indenting thousands of steps would take Python's slow JSON
-    encoder longer than the scoring)."""
+def json_with_alignment(data: dict[str, Any], steps: str) -> tuple[str, ...]:
+    """``data`` indented, then ``"alignment"``: the steps (each step's JSON, as ``alignment_json`` writes them,
+    joined by a comma and the next line's indent) one per line (as sclite prints one per line; and indenting
+    thousands of steps would take Python's slow JSON encoder longer than the scoring). In parts, written one after
+    the other: a long recording's steps are megabytes, not copied again to join them to the rest."""
     body = indented_json(data)
     if not steps:
-        return body[:-2] + ',\n  "alignment": []\n}'
-    return body[:-2] + ',\n  "alignment": [\n    ' + ",\n    ".join(steps) + "\n  ]\n}"
+        return (body[:-2], ',\n  "alignment": []\n}')
+    return (body[:-2], ',\n  "alignment": [\n    ', steps, "\n  ]\n}")
 
 
 def render_alignment(score: RecordingScore, alignment: list[AlignedWord]) -> str:

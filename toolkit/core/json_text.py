@@ -53,13 +53,19 @@ def _written_alike(data: Any) -> bool:
     return True
 
 
-def number_texts(values: np.ndarray) -> list[str]:
-    """Each float of the column ``values`` as ``json.dumps`` writes it, NaN as ``null`` (no value): encoded in one
-    call (orjson's when it writes every value alike, else Python's) and cut at its separators."""
+def number_texts(values: np.ndarray, before: str = "") -> list[str]:
+    """Each float of the column ``values`` as ``json.dumps`` writes it, NaN as ``null`` (no value), each after
+    ``before`` (a key in front of each value saves its caller a text per value): encoded in one call (orjson's
+    when it writes every value alike, else Python's) and cut at its separators."""
     if not len(values):
         return []
     present = values[~np.isnan(values)]
     alike = np.isfinite(present).all() and ((present == 0) | (np.abs(present) >= _SMALLEST_ALIKE)).all()
     if alike and values.dtype == np.float64 and values.ndim == 1 and values.flags.c_contiguous:
-        return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")[1:-1].split(",")
-    return json.dumps([None if math.isnan(value) else value for value in values.tolist()])[1:-1].split(", ")
+        return _cut(orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")[1:-1], ",", before)
+    return _cut(json.dumps([None if math.isnan(value) else value for value in values.tolist()])[1:-1], ", ", before)
+
+
+def _cut(text: str, separator: str, before: str) -> list[str]:
+    """``text`` cut at ``separator``, each part after ``before`` (no number's text holds a NUL to cut at)."""
+    return (before + text.replace(separator, "\0" + before)).split("\0") if before else text.split(separator)

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import product, repeat
+from itertools import chain, product
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -23,7 +23,7 @@ import numpy as np
 from toolkit.core.json_text import number_texts
 from toolkit.scorer.align import DELETE, EQUAL, INSERT, OP_NAMES, SKIP
 from toolkit.scorer.metrics.aligned import AlignedTokens
-from toolkit.scorer.metrics.audits import find_occurrences, negation_mask
+from toolkit.scorer.metrics.audits import name_occurrences, negation_masks
 
 EVAL = {"equal": "", "substitute": "S", "delete": "D", "insert": "I", "skip": ""}
 GAP = "***"
@@ -98,22 +98,23 @@ def milliseconds(seconds: np.ndarray) -> np.ndarray:
     return rounded
 
 
-# Which audits watch a reference token, by (negation, name, number).
-_WATCHED = {
-    key: tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
+# Which audits watch a reference token, by its code: 4 if a negation, plus 2 if in a name, plus 1 if a number.
+_WATCHED = tuple(
+    tuple(label for label, on in zip(("negation", "name", "number"), key) if on)
     for key in product((False, True), repeat=3)
-}
+)
 
 
 def critical_marks(
     at: AlignedTokens, negations: frozenset[str], names: Iterable[Sequence[str]]
 ) -> list[tuple[str, ...]]:
     """Per reference token, which audits watch it: ``negation``, ``name``, ``number``."""
-    negation = negation_mask(at.ref, negations)
+    negation = negation_masks(at, negations)[0]
     name = np.zeros(len(at.ref), dtype=bool)
-    for first, last in find_occurrences(at.ref.texts, names):
+    for first, last in name_occurrences(at, names):
         name[first : last + 1] = True
-    return [_WATCHED[key] for key in zip(negation.tolist(), name.tolist(), at.ref.is_number.tolist())]
+    code = 4 * negation + 2 * name + at.ref.is_number.astype(np.int64)
+    return list(map(_WATCHED.__getitem__, code.tolist()))
 
 
 def alignment_columns(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> tuple[list[Any], ...]:
@@ -128,24 +129,35 @@ def _columns(
 ) -> tuple[list[str | None], list[str | None], list[str], list[np.ndarray], list[tuple[str, ...]]]:
     """The steps' reference and hypothesis texts, operations, four time columns (NaN for none) and marks."""
     ops, ref_index, hyp_index = at.alignment.ops, at.alignment.ref_index, at.alignment.hyp_index
-    # The source word of each step's side, -1 where that side has no word (an insertion has no reference
-    # word; a deletion or a skipped optional word no hypothesis word).
-    r = np.where(ops != INSERT, at.ref.source[np.maximum(ref_index, 0)] if len(at.ref) else -1, -1)
-    h = np.where((ops != DELETE) & (ops != SKIP), at.hyp.source[np.maximum(hyp_index, 0)] if len(at.hyp) else -1, -1)
+    r, h = _sources(at)
     steps = list(zip(ref_index.tolist(), (r >= 0).tolist()))
     ref_texts, hyp_texts, marks = at.ref.texts, at.hyp.texts, critical
     return (
         [ref_texts[i] if has_ref else None for i, has_ref in steps],
         [hyp_texts[j] if has_hyp else None for j, has_hyp in zip(hyp_index.tolist(), (h >= 0).tolist())],
         [OP_NAMES[op] for op in ops.tolist()],
-        [
-            _times(at.ref.words.start, r),
-            _times(at.ref.words.end, r),
-            _times(at.hyp.words.start, h),
-            _times(at.hyp.words.end, h),
-        ],
+        _time_columns(at, r, h),
         [tuple(marks[i]) if has_ref else () for i, has_ref in steps] if marks is not None else [()] * len(ops),
     )
+
+
+def _sources(at: AlignedTokens) -> tuple[np.ndarray, np.ndarray]:
+    """The source word of each step's reference and hypothesis side, -1 where that side has no word (an insertion
+    has no reference word; a deletion or a skipped optional word no hypothesis word)."""
+    ops, ref_index, hyp_index = at.alignment.ops, at.alignment.ref_index, at.alignment.hyp_index
+    r = np.where(ops != INSERT, at.ref.source[np.maximum(ref_index, 0)] if len(at.ref) else -1, -1)
+    h = np.where((ops != DELETE) & (ops != SKIP), at.hyp.source[np.maximum(hyp_index, 0)] if len(at.hyp) else -1, -1)
+    return r, h
+
+
+def _time_columns(at: AlignedTokens, r: np.ndarray, h: np.ndarray) -> list[np.ndarray]:
+    """The steps' four time columns (reference start and end, hypothesis start and end), NaN for none."""
+    return [
+        _times(at.ref.words.start, r),
+        _times(at.ref.words.end, r),
+        _times(at.hyp.words.start, h),
+        _times(at.hyp.words.end, h),
+    ]
 
 
 def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[AlignedWord]:
@@ -153,26 +165,56 @@ def aligned_words(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None 
     return [AlignedWord(*step) for step in zip(*alignment_columns(at, critical))]
 
 
-def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None) -> list[str]:
+def alignment_json(at: AlignedTokens, critical: Sequence[tuple[str, ...]] | None = None, between: str = "\n") -> str:
     """Each step as ``json.dumps(step.to_json(), ensure_ascii=False)`` writes it, for every step of
-    ``aligned_words(at, critical)``; made from the columns, each text by the compiled string encoder, each time
-    column in one call (``number_texts``), and each step joined from its keys and values, without records or
-    dicts (a long recording has tens of thousands of steps)."""
-    refs, hyps, ops, times, marks = _columns(at, critical)
-    marks_json = {mark: json.dumps(list(mark), ensure_ascii=False) for mark in set(marks)}
-    values = [_texts_json(refs), _texts_json(hyps), _texts_json(ops), *map(number_texts, times)]
-    values.append(list(map(marks_json.__getitem__, marks)))
-    pieces = [piece for key, column in zip(_STEP_KEYS, values) for piece in (repeat(key), column)]
-    return list(map("".join, zip(*pieces, repeat("}"))))
+    ``aligned_words(at, critical)``, joined by ``between`` (a step's JSON holds no line break). Made from columns
+    without records, dicts or a text per step and field: each distinct token text encoded once by the compiled
+    string encoder with the keys around it (and ``between`` before a step), each time column in one call with its
+    key (``number_texts``), all eight pieces of every step joined at once, without a text per step (a long
+    recording has tens of thousands of steps)."""
+    r, h = _sources(at)
+    # Each side's token index per step, -1 (the side's piece without a token, put last) where it has none.
+    ref_at = np.where(r >= 0, at.alignment.ref_index, -1).tolist()
+    hyp_at = np.where(h >= 0, at.alignment.hyp_index, -1).tolist()
+    marks = _marks_json(critical if critical is not None else [()] * len(at.ref))
+    ref_start, *later_times = _time_columns(at, r, h)
+    columns = [
+        _picked(_distinct_texts_json(at.ref.texts, between + _STEP_KEYS[0], _STEP_KEYS[1]), ref_at),
+        _picked(_distinct_texts_json(at.hyp.texts, "", _STEP_KEYS[2]), hyp_at),
+        list(map(_OP_PIECES.__getitem__, at.alignment.ops.tolist())),
+        number_texts(ref_start),
+        *map(number_texts, later_times, _STEP_KEYS[4:7]),
+        _picked(marks, ref_at),
+    ]
+    if columns[0]:
+        columns[0][0] = columns[0][0][len(between) :]  # ``between`` goes before every step but the first
+    return "".join(chain.from_iterable(zip(*columns)))
+
+
+def _picked(encoded: list[str], index: list[int]) -> list[str]:
+    """``encoded[i]`` for each index (-1: the last, for a side without a token)."""
+    return list(map(encoded.__getitem__, index))
+
+
+def _distinct_texts_json(texts: Sequence[str], before: str = "", after: str = "") -> list[str]:
+    """Each text as the JSON encoder writes it without ``ensure_ascii``, between ``before`` and ``after``, each
+    distinct text encoded once; then ``null`` between them (for a step's side without a token)."""
+    encoded = {text: f"{before}{encode_basestring(text)}{after}" for text in set(texts)}
+    return [*map(encoded.__getitem__, texts), f"{before}null{after}"]
+
+
+def _marks_json(critical: Sequence[tuple[str, ...]]) -> list[str]:
+    """Each token's marks as the step's closing piece (its key, the JSON list, the brace); then no marks."""
+    keyed = list(map(tuple, critical))
+    encoded = {mark: f"{_STEP_KEYS[-1]}{json.dumps(list(mark), ensure_ascii=False)}}}" for mark in {*keyed, ()}}
+    return [*map(encoded.__getitem__, keyed), encoded[()]]
 
 
 # What comes before each field's encoded value in one step's JSON, in field order.
 _STEP_KEYS = tuple(("{" if k == 0 else ", ") + f'"{name}": ' for k, name in enumerate(STEP_FIELDS))
-
-
-def _texts_json(texts: Sequence[str | None]) -> list[str]:
-    """Each text as the JSON encoder writes it without ``ensure_ascii`` (None as ``null``)."""
-    return ["null" if text is None else encode_basestring(text) for text in texts]
+# The operation's piece: its name and the next field's key (a step's texts carry the keys around them, its marks'
+# piece its key and the closing brace, each time its key but the first's, which the operation's piece holds).
+_OP_PIECES = tuple(f"{encode_basestring(name)}{_STEP_KEYS[3]}" for name in OP_NAMES)
 
 
 def _cell(text: str | None, op: str) -> str:

@@ -32,7 +32,7 @@ from toolkit.scorer.metrics.audits import (
     AuditRules,
     name_audit,
     negation_audit,
-    negation_mask,
+    negation_masks,
     number_audit,
     short_word_audit,
 )
@@ -374,6 +374,6 @@ def _vad(
             (u.start, u.end) for u in reference.utterances if math.isfinite(u.start) and math.isfinite(u.end)
         )
         source = "utterances"
-    token_neg = negation_mask(at.ref, negations)
+    token_neg = negation_masks(at, negations)[0]
     word_neg = np.bincount(at.ref.source[token_neg], minlength=len(ref_words)) > 0
     return vad_score(subtract(speech, unresolved), source, merge(vad_segments), ref_words, word_neg)

@@ -8,18 +8,26 @@ next to in the alignment.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from toolkit.scorer.align import INSERT, Alignment
 from toolkit.scorer.metrics.tokens import TokenTable
 
+T = TypeVar("T")
+
 
 def _time(value: float) -> float | None:
     return None if np.isnan(value) else round(float(value), 3)
+
+
+def _times(values: np.ndarray) -> list[float | None]:
+    """``_time`` of each value of a column, read as Python floats at once."""
+    return [None if value != value else round(value, 3) for value in values.tolist()]
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,13 @@ class AlignedTokens:
         self.alignment = alignment
         self.ref_op, self.ref_partner, self.ref_step = alignment.ref_view()
         self.hyp_op, self.hyp_partner = alignment.hyp_view()
+        self._memo: dict[Hashable, Any] = {}
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, once per ``key`` for this alignment: what several audits ask of the same tokens."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     @cached_property
     def _insertion_slots(self) -> np.ndarray:
@@ -90,6 +105,24 @@ class AlignedTokens:
             self.ref.words.quote(ref_words),
             self.hyp.words.quote(hyp_words),
         )
+
+    def ref_token_instances(self, kinds: Sequence[str], tokens: Sequence[int]) -> list[Instance]:
+        """``ref_instance(kind, i, i)`` for each kind and reference token ``i``, looked up a column at a time (a
+        long recording has hundreds of short words wrong): a token's step holds at most one hypothesis token."""
+        index = np.asarray(tokens, dtype=np.int64)
+        words = self.ref.source[index]
+        partners = self.alignment.hyp_index[self.ref_step[index]].tolist()
+        hyp_source, hyp_texts, ref_texts = self.hyp.source, self.hyp.words.texts, self.ref.words.texts
+        return [
+            Instance(kind, start, end, ref_texts[word], hyp_texts[hyp_source[j]] if j >= 0 else "")
+            for kind, start, end, word, j in zip(
+                kinds,
+                _times(self.ref.words.span_start[words]),
+                _times(self.ref.words.span_end[words]),
+                words.tolist(),
+                partners,
+            )
+        ]
 
     def hyp_instance(self, kind: str, j: int) -> Instance:
         """An instance about hypothesis token ``j``; reference side is its partner, if any."""

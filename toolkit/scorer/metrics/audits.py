@@ -63,6 +63,21 @@ def negation_mask(tokens: TokenTable, negations: frozenset[str]) -> np.ndarray:
     return mask & ~tokens.optional
 
 
+def negation_masks(at: AlignedTokens, negations: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``negation_mask`` of the reference's and the hypothesis's tokens, computed once per alignment and lexicon
+    (read only): the negation audit, the VAD figures and the critical marks all ask for them."""
+    return at.memo(
+        ("negations", negations),
+        lambda: (_read_only(negation_mask(at.ref, negations)), _read_only(negation_mask(at.hyp, negations))),
+    )
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, no longer writable: a value computed once and shared."""
+    array.flags.writeable = False
+    return array
+
+
 def _instances(items: Sequence[Instance]) -> list[dict[str, Any]]:
     return [i.to_json() for i in items]
 
@@ -183,8 +198,7 @@ def negation_outcomes(
     """Each reference negation's position and outcome: None (right), a repetition dropped, ambiguous
     (opposite an undecidable "num"), or the flip ("deleted"/"substituted"). One definition for the
     audit and the gates' per-occurrence comparison."""
-    ref_neg = negation_mask(at.ref, negations)
-    hyp_neg = negation_mask(at.hyp, negations)
+    ref_neg, hyp_neg = negation_masks(at, negations)
     positions = np.flatnonzero(ref_neg).tolist()
     ambiguous = {i for i in positions if int(at.ref_op[i]) == SUBSTITUTE and at.hyp.undecided[int(at.ref_partner[i])]}
     # A negation is lost to the turn when deleted or replaced by a word that is no negation; the
@@ -216,8 +230,7 @@ def negation_outcomes(
 def inserted_negations(at: AlignedTokens, negations: frozenset[str], ambiguous: bool = False) -> list[int]:
     """Hypothesis tokens that are negations inserted, or substituted for a reference word that is none;
     with ``ambiguous``, instead those substituted for an undecidable "num" (never counted as inserted)."""
-    ref_neg = negation_mask(at.ref, negations)
-    hyp_neg = negation_mask(at.hyp, negations)
+    ref_neg, hyp_neg = negation_masks(at, negations)
     partner_neg = np.zeros(len(at.hyp), dtype=bool)
     partner_undecided = np.zeros(len(at.hyp), dtype=bool)
     paired = at.hyp_partner >= 0
@@ -240,13 +253,13 @@ def negation_audit(
     outcomes = [(i, outcome) for i, outcome in negation_outcomes(at, negations, turns, rules) if outcome is not None]
     inserted = inserted_negations(at, negations)
     opposite = inserted_negations(at, negations, ambiguous=True)
-    instances = [at.ref_instance(outcome, i, i) for i, outcome in outcomes]
+    instances = at.ref_token_instances([outcome for _, outcome in outcomes], [i for i, _ in outcomes])
     instances += [at.hyp_instance("inserted", j) for j in inserted]
     instances += [at.hyp_instance(AMBIGUOUS, j) for j in opposite]
     dropped = sum(outcome == REPETITION_DROPPED for _, outcome in outcomes)
     ambiguous = sum(outcome == AMBIGUOUS for _, outcome in outcomes) + len(opposite)
     return NegationAudit(
-        ref_count=int(negation_mask(at.ref, negations).sum()),
+        ref_count=int(negation_masks(at, negations)[0].sum()),
         flipped=sum(outcome not in (REPETITION_DROPPED, AMBIGUOUS) for _, outcome in outcomes),
         inserted=len(inserted),
         repetition_dropped=dropped,
@@ -257,12 +270,17 @@ def negation_audit(
 
 def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
     """Non-overlapping ``(first, last)`` token spans of ``phrases`` in ``texts``, longest phrases first."""
+    ordered = sorted({tuple(p) for p in phrases if p}, key=len, reverse=True)
+    if not ordered:  # no names: nothing to look for in thousands of tokens
+        return []
+    firsts = {phrase[0] for phrase in ordered}  # only the tokens a phrase can start at are listed
     positions: dict[str, list[int]] = {}
     for k, t in enumerate(texts):
-        positions.setdefault(t, []).append(k)
+        if t in firsts:
+            positions.setdefault(t, []).append(k)
     taken = np.zeros(len(texts), dtype=bool)
     spans = []
-    for phrase in sorted({tuple(p) for p in phrases if p}, key=len, reverse=True):
+    for phrase in ordered:
         width = len(phrase)
         for k in positions.get(phrase[0], []):
             if tuple(texts[k : k + width]) == phrase and not taken[k : k + width].any():
@@ -271,11 +289,18 @@ def find_occurrences(texts: Sequence[str], phrases: Iterable[Sequence[str]]) -> 
     return sorted(spans)
 
 
+def name_occurrences(at: AlignedTokens, names: Iterable[Sequence[str]]) -> list[tuple[int, int]]:
+    """``find_occurrences`` of ``names`` in the reference's tokens, found once per alignment and names (the name
+    audit and the critical marks both ask)."""
+    phrases = tuple(tuple(name) for name in names)
+    return at.memo(("names", phrases), lambda: find_occurrences(at.ref.texts, phrases))
+
+
 def name_outcomes(
     at: AlignedTokens, names: Iterable[Sequence[str]], turns: np.ndarray
 ) -> list[tuple[Span, str | None]]:
     """Each reference name occurrence's token span and outcome: None (right), a repetition dropped, or "error"."""
-    spans = [(a, b) for a, b in find_occurrences(at.ref.texts, names) if not at.ref.optional[a : b + 1].any()]
+    spans = [(a, b) for a, b in name_occurrences(at, names) if not at.ref.optional[a : b + 1].any()]
     dropped = dropped_repetitions(
         spans, [tuple(at.ref.texts[a : b + 1]) for a, b in spans], turns, [_wholly_deleted(at, a, b) for a, b in spans]
     )
@@ -375,8 +400,8 @@ def _number_correct(at: AlignedTokens, first: int, last: int, hyp_sizes: np.ndar
 
 def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
     """Substitutions and deletions of reference tokens with at most ``max_letters`` letters."""
-    counts = {t: sum(ch.isalpha() for ch in t) for t in set(at.ref.texts)}
-    letters = np.fromiter((counts[t] for t in at.ref.texts), dtype=np.int64, count=len(at.ref))
+    counts = {t: sum(map(str.isalpha, t)) for t in set(at.ref.texts)}
+    letters = np.fromiter(map(counts.__getitem__, at.ref.texts), dtype=np.int64, count=len(at.ref))
     short = (letters >= 1) & (letters <= max_letters) & ~at.ref.is_number & ~at.ref.optional
     wrong = [(i, _KIND[int(at.ref_op[i])]) for i in np.flatnonzero(short & (at.ref_op != EQUAL)).tolist()]
     deleted = sum(kind == "deleted" for _, kind in wrong)
@@ -385,5 +410,5 @@ def short_word_audit(at: AlignedTokens, max_letters: int) -> ShortWordAudit:
         ref_count=int(short.sum()),
         substituted=len(wrong) - deleted,
         deleted=deleted,
-        instances=tuple(at.ref_instance(kind, i, i) for i, kind in wrong),
+        instances=tuple(at.ref_token_instances([kind for _, kind in wrong], [i for i, _ in wrong])),
     )

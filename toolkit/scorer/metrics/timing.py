@@ -20,6 +20,7 @@ import numpy as np
 from toolkit.scorer.align import EQUAL
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.figures import Figure, Figures
+from toolkit.scorer.metrics.tokens import TokenTable
 
 THIRDS = ("early", "middle", "late")
 WORST_ONSETS = 10
@@ -119,7 +120,7 @@ class TimingScore(Figures):
         """The ``count`` matched words with the largest absolute onset error, largest first."""
         if not self.available:
             return []
-        order = np.argsort(-np.abs(self.onset_errors), kind="stable")[:count]
+        order = largest_first(np.abs(self.onset_errors), count)
         return [
             {
                 "reference": self.ref_texts[k] if k < len(self.ref_texts) else "",
@@ -148,6 +149,17 @@ class TimingScore(Figures):
         )
 
 
+def largest_first(values: np.ndarray, count: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:count]``: the ``count`` largest values' indices, largest first and ties
+    in index order; past a partition at the ``count``-th, only the values up to it are sorted (not thousands)."""
+    keys = -values
+    if count <= 0 or len(keys) <= count or np.isnan(keys).any():
+        return np.argsort(keys, kind="stable")[:count]
+    bound = np.partition(keys, count - 1)[count - 1]
+    candidates = np.flatnonzero(keys <= bound)  # every tie with the count-th, in index order
+    return candidates[np.argsort(keys[candidates], kind="stable")][:count]
+
+
 def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = WORST_ONSETS) -> list[dict[str, Any]]:
     """Each arm's ``count`` largest absolute onset errors over its recordings, largest first."""
     rows = []
@@ -164,23 +176,29 @@ def worst_onsets(timings: Mapping[str, Mapping[str, TimingScore]], count: int = 
     return rows
 
 
+def _produced(tokens: TokenTable) -> np.ndarray:
+    """Per source word, whether it produced a token (a mask: no sort of the tokens' sources)."""
+    produced = np.zeros(len(tokens.words), dtype=bool)
+    produced[tokens.source] = True
+    return produced
+
+
 def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingScore:
     """Onset errors for reference words matched (as hits) to timed hypothesis words."""
     ref_words, hyp_words = at.ref.words, at.hyp.words
-    produced = np.unique(at.ref.source)
-    ref_timed = int(ref_words.timed[produced].sum())
-    hyp_produced = np.unique(at.hyp.source)
-    untimed = int((~hyp_words.timed[hyp_produced]).sum())
+    produced, hyp_produced = _produced(at.ref), _produced(at.hyp)
+    ref_timed = int((ref_words.timed & produced).sum())
+    untimed = int((~hyp_words.timed & hyp_produced).sum())
     first = at.ref.first_of_source
     ref_on = at.ref.start
     picked = np.flatnonzero(first & (at.ref_op == EQUAL) & ~np.isnan(ref_on))
     hyp_on = at.hyp.start[at.ref_partner[picked]] if len(picked) else np.zeros(0)
     good = ~np.isnan(hyp_on)
     onsets = ref_on[picked][good]
-    texts = [ref_words.texts[int(k)] for k in at.ref.source[picked][good].tolist()]
+    texts = map(ref_words.texts.__getitem__, at.ref.source[picked][good].tolist())
     return TimingScore(
         ref_timed_words=ref_timed,
-        hyp_words=len(hyp_produced),
+        hyp_words=int(hyp_produced.sum()),
         untimed_hyp_words=untimed,
         ref_onsets=onsets,
         onset_errors=hyp_on[good] - onsets,

@@ -61,6 +61,14 @@ class VadScore(Figures):
         return {"instances": [i.to_json() for i in self.instances]}
 
 
+# A word the VAD cut, by (touched by a VAD segment, a negation).
+_CUT_KINDS = {
+    (touched, negated): ("clipped" if touched else "dropped") + (" negation" if negated else "")
+    for touched in (False, True)
+    for negated in (False, True)
+}
+
+
 def vad_score(
     speech: np.ndarray, speech_source: str, vad: np.ndarray, words: SourceWords, negation: np.ndarray
 ) -> VadScore:
@@ -72,11 +80,17 @@ def vad_score(
     start, end = words.start[timed], words.end[timed]
     whole = covered(vad, start, end)
     touched = overlap(vad, start, end) > 0
-    instances = []
-    for k in np.flatnonzero(~whole).tolist():
-        w = int(timed[k])
-        kind = ("dropped" if not touched[k] else "clipped") + (" negation" if negation[w] else "")
-        instances.append(Instance(kind, round(float(start[k]), 3), round(float(end[k]), 3), words.texts[w], ""))
+    cut = np.flatnonzero(~whole)  # the clipped and dropped words, read a column at a time
+    instances = [
+        Instance(_CUT_KINDS[kept, negated], round(s, 3), round(e, 3), words.texts[w], "")
+        for w, kept, negated, s, e in zip(
+            timed[cut].tolist(),
+            touched[cut].tolist(),
+            negation[timed[cut]].tolist(),
+            start[cut].tolist(),
+            end[cut].tolist(),
+        )
+    ]
     return VadScore(
         speech_s=total(speech),
         retained_s=total(intersect(speech, vad)),
