@@ -225,20 +225,27 @@ def test_a_missing_reference_is_file_not_found_not_an_id_mismatch(tmp_path, caps
 
 
 def test_scoring_leaves_the_garbage_collector_as_it_found_it(tmp_path) -> None:
-    """``ablate score`` collects less while it runs (toolkit.cli.collection); a process that calls it, a test or
-    the app, gets its thresholds back and nothing frozen."""
+    """``ablate score`` does not collect while it runs (toolkit.cli.collection); a process that calls it, a test or
+    the app, gets its collector back as it was (on or off) and nothing frozen."""
     import gc
 
     from toolkit.cli import main
-    from toolkit.cli.collection import YOUNG_THRESHOLD, fewer_collections
+    from toolkit.cli.collection import fewer_collections
 
     (tmp_path / "r.txt").write_text("não vou\n", encoding="utf-8")
     (tmp_path / "h.txt").write_text("não vou\n", encoding="utf-8")
-    before = gc.get_threshold(), gc.get_freeze_count()
+    before = gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()
     with fewer_collections():
-        assert gc.get_threshold()[0] == YOUNG_THRESHOLD and gc.get_freeze_count() > 0
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
     assert main(["score", "--ref", str(tmp_path / "r.txt"), "--hyp", str(tmp_path / "h.txt"), "--id", "r"]) == 0
-    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before
+    gc.disable()
+    try:  # a caller that turned the collector off keeps it off
+        with fewer_collections():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("hypothesis", ["h.txt", "missing.txt"])
