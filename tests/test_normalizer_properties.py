@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer, Token
+from toolkit.scorer.normalize.labels import item_labels, may_label
 from toolkit.scorer.normalize.optional import parenthesized
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
@@ -79,7 +80,11 @@ def test_older_versions_mark_nothing_optional(version: str) -> None:
 
 # Utterances normalized at once (Normalizer.group_columns, which skips the passes a group's words cannot set going)
 # against each normalized alone: every rule's words, and readings of several words, at any utterance's edge.
-EDGE_WORDS = (*PIECES, *"I XXI D. Pedro II século XX p. 12 uma dois mil cem segundo quinto dar-se-lhe".split())
+EDGE_WORDS = (
+    *PIECES,
+    *"I XXI D. Pedro II século XX p. 12 uma dois mil cem segundo quinto dar-se-lhe".split(),
+    *"Maria Clara, Luíza Conceição. MIX C) Lx XV– VI. IIII".split(),  # open like a label, may be none
+)
 PLAIN = "casa gente o de pra".split()  # so that many groups hold no word any contextual rule reads
 # Readings made of several words, each word of which a group may hold alone.
 PHRASES = [
@@ -116,6 +121,9 @@ PHRASES = [
         "IV–",
         "Parágrafo IV",
         "I –",
+        "Maria –",
+        "; Clara -",
+        "art. 5º, Maria, e",
     )
 ]
 WORD = st.one_of(st.sampled_from(EDGE_WORDS), st.sampled_from(PLAIN))
@@ -161,3 +169,14 @@ def test_plain_groups_skip_the_passes_and_number_words_keep_them() -> None:
     assert columns[0].texts == ["casa", "gente"] and not any(columns[0].is_number)
     assert columns[1].is_number == [True, True] and columns[1].number_values == ["2000", "2000"]
     assert columns[2].texts[:2] == ["casa", "primeiro"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(WORD, max_size=12), st.lists(st.integers(0, 11), max_size=6))
+def test_labels_are_found_in_the_words_that_may_be_one(words: list[str], extra: list[int]) -> None:
+    labels = item_labels(words)
+    assert all(may_label(words[index]) for index in labels)
+    candidates = sorted(
+        {*(k for k, word in enumerate(words) if may_label(word)), *(k for k in extra if k < len(words))}
+    )
+    assert item_labels(words, candidates) == labels

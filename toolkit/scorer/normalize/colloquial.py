@@ -28,13 +28,13 @@ def colloquial_candidates(words: Sequence[str]) -> list[int]:
 
 
 def colloquial_readings(
-    words: Sequence[str], cues: dict[str, str]
+    words: Sequence[str], cues: dict[str, str], candidates: Sequence[int]
 ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
     """Source-word index -> ("não",) for every "num" read as a negation, and the indices of the
-    undecidable "num"/"numa"."""
+    undecidable "num"/"numa"; ``candidates``: indices in order that hold every :func:`colloquial_candidates`."""
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
-    for index in colloquial_candidates(words):
+    for index in candidates:
         word = words[index]
         form = _plain(word)
         if form not in FORMS:

@@ -129,11 +129,24 @@ def label_candidates(words: Sequence[str]) -> list[int]:
     return [k for k, word in enumerate(words) if word[:1] in _ROMAN_STARTS or word[1:] == ")"]
 
 
-def item_labels(words: Sequence[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
+def may_label(word: str) -> bool:
+    """Whether :func:`item_labels` may find a label or a cited inciso in ``word``, whatever its neighbours: a
+    letter and ")", or a Roman numeral once a dash or a comma after it is off ("Maria" and "Clara" cannot be)."""
+    if not label_candidates((word,)):
+        return False
+    plain = unicodedata.normalize("NFC", word).strip()
+    core = plain[:-1] if plain[-1:] in _DASHES else plain
+    return any((_LETTER.fullmatch(plain), roman_value(core), roman_value(plain.rstrip(",;.:"))))
+
+
+def item_labels(
+    words: Sequence[str], candidates: Sequence[int] | None = None
+) -> dict[int, tuple[str, tuple[str, ...]]]:
     """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
-    paragraph number: index -> (kind, reading)."""
+    paragraph number: index -> (kind, reading). ``candidates``: indices in order that hold every word
+    :func:`may_label` (default: :func:`label_candidates`), so that a long text is not read again word by word."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
-    for index in label_candidates(words):
+    for index in label_candidates(words) if candidates is None else candidates:
         label = item_label(words, index)
         if label is None and words[index][:1] in _ROMAN_STARTS:
             value = _cited(words, index, found)
@@ -161,23 +174,29 @@ def label_readings(
     labels: dict[int, tuple[str, tuple[str, ...]]],
     table: dict[str, tuple[str, str]],
     abbreviations: dict[str, Abbreviation],
-    plain_words: dict[str, str] | None = None,
+    plain_words: dict[str, str],
+    named: Sequence[int],
 ) -> dict[int, tuple[str, ...]]:
     """Source-word index -> words read, for list labels, Roman numerals after a numbering word
     ("Parágrafo IV") and letters named after a lettering word ("alínea bê"); ``plain_words`` caches each
-    written word's plain form across calls."""
+    written word's plain form across calls; ``named``: indices in order that hold every word :func:`part_names`
+    finds (only their forms are looked up)."""
     out = {index: reading for index, (_, reading) in labels.items()}
-    cache: dict[str, str] = {} if plain_words is None else plain_words
-    plain = [cache[word] if word in cache else cache.setdefault(word, label_form(word)) for word in words]
-    after_numbering = [k + 1 for k in part_names(plain[:-1], table, abbreviations)]
+
+    def plain(index: int) -> str:
+        word = words[index]
+        return plain_words[word] if word in plain_words else plain_words.setdefault(word, label_form(word))
+
+    before_last = [k for k in named if k < len(words) - 1]
+    after_numbering = [before_last[k] + 1 for k in part_names([plain(k) for k in before_last], table, abbreviations)]
     for index in after_numbering:
-        previous = plain[index - 1]
+        previous = plain(index - 1)
         expanded = abbreviations.get(previous) or abbreviations.get(previous + ".")
         entry = table.get(expanded.words[-1] if expanded is not None else previous)
         if entry is None or index in out:
             continue
         if entry[0] == "lettered":
-            letter = LETTER_NAMES.get(plain[index])
+            letter = LETTER_NAMES.get(plain(index))
             if letter is not None:
                 out[index] = (letter,)
             continue

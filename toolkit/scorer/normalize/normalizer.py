@@ -32,10 +32,10 @@ from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, mig
 from toolkit.scorer.normalize.labels import (
     ROMAN_ITEM,
     item_labels,
-    label_candidates,
     label_form,
     label_readings,
     legal_numbering,
+    may_label,
     numbering_words,
     part_names,
 )
@@ -192,13 +192,18 @@ class _Rules:
         self.word_states[word] = state
         return state
 
+    def states(self, words: Sequence[str]) -> list[int]:
+        """:meth:`word_state` of each word (cached: a dict look-up for a known word)."""
+        known = self.word_states
+        return [known[word] if word in known else self.word_state(word) for word in words]
+
     def _names_a_part(self, word: str) -> bool:
         """Whether ``word`` may be a list label, or name the part the next word numbers or letters."""
         form = self.plain_labels.get(word)
         if form is None:
             form = self.plain_labels[word] = label_form(word)
         abbreviations = self.lexicons.abbreviations if self.policy.abbreviations else {}
-        return bool(label_candidates((word,)) or part_names((form,), self.lexicons.labels, abbreviations))
+        return may_label(word) or bool(part_names((form,), self.lexicons.labels, abbreviations))
 
     def _needs_context(self, word: str) -> bool:
         """Whether ``word`` may be read by its neighbours (a Roman numeral, an abbreviation read before one)."""
@@ -235,6 +240,13 @@ def _equivalences(
     if user is not None:
         table.update(user.equivalences)
     return table
+
+
+def _marked(states: list[int]) -> dict[int, list[int]]:
+    """The indices of the words whose state has the list-label bit, and those with the colloquial bit: the only
+    words those passes read, found with one look at every word's state (a long text is mostly plain words)."""
+    loud = [k for k, state in enumerate(states) if state & _LOUD]
+    return {bit: [k for k in loud if states[k] & bit] for bit in (_LABEL, _COLLOQUIAL)}
 
 
 @lru_cache(maxsize=32)
@@ -280,9 +292,13 @@ class Normalizer:
         conventions = self._rules.optional if reference else None
         if reference and self.policy.optional_words and passes & _PARENTHESIS:
             source_words, optional = parenthesized(source_words)
+        marked = _marked(self._rules.states(source_words))
         list_labels = self.policy.list_labels and passes & _LABEL
-        labels = item_labels(source_words) if list_labels or conventions else {}
-        columns = self._columns(source_words, labels if list_labels else {}, passes)
+        if list_labels or conventions:  # the label bit is set only under a policy that reads list labels
+            labels = item_labels(source_words, marked[_LABEL] if self.policy.list_labels else None)
+        else:
+            labels = {}
+        columns = self._columns(source_words, labels if list_labels else {}, passes, marked)
         if optional:
             columns = columns._replace(optional=[source in optional for source in columns.sources])
         if conventions:
@@ -303,8 +319,7 @@ class Normalizer:
         rules = self._rules
         if len(groups) < 2 or (reference and rules.optional):  # one group gains nothing; optional words read all
             return [self.columns(source_words[begin:end], reference) for begin, end in groups]
-        known = rules.word_states
-        states = [known[word] if word in known else rules.word_state(word) for word in source_words]
+        states = rules.states(source_words)
         plain = rules.plain_words
         out: list[TokenColumns] = []
         for begin, end in groups:
@@ -368,10 +383,15 @@ class Normalizer:
         return texts, [k in marked for k, word in enumerate(pieces) for _ in word]
 
     def _readings(
-        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
+        self,
+        source_words: Sequence[str],
+        labels: dict[int, tuple[str, tuple[str, ...]]],
+        passes: int,
+        marked: dict[int, list[int]],
     ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
         """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
-        abbreviations, list labels, the colloquial "num"); and the undecidable "num"s."""
+        abbreviations, list labels, the colloquial "num"); and the undecidable "num"s. ``marked``: the words
+        of each pass (:func:`_marked`)."""
         rules, policy, lexicons = self._rules, self.policy, self._rules.lexicons
         readings = (
             context_readings(
@@ -382,22 +402,28 @@ class Normalizer:
         )
         if policy.list_labels and passes & _LABEL:
             abbreviations = lexicons.abbreviations if policy.abbreviations else {}
-            readings.update(label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels))
+            readings.update(
+                label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels, marked[_LABEL])
+            )
         undecided: frozenset[int] = frozenset()
         if policy.colloquial_negation and passes & _COLLOQUIAL:
-            negations, undecided = colloquial_readings(source_words, lexicons.colloquial)
+            negations, undecided = colloquial_readings(source_words, lexicons.colloquial, marked[_COLLOQUIAL])
             readings.update(negations)
         return readings, undecided
 
     def _columns(
-        self, source_words: Sequence[str], labels: dict[int, tuple[str, tuple[str, ...]]], passes: int
+        self,
+        source_words: Sequence[str],
+        labels: dict[int, tuple[str, tuple[str, ...]]],
+        passes: int,
+        marked: dict[int, list[int]],
     ) -> TokenColumns:
-        """The token columns of ``source_words`` (list ``labels`` found): readings in context, each word's forms,
-        the mesoclisis, then the number passes."""
+        """The token columns of ``source_words`` (list ``labels`` found, ``marked``: the words of each pass):
+        readings in context, each word's forms, the mesoclisis, then the number passes."""
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
-        readings, undecided = self._readings(source_words, labels, passes)
+        readings, undecided = self._readings(source_words, labels, passes, marked)
         texts, sources = self._word_forms(source_words, readings, presets)
         if policy.orthographic_variants and passes & _HYPHEN:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
