@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.normalize import NormalizationPolicy, Normalizer, Token
 from toolkit.scorer.normalize.labels import item_labels, may_label
+from toolkit.scorer.normalize.normalizer import _EVERY
 from toolkit.scorer.normalize.optional import parenthesized
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
@@ -124,6 +125,9 @@ PHRASES = [
         "Maria –",
         "; Clara -",
         "art. 5º, Maria, e",
+        "(num sei)",
+        "(I -",
+        "(alínea bê)",
     )
 ]
 WORD = st.one_of(st.sampled_from(EDGE_WORDS), st.sampled_from(PLAIN))
@@ -180,3 +184,16 @@ def test_labels_are_found_in_the_words_that_may_be_one(words: list[str], extra: 
         {*(k for k, word in enumerate(words) if may_label(word)), *(k for k in extra if k < len(words))}
     )
     assert item_labels(words, candidates) == labels
+
+
+@settings(max_examples=800, deadline=None)
+@given(UTTERANCE, st.booleans(), st.sampled_from(range(len(GROUP_NORMALIZERS))))
+def test_passes_reading_only_their_words_are_the_whole_pipeline(words: list[str], reference: bool, which: int) -> None:
+    normalizer = GROUP_NORMALIZERS[which]
+    every = normalizer._passed(words, reference, [_EVERY] * len(words))  # each pass reads every word
+    assert normalizer.columns(words, reference) == every
+
+
+def test_a_group_reads_its_words_once_their_parentheses_are_off() -> None:
+    words = ["casa", "(num", "sei)"]  # "(num" opens no colloquial "num"; "num", once the parenthesis is off, does
+    assert NORMALIZERS[0].group_columns(words, [(0, 1), (1, 3)], reference=True)[1].texts == ["não", "sei"]

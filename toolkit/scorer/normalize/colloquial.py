@@ -31,10 +31,11 @@ def colloquial_readings(
     words: Sequence[str], cues: dict[str, str], candidates: Sequence[int]
 ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
     """Source-word index -> ("não",) for every "num" read as a negation, and the indices of the
-    undecidable "num"/"numa"; ``candidates``: indices in order that hold every :func:`colloquial_candidates`."""
+    undecidable "num"/"numa"; ``candidates``: indices in order that hold every :func:`colloquial_candidates`
+    (the others are passed over)."""
     readings: dict[int, tuple[str, ...]] = {}
     undecided: set[int] = set()
-    for index in candidates:
+    for index in [k for k in candidates if colloquial_candidates((words[k],))]:
         word = words[index]
         form = _plain(word)
         if form not in FORMS:

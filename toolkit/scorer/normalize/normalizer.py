@@ -57,6 +57,7 @@ _LOOKAHEAD = 8
 _NUMBERS, _NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT = (1 << bit for bit in range(7))
 _EVERY = (1 << 7) - 1
 _LOUD = _EVERY & ~_NUMBERS
+_WORD_PASSES = (_NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT)
 
 
 class _LookupKeys(dict[str, str]):
@@ -243,10 +244,10 @@ def _equivalences(
 
 
 def _marked(states: list[int]) -> dict[int, list[int]]:
-    """The indices of the words whose state has the list-label bit, and those with the colloquial bit: the only
-    words those passes read, found with one look at every word's state (a long text is mostly plain words)."""
+    """Each word pass's bit -> the indices of the words whose state has it: the only words the pass may start at,
+    found with one look at every word's state (a long text is mostly plain words)."""
     loud = [k for k, state in enumerate(states) if state & _LOUD]
-    return {bit: [k for k in loud if states[k] & bit] for bit in (_LABEL, _COLLOQUIAL)}
+    return {bit: [k for k in loud if states[k] & bit] for bit in _WORD_PASSES}
 
 
 @lru_cache(maxsize=32)
@@ -283,22 +284,25 @@ class Normalizer:
     def columns(self, source_words: Sequence[str], reference: bool = False) -> TokenColumns:
         """:meth:`tokens` as one list per ``Token`` field, without building a ``Token`` per word (the scorer
         reads columns)."""
-        return self._passed(source_words, reference, _EVERY)
+        return self._passed(source_words, reference, self._rules.states(source_words))
 
-    def _passed(self, source_words: Sequence[str], reference: bool, passes: int) -> TokenColumns:
-        """:meth:`columns` through the pipeline, with only the word passes of the bits ``passes`` (each skipped
-        pass would find nothing in these words: see :meth:`_Rules.word_state`)."""
+    def _passed(self, source_words: Sequence[str], reference: bool, states: list[int]) -> TokenColumns:
+        """:meth:`columns` through the pipeline, each word pass reading only the words whose ``states`` have its
+        bit (:meth:`_Rules.word_state`: the others can set nothing going) and skipped where none has it. A
+        reference's words are the pass's once their parentheses are off (with ``_EVERY`` for every word: each
+        pass reads every word, the pipeline in full)."""
         optional: frozenset[int] = frozenset()
         conventions = self._rules.optional if reference else None
-        if reference and self.policy.optional_words and passes & _PARENTHESIS:
+        if reference and self.policy.optional_words and any(state & _PARENTHESIS for state in states):
             source_words, optional = parenthesized(source_words)
-        marked = _marked(self._rules.states(source_words))
-        list_labels = self.policy.list_labels and passes & _LABEL
+            states = [old | new for old, new in zip(states, self._rules.states(source_words))] if optional else states
+        marked = _marked(states)
+        list_labels = self.policy.list_labels and marked[_LABEL]
         if list_labels or conventions:  # the label bit is set only under a policy that reads list labels
             labels = item_labels(source_words, marked[_LABEL] if self.policy.list_labels else None)
         else:
             labels = {}
-        columns = self._columns(source_words, labels if list_labels else {}, passes, marked)
+        columns = self._columns(source_words, labels if list_labels else {}, marked)
         if optional:
             columns = columns._replace(optional=[source in optional for source in columns.sources])
         if conventions:
@@ -326,7 +330,7 @@ class Normalizer:
             state = reduce(or_, states[begin:end])
             words = source_words[begin:end]
             if state & _LOUD:
-                out.append(self._passed(words, reference, state))
+                out.append(self._passed(words, reference, states[begin:end]))
                 continue
             texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
@@ -386,7 +390,6 @@ class Normalizer:
         self,
         source_words: Sequence[str],
         labels: dict[int, tuple[str, tuple[str, ...]]],
-        passes: int,
         marked: dict[int, list[int]],
     ) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
         """Source-word index -> the words it is read as, where the neighbours decide (Roman numerals,
@@ -397,16 +400,16 @@ class Normalizer:
             context_readings(
                 source_words, lexicons, bool(policy.roman_numerals), bool(policy.abbreviations), rules.contexts
             )
-            if (policy.roman_numerals or policy.abbreviations) and passes & _CONTEXT
+            if (policy.roman_numerals or policy.abbreviations) and marked[_CONTEXT]
             else {}
         )
-        if policy.list_labels and passes & _LABEL:
+        if policy.list_labels and marked[_LABEL]:
             abbreviations = lexicons.abbreviations if policy.abbreviations else {}
             readings.update(
                 label_readings(source_words, labels, lexicons.labels, abbreviations, rules.plain_labels, marked[_LABEL])
             )
         undecided: frozenset[int] = frozenset()
-        if policy.colloquial_negation and passes & _COLLOQUIAL:
+        if policy.colloquial_negation and marked[_COLLOQUIAL]:
             negations, undecided = colloquial_readings(source_words, lexicons.colloquial, marked[_COLLOQUIAL])
             readings.update(negations)
         return readings, undecided
@@ -415,7 +418,6 @@ class Normalizer:
         self,
         source_words: Sequence[str],
         labels: dict[int, tuple[str, tuple[str, ...]]],
-        passes: int,
         marked: dict[int, list[int]],
     ) -> TokenColumns:
         """The token columns of ``source_words`` (list ``labels`` found, ``marked``: the words of each pass):
@@ -423,9 +425,9 @@ class Normalizer:
         rules = self._rules
         policy = self.policy
         presets: dict[int, str] = {}
-        readings, undecided = self._readings(source_words, labels, passes, marked)
+        readings, undecided = self._readings(source_words, labels, marked)
         texts, sources = self._word_forms(source_words, readings, presets)
-        if policy.orthographic_variants and passes & _HYPHEN:
+        if policy.orthographic_variants and marked[_HYPHEN]:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
         columns = self._numbered(texts, sources, presets, labels)
         if undecided:
