@@ -57,7 +57,7 @@ _LOOKAHEAD = 8
 _NUMBERS, _NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT = (1 << bit for bit in range(7))
 _EVERY = (1 << 7) - 1
 _LOUD = _EVERY & ~_NUMBERS
-_WORD_PASSES = (_NUMERAL, _PARENTHESIS, _HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT)
+_MARKED = (_HYPHEN, _COLLOQUIAL, _LABEL, _CONTEXT)  # the word passes run only where a word is marked for them
 
 
 class _LookupKeys(dict[str, str]):
@@ -244,10 +244,10 @@ def _equivalences(
 
 
 def _marked(states: list[int]) -> dict[int, list[int]]:
-    """Each word pass's bit -> the indices of the words whose state has it: the only words the pass may start at,
+    """Each bit of ``_MARKED`` -> the indices of the words whose state has it: the only words its pass may start at,
     found with one look at every word's state (a long text is mostly plain words)."""
     loud = [k for k, state in enumerate(states) if state & _LOUD]
-    return {bit: [k for k in loud if states[k] & bit] for bit in _WORD_PASSES}
+    return {bit: [k for k in loud if states[k] & bit] for bit in _MARKED}
 
 
 @lru_cache(maxsize=32)
