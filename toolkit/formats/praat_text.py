@@ -44,12 +44,13 @@ _LONG_BODY = re.compile(
 
 # The same layout with every interval's times plain numbers (digits, a dot, an exponent: Praat numbers that float
 # reads as Praat does, none negative) and its text without a doubled quote or a line break, captured inside its
-# quotes: a match is an interval's start, end and text, or a tier header's class, name, xmin, xmax and size.
+# quotes: a match is an interval's start, end and text, or an interval tier's header (its lines, whose values are
+# its class, name, xmin, xmax and size).
 _PLAIN = r"[0-9]++(?:\.[0-9]*+)?+(?:[eE][-+]?+[0-9]++)?+"
 _LONG_ROWS = re.compile(
     rf'^ *(?:intervals \[[0-9]+\]: *\n *xmin = ({_PLAIN}) *\n *xmax = ({_PLAIN}) *\n *text = "([^"\n]*+)"'
-    rf'|item \[[0-9]+\]: *\n *class = ("IntervalTier") *\n *name = ({_QUOTED}) *\n *xmin = ({_BARE}) *\n'
-    rf" *xmax = ({_BARE}) *\n *intervals: size = ({_BARE})) *\n",
+    rf'|(item \[[0-9]+\]: *\n *class = "IntervalTier" *\n *name = {_QUOTED} *\n *xmin = {_BARE} *\n'
+    rf" *xmax = {_BARE} *\n *intervals: size = {_BARE})) *\n",
     re.MULTILINE,
 )
 Columns = tuple[list[float], list[float], list[str]]
@@ -120,9 +121,9 @@ def long_layout_columns(text: str) -> tuple[list[str], dict[int, Columns]] | Non
     values: list[str] = list(head.groups())
     columns: dict[int, Columns] = {}
     for first, after in zip(heads, [*heads[1:], len(rows)]):
-        values.extend(rows[first][3:])
+        values.extend(stream_values(rows[first][3]))
         intervals = rows[first + 1 : after]
-        if rows[first][7] != str(len(intervals)):
+        if values[-1] != str(len(intervals)):
             return None
         columns[len(values)] = _interval_columns(intervals)
     return values, columns
