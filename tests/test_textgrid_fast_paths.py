@@ -18,13 +18,14 @@ LABEL = st.text(alphabet=st.sampled_from(list('abc ãé"!\n[]=<>1.-')), max_size
 
 
 @st.composite
-def _long_files(draw: st.DrawFn) -> tuple[str, bool]:
-    """A long-layout TextGrid as praatio writes it, and whether a label holds a line break."""
+def _long_files(draw: st.DrawFn, labels: st.SearchStrategy[str] = LABEL) -> tuple[str, bool]:
+    """A long-layout TextGrid as praatio writes it (its labels drawn from ``labels``), and whether a label holds a
+    line break."""
     grid = praat.Textgrid(0, 10.0)
     breaks = False
     for number in range(draw(st.integers(1, 3))):
         cuts = sorted(set(draw(st.lists(st.integers(1, 9999), min_size=2, max_size=10))))
-        intervals = [(a / 1000, b / 1000, draw(LABEL)) for a, b in zip(cuts, cuts[1:])]
+        intervals = [(a / 1000, b / 1000, draw(labels)) for a, b in zip(cuts, cuts[1:])]
         breaks = breaks or any("\n" in label for _, _, label in intervals)
         grid.addTier(praat.IntervalTier(f'tier {number} ! "x"', intervals, 0, 10.0))
     with tempfile.TemporaryDirectory() as folder:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import chain
+from itertools import chain, compress, count
+from operator import itemgetter
 
 # Before each value, white space, comments (``!`` to the end of the line) and words that cannot start a
 # value (``xmin``, ``=``, ``[1]:``) are skipped (the files are mostly indentation); every repetition is
@@ -40,6 +41,19 @@ _LONG_BODY = re.compile(
     re.MULTILINE,
 )
 
+
+# The same layout with every interval's times plain numbers (digits, a dot, an exponent: Praat numbers that float
+# reads as Praat does, none negative) and its text without a doubled quote or a line break, captured inside its
+# quotes: a match is an interval's start, end and text, or an interval tier's header (its lines, whose values are
+# its class, name, xmin, xmax and size).
+_PLAIN = r"[0-9]++(?:\.[0-9]*+)?+(?:[eE][-+]?+[0-9]++)?+"
+_LONG_ROWS = re.compile(
+    rf'^ *(?:intervals \[[0-9]+\]: *\n *xmin = ({_PLAIN}) *\n *xmax = ({_PLAIN}) *\n *text = "([^"\n]*+)"'
+    rf'|(item \[[0-9]+\]: *\n *class = "IntervalTier" *\n *name = {_QUOTED} *\n *xmin = {_BARE} *\n'
+    rf" *xmax = {_BARE} *\n *intervals: size = {_BARE})) *\n",
+    re.MULTILINE,
+)
+Columns = tuple[list[float], list[float], list[str]]
 
 _NUMBERS = re.compile(rf"{_NUMBER.pattern}(?: {_NUMBER.pattern})*")
 _NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
@@ -87,6 +101,40 @@ def long_layout_values(text: str) -> list[str] | None:
     return values
 
 
+def long_layout_columns(text: str) -> tuple[list[str], dict[int, Columns]] | None:
+    """A long-layout file of interval tiers whose intervals are all plain (:data:`_LONG_ROWS`), as its
+    :func:`stream_values` without the intervals' values, and each tier's intervals as columns (starts, ends, texts
+    unquoted) keyed by where they would start in those values; None for any other file, or a tier whose declared
+    size is not, as written, its number of intervals.
+
+    No list of every value nor a quoted copy of every text: each match is a header's or an interval's lines, and
+    when their lines (6 for a header, 4 for an interval) add up to the file's, they are the whole file
+    (:func:`long_layout_values`).
+    """
+    head = _LONG_HEAD.match(text)
+    if head is None or not text.endswith("\n"):
+        return None
+    rows = _LONG_ROWS.findall(text, head.end())
+    heads = list(compress(count(), map(itemgetter(3), rows)))  # the rows that are a tier's header
+    if (heads[:1] != [0] and rows) or 4 * len(rows) + 2 * len(heads) != text.count("\n", head.end()):
+        return None
+    values: list[str] = list(head.groups())
+    columns: dict[int, Columns] = {}
+    for first, after in zip(heads, [*heads[1:], len(rows)]):
+        values.extend(stream_values(rows[first][3]))
+        intervals = rows[first + 1 : after]
+        if values[-1] != str(len(intervals)):
+            return None
+        columns[len(values)] = _interval_columns(intervals)
+    return values, columns
+
+
+def _interval_columns(rows: list[tuple[str, ...]]) -> Columns:
+    """Plain intervals' rows as columns: starts and ends as floats, texts."""
+    starts, ends, texts = (list(map(itemgetter(k), rows)) for k in range(3))
+    return list(map(float, starts)), list(map(float, ends)), texts
+
+
 class PraatEnd(Exception):
     """The stream ended where ``what`` was expected: the file is cut short."""
 
@@ -103,8 +151,11 @@ class PraatValues:
     """The values of one Praat text file, read in order by kind."""
 
     def __init__(self, text: str) -> None:
-        values = long_layout_values(text)
-        self._values = stream_values(text) if values is None else values
+        ready = long_layout_columns(text)
+        if ready is None:
+            values = long_layout_values(text)
+            ready = (stream_values(text) if values is None else values), {}
+        self._values, self._columns = ready
         self._at = 0
 
     @property
@@ -150,6 +201,15 @@ class PraatValues:
         block = self._values[self._at : end]
         self._at = end
         return block
+
+    def columns(self, size: int) -> Columns | None:
+        """The next ``size`` intervals as columns when :func:`long_layout_columns` read them (they are not among the
+        values: they are consumed), else None."""
+        columns = self._columns.get(self._at)
+        if columns is None or len(columns[0]) != size:
+            return None
+        del self._columns[self._at]
+        return columns
 
     def rewind(self, count: int) -> None:
         """Step back ``count`` values (to read again, one by one, a block that did not read at once)."""

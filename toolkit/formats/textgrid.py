@@ -276,6 +276,9 @@ def _entries_at_once(
 ) -> tuple[list[float], list[float], list[str]] | None:
     """A tier's entries read as one block when every value is of its kind (the common case, and fast), as
     columns; None when anything is off, so that the entries are read again one by one to say what is wrong."""
+    ready = values.columns(size) if intervals else None
+    if ready is not None:
+        return ready
     width = 3 if intervals else 2
     block = values.entries(size, width)
     if block is None:
