@@ -45,8 +45,8 @@ def main() -> None:
         cold = time.perf_counter() - started
         outputs = [first.folder.read_arm_output(arm, rec) for arm in first.arms for rec in first.recordings]
         # Each arm's compute time: its decodes, Silero VAD and enhancement (these arms share none).
-        inference = sum(o["compute"]["wall_s"] for o in outputs)
-        audio_s = sum(o["duration"] for o in outputs) / len(first.arms)
+        inference = sum(o.compute.wall_s for o in outputs)
+        audio_s = sum(o.duration for o in outputs) / len(first.arms)
 
         started = time.perf_counter()
         second = run_experiment(experiment, split, progress=False)

@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -39,6 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from demo_variants import DEMO, MERGED_APART, demo_head, table, with_values  # noqa: E402
 from machine import cpu_model  # noqa: E402
 from shared_data import PTBR_LONGFORM  # noqa: E402
+
+if TYPE_CHECKING:
+    from toolkit.runs.arm_output_file import ArmOutputFile
 
 LONGFORM = PTBR_LONGFORM
 # Silero's longest region before it cuts at the longest silence inside: 30 s before (the ``_30``
@@ -164,14 +167,14 @@ def measure(root: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {"runtime": record["config"]["recognizer_runtime"]["whisper_base"], "arms": {}}
     for arm in summary.arms:
         outputs = [summary.folder.read_arm_output(arm, recording) for recording in summary.recordings]
-        duration = sum(o["duration"] for o in outputs)
+        duration = sum(o.duration for o in outputs)
         compared = evaluation.comparisons.get(arm)
         figures["arms"][arm] = {
-            "rtf": sum(o["compute"]["wall_s"] for o in outputs) / duration,
-            "cpu_rtf": sum(o["compute"]["cpu_s"] for o in outputs) / duration,
+            "rtf": sum(o.compute.wall_s for o in outputs) / duration,
+            "cpu_rtf": sum(o.compute.cpu_s for o in outputs) / duration,
             "wer": float(overall.loc[arm, "wer"]),
-            "units": sum(len(o["units"]) for o in outputs),
-            "tails": sum(int(n.get("tails_redecoded", 0)) for o in outputs for n in o["recognizer_notes"].values()),
+            "units": sum(len(o.units) for o in outputs),
+            "tails": sum(int(n.get("tails_redecoded", 0)) for o in outputs for n in o.recognizer_notes.values()),
             **{count: _work(outputs, count) for count in WORK_COUNTS},
             "duration_s": duration,
             "paired": None if compared is None else _paired(compared.to_json()),
@@ -179,10 +182,10 @@ def measure(root: Path) -> dict[str, Any]:
     return figures
 
 
-def _work(outputs: list[dict[str, Any]], count: str) -> int | None:
+def _work(outputs: list[ArmOutputFile], count: str) -> int | None:
     """One of the recognizers' decoding work counts (toolkit/asr/work_counts.py) summed over ``outputs``;
     None where a recognizer does not count it (the batched backend)."""
-    found = [n.get(count) for o in outputs for n in o["recognizer_notes"].values()]
+    found: list[Any] = [n.get(count) for o in outputs for n in o.recognizer_notes.values()]
     return None if None in found else sum(found)
 
 

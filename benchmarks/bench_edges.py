@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from toolkit.corpus.freeze import freeze
 from toolkit.corpus.manifest import load_manifest
 from toolkit.pipeline.engine import run_experiment
 from toolkit.pipeline.experiment import load_experiment
+from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
 from toolkit.scorer.normalize.same_word import word_key
 
@@ -50,29 +52,29 @@ def write_experiment(root: Path) -> None:
     )
 
 
-def window_copies(output: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def window_copies(output: ArmOutputFile) -> dict[str, list[dict[str, Any]]]:
     """Each window's own words in original time: kept (retimed ones at their own times) and dropped at a seam."""
     own = {
         (r["segment_id"], r["text"], r["new_start"]): (r["start"], r["end"])
-        for seam in output["seams"]
+        for seam in output.seams
         for r in seam["retimed"]
     }
     copies: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for word in output["words"]:
-        start, end = own.get((word["segment_id"], word["text"], word["start"]), (word["start"], word["end"]))
-        copies[word["segment_id"].split("/")[0]].append({**word, "start": start, "end": end})
-    for seam in output["seams"]:
+    for word in output.words:
+        start, end = own.get((word.segment_id, word.text, word.start), (word.start, word.end))
+        copies[str(word.segment_id).split("/")[0]].append({**asdict(word), "start": start, "end": end})
+    for seam in output.seams:
         for dropped in seam["dropped"]:
             copies[dropped["segment_id"].split("/")[0]].append(dropped)
     return copies
 
 
-def edge_samples(output: dict[str, Any], turns: list[tuple[float, str]]) -> list[tuple[float, float, float]]:
+def edge_samples(output: ArmOutputFile, turns: list[tuple[float, str]]) -> list[tuple[float, float, float]]:
     """(distance from inner start edge, from inner end edge, onset error) per window and turn onset in it."""
-    duration = output["duration"]
+    duration = output.duration
     copies = window_copies(output)
     samples = []
-    for unit in output["units"]:
+    for unit in output.units:
         start, end = unit["original_start"], unit["original_end"]
         words = [w for w in copies.get(unit["unit"], []) if w["start"] is not None]
         for onset, key in turns:

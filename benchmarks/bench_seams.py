@@ -25,6 +25,7 @@ import argparse
 import csv
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -177,11 +178,11 @@ def analyse(folder: RunFolder, evaluation: Evaluation) -> dict[str, Any]:
     for arm in arms:
         if arms[arm]["seams"] is not None:
             arms[arm].update(_introduced(folder, evaluation, arm))
-        arms[arm]["retimed_onsets"] = folder.read_arm_output(arm, RECORDING)["retimed_onsets"]
+        arms[arm]["retimed_onsets"] = folder.read_arm_output(arm, RECORDING).retimed_onsets
         arms[arm]["worst_onsets"] = evaluation.scores[arm][RECORDING].timing.worst_onsets(5)
     precision = flag_precision(evaluation.seams, evaluation.scores)
     return {
-        "recording_s": folder.read_arm_output("baseline", RECORDING)["duration"],
+        "recording_s": folder.read_arm_output("baseline", RECORDING).duration,
         "arms": arms,
         "flag_precision": precision.to_dict(orient="records"),
         "window_edges": {arm: _edge_places(folder, arm) for arm in evaluation.scores if arm != "baseline"},
@@ -205,7 +206,7 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     entry = next(e for e in load_manifest(record.manifest_path(folder.root)).recordings if e.id == RECORDING)
     reference = entry.load_reference()
     output = folder.read_arm_output(arm, RECORDING)
-    intervals = sorted({(s["start"], s["end"]) for s in output["seams"]})
+    intervals = sorted({(s["start"], s["end"]) for s in output.seams})
     base = score_recording(
         reference,
         folder.read_hypothesis("baseline", RECORDING),
@@ -217,14 +218,14 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     assert base is not None and mine is not None  # seams were given, so both are scored
     shared = {(i.kind, i.reference, i.time) for i in base.instances}
     new = [i for i in mine.instances if (i.kind, i.reference, i.time) not in shared]
-    flagged = {(s["start"], s["end"]) for s in output["seams"] if s["review"]}
+    flagged = {(s["start"], s["end"]) for s in output.seams if s["review"]}
     margin = base.margin_s
     at_flagged = [i for a, b in flagged for i in mine.at(a - margin, b + margin)]
     unflagged = [i for i in new if i not in at_flagged]
     unheard = [
         i
         for i, span in zip(mine.instances, mine.located)
-        if i.kind == "seam omission" and not _heard_at_seam(output["seams"], i.reference, span, margin)
+        if i.kind == "seam omission" and not _heard_at_seam(output.seams, i.reference, span, margin)
     ]
     return {
         "seam_losses_baseline_shares": len(mine.instances) - len(new),
@@ -235,7 +236,7 @@ def _introduced(folder: RunFolder, evaluation: Evaluation, arm: str) -> dict[str
     }
 
 
-def _heard_at_seam(seams: list[dict[str, Any]], reference: str, span: tuple[float, float], margin: float) -> bool:
+def _heard_at_seam(seams: Sequence[dict[str, Any]], reference: str, span: tuple[float, float], margin: float) -> bool:
     """Whether a copy either window made of the seams meeting ``span`` (kept or dropped) is the lost word.
 
     When no copy is, both windows missed the word as the recognizer did: the reconciliation could
@@ -257,10 +258,10 @@ def _edge_places(folder: RunFolder, arm: str) -> dict[str, int]:
     """How many inner window edges fell in a pause, on the grid (inside speech) or at the recording's edge."""
     output = folder.read_arm_output(arm, RECORDING)
     counts: dict[str, int] = {}
-    for unit in output["units"]:
+    for unit in output.units:
         on_grid = {
             "start_at": "recording edge" if unit["original_start"] == 0 else "grid",
-            "end_at": "recording edge" if unit["original_end"] >= output["duration"] else "grid",
+            "end_at": "recording edge" if unit["original_end"] >= output.duration else "grid",
         }
         placement = unit.get("placement", on_grid)
         for edge in (placement["start_at"], placement["end_at"]):

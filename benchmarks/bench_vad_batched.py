@@ -90,12 +90,12 @@ def measure(root: Path) -> dict[str, dict[str, float]]:
     for arm in summary.arms:
         output = summary.folder.read_arm_output(arm, summary.recordings[0])
         figures[arm] = {
-            "rtf": output["compute"]["wall_s"] / output["duration"],
-            "cpu_rtf": output["compute"]["cpu_s"] / output["duration"],
-            "peak_rss_mb": output["compute"]["peak_rss_mb"],
+            "rtf": output.compute.wall_s / output.duration,
+            "cpu_rtf": output.compute.cpu_s / output.duration,
+            "peak_rss_mb": output.compute.peak_rss_mb,
             "wer": float(overall.loc[arm, "wer"]),
-            "units": len(output["units"]),
-            "duration_s": output["duration"],
+            "units": len(output.units),
+            "duration_s": output.duration,
         }
     return figures
 

@@ -25,6 +25,7 @@ from toolkit.corpus.freeze import freeze
 from toolkit.evaluate import evaluate_run
 from toolkit.formats import write_hypothesis_json, write_names, write_reference_textgrid
 from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
+from toolkit.pipeline.runner import ArmOutput
 from toolkit.runs.folder import RunFolder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,16 +119,10 @@ def build_experiment(root: Path, score: bool = True) -> Path:
                 words.append(Word(INVENTED[3], INVENTED[1], INVENTED[2], 0.4))
             words_by_arm[arm] = words
             write_hypothesis_json(Hypothesis(rid, words, arm=arm), folder.hypothesis_json(arm, rid))
-            atomic_write_json(
-                folder.arm_output(arm, rid),
-                {
-                    "arm": arm,
-                    "recording": rid,
-                    "words": [w.__dict__ for w in words],
-                    "disagreements": [],
-                    "seams": [SEAM] if arm == "windows" else [],
-                    "vad_segments": None,
-                },
+            output = ArmOutput(words=words, seams=[SEAM] if arm == "windows" else [])
+            no_time = {"wall_s": 0.0, "cpu_s": 0.0}
+            folder.write_arm_output(
+                arm, rid, output.stored(f"fixture-{arm}-{rid}", "fixture", arm, rid, DURATION, no_time)
             )
         for arm in ("vad", "windows"):
             spans = disagreement_spans(words_by_arm["baseline"], words_by_arm[arm])

@@ -20,6 +20,7 @@ from toolkit.corpus.freeze import freeze
 from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
 from toolkit.pipeline.experiment import Experiment
+from toolkit.pipeline.runner import ArmOutput
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import stored_path
 
@@ -31,6 +32,7 @@ SENTENCES = (
     "ninguém sabia onde estava o documento",
 )
 TURN_S = 3.0
+NO_TIME = {"wall_s": 0.0, "cpu_s": 0.0}  # what a constructed run spent on each result
 
 
 def turns(rid_index: int = 0) -> list[Utterance]:
@@ -121,18 +123,9 @@ def make_run(
         for rid, words in per_recording.items():
             write_hypothesis_json(Hypothesis(rid, words, arm=arm), run.hypothesis_json(arm, rid))
             arm_seams = [{"index": k, "start": a, "end": b} for k, (a, b) in enumerate((seams or {}).get(arm, []))]
-            atomic_write_json(
-                run.arm_output(arm, rid),
-                {
-                    "arm": arm,
-                    "recording": rid,
-                    "words": [],
-                    "seams": arm_seams,
-                    "vad_segments": (vad or {}).get(arm),
-                    "unit_key": f"constructed-{arm}-{rid}",
-                    "code": "constructed",
-                },
-            )
+            output = ArmOutput(words=[], seams=arm_seams, vad_segments=(vad or {}).get(arm))
+            constructed = output.stored(f"constructed-{arm}-{rid}", "constructed", arm, rid, durations[rid], NO_TIME)
+            run.write_arm_output(arm, rid, constructed)
             measurements.append(
                 {
                     "arm": arm,

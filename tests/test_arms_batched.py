@@ -94,8 +94,8 @@ def test_each_sentence_comes_back_inside_its_span_of_the_original(run, arm: str)
 def test_the_batched_arm_decodes_with_its_own_recognizer_offline(run) -> None:
     summary, _ = run
     output = summary.folder.read_arm_output("batched", "two")
-    assert {u["recognizer"] for u in output["units"]} == {"whisper_base_batched"}
-    notes = output["recognizer_notes"]["whisper_base_batched"]
+    assert {u["recognizer"] for u in output.units} == {"whisper_base_batched"}
+    notes = output.recognizer_notes["whisper_base_batched"]
     assert notes["aligner"] == "not configured" and notes["word_times"] == "recognizer"
     relation = summary.folder.read_record().config.recognizer_relations["whisper_base_batched"]
     assert relation["same_weights"] and relation["backend_changed"]
@@ -107,9 +107,9 @@ def test_the_audio_the_batched_recognizer_never_decoded_counts_as_cut_by_vad(run
 
     summary, utterances = run
     output = summary.folder.read_arm_output("batched", "two")
-    kept = output["vad_segments"]
+    kept = output.vad_segments
     assert kept and all(a < b for a, b in kept)
-    assert sum(b - a for a, b in kept) < output["duration"] - 1.0  # the silences before and between were dropped
+    assert sum(b - a for a, b in kept) < output.duration - 1.0  # the silences before and between were dropped
     assert all(any(a <= (u.start + u.end) / 2 <= b for a, b in kept) for u in utterances)
     scores = evaluate_run(summary.folder).scores
     assert scores["batched"]["two"].vad is not None and scores["batched"]["two"].vad.speech_s > 0

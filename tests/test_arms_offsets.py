@@ -221,44 +221,44 @@ def test_first_word_of_each_sentence_lands_at_its_original_time(experiment, arm:
 def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -> None:
     _, summary, _ = experiment
     vad = summary.folder.read_arm_output("vad_merged", "plain")
-    assert vad["vad_segments"] and all(a < b for a, b in vad["vad_segments"])
+    assert vad.vad_segments and all(a < b for a, b in vad.vad_segments)
     # Merged: fewer units than regions, each within 30 s, made of whole regions; unmerged: one unit per region.
-    units = [(u["original_start"], u["original_end"]) for u in vad["units"]]
-    regions = [tuple(r) for r in vad["vad_segments"]]
+    units = [(u["original_start"], u["original_end"]) for u in vad.units]
+    regions = [tuple(r) for r in vad.vad_segments]
     assert 1 < len(units) < len(regions)
     assert all(b - a <= 30.0 + 1e-6 for a, b in units)
     assert all(sum(a - 1e-6 <= r0 and r1 <= b + 1e-6 for a, b in units) == 1 for r0, r1 in regions)
     per_region = summary.folder.read_arm_output("vad_regions", "plain")
-    edges = [t for u in per_region["units"] for t in (u["original_start"], u["original_end"])]
+    edges = [t for u in per_region.units for t in (u["original_start"], u["original_end"])]
     assert edges == pytest.approx([t for r in regions for t in r], abs=1e-3)
-    assert per_region["vad_segments"] == vad["vad_segments"]
+    assert per_region.vad_segments == vad.vad_segments
     # Joined: one unit from the first region's start to the last one's end, decoded once; what it decoded
     # is exactly the regions (the pauses between them never reached the recognizer).
     joined = summary.folder.read_arm_output("vad", "plain")
-    assert [u["unit"] for u in joined["units"]] == ["vadjoined"]
-    assert (joined["units"][0]["original_start"], joined["units"][0]["original_end"]) == pytest.approx(
+    assert [u["unit"] for u in joined.units] == ["vadjoined"]
+    assert (joined.units[0]["original_start"], joined.units[0]["original_end"]) == pytest.approx(
         (regions[0][0], regions[-1][1]), abs=1e-3
     )
-    assert joined["vad_segments"] == vad["vad_segments"]
+    assert joined.vad_segments == vad.vad_segments
     # Windows inside the joined stream are laid over the stream (16 s of speech: one 20 s window).
     for arm in ("vad_windows", "vad_windows@9s", "vad_pauses"):
         output = summary.folder.read_arm_output(arm, "plain")
-        assert [u["unit"] for u in output["units"]] == [f"vadjoined.win{i:03d}" for i in range(len(output["units"]))]
-        assert len(output["seams"]) == len(output["units"]) - 1
+        assert [u["unit"] for u in output.units] == [f"vadjoined.win{i:03d}" for i in range(len(output.units))]
+        assert len(output.seams) == len(output.units) - 1
     batched = summary.folder.read_arm_output("batched", "plain")
-    assert {u["recognizer"] for u in batched["units"]} == {"whisper_base_batched"}
-    assert batched["recognizer_notes"]["whisper_base_batched"]["aligner"] == "not configured"
+    assert {u["recognizer"] for u in batched.units} == {"whisper_base_batched"}
+    assert batched.recognizer_notes["whisper_base_batched"]["aligner"] == "not configured"
     windows = summary.folder.read_arm_output("windows", "plain")
-    assert len(windows["seams"]) == 2  # 52 s in 20 s windows with 4 s overlap: three windows
-    assert all(s["start"] < s["end"] for s in windows["seams"])
+    assert len(windows.seams) == 2  # 52 s in 20 s windows with 4 s overlap: three windows
+    assert all(s["start"] < s["end"] for s in windows.seams)
     shifted = summary.folder.read_arm_output("windows@9s", "plain")
-    assert [(s["start"], s["end"]) for s in shifted["seams"]] == [(9.0, 13.0), (25.0, 29.0), (41.0, 45.0)]
+    assert [(s["start"], s["end"]) for s in shifted.seams] == [(9.0, 13.0), (25.0, 29.0), (41.0, 45.0)]
     enhance = summary.folder.read_arm_output("enhance", "plain")
-    assert "delay_s" in enhance["enhancement"] and abs(enhance["enhancement"]["delay_s"]) < 0.05
+    assert "delay_s" in enhance.enhancement and abs(enhance.enhancement["delay_s"]) < 0.05
     # Three arms enhance the one tuning recording with GTCRN; the enhanced audio is made once.
     loaded = experiment[0]
     assert len(list((loaded.folder / "cache").glob("*/*.npy"))) == 1
-    assert summary.folder.read_arm_output("everything", "plain")["enhancement"] == enhance["enhancement"]
+    assert summary.folder.read_arm_output("everything", "plain").enhancement == enhance.enhancement
     record = json.loads(summary.folder.record.read_text())
     assert record["status"] == "complete"
     assert {row["arm"] for row in record["measurements"]} == set(ARMS)
@@ -268,11 +268,11 @@ def test_arm_records_keep_vad_segments_seams_and_enhancement_delay(experiment) -
 def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experiment) -> None:
     _, summary, utterances = experiment
     output = summary.folder.read_arm_output("pauses", "plain")
-    units = output["units"]
+    units = output.units
     spans = [(u["original_start"], u["original_end"]) for u in units]
     assert spans[0][0] == 0.0 and spans[-1][1] == pytest.approx(DURATION, abs=0.01)
     assert all(prev[0] < nxt[0] < prev[1] < nxt[1] for prev, nxt in zip(spans, spans[1:]))
-    assert len(output["seams"]) == len(units) - 1 >= 2
+    assert len(output.seams) == len(units) - 1 >= 2
     # Sentences are 9 to 11 s apart in 52 s of faint noise: every inner edge finds a pause,
     # and none falls inside a sentence.
     for unit in units:
@@ -280,9 +280,7 @@ def test_windows_placed_in_pauses_cut_no_sentence_and_keep_their_overlap(experim
     for edge in [s for s, _ in spans[1:]] + [e for _, e in spans[:-1]]:
         assert not any(u.start < edge < u.end for u in utterances), (edge, spans)
     # The seams are the shared intervals, nothing wider.
-    assert [(s["start"], s["end"]) for s in output["seams"]] == [
-        (nxt[0], prev[1]) for prev, nxt in zip(spans, spans[1:])
-    ]
+    assert [(s["start"], s["end"]) for s in output.seams] == [(nxt[0], prev[1]) for prev, nxt in zip(spans, spans[1:])]
 
 
 @pytest.mark.parametrize(("arm", "without"), [("pauses", "pauses_raw"), ("baseline_repaired", "baseline")])
@@ -294,8 +292,8 @@ def test_onset_repair_stage_moves_only_starts_later_in_order_and_counts_them(
     raw = summary.folder.read_hypothesis(without, "plain").words
     assert [(w.text, w.end, w.confidence) for w in repaired] == [(w.text, w.end, w.confidence) for w in raw]
     moved = [(a, b) for a, b in zip(raw, repaired) if a.start != b.start]
-    assert summary.folder.read_arm_output(arm, "plain")["retimed_onsets"] == len(moved)
-    assert summary.folder.read_arm_output(without, "plain")["retimed_onsets"] == 0
+    assert summary.folder.read_arm_output(arm, "plain").retimed_onsets == len(moved)
+    assert summary.folder.read_arm_output(without, "plain").retimed_onsets == 0
     assert all(a.start < b.start <= b.end for a, b in moved)
     starts = [w.start for w in repaired if w.start is not None]
     assert starts == sorted(starts)
@@ -307,9 +305,9 @@ def test_onset_repair_stage_moves_only_starts_later_in_order_and_counts_them(
 
 def test_the_repair_shares_the_windows_pause_pass_with_the_same_silero_parameters(experiment) -> None:
     _, summary, _ = experiment
-    vad = summary.folder.read_arm_output("pauses", "plain")["reuse"]["vad"]
+    vad = summary.folder.read_arm_output("pauses", "plain").reuse["vad"]
     # Two passes asked for (window placement, onset repair), one computed at most: same cache entry.
-    assert vad["computed"] + vad["reused"] == 2 and vad["computed"] <= 1
+    assert vad.computed + vad.reused == 2 and vad.computed <= 1
 
 
 def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(experiment) -> None:
@@ -319,10 +317,10 @@ def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(exp
     assert relation["relation"] == "same weights, different decoding configuration"
     assert "beam_size" in relation["decoding_changed"]
     combined = summary.folder.read_arm_output("combined", "plain")
-    assert {u["recognizer"] for u in combined["units"]} == {"whisper_base", "whisper_base_greedy"}
+    assert {u["recognizer"] for u in combined.units} == {"whisper_base", "whisper_base_greedy"}
     # Both recognizers' decodes were already made by the baseline and second arms: nothing is decoded twice.
-    assert all(u["cached"] for u in combined["units"])
-    for span in combined["disagreements"]:
+    assert all(u["cached"] for u in combined.units)
+    for span in combined.disagreements:
         assert span["kept"] in ("whisper_base", "whisper_base_greedy")
         assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
     review = json.loads(summary.folder.disagreements("second", "plain").read_text())
@@ -421,7 +419,7 @@ def test_unchanged_rerun_recomputes_nothing_and_interrupted_run_resumes(experime
     (summary.folder.arm_output("windows", "plain").parent / ".plain.json.abc.part").write_text("{")
     resumed = run_experiment(loaded, "tuning", progress=False)
     assert (resumed.computed, resumed.reused) == (1, len(ARMS) - 1)
-    units = summary.folder.read_arm_output("windows", "plain")["units"]
+    units = summary.folder.read_arm_output("windows", "plain").units
     assert units and all(unit["cached"] for unit in units)  # the decodes themselves came from the cache
     assert {p: p.read_bytes() for p in summary.folder.root.glob("hypotheses/*/*")} == before
 

@@ -97,23 +97,19 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
     _, summary, evaluation = forward
     for clip in CLIPS:
         forced = summary.folder.read_arm_output("forced", clip)
-        assert forced["segments"] and all(
-            s["temperature"] == 1.0 and s["outcome"] == ALL_FAILED for s in forced["segments"]
-        )
+        assert forced.segments and all(s["temperature"] == 1.0 and s["outcome"] == ALL_FAILED for s in forced.segments)
         assert all(
             None not in (s["start"], s["end"])
             and s["avg_logprob"] < 0
             and 0 <= s["no_speech_prob"] <= 1
             and s["compression_ratio"] > 0
-            for s in forced["segments"]
+            for s in forced.segments
         )
-        assert {w["segment_id"].split("/")[1] for w in forced["words"]} <= {
-            s["segment_id"].split("/")[1] for s in forced["segments"]
+        assert {w.segment_id.split("/")[1] for w in forced.words if w.segment_id} <= {
+            s["segment_id"].split("/")[1] for s in forced.segments
         }
         baseline = summary.folder.read_arm_output("baseline", clip)
-        assert baseline["segments"] and all(
-            s["outcome"] == FIRST and s["temperature"] == 0.0 for s in baseline["segments"]
-        )
+        assert baseline.segments and all(s["outcome"] == FIRST and s["temperature"] == 0.0 for s in baseline.segments)
     rows = {(r["arm"], r["recording"]): r for r in summary.folder.read_record().measurements}
     assert all(rows["forced", c]["fallback_share"] == 1.0 and rows["forced", c]["fallback_dominated"] for c in CLIPS)
     assert rows["forced", CLIPS[0]]["temperatures"] == "1.0: 100%"

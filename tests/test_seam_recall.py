@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -109,9 +110,10 @@ def test_window_edges_are_counted_by_place_and_reason_once_per_window(tmp_path: 
     assert window_edges(evaluation.outputs, ["baseline"]).table.empty  # the baseline has no window
 
 
-def test_grid_placed_windows_count_their_inner_edges_as_grid_by_placement() -> None:
+def test_grid_placed_windows_count_their_inner_edges_as_grid_by_placement(tmp_path: Path) -> None:
     units = [{"unit": f"vad000.win00{i}"} for i in range(3)] + [{"unit": "vad001.win000"}, {"unit": "full"}]
-    edges = window_edges({("grid", "r1"): {"units": units}}, ["grid"])
+    output = replace(windowed_run(tmp_path).read_arm_output("windows", "r1"), units=tuple(units))
+    edges = window_edges({("grid", "r1"): output}, ["grid"])
     assert edges.totals("grid") == {
         "start": {"recording edge": 2, f"grid: {GRID_PLACEMENT}": 2},
         "end": {f"grid: {GRID_PLACEMENT}": 2, "recording edge": 2},

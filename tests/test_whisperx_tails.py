@@ -127,7 +127,7 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
     )
     summary = run_experiment(load_experiment(tmp_path), "tuning", ["vad_batched"], progress=False)
     output = summary.folder.read_arm_output("vad_batched", "pairs")
-    units = [u for u in output["units"] if u["recognizer"] == "whisper_base_batched"]
+    units = [u for u in output.units if u["recognizer"] == "whisper_base_batched"]
     assert len(units) == 2 and [u.get("tails_redecoded") for u in units] == [1, 1]
     notes = summary.folder.read_hypothesis("vad_batched", "pairs").meta["recognizers"]["whisper_base_batched"]
     assert notes["tails_redecoded"] == 2 and notes["decoder"].startswith("faster-whisper BatchedInferencePipeline")

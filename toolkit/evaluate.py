@@ -22,6 +22,7 @@ from toolkit.explain.seams import flag_recall
 from toolkit.report.alignment_pages import write_alignment_page
 from toolkit.report.document import Section
 from toolkit.report.run_report import write_reports
+from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.scored import Evaluation
 from toolkit.runs.window_edges import window_edges
@@ -89,21 +90,23 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     references: dict[str, Reference] = {}
-    outputs: dict[tuple[str, str], dict[str, Any]] = {}
+    outputs: dict[tuple[str, str], ArmOutputFile] = {}
     seam_rows: list[dict[str, Any]] = []
     reference_arm = record.config.reference_arm
     for entry in entries:
         reference = references[entry.id] = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
+            output: ArmOutputFile | None = None
             if (arm, entry.id) in failed_arms:  # scored as a failure: no words, still in every denominator
-                hypothesis, output = Hypothesis(entry.id, [], arm, {"failed": failed_arms[arm, entry.id]}), {}
+                hypothesis = Hypothesis(entry.id, [], arm, {"failed": failed_arms[arm, entry.id]})
             else:
-                hypothesis, output = folder.read_hypothesis(arm, entry.id), folder.read_arm_output(arm, entry.id)
-            outputs[arm, entry.id] = output
-            seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in output.get("seams", []))
-            vad = [tuple(s) for s in output["vad_segments"] if None not in s] if output.get("vad_segments") else None
-            seams = sorted({(s["start"], s["end"]) for s in output.get("seams", [])}) if arm in windowed else None
+                hypothesis = folder.read_hypothesis(arm, entry.id)
+                output = outputs[arm, entry.id] = folder.read_arm_output(arm, entry.id)
+            made = output.seams if output is not None else ()
+            seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in made)
+            vad = output.mapped_speech() if output is not None and output.vad_segments else None
+            seams = sorted({(s["start"], s["end"]) for s in made}) if arm in windowed else None
             scores[arm][entry.id] = score_recording(reference, hypothesis, recording_options, vad, seams)
         base = scores[reference_arm][entry.id]
         for arm in arms:  # lost turns need the baseline's alignment of the same reference

@@ -6,7 +6,7 @@ Sources, all files a run already wrote (nothing is recomputed):
   omissions and duplications (``seam``) and words in confirmed non-speech (``nonspeech_text``);
 - ``scores/explain/<arm>.json``: every word an arm got wrong that the baseline got right, or inserted
   where the baseline did not, with its cause (``regression``; the cause is the detail);
-- ``review/<arm>/<rec>.json``: where an arm disagrees with the baseline (``disagreement``);
+- ``disagreements/<arm>/<rec>.json``: where an arm disagrees with the baseline (``disagreement``);
 - ``outputs/<arm>/<rec>.json``: disagreements between an arm's two recognizers
   (``disagreement``) and seams flagged for review (``seam``);
 - the reference's ``unresolved`` intervals (``unresolved``).
@@ -223,11 +223,12 @@ def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str
 
 def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Recognizer disagreements and flagged seams from one arm's full output."""
-    output = _read_json(folder.arm_output(arm, recording), problems)
+    path = folder.arm_output(arm, recording)
+    output = _read_scored(path, lambda: folder.read_arm_output(arm, recording), problems, True)
     if output is None:
         return []
     items = []
-    for span in output.get("disagreements", []):
+    for span in output.disagreements:
         labels = [key for key in span if key not in ("start", "end", "kept") and not key.endswith("_confidence")]
         items.append(
             QueueItem(
@@ -240,7 +241,7 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
                 tuple((f"{arm}: {label}", str(span[label])) for label in labels),
             )
         )
-    for seam in output.get("seams", []):
+    for seam in output.seams:
         if seam.get("review"):
             flags = ", ".join(sorted({flag.get("kind", "") for flag in seam.get("flags", [])})) or "flagged"
             items.append(

@@ -63,7 +63,8 @@ def write_record(path: Path, record: Any) -> Path:
 
 
 def record_from_json(cls: type[T], data: Any, path: Path | str, where: str = "") -> T:
-    """``data`` (parsed JSON) as ``cls``, each key checked; errors name ``path`` and the key's place."""
+    """``data`` (parsed JSON, or JSON-like data with tuples for lists) as ``cls``, each key checked; errors name
+    ``path`` and the key's place."""
     return typing.cast(T, _reader(typing.cast(Any, cls))(data, path, where or "the file"))
 
 
@@ -130,7 +131,9 @@ def _reader(hint: Any) -> Reader:
     if origin in (typing.Union, types.UnionType):
         return _union_reader(args)
     if origin is tuple:
-        return _list_reader(_reader(args[0]))
+        if len(args) == 2 and args[1] is Ellipsis:
+            return _list_reader(_reader(args[0]))
+        return _fixed_reader(tuple(_reader(arg) for arg in args))
     if origin is dict:
         return _mapping_reader(_reader(args[1]))
     if hint is float:
@@ -153,9 +156,22 @@ def _union_reader(args: tuple[Any, ...]) -> Reader:
 
 def _list_reader(item: Reader) -> Reader:
     def read(data: Any, path: Path | str, where: Where) -> Any:
-        if not isinstance(data, list):
+        if not isinstance(data, (list, tuple)):  # a tuple: data a writer built in Python (JSON gives lists)
             raise InputError(path, f"{_describe(where)} must be a list, not {type(data).__name__}")
         return tuple(item(value, path, (where, i)) for i, value in enumerate(data))
+
+    return read
+
+
+def _fixed_reader(items: tuple[Reader, ...]) -> Reader:
+    """A list of exactly ``len(items)`` values, each read by its own reader (a pair, say)."""
+    lists = _list_reader(lambda value, path, where: value)
+
+    def read(data: Any, path: Path | str, where: Where) -> Any:
+        values = lists(data, path, where)
+        if len(values) != len(items):
+            raise InputError(path, f"{_describe(where)} must hold {len(items)} values, not {len(values)}")
+        return tuple(item(value, path, (where, i)) for i, (item, value) in enumerate(zip(items, values)))
 
     return read
 

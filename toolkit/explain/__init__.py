@@ -194,8 +194,8 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
             else np.zeros((0, 2))
         )
         context = RecordingContext(
-            SideRecord.of(evaluation.outputs.get((arm, rid), {})),
-            SideRecord.of(evaluation.outputs.get((base_name, rid), {})),
+            SideRecord.of(evaluation.outputs.get((arm, rid))),
+            SideRecord.of(evaluation.outputs.get((base_name, rid))),
             nonspeech,
             evaluation.options.seam_margin_s,
         )

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from toolkit.explain.changes import ARM, Change
+from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.intervals import merge, overlap
 from toolkit.scorer.metrics.seam_errors import locate_reference_token
@@ -58,22 +58,24 @@ class SideRecord:
     enhanced: bool
 
     @classmethod
-    def of(cls, output: dict[str, Any]) -> SideRecord:
-        """From an arm's full output (``outputs/<arm>/<recording>.json``); {} for a failed arm."""
-        speech = output.get("vad_segments")
+    def of(cls, output: ArmOutputFile | None) -> SideRecord:
+        """From an arm's full output (``outputs/<arm>/<recording>.json``); None for a failed arm."""
+        if output is None:
+            return cls(speech=None, seams=np.zeros((0, 2)), hot=merge([]), enhanced=False)
+        speech = output.mapped_speech()
         hot = [
             (s["start"], s["end"])
-            for s in output.get("segments", [])
+            for s in output.segments
             if s.get("outcome") not in (FIRST_TEMPERATURE, "no fallback (batched)")
             and s.get("start") is not None
             and s.get("end") is not None
         ]
-        seams = [(s["start"], s["end"]) for s in output.get("seams", [])]
+        seams = [(s["start"], s["end"]) for s in output.seams]
         return cls(
-            speech=None if speech is None else merge([tuple(r) for r in speech if None not in r]),
+            speech=None if speech is None else merge(speech),
             seams=np.array(sorted(set(seams)), dtype=float).reshape(-1, 2),
             hot=merge(hot),
-            enhanced=output.get("enhancement") is not None,
+            enhanced=output.enhancement is not None,
         )
 
 

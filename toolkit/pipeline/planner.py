@@ -21,7 +21,6 @@ plan is refused: its RTFs say nothing about a GPU.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -237,13 +236,10 @@ def shared_rtf(run: Path, arms: list[str]) -> float | None:
         work: dict[str, float] = {}
         for arm in arms:
             try:
-                stored = json.loads(folder.arm_output(arm, recording).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                stored = folder.read_arm_output(arm, recording)
+            except InputError:  # missing, damaged, or from before units of work were recorded
                 return None
-            try:
-                work.update({key: float(unit["wall_s"]) for key, unit in stored["work"].items()})
-            except (AttributeError, KeyError, TypeError, ValueError):  # no units of work recorded, or damaged
-                return None
+            work.update({key: unit.wall_s for key, unit in stored.work.items()})
         wall_s += sum(work.values())
     audio_s = sum(durations.values())
     return wall_s / audio_s if audio_s else None

@@ -9,18 +9,18 @@ failed for that recording; the other arms go on.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from toolkit.core.files import atomic_write_json
+from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm
 from toolkit.pipeline.measure import Measurement, measure
 from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_counts
 from toolkit.pipeline.workers import WorkNeeded
+from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import ArmFailure
 
@@ -84,7 +84,7 @@ def run_recording(
     (tqdm) advances per arm."""
     result = RecordingResult(entry.id)
     signal = None
-    outputs: dict[str, dict[str, Any]] = {}
+    outputs: dict[str, ArmOutputFile] = {}
     for arm in arms:
         if bar is not None:
             bar.set_postfix_str(f"{entry.id} {arm.name}")
@@ -116,7 +116,7 @@ def run_recording(
         else:
             result.reused += 1
         result.this_run.add(this_run or Measurement())
-        result.measured.add(Measurement(**stored["compute"]))
+        result.measured.add(Measurement(**asdict(stored.compute)))
         outputs[arm.name] = stored
         result.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
         if bar is not None:
@@ -143,19 +143,17 @@ class ResultGuard(Protocol):
 
 def stored_output(
     folder: RunFolder, arm: str, recording: str, unit_key: str, guard: ResultGuard | None = None
-) -> dict[str, Any] | None:
+) -> ArmOutputFile | None:
     """The stored result of ``arm`` on ``recording`` if it was made with ``unit_key`` (and ``guard`` adopts it)."""
     if guard is not None and not guard.adopt(folder, arm, recording, unit_key):
         return None
-    path = folder.arm_output(arm, recording)
-    if not path.is_file():
+    if not folder.arm_output(arm, recording).is_file():
         return None
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        stored = folder.read_arm_output(arm, recording)
+    except InputError:  # damaged, or written before a field was recorded: made again (from the cache)
         return None
-    # Outputs written before segments and reuse were recorded are made again (from the cache).
-    return stored if stored.get("unit_key") == unit_key and "segments" in stored and "reuse" in stored else None
+    return stored if stored.unit_key == unit_key else None
 
 
 def _write_result(
@@ -166,7 +164,7 @@ def _write_result(
     output: ArmOutput,
     unit_key: str,
     this_run: dict[str, float],
-) -> dict[str, Any]:
+) -> ArmOutputFile:
     """Write hypothesis (JSON + CTM), disagreement list, then the full output last (the completion mark)."""
     from toolkit.formats import write_ctm, write_hypothesis_json
 
@@ -178,73 +176,61 @@ def _write_result(
     )
     write_hypothesis_json(hypothesis, folder.hypothesis_json(arm.name, recording))
     write_ctm(hypothesis, folder.hypothesis_ctm(arm.name, recording))
-    stored = {
-        "unit_key": unit_key,
-        "code": code_digest("arm"),
-        "arm": arm.name,
-        "recording": recording,
-        "duration": duration,
-        "this_run": this_run,
-        **output.to_json(),
-    }
-    stored["real_time_factor"] = round(output.compute.wall_s / duration, 4) if duration > 0 else None
-    atomic_write_json(folder.arm_output(arm.name, recording), stored)
-    return stored
+    stored = output.stored(unit_key, code_digest("arm"), arm.name, recording, duration, this_run)
+    return folder.write_arm_output(arm.name, recording, stored)
 
 
 def _row(
-    arm: str, recording: str, duration: float, stored: dict[str, Any], this_run: Measurement | None
+    arm: str, recording: str, duration: float, stored: ArmOutputFile, this_run: Measurement | None
 ) -> dict[str, Any]:
     """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
     toolkit.report.run_report says what each figure means."""
     from toolkit.asr.segments import temperature_summary
 
-    compute = stored["compute"]
-    units = stored["reuse"].values() if this_run is not None else []
+    units = stored.reuse.values() if this_run is not None else []
     this_run = this_run or Measurement()
-    temperatures = temperature_summary(stored["segments"])
+    temperatures = temperature_summary(stored.segments)
     return {
         "arm": arm,
         "recording": recording,
         "duration_s": duration,
-        "words": len(stored["words"]),
-        "wall_s": compute["wall_s"],
-        "cpu_s": compute["cpu_s"],
-        "peak_rss_mb": compute["peak_rss_mb"],
-        "real_time_factor": stored["real_time_factor"],
+        "words": len(stored.words),
+        "wall_s": stored.compute.wall_s,
+        "cpu_s": stored.compute.cpu_s,
+        "peak_rss_mb": stored.compute.peak_rss_mb,
+        "real_time_factor": stored.real_time_factor,
         "this_run_wall_s": round(this_run.wall_s, 4),
         "this_run_cpu_s": round(this_run.cpu_s, 4),
         "result": "computed" if units else "reused",
-        "units_computed": sum(u["computed"] for u in units),
-        "units_reused": sum(u["reused"] for u in units),
+        "units_computed": sum(u.computed for u in units),
+        "units_reused": sum(u.reused for u in units),
         "decoded_s": temperatures["decoded_s"],
         "fallback_share": temperatures["fallback_share"],
         "fallback_dominated": temperatures["fallback_dominated"],
         "temperatures": "; ".join(
             f"{t}: {100 * share:.0f}%" for t, share in temperatures["share_by_temperature"].items()
         ),
-        "unmapped_times": stored["unmapped_times"],
-        "seams": len(stored["seams"]),
-        "disagreements": len(stored["disagreements"]),
+        "unmapped_times": stored.unmapped_times,
+        "seams": len(stored.seams),
+        "disagreements": len(stored.disagreements),
     }
 
 
 def _write_arm_disagreements(
-    folder: RunFolder, recording: str, arms: list[Arm], outputs: dict[str, dict[str, Any]]
+    folder: RunFolder, recording: str, arms: list[Arm], outputs: dict[str, ArmOutputFile]
 ) -> None:
     """Disagreement lists (JSON and CSV) of where each arm disagrees with the first arm, the baseline
     (none for an arm that failed, or for any when the baseline failed).
 
     Disagreements between two recognizers of one arm stay in that arm's output file.
     """
-    from toolkit.core.transcripts import Word
     from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 
     base = arms[0].name
     if base not in outputs:
         return
-    base_words = [Word(**w) for w in outputs[base]["words"]]
+    base_words = outputs[base].words
     for arm in (a for a in arms[1:] if a.name in outputs):
-        spans = disagreement_spans(base_words, [Word(**w) for w in outputs[arm.name]["words"]])
+        spans = disagreement_spans(base_words, outputs[arm.name].words)
         for path in (folder.disagreements(arm.name, recording), folder.disagreements(arm.name, recording, "csv")):
             write_disagreements(spans, path, recording_id=recording, label_a=base, label_b=arm.name)

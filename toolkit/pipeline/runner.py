@@ -123,10 +123,23 @@ class ArmOutput:
         self.reuse[kind]["computed" if computed else "reused"] += 1
         return spent
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["compute"] = self.compute.to_json()  # rounded
-        return data
+    def stored(
+        self, unit_key: str, code: str, arm: str, recording: str, duration: float, this_run: dict[str, float]
+    ) -> dict[str, Any]:
+        """The output as its run folder stores it (toolkit.runs.arm_output_file), with the unit key and code
+        that made it and what this run spent on it."""
+        rtf = round(self.compute.wall_s / duration, 4) if duration > 0 else None
+        return {
+            "unit_key": unit_key,
+            "code": code,
+            "arm": arm,
+            "recording": recording,
+            "duration": duration,
+            "this_run": this_run,
+            **asdict(self),
+            "compute": self.compute.to_json(),  # rounded
+            "real_time_factor": rtf,
+        }
 
 
 def _enhancer_service(config: Any) -> Any:

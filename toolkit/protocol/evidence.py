@@ -11,7 +11,6 @@ recording finished) is made afresh. The gate and ``ablate audit verify`` check t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +64,7 @@ class EvidenceGuard:
             return False  # never recorded: this run makes it afresh
         for path in files:
             check_recorded(path, self.hashes.get(self._relative(path)))
-        made_with = json.loads(folder.arm_output(arm, recording).read_text(encoding="utf-8")).get("unit_key")
+        made_with = folder.read_arm_output(arm, recording).unit_key
         if made_with != unit_key:
             raise EvidenceChanged(
                 folder.arm_output(arm, recording),

@@ -69,7 +69,7 @@ def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
                     raise InputError(path, f"missing: the {split} run has no output of arm {arm!r} for {rid!r}")
             if folder.read_hypothesis(arm, rid).recording_id != rid:
                 raise InputError(folder.hypothesis_json(arm, rid), f"this hypothesis is not of recording {rid!r}")
-            codes.setdefault(str(folder.read_arm_output(arm, rid).get("code")), folder.arm_output(arm, rid))
+            codes.setdefault(folder.read_arm_output(arm, rid).code, folder.arm_output(arm, rid))
     if len(codes) > 1:
         first, second = list(codes.items())[:2]
         raise InputError(

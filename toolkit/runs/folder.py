@@ -9,7 +9,6 @@ disagreements with the baseline, and later the score tables and reports.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.json_records import read_record, record_from_json, write_record
 from toolkit.core.names import did_you_mean, path_name_problem, unknown_name
 from toolkit.core.transcripts import Hypothesis
+from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.record import RunRecord
 from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
 
@@ -123,8 +123,15 @@ class RunFolder:
     def write_stability(self, stability: Stability) -> Path:
         return write_record(self.stability, stability)
 
-    def read_arm_output(self, arm: str, recording: str) -> dict[str, Any]:
-        return json.loads(self.arm_output(arm, recording).read_text(encoding="utf-8"))
+    def read_arm_output(self, arm: str, recording: str) -> ArmOutputFile:
+        return read_record(ArmOutputFile, self.arm_output(arm, recording), "arm output")
+
+    def write_arm_output(self, arm: str, recording: str, data: dict[str, Any]) -> ArmOutputFile:
+        """Write an arm's full output (its result's completion mark), refused unless it reads back as an
+        ArmOutputFile; the record written."""
+        record = record_from_json(ArmOutputFile, data, self.arm_output(arm, recording))
+        write_record(self.arm_output(arm, recording), record)
+        return record
 
 
 def _write(path: Path, record_type: Any, data: Any) -> Path:

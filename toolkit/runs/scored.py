@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from toolkit.core.transcripts import Reference
+    from toolkit.runs.arm_output_file import ArmOutputFile
     from toolkit.runs.folder import RunFolder
     from toolkit.runs.record import ArmFailure, RunRecord
     from toolkit.scorer.options import ScoreOptions
@@ -38,7 +39,8 @@ class Evaluation:
     reference_arm: str
     options: ScoreOptions
     references: dict[str, Reference] = field(default_factory=dict)  # by recording, as scored
-    outputs: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (arm, recording): its full output
+    # (arm, recording): its full output; none for an arm that failed on the recording
+    outputs: dict[tuple[str, str], ArmOutputFile] = field(default_factory=dict)
     table_text: str = ""
     report_markdown: Path | None = None
     report_html: Path | None = None

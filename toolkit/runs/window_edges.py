@@ -18,6 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.runs.arm_output_file import ArmOutputFile
+
 GRID, EDGE = "grid", "recording edge"
 NOT_RECORDED = "not recorded"
 GRID_PLACEMENT = "grid placement"
@@ -57,20 +59,20 @@ class WindowEdges:
         return wide.sort_values(["_arm", "_edge"]).drop(columns=["_arm", "_edge"]).reset_index(drop=True)
 
 
-def window_edges(outputs: Mapping[tuple[str, str], dict[str, Any]], windowed: Iterable[str]) -> WindowEdges:
+def window_edges(outputs: Mapping[tuple[str, str], ArmOutputFile], windowed: Iterable[str]) -> WindowEdges:
     """Where the window edges of each arm in ``windowed`` fell, per recording, from the arms' outputs."""
     chosen = set(windowed)
     counts: Counter[tuple[str, str, str, str, str]] = Counter()
     for (arm, recording), output in outputs.items():
         if arm not in chosen:
             continue
-        for edge, at, reason in _edges(output.get("units", [])):
+        for edge, at, reason in _edges(output.units):
             counts[arm, recording, edge, at, reason] += 1
     rows = [dict(zip(COLUMNS, (*key, n))) for key, n in counts.items()]
     return WindowEdges(pd.DataFrame.from_records(rows, columns=COLUMNS))
 
 
-def _edges(units: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def _edges(units: Iterable[dict[str, Any]]) -> list[tuple[str, str, str]]:
     """(edge, place, reason) of every window edge among one output's decode units."""
     regions: dict[str, dict[str, dict[str, Any]]] = {}
     for unit in units:  # a window decoded by two recognizers (combine) is one window
