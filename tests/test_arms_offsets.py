@@ -323,11 +323,11 @@ def test_second_model_is_labelled_and_its_disagreements_feed_the_review_list(exp
     for span in combined.disagreements:
         assert span["kept"] in ("whisper_base", "whisper_base_greedy")
         assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
-    review = json.loads(summary.folder.disagreements("second", "plain").read_text())
-    assert (review["label_a"], review["label_b"]) == ("baseline", "second")
+    review = summary.folder.read_disagreement_list("second", "plain")
+    assert (review.label_a, review.label_b) == ("baseline", "second")
     assert summary.folder.disagreements("second", "plain", "csv").is_file()
-    for span in review["spans"]:
-        assert span["start"] is None or 0 <= span["start"] <= span["end"] <= DURATION + 0.01
+    for listed in review.spans:
+        assert listed.start is None or 0 <= listed.start <= (listed.end or 0) <= DURATION + 0.01
     assert not summary.folder.disagreements("baseline", "plain").exists()
     hypothesis = summary.folder.read_hypothesis("second", "plain")
     assert hypothesis.meta["recognizers"]["whisper_base_greedy"]["word_times"] == "recognizer"

@@ -20,7 +20,6 @@ A missing or unreadable file is reported in ``problems``, never fatal.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -52,7 +51,7 @@ KIND_LABELS = {
 }
 CRITICAL_DETAILS = ("negation", "name", "number")
 ONSET_ONLY_SPAN_S = 1.0
-Scored = TypeVar("Scored")
+Read = TypeVar("Read")
 
 
 @dataclass(frozen=True)
@@ -140,8 +139,9 @@ def build_queue(folder: RunFolder, references: Mapping[str, Reference] | None = 
     return ReviewQueue(sorted(_merge(raw), key=lambda item: item.rank), problems)
 
 
-def _read_scored(path: Path, read: Callable[[], Scored], problems: list[str], required: bool) -> Scored | None:
-    """A score file through its reader; missing (when ``required``) or damaged: one line in ``problems``."""
+def _read_run_file(path: Path, read: Callable[[], Read], problems: list[str], required: bool) -> Read | None:
+    """A run folder's file through its record's reader; missing (when ``required``) or damaged: one line in
+    ``problems``."""
     if not path.is_file():
         if required:
             problems.append(f"{path}: missing")
@@ -151,17 +151,6 @@ def _read_scored(path: Path, read: Callable[[], Scored], problems: list[str], re
     except InputError as error:
         problems.append(str(error))
         return None
-
-
-def _read_json(path: Path, problems: list[str], required: bool = True) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        if required:
-            problems.append(f"{path}: missing")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        problems.append(f"{path}: unreadable ({error})")
-    return None
 
 
 def _span(start: Any, end: Any) -> tuple[float | None, float | None]:
@@ -175,7 +164,7 @@ def _span(start: Any, end: Any) -> tuple[float | None, float | None]:
 def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Critical-word, seam and non-speech instances of one scored arm (absent until the run is scored)."""
     path = folder.recording_score(arm, recording)
-    score = _read_scored(path, lambda: folder.read_recording_score(arm, recording), problems, folder.scores.is_dir())
+    score = _read_run_file(path, lambda: folder.read_recording_score(arm, recording), problems, folder.scores.is_dir())
     if score is None:
         return []
     items = []
@@ -224,7 +213,7 @@ def _from_scores(folder: RunFolder, arm: str, recording: str, problems: list[str
 def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Recognizer disagreements and flagged seams from one arm's full output."""
     path = folder.arm_output(arm, recording)
-    output = _read_scored(path, lambda: folder.read_arm_output(arm, recording), problems, True)
+    output = _read_run_file(path, lambda: folder.read_arm_output(arm, recording), problems, True)
     if output is None:
         return []
     items = []
@@ -261,7 +250,7 @@ def _from_output(folder: RunFolder, arm: str, recording: str, problems: list[str
 def _from_explanation(folder: RunFolder, arm: str, problems: list[str]) -> list[QueueItem]:
     """The arm's regressions against the baseline, each under its cause (absent until the run is scored)."""
     path = folder.explanation(arm)
-    explanation = _read_scored(path, lambda: folder.read_explanation(arm), problems, folder.scores.is_dir())
+    explanation = _read_run_file(path, lambda: folder.read_explanation(arm), problems, folder.scores.is_dir())
     if explanation is None:
         return []
     return [
@@ -281,21 +270,22 @@ def _from_explanation(folder: RunFolder, arm: str, problems: list[str]) -> list[
 
 def _from_disagreements(folder: RunFolder, arm: str, recording: str, problems: list[str]) -> list[QueueItem]:
     """Where ``arm`` disagrees with the baseline."""
-    listing = _read_json(folder.disagreements(arm, recording), problems)
+    path = folder.disagreements(arm, recording)
+    listing = _read_run_file(path, lambda: folder.read_disagreement_list(arm, recording), problems, True)
     if listing is None:
         return []
-    base = listing.get("label_a", "baseline")
+    base = listing.label_a
     return [
         QueueItem(
             DISAGREEMENT,
             "arms",
             recording,
-            *_span(span.get("start"), span.get("end")),
+            *_span(span.start, span.end),
             (base, arm),
             "",
-            ((base, span.get("text_a", "")), (arm, span.get("text_b", ""))),
+            ((base, span.text_a), (arm, span.text_b)),
         )
-        for span in listing.get("spans", [])
+        for span in listing.spans
     ]
 
 

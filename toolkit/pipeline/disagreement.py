@@ -23,8 +23,10 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from toolkit.core.errors import InputError, ToolkitError
-from toolkit.core.files import atomic_write_json, atomic_write_text
+from toolkit.core.files import atomic_write_text
+from toolkit.core.json_records import record_from_json, write_record
 from toolkit.core.transcripts import Word
+from toolkit.runs.disagreement_file import DisagreementListFile
 from toolkit.scorer.normalize.same_word import word_key
 
 _KINDS = {frozenset({"replace"}): "substitution", frozenset({"delete"}): "only_a", frozenset({"insert"}): "only_b"}
@@ -120,15 +122,9 @@ def write_disagreements(
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix == ".json":
-        return atomic_write_json(
-            target,
-            {
-                "recording_id": recording_id,
-                "label_a": label_a,
-                "label_b": label_b,
-                "spans": [span.to_json() for span in spans],
-            },
-        )
+        listing = {"recording_id": recording_id, "label_a": label_a, "label_b": label_b}
+        data = {**listing, "spans": [span.to_json() for span in spans]}
+        return write_record(target, record_from_json(DisagreementListFile, data, target))
     if suffix == ".csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")

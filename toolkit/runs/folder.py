@@ -19,6 +19,7 @@ from toolkit.core.json_records import read_record, record_from_json, write_recor
 from toolkit.core.names import did_you_mean, path_name_problem, unknown_name
 from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.arm_output_file import ArmOutputFile
+from toolkit.runs.disagreement_file import DisagreementListFile
 from toolkit.runs.record import RunRecord
 from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
 
@@ -125,6 +126,11 @@ class RunFolder:
 
     def read_arm_output(self, arm: str, recording: str) -> ArmOutputFile:
         return read_record(ArmOutputFile, self.arm_output(arm, recording), "arm output")
+
+    def read_disagreement_list(self, arm: str, recording: str) -> DisagreementListFile:
+        """Where ``arm`` disagrees with the baseline on ``recording`` (written by the pipeline's
+        ``write_disagreements``)."""
+        return read_record(DisagreementListFile, self.disagreements(arm, recording), "disagreement list")
 
     def write_arm_output(self, arm: str, recording: str, data: dict[str, Any]) -> ArmOutputFile:
         """Write an arm's full output (its result's completion mark), refused unless it reads back as an

@@ -1,6 +1,6 @@
-"""An arm's full output file as a typed record: written by one RunFolder method exactly as the plain JSON writer
-wrote it, read back by one, byte for byte (the demo's files too); a damaged file is one line naming it, and the
-readers that may go on without it (reuse, the review queue, the run's cost) do."""
+"""A run's arm outputs and disagreement lists as typed records: written exactly as the plain JSON writer wrote
+them, read back by one RunFolder method each, byte for byte (the demo's files too); a damaged file is one line
+naming it and the key, and the readers that may go on without it (reuse, the review queue) do."""
 
 from __future__ import annotations
 
@@ -19,12 +19,14 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 from toolkit.core.json_records import write_record
 from toolkit.core.transcripts import Word
+from toolkit.pipeline.disagreement import disagreement_spans, write_disagreements
 from toolkit.pipeline.recording import stored_output
 from toolkit.pipeline.runner import ArmOutput
 from toolkit.runs.arm_output_file import Cost, Reuse, WorkUnit
 from toolkit.runs.folder import RunFolder
 
-DEMO_OUTPUTS = Path(__file__).resolve().parent / "golden" / "demo-outputs"  # `ablate demo`'s, lists cut to 3 items
+# Files `ablate demo` wrote (outputs/ and disagreements/ of a tuning run); the outputs' lists cut to 3 items.
+DEMO_RUN = Path(__file__).resolve().parent / "golden" / "demo-run"
 NO_TIME = {"wall_s": 0.0, "cpu_s": 0.0}
 
 times = st.one_of(st.none(), st.floats(0, 36_000, allow_nan=False))
@@ -43,18 +45,13 @@ outputs = st.builds(
 
 
 def _demo_folder(tmp_path: Path) -> RunFolder:
-    """A run folder holding the demo's output files (as ``ablate demo`` wrote them, their lists cut short)."""
-    folder = RunFolder(tmp_path / "run")
-    for path in DEMO_OUTPUTS.glob("*/*.json"):
-        target = folder.arm_output(path.parent.name, path.stem)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, target)
-    return folder
+    """A run folder holding the demo's files."""
+    return RunFolder(Path(shutil.copytree(DEMO_RUN, tmp_path / "run")))
 
 
 def test_the_demo_outputs_read_back_byte_for_byte_with_typed_fields(tmp_path: Path) -> None:
     folder = _demo_folder(tmp_path)
-    arms = sorted(path.parent.name for path in DEMO_OUTPUTS.glob("*/*.json"))
+    arms = sorted(path.parent.name for path in folder.root.glob("outputs/*/*.json"))
     assert arms == ["combined_models", "enhance", "vad", "windows"]
     for arm in arms:
         output = folder.read_arm_output(arm, "demo01")
@@ -143,10 +140,44 @@ def test_the_writer_refuses_what_the_reader_would_and_writes_nothing(tmp_path: P
     ]
 
 
-def test_the_queue_names_a_damaged_output_and_goes_on(exp: Path) -> None:
+def test_the_demo_disagreement_lists_read_back_byte_for_byte(tmp_path: Path) -> None:
+    folder = _demo_folder(tmp_path)
+    for arm in ("enhance", "windows"):
+        listing = folder.read_disagreement_list(arm, "demo01")
+        write_record(tmp_path / "again.json", listing)
+        assert (tmp_path / "again.json").read_bytes() == folder.disagreements(arm, "demo01").read_bytes()
+        assert (listing.recording_id, listing.label_a, listing.label_b) == ("demo01", "baseline", arm)
+        assert listing.spans and all(isinstance(w, Word) for s in listing.spans for w in s.words_a + s.words_b)
+        assert all(s.text_b == " ".join(w.text for w in s.words_b) for s in listing.spans)
+    assert {s.kind for s in folder.read_disagreement_list("enhance", "demo01").spans} == {"only_b", "substitution"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(side_a=st.lists(words, max_size=8), side_b=st.lists(words, max_size=8))
+def test_a_disagreement_list_is_written_as_the_plain_writer_wrote_it_and_reads_back(
+    tmp_path: Path, side_a: list[Word], side_b: list[Word]
+) -> None:
+    folder = RunFolder(tmp_path / "run")
+    spans = disagreement_spans(side_a, side_b)
+    write_disagreements(
+        spans, folder.disagreements("arm", "rec"), recording_id="rec", label_a="baseline", label_b="arm"
+    )
+    plain = {"recording_id": "rec", "label_a": "baseline", "label_b": "arm", "spans": [s.to_json() for s in spans]}
+    atomic_write_json(tmp_path / "plain.json", plain)  # how the list was written before it had a record
+    assert folder.disagreements("arm", "rec").read_bytes() == (tmp_path / "plain.json").read_bytes()
+    listing = folder.read_disagreement_list("arm", "rec")
+    assert [(s.start, s.end, s.kind, s.words_a, s.words_b) for s in listing.spans] == [
+        (s.start, s.end, s.kind, s.words_a, s.words_b) for s in spans
+    ]
+
+
+def test_the_queue_names_a_damaged_output_or_list_and_goes_on(exp: Path) -> None:
     folder = run_folder(exp)
     before = build_queue(folder)
-    path = _damage(folder, "windows", "reuniao", seams="not a list")
+    output = _damage(folder, "windows", "reuniao", seams="not a list")
+    listing = folder.disagreements("vad", "reuniao")
+    listing.write_text(json.dumps({**json.loads(listing.read_text(encoding="utf-8")), "label_a": None}))
     queue = build_queue(folder)
-    assert any(p.startswith(f"{path}: ") and "seams must be a list" in p for p in queue.problems)
+    assert any(p.startswith(f"{output}: ") and "seams must be a list" in p for p in queue.problems)
+    assert any(p.startswith(f"{listing}: ") and "label_a must be str" in p for p in queue.problems)
     assert queue.counts()["critical"] == before.counts()["critical"]
