@@ -35,7 +35,15 @@ def check_setting(device: str, device_index: int) -> None:
 
 @cache
 def cuda_devices(library: str) -> int:
-    """How many CUDA devices ``library`` can run on here (0: none, or no CUDA build of it)."""
+    """How many CUDA devices ``library`` can run on here (0: none, no CUDA build of it, or a light install
+    without it)."""
+    try:
+        return _cuda_devices(library)
+    except ModuleNotFoundError:
+        return 0
+
+
+def _cuda_devices(library: str) -> int:
     if library == "ctranslate2":
         import ctranslate2
 
