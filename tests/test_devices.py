@@ -80,10 +80,10 @@ def test_device_settings_are_parsed_strictly(tmp_path: Path) -> None:
         load_experiment(demo_variant(tmp_path, "device_index = 0", "device_index = -1"))
     with pytest.raises(InputError, match="gtcrn parameter device must be one of 'auto', 'cpu', 'cuda', got 'tpu'"):
         build_enhancer("gtcrn", {"device": "tpu"})
-    from toolkit.audio.vad import SileroVadConfig
+    from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig
 
     with pytest.raises(InputError, match="must write out every parameter; missing device, device_index"):
-        table = {f: v for f, v in SileroVadConfig().__dict__.items() if not f.startswith("device")}
+        table = {f: v for f, v in LIBRARY_DEFAULTS.__dict__.items() if not f.startswith("device")}
         build_config(SileroVadConfig, table, path="exp.toml", where="vad")
 
 

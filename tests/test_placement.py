@@ -9,7 +9,7 @@ from demo_variant import DEMO, demo_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.audio.vad import SileroVadConfig
+from toolkit.audio.vad import LIBRARY_DEFAULTS
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.pipeline.windows import (
@@ -23,7 +23,7 @@ from toolkit.pipeline.windows import (
     plan_pause_windows,
 )
 
-CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=SileroVadConfig())
+CONFIG = PauseConfig(search_s=4.0, min_pause_s=0.3, edge_silence_s=0.5, vad=LIBRARY_DEFAULTS)
 
 
 def _speech(duration: float, sentence: float = 5.0, pause: float = 2.1) -> list[tuple[float, float]]:
@@ -101,7 +101,7 @@ def test_a_grid_edge_with_only_a_short_gap_in_reach_says_the_pauses_were_too_sho
     assert (windows[1].end, windows[1].end_reason) == (55.0, NO_PAUSE)
     # The same gap is a pause once min_pause_s allows it: the end moves into it (28.1 s, nearest its aim);
     # the next start, now aimed at 23.1 s (range [19.1, 27.1] s), has no gap at all within reach.
-    relaxed = plan_pause_windows(90.0, 30.0, 5.0, 0.0, speech, PauseConfig(4.0, 0.2, 0.5, SileroVadConfig()))
+    relaxed = plan_pause_windows(90.0, 30.0, 5.0, 0.0, speech, PauseConfig(4.0, 0.2, 0.5, LIBRARY_DEFAULTS))
     assert (relaxed[0].end, relaxed[0].end_at) == (28.1, PAUSE)
     assert (relaxed[1].start, relaxed[1].start_at, relaxed[1].start_reason) == (23.1, GRID, NO_PAUSE)
 
@@ -129,11 +129,11 @@ def test_a_shifted_origin_aims_the_first_window_at_origin_plus_overlap() -> None
 
 def test_layout_that_cannot_keep_the_overlap_is_refused() -> None:
     with pytest.raises(ToolkitError, match="search_s .* must be smaller than overlap_s"):
-        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, SileroVadConfig()))
+        plan_pause_windows(100.0, 30.0, 5.0, 0.0, [], PauseConfig(5.0, 0.3, 0.5, LIBRARY_DEFAULTS))
     with pytest.raises(ToolkitError, match="at least 2 \\* overlap_s \\+ search_s"):
         plan_pause_windows(100.0, 12.0, 5.0, 0.0, [], CONFIG)
     with pytest.raises(ValueError, match="edge_silence_s must be positive"):
-        PauseConfig(4.0, 0.3, 0.0, SileroVadConfig())
+        PauseConfig(4.0, 0.3, 0.0, LIBRARY_DEFAULTS)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from shared_data import PTBR_DEV, PTBR_LONGFORM
 
 from toolkit.audio.io import load_audio
 from toolkit.audio.signal import Signal, resample
-from toolkit.audio.vad import SileroVadConfig, merge_regions, silero_speech_regions
+from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig, merge_regions, silero_speech_regions
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
 
@@ -36,7 +36,7 @@ def framed() -> tuple[Signal, float]:
 @pytest.mark.needs_model
 def test_regions_surround_the_speech(framed: tuple[Signal, float]) -> None:
     signal, clip_duration = framed
-    regions = silero_speech_regions(signal, SileroVadConfig())
+    regions = silero_speech_regions(signal, LIBRARY_DEFAULTS)
     assert regions, "no speech found in a real sentence"
     assert regions[0][0] >= LEAD - 0.3
     assert regions[-1][1] <= LEAD + clip_duration + 0.3
@@ -49,8 +49,8 @@ def test_regions_surround_the_speech(framed: tuple[Signal, float]) -> None:
 @pytest.mark.needs_model
 def test_regions_are_in_the_signals_own_seconds_at_any_rate(framed: tuple[Signal, float]) -> None:
     signal, _ = framed
-    at_16k = silero_speech_regions(signal, SileroVadConfig())
-    at_44k = silero_speech_regions(resample(signal, 44100), SileroVadConfig())
+    at_16k = silero_speech_regions(signal, LIBRARY_DEFAULTS)
+    at_44k = silero_speech_regions(resample(signal, 44100), LIBRARY_DEFAULTS)
     assert len(at_16k) == len(at_44k)
     for (a1, b1), (a2, b2) in zip(at_16k, at_44k):
         assert abs(a1 - a2) <= 0.05 and abs(b1 - b2) <= 0.05
@@ -59,13 +59,13 @@ def test_regions_are_in_the_signals_own_seconds_at_any_rate(framed: tuple[Signal
 @pytest.mark.needs_model
 def test_silence_has_no_speech() -> None:
     silence = Signal.original(np.zeros(16000 * 3, dtype=np.float32), 16000)
-    assert silero_speech_regions(silence, SileroVadConfig()) == []
-    assert silero_speech_regions(Signal.original(np.zeros(0, dtype=np.float32), 16000), SileroVadConfig()) == []
+    assert silero_speech_regions(silence, LIBRARY_DEFAULTS) == []
+    assert silero_speech_regions(Signal.original(np.zeros(0, dtype=np.float32), 16000), LIBRARY_DEFAULTS) == []
 
 
 def test_every_parameter_must_be_written_out_and_in_range() -> None:
-    table = asdict(SileroVadConfig())
-    assert build_config(SileroVadConfig, table, path="exp.toml", where="vad") == SileroVadConfig()
+    table = asdict(LIBRARY_DEFAULTS)
+    assert build_config(SileroVadConfig, table, path="exp.toml", where="vad") == LIBRARY_DEFAULTS
     partial = {k: v for k, v in table.items() if k != "speech_pad_ms"}
     with pytest.raises(InputError, match="speech_pad_ms"):
         build_config(SileroVadConfig, partial, path="exp.toml", where="vad")
@@ -121,3 +121,11 @@ def test_on_dense_read_speech_regions_of_at_most_10_s_pack_units_no_worse_than_3
     assert all(end - start <= 30.0 for found in units.values() for start, end in found)
     speech = {limit: sum(end - start for start, end in found) for limit, found in units.items()}
     assert len(units[10.0]) <= len(units[30.0]) and speech[10.0] / len(units[10.0]) >= speech[30.0] / len(units[30.0])
+
+
+def test_no_silero_parameter_has_a_default_that_could_contradict_an_experiment() -> None:
+    """The demo pads regions by 200 ms where Silero pads 30: a default on the record would say one of them
+    silently; every caller names its parameters, or takes Silero's own (LIBRARY_DEFAULTS) by that name."""
+    with pytest.raises(TypeError, match="missing 8 required"):
+        SileroVadConfig()  # type: ignore[call-arg]
+    assert LIBRARY_DEFAULTS.speech_pad_ms == 30 and LIBRARY_DEFAULTS.max_speech_duration_s == 30.0

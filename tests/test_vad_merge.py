@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.audio.vad import SileroVadConfig, merge_regions
+from toolkit.audio.vad import LIBRARY_DEFAULTS, merge_regions
 from toolkit.core.errors import InputError
 from toolkit.pipeline.runner import in_stream
 from toolkit.pipeline.stages import VadStageConfig, parse_stage
@@ -82,7 +82,7 @@ def test_without_a_pause_limit_the_units_are_whisperx_chunks(regions, max_s: flo
 
 def _table(**changes) -> dict:
     return {
-        **asdict(SileroVadConfig(max_speech_duration_s=30.0)),
+        **asdict(replace(LIBRARY_DEFAULTS, max_speech_duration_s=30.0)),
         "merge_max_s": 30.0,
         "merge_max_gap_s": 30.0,
         "join_units": False,
@@ -93,7 +93,7 @@ def _table(**changes) -> dict:
 def test_vad_stage_writes_out_the_merge_and_keeps_silero_apart() -> None:
     config = parse_stage("vad", _table(), path="exp.toml", where="components.vad")
     assert isinstance(config, VadStageConfig) and config.merge_max_s == 30.0
-    assert config.silero() == SileroVadConfig(max_speech_duration_s=30.0)
+    assert config.silero() == replace(LIBRARY_DEFAULTS, max_speech_duration_s=30.0)
     # A merge change is a different stage identity, but the Silero regions it merges are the same.
     other = parse_stage("vad", _table(merge_max_gap_s=2.0), path="exp.toml", where="components.vad")
     assert asdict(other) != asdict(config) and other.silero() == config.silero()

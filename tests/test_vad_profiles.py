@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from demo_variant import DEMO, INLINE_SILERO, demo_variant
 
-from toolkit.audio.vad import SileroVadConfig
+from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, Mistakes
 from toolkit.pipeline.cache import unenhanced_lineage, vad_key
@@ -53,7 +53,7 @@ def test_the_demo_with_one_profile_resolves_to_the_four_copied_tables_it_replace
 
 def test_resolving_does_not_change_the_parsed_file() -> None:
     raw = {
-        "vad_profiles": {"p": dict(json.loads(json.dumps(vars(SileroVadConfig()))))},
+        "vad_profiles": {"p": dict(json.loads(json.dumps(vars(LIBRARY_DEFAULTS))))},
         "components": {
             "v": {"stage": "vad", "vad_profile": "p", "merge_max_s": 0.0, "merge_max_gap_s": 0.0, "join_units": False}
         },
@@ -64,7 +64,7 @@ def test_resolving_does_not_change_the_parsed_file() -> None:
     assert not mistakes.found
     assert json.dumps(raw) == before
     assert "vad_profiles" not in resolved and "vad_profile" not in resolved["components"]["v"]
-    assert resolved["components"]["v"]["threshold"] == SileroVadConfig().threshold
+    assert resolved["components"]["v"]["threshold"] == LIBRARY_DEFAULTS.threshold
 
 
 def test_a_profile_written_out_loads_back_as_the_same_configuration(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ def test_a_bad_profile_or_reference_is_one_line_naming_file_and_table(
 
 def test_a_profile_no_table_names_is_refused(tmp_path: Path) -> None:
     """Decided: an error, not a warning; a profile nothing uses would look as if it decided a result."""
-    spare = profile_table("spare", SileroVadConfig())
+    spare = profile_table("spare", LIBRARY_DEFAULTS)
     path = demo_variant(tmp_path, "\n[vad_profiles.demo]\n", f"\n{spare}\n[vad_profiles.demo]\n")
     with pytest.raises(InputError) as raised:
         load_experiment(path)

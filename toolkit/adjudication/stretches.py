@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.audio.vad import SAMPLE_RATE, SileroVadConfig, merge_regions
+from toolkit.audio.vad import LIBRARY_DEFAULTS, SAMPLE_RATE, SileroVadConfig, merge_regions
 from toolkit.corpus.manifest import RecordingEntry
 from toolkit.pipeline.cache import ResultCache, read_vad_entry, unenhanced_lineage, vad_key, write_vad_entry
 from toolkit.pipeline.experiment import Experiment
@@ -93,7 +93,7 @@ def vad_config(experiment: Experiment) -> SileroVadConfig:
         vad = arm.stage("vad")
         if vad is not None and arm.stage("enhance") is None:
             return vad.config.silero()
-    return SileroVadConfig()
+    return LIBRARY_DEFAULTS
 
 
 def recording_stretches(experiment: Experiment, entry: RecordingEntry) -> Stretches:

@@ -16,7 +16,7 @@ a chunk's remaining speech regions again in a second batched pass.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from toolkit.asr.faster_whisper_backend import (
@@ -31,7 +31,7 @@ from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.asr.work_counts import counted
 from toolkit.audio.signal import Signal
-from toolkit.audio.vad import SileroVadConfig, silero_device, silero_speech_regions
+from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig, silero_device, silero_speech_regions
 from toolkit.core.config import build_config
 from toolkit.core.devices import resolve
 from toolkit.core.errors import InputError
@@ -60,7 +60,7 @@ class WhisperXConfig(DecodingConfig):
     chunk_size_s: float = 30.0
     pyannote_onset: float = 0.5
     pyannote_offset: float = 0.363
-    silero: SileroVadConfig = field(default_factory=SileroVadConfig)
+    silero: SileroVadConfig = LIBRARY_DEFAULTS
     aligner: str = ""
     tail_redecode_gap_s: float = 0.0
 

@@ -25,14 +25,14 @@ class SileroVadConfig:
     """All Silero ``get_speech_timestamps`` parameters, so no library default decides a result, and
     where the pass runs (``device``, ``device_index``: toolkit.core.devices)."""
 
-    threshold: float = 0.5
-    neg_threshold: float = 0.35
-    min_speech_duration_ms: int = 250
-    min_silence_duration_ms: int = 100
-    speech_pad_ms: int = 30
-    max_speech_duration_s: float = 30.0
-    min_silence_at_max_speech_ms: int = 98
-    use_max_poss_sil_at_max_speech: bool = True
+    threshold: float
+    neg_threshold: float
+    min_speech_duration_ms: int
+    min_silence_duration_ms: int
+    speech_pad_ms: int
+    max_speech_duration_s: float
+    min_silence_at_max_speech_ms: int
+    use_max_poss_sil_at_max_speech: bool
     sampling_rate: int = SAMPLE_RATE
     window_size_samples: int = WINDOW_SAMPLES
     device: Device = "cpu"
@@ -59,6 +59,21 @@ class SileroVadConfig:
                 f"the bundled Silero model runs at sampling_rate {SAMPLE_RATE} with "
                 f"window_size_samples {WINDOW_SAMPLES}"
             )
+
+
+# What a caller who names no parameter gets: Silero's own ``get_speech_timestamps`` defaults, but regions cut
+# at 30 s (Whisper's window) where Silero never cuts. An experiment writes every parameter out (or names a
+# profile), so this decides nothing there: only the review stretches of an experiment without a VAD arm use it.
+LIBRARY_DEFAULTS = SileroVadConfig(
+    threshold=0.5,
+    neg_threshold=0.35,
+    min_speech_duration_ms=250,
+    min_silence_duration_ms=100,
+    speech_pad_ms=30,
+    max_speech_duration_s=30.0,
+    min_silence_at_max_speech_ms=98,
+    use_max_poss_sil_at_max_speech=True,
+)
 
 
 def silero_device(config: SileroVadConfig) -> str:
