@@ -4,7 +4,7 @@ The developers' bench recording (bench_vad_batched.py) joins clips with pauses o
 a tenth of it is non-speech that +VAD leaves out and that batched chunks never decode. A user's
 dense read speech has almost none, which is why their +VAD cost more than the baseline and
 batched gained little. This benchmark runs chapters of the shared audiobook
-(``../shared/data/ptbr-longform``, written-text references: a WER floor that is not the
+(``ptbr-longform``, found by tests/shared_data.py; written-text references: a WER floor that is not the
 recognizer's, equal for every arm; one recording per chapter) from an empty cache with the demo's arms and the variants
 that close the gap (``VARIANTS``), and prints per arm RTF (decode and VAD wall time over audio
 time, measured in the workers), CPU time against the baseline, decode units, chunk tails decoded

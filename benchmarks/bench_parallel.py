@@ -1,7 +1,7 @@
 """Parallel benchmark: recordings decoded at once on a local Dask cluster against one worker.
 
 Builds ``--recordings`` recordings of ``--minutes`` each from the shared real pt-BR clips
-(``../shared/data/ptbr-dev``, joined as in bench_seams), then runs the demo experiment's
+(``ptbr-dev``, found by tests/shared_data.py; joined as in bench_seams), then runs the demo experiment's
 ``--arms`` on them, each configuration from a cold cache in its own folder, in one session:
 
 - ``w1-t2``: ``--workers 1``, the recognizer on two threads (in this process, the default path);

@@ -1,6 +1,6 @@
 """Seams benchmark: the windows arm against the baseline on a long recording of real pt-BR speech.
 
-Builds one recording from the shared clips (``../shared/data/ptbr-dev``: Common Voice, LapsBM,
+Builds one recording from the shared clips (``ptbr-dev``, found by tests/shared_data.py: Common Voice, LapsBM,
 UFPAlign), each clip trimmed to its speech (librosa, 35 dB below peak) and joined with pauses
 drawn from 0.8 to 5 s, so every turn onset is known exactly (``--seed`` picks clip order and pauses: 13 is the
 recording the demo's window parameters were chosen on, 31 the held-out one that showed a scorer

@@ -210,11 +210,11 @@ def test_every_scoring_option_is_a_flag_or_named_as_a_run_option() -> None:
 
     schema = {f.name for f in fields(ScoreOptions)}
     assert schema == {*cli_score.OPTION_FLAGS, *cli_score.RUN_ONLY_OPTIONS, "names"}
-    parser = build_parser()
-    score = next(a for a in parser._subparsers._group_actions[0].choices["score"]._actions if a.dest == "collar")
-    assert score.default == ScoreOptions.collar
-    dests = {a.dest for a in parser._subparsers._group_actions[0].choices["score"]._actions}
-    assert set(cli_score.OPTION_FLAGS.values()) <= dests
+    actions = {a.dest: a for a in build_parser()._subparsers._group_actions[0].choices["score"]._actions}
+    assert set(cli_score.OPTION_FLAGS.values()) <= set(actions)
+    # Every flag's default is the scorer's: `ablate score` with no flag scores as score() with no option.
+    defaults = {option: actions[flag].default for option, flag in cli_score.OPTION_FLAGS.items()}
+    assert defaults == {option: getattr(ScoreOptions(), option) for option in cli_score.OPTION_FLAGS}
 
 
 def test_a_missing_reference_is_file_not_found_not_an_id_mismatch(tmp_path, capsys) -> None:

@@ -1,4 +1,4 @@
-"""Deterministic synthetic pt-BR long-form demo corpus with exact references (issue 2, item 7)."""
+"""Deterministic synthetic pt-BR long-form demo corpus with exact references (what ``ablate demo`` runs on)."""
 
 from pathlib import Path
 

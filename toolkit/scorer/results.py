@@ -167,7 +167,7 @@ class RecordingScore(_Parts):
         return self.utterance_of_word
 
     def to_json(self) -> dict[str, Any]:
-        """The ``ablate score --format json`` object (issue 3 item 6 keys, plus context)."""
+        """The ``ablate score --format json`` object: every figure of the score, its signature and its context."""
         return {
             "signature": self.signature.text,
             "signature_fields": self.signature.to_json(),
