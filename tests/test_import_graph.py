@@ -1,18 +1,23 @@
 """Dependencies point one way, between modules and between subsystem folders.
 
-Every import counts, at module level, inside a function or for type hints only. The allowed
-folder dependencies are written once here (``ALLOWED``) and drawn in docs/architecture.md.
+Every import counts, at module level, inside a function or for type hints only, in the package and in
+the app. The allowed folder dependencies are written once here (``ALLOWED``) and drawn in
+docs/architecture.md, whose arrows a test holds to them.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "toolkit"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "toolkit"
+APP = ROOT / "app"  # the Streamlit pages (shipped as toolkit/app, a link the walk below does not follow)
 
-# Who may import whom: each subsystem (a folder of toolkit/, or a top-level module) and the
-# subsystems below it. "toolkit" is the package's own __init__ (its version).
+# Who may import whom: each subsystem (a folder of toolkit/, a top-level module, or the app) and the
+# subsystems below it. "toolkit" is the package's own __init__: its version, and the public API
+# (``toolkit.wer``...) that it loads from toolkit.api by name on first use, never on import.
 ALLOWED: dict[str, set[str]] = {
     "toolkit": set(),
     "core": set(),
@@ -31,14 +36,15 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"core", "audio", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},
     "adjudication": {"core", "audio", "corpus", "formats", "runs", "scorer", "pipeline"},
     "api": {"core", "formats", "scorer", "runs", "evaluate", "explain"},
+    "app": {"core", "runs", "adjudication"},
 }
 TOP = {"cli", "__main__"}  # the command sits on everything
 
 
 def _modules() -> dict[str, Path]:
     modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in [*PACKAGE.rglob("*.py"), *APP.rglob("*.py")]:
+        parts = path.relative_to(ROOT).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return modules
 
@@ -66,6 +72,8 @@ def _graph() -> dict[str, set[str]]:
 
 def _subsystem(module: str) -> str:
     parts = module.split(".")
+    if parts[0] == "app":
+        return "app"
     return parts[1] if len(parts) > 1 else "toolkit"
 
 
@@ -116,3 +124,41 @@ def test_no_top_level_module_serves_one_subsystem_only() -> None:
     """A module directly in toolkit/ is a public face (api, evaluate) or the package itself, used widely."""
     top = {path.stem for path in PACKAGE.glob("*.py")}
     assert top == {"__init__", "__main__", "api", "evaluate"}
+
+
+def _reach(arrows: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Every subsystem each one may reach through the arrows (an arrow means "may import")."""
+    reach: dict[str, set[str]] = {}
+
+    def below(name: str) -> set[str]:
+        if name not in reach:
+            reach[name] = set()
+            for target in arrows.get(name, ()):
+                reach[name] |= {target, *below(target)}
+        return reach[name]
+
+    for name in arrows:
+        below(name)
+    return reach
+
+
+def _diagram() -> dict[str, set[str]]:
+    """The arrows of docs/architecture.md's diagram: ``name[label] --> a & b``."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("```mermaid", 1)[1].split("```", 1)[0]
+    arrows: dict[str, set[str]] = {}
+    for line in block.splitlines():
+        found = re.match(r"\s*(\w+)\[[^\]]*\](?:\s*-->\s*(.+))?\s*$", line)
+        if found:
+            arrows[found[1]] = {t.strip() for t in (found[2] or "").split("&") if t.strip()}
+    return arrows
+
+
+def test_the_architecture_diagram_draws_the_allowed_table() -> None:
+    """The drawing leaves out arrows a longer path implies, but may reach exactly what ALLOWED lets each import."""
+    drawn = _diagram()
+    allowed = {name: below - {"toolkit"} for name, below in ALLOWED.items() if name != "toolkit"}
+    assert set(drawn) == set(allowed) | {"cli"}
+    drawn_reach, allowed_reach = _reach(drawn), _reach(allowed)
+    assert {name: drawn_reach[name] for name in allowed} == allowed_reach
+
