@@ -34,7 +34,7 @@ from shared_data import PTBR_LONGFORM  # noqa: E402
 from toolkit.corpus.freeze import freeze  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
 from toolkit.explain import explain_arms  # noqa: E402
-from toolkit.explain.seams import flag_recall  # noqa: E402
+from toolkit.explain.seam_recall import flag_recall  # noqa: E402
 from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
 from toolkit.pipeline.vad_profiles import profile_table  # noqa: E402

@@ -13,7 +13,7 @@ from protocol_corpus import correct, make_corpus, make_experiment, make_run, tur
 
 from toolkit.evaluate import evaluate_run, score_run
 from toolkit.explain import explain_arms
-from toolkit.explain.seams import SeamRecall, flag_recall
+from toolkit.explain.seam_recall import SeamRecall, flag_recall
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.pipeline.windows import NO_PAUSE, SHORT_PAUSE
 from toolkit.runs.folder import RunFolder

@@ -18,7 +18,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
 from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.explain import explain_arms
-from toolkit.explain.seams import flag_recall
+from toolkit.explain.seam_recall import flag_recall
 from toolkit.report.alignment_pages import write_alignment_page
 from toolkit.report.document import Section
 from toolkit.report.run_report import write_reports

@@ -19,7 +19,7 @@ from toolkit.core.files import atomic_write_text
 from toolkit.core.json_records import ABSENT
 from toolkit.explain import Explanation, explain_arms
 from toolkit.explain.causes import CAUSES
-from toolkit.explain.seams import flag_recall
+from toolkit.explain.seam_recall import flag_recall
 from toolkit.report import figures
 from toolkit.report.document import Section, html_document, markdown_document
 from toolkit.report.tables import (
