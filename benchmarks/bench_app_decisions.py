@@ -28,15 +28,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from chromium_flags import CHROMIUM_ARGS  # noqa: E402
+
 TARGET_S = 0.3
 
 
@@ -106,7 +101,7 @@ def main() -> int:
                     str(root / "profile"),
                     executable_path="/usr/bin/chromium",
                     headless=True,
-                    args=ARGS,
+                    args=CHROMIUM_ARGS,
                     viewport={"width": 1400, "height": 900},
                 )
                 page = context.new_page()

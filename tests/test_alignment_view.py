@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from score_run import file_options, run_json
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
@@ -58,23 +59,7 @@ def test_show_alignment_prints_pra_lines_with_columns_that_line_up(files, capsys
 
 
 def test_json_alignment_lists_every_step_with_operation_times_and_critical_marks(files, capsys):
-    assert (
-        main(
-            [
-                "score",
-                "--ref",
-                str(files / "r1.TextGrid"),
-                "--hyp",
-                str(files / "r1.ctm"),
-                "--names",
-                str(files / "names.txt"),
-                "--format",
-                "json",
-            ]
-        )
-        == 0
-    )
-    data = json.loads(capsys.readouterr().out)
+    data = run_json(capsys, *file_options(files, ref="r1.TextGrid", hyp="r1.ctm", names="names.txt"))
     steps = data["alignment"]
     ops = [s["op"] for s in steps]
     assert (ops.count("substitute"), ops.count("delete"), ops.count("insert"), ops.count("equal")) == (

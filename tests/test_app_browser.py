@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from adjudication_fixture import build_experiment
 from app_server import free_port, serving, stop
+from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.apply import apply_decisions
 from toolkit.adjudication.blind import TranscriptStore
@@ -37,16 +38,7 @@ if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
+ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 PASSWORD = "segredo123"
 USERS = {
     "lia": "lead",

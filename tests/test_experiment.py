@@ -12,6 +12,7 @@ import pytest
 from demo_variant import DEMO, demo_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiny_corpus import tiny_experiment
 
 from toolkit.core.errors import InputError, InputErrors
 from toolkit.pipeline.expand import expand_arms
@@ -231,30 +232,8 @@ def test_cli_reports_every_mistake_of_a_file_one_line_each(tmp_path: Path) -> No
     assert not (tmp_path / "runs").exists()
 
 
-def _tiny_corpus(root: Path) -> Path:
-    """One second of tone with a one-utterance TextGrid, frozen; returns the experiment file."""
-    import numpy as np
-    import soundfile
-
-    from toolkit.core.transcripts import Reference, Utterance
-    from toolkit.corpus.freeze import freeze
-    from toolkit.formats import write_reference_textgrid
-
-    (root / "corpus" / "audio").mkdir(parents=True)
-    (root / "corpus" / "refs").mkdir()
-    tone = 0.1 * np.sin(2 * np.pi * 220 * np.arange(16000) / 16000)
-    soundfile.write(root / "corpus" / "audio" / "rec.wav", tone, 16000, subtype="PCM_16")
-    write_reference_textgrid(
-        Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0
-    )
-    freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json", split="tuning")
-    path = root / "experiment.toml"
-    path.write_text(DEMO.read_text(encoding="utf-8"), encoding="utf-8")
-    return path
-
-
 def test_a_model_that_cannot_load_stops_the_run_before_decoding(tmp_path: Path) -> None:
-    path = _tiny_corpus(tmp_path)
+    path = tiny_experiment(tmp_path)
     path.write_text(path.read_text().replace('model = "whisper-base"', f'model = "{tmp_path}/no-such-model"', 1))
     result = _ablate("run", str(path), "--split", "tuning")
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -263,7 +242,7 @@ def test_a_model_that_cannot_load_stops_the_run_before_decoding(tmp_path: Path) 
 
 
 def test_a_manifest_that_fails_verification_stops_the_run(tmp_path: Path) -> None:
-    path = _tiny_corpus(tmp_path)
+    path = tiny_experiment(tmp_path)
     audio = tmp_path / "corpus" / "audio" / "rec.wav"
     data = bytearray(audio.read_bytes())
     data[-10] ^= 0xFF
@@ -275,7 +254,7 @@ def test_a_manifest_that_fails_verification_stops_the_run(tmp_path: Path) -> Non
 
 
 def test_an_unknown_split_is_refused_naming_the_manifest_and_the_closest_split(tmp_path: Path) -> None:
-    path = _tiny_corpus(tmp_path)
+    path = tiny_experiment(tmp_path)
     manifest = tmp_path / "corpus" / "manifest.json"
     result = _ablate("run", str(path), "--split", "holdout")
     assert result.returncode == 2

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from adjudication_fixture import build_experiment
 from app_server import free_port, serving, stop
+from child_python import probe_json
 
 from toolkit.scorer.normalize import POLICY_VERSION
 from toolkit.scorer.normalize.lexicon import LEXICON_DIR, lexicon_files
@@ -96,16 +97,7 @@ def test_an_installed_wheel_finds_its_lexicons_and_scores(tmp_path: Path) -> Non
     )
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        env={**env, "PYTHONPATH": str(target)},
-        cwd=outside,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    data = json.loads(result.stdout)
+    data = probe_json(PROBE, target, outside)
     assert Path(data["toolkit"]).is_relative_to(target)
     assert Path(data["lexicons"]).is_relative_to(target) and not Path(data["lexicons"]).is_relative_to(ROOT)
     assert data["files"] == sorted(path.name for path in LEXICON_DIR.iterdir())

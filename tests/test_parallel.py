@@ -151,6 +151,11 @@ def _ablate(folder: Path, *extra: str, arms: list[str] = ARMS) -> list[str]:
     return [*command, "run", str(folder), "--split", "tuning", "--arms", ",".join(arms), "--quiet", *extra]
 
 
+def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``command`` in a child process with the tests' environment, its output captured as text (5 minutes at most)."""
+    return subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=300)
+
+
 def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: Path, one_worker: Path) -> None:
     import dask
     from distributed import LocalCluster
@@ -233,9 +238,7 @@ def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recom
     assert record["computed"] + record["reused"] == len(CLIPS) * len(ARMS)
     assert _order(run_folder) == _order(one_worker)
 
-    rerun = subprocess.run(
-        _ablate(folder, "--scheduler", address, "--no-score"), env=_env(), capture_output=True, text=True, timeout=300
-    )
+    rerun = _run(_ablate(folder, "--scheduler", address, "--no-score"))
     assert rerun.returncode == 0, rerun.stderr
     assert f"0 arm results computed, {len(CLIPS) * len(ARMS)} reused" in rerun.stdout
     again = json.loads((run_folder / "run.json").read_text())
@@ -268,13 +271,7 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
     _add_worker_seeing(add_worker, "blind", audio, view)
     _wait_for_workers(address, 1).close()
     folder = _experiment(corpus, "blind")
-    result = subprocess.run(
-        _ablate(folder, "--scheduler", address, arms=["baseline"]),
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _run(_ablate(folder, "--scheduler", address, arms=["baseline"]))
     assert result.returncode == 1
     line = next(line for line in result.stderr.splitlines() if line.startswith(f"ablate: {hidden} failed:"))
     assert "worker tcp://127.0.0.1:" in line and f"{audio / hidden}.wav: missing" in line
@@ -307,13 +304,7 @@ def test_a_worker_without_the_model_fails_its_recordings_by_name_and_the_run_say
     toml.write_text(
         toml.read_text(encoding="utf-8").replace('model = "whisper-base"', f'model = "{model}"'), encoding="utf-8"
     )
-    result = subprocess.run(
-        _ablate(folder, "--scheduler", address, arms=["baseline"]),
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _run(_ablate(folder, "--scheduler", address, arms=["baseline"]))
     assert result.returncode == 1
     failed = [line for line in result.stderr.splitlines() if line.startswith("ablate: ") and " failed: " in line]
     assert [line.split()[1] for line in failed] == list(CLIPS)

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from demo_variant import DEMO
+from tiny_corpus import tiny_experiment
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
@@ -332,30 +334,6 @@ def test_names_differing_in_unicode_normalization_are_told_apart(tmp_path: Path,
 
 # Items 4, 6, 7, 12: the experiment and the run.
 
-DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
-
-
-def _experiment(root: Path, old: str = "", new: str = "") -> Path:
-    """A frozen one-recording corpus (one second of speech-free tone) and the demo experiment, edited."""
-    import numpy as np
-    import soundfile
-
-    from toolkit.corpus.freeze import freeze
-
-    (root / "corpus" / "audio").mkdir(parents=True)
-    (root / "corpus" / "refs").mkdir()
-    tone = 0.1 * np.sin(2 * np.pi * 220 * np.arange(16000) / 16000)
-    soundfile.write(root / "corpus" / "audio" / "rec.wav", tone, 16000, subtype="PCM_16")
-    write_reference_textgrid(
-        Reference("rec", [Utterance(0.1, 0.9, "não")]), root / "corpus" / "refs" / "rec.TextGrid", 1.0
-    )
-    freeze(root / "corpus" / "audio", root / "corpus" / "refs", root / "corpus" / "manifest.json", split="tuning")
-    text = DEMO.read_text(encoding="utf-8")
-    assert old in text
-    path = root / "experiment.toml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return path
-
 
 @pytest.mark.parametrize(
     "old, new, problem",
@@ -387,7 +365,7 @@ def test_every_experiment_key_is_type_checked(tmp_path: Path, old: str, new: str
     [("baseline,baseline", "baseline named more than once"), ("", "empty arm name"), ("baseline,", "empty arm name")],
 )
 def test_repeated_or_empty_arm_lists_are_refused(tmp_path: Path, capsys, arms: str, problem: str) -> None:
-    path = _experiment(tmp_path)
+    path = tiny_experiment(tmp_path)
     assert main(["run", str(path), "--split", "tuning", "--arms", arms]) == 2
     err = capsys.readouterr().err
     assert problem in err and err.count("\n") == 1
@@ -408,7 +386,7 @@ def test_a_model_that_cannot_load_stops_before_any_run_folder(tmp_path: Path, ca
         for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
             shutil.copy(bundled / name, model / name)
         (model / "model.bin").write_bytes(b"not weights" * 100)
-        path = _experiment(tmp_path, 'model = "whisper-base"', f'model = "{model}"')
+        path = tiny_experiment(tmp_path, 'model = "whisper-base"', f'model = "{model}"')
         expected = "junk-model: model 'junk-model' cannot be loaded"
     else:
         import ctranslate2
@@ -420,7 +398,7 @@ def test_a_model_that_cannot_load_stops_before_any_run_folder(tmp_path: Path, ca
         if not unsupported:
             pytest.skip("this CPU supports every compute type")
         assert unsupported[0] in COMPUTE_TYPES
-        path = _experiment(tmp_path, 'compute_type = "int8"', f'compute_type = "{unsupported[0]}"')
+        path = tiny_experiment(tmp_path, 'compute_type = "int8"', f'compute_type = "{unsupported[0]}"')
         expected = f"cannot be loaded with compute_type '{unsupported[0]}'"
     assert main(["run", str(path), "--split", "tuning", "--arms", "baseline"]) == 2
     err = capsys.readouterr().err

@@ -7,6 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from score_run import file_options, run_json
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
@@ -55,23 +56,8 @@ def files(tmp_path):
     return tmp_path
 
 
-def run_json(capsys, *args: str) -> dict:
-    assert main(["score", *args, "--format", "json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def test_json_output_has_every_key_with_hand_counts(files, capsys):
-    data = run_json(
-        capsys,
-        "--ref",
-        str(files / "r1.TextGrid"),
-        "--hyp",
-        str(files / "r1.ctm"),
-        "--names",
-        str(files / "names.txt"),
-        "--vad",
-        str(files / "vad.txt"),
-    )
+    data = run_json(capsys, *file_options(files, ref="r1.TextGrid", hyp="r1.ctm", names="names.txt", vad="vad.txt"))
     assert REQUIRED <= set(data) and "vad" in data
     assert data["signature"].startswith("ablate-score:") and "collar:0.5" in data["signature"]
     # ref: eu não vou em dois mil e vinte com a conceição ninguém sabe (13 tokens);

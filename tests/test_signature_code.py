@@ -3,12 +3,10 @@ normalizer version changes the signature, while a docstring, comment or layout c
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from child_python import probe_json
 
 from toolkit.scorer.code_digest import PACKAGE, code_digest, module_digest, scoring_code_digest
 from toolkit.scorer.options import ScoreOptions
@@ -40,16 +38,8 @@ def _edit(root: Path, relative: str, old: str, new: str) -> None:
 
 
 def _score_with(root: Path) -> dict:
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        env={**env, "PYTHONPATH": str(root)},
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(result.stdout)
+    """The probe's score with the toolkit copy under ``root`` (run there, this checkout out of the path)."""
+    return probe_json(PROBE, root, root)
 
 
 def test_the_signature_carries_the_code_digest() -> None:

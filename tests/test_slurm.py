@@ -259,17 +259,24 @@ def test_a_cluster_file_with_a_typo_or_a_bad_value_is_one_line_naming_the_file_a
     assert "\n" not in str(raised.value)
 
 
-def _fault(corpus: Path, name: str, slurm: SingleNodeSlurm, **changes: object) -> subprocess.CompletedProcess[str]:
-    folder = _experiment(corpus, name)
-    cluster = _cluster_file(folder, **changes)
+def _on_slurm(
+    folder: Path, cluster: Path, env: dict[str, str], *extra: str, timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    """The baseline arm of ``folder`` run on SLURM as ``cluster`` configures it, in a child process, output kept."""
     return subprocess.run(
-        _ablate(folder, "--cluster", "slurm", "--cluster-config", str(cluster), "--quiet", arms=["baseline"]),
-        env=_env(slurm),
+        _ablate(folder, "--cluster", "slurm", "--cluster-config", str(cluster), *extra, arms=["baseline"]),
+        env=env,
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=600,
+        timeout=timeout,
     )
+
+
+def _fault(corpus: Path, name: str, slurm: SingleNodeSlurm, **changes: object) -> subprocess.CompletedProcess[str]:
+    folder = _experiment(corpus, name)
+    cluster = _cluster_file(folder, **changes)
+    return _on_slurm(folder, cluster, _env(slurm), "--quiet")
 
 
 @needs_slurm
@@ -290,14 +297,7 @@ def test_sbatch_missing_and_munge_not_running_are_one_line_each(
     cluster = _cluster_file(folder)
     bare = tmp_path / "bin"  # a PATH with python but no SLURM command
     bare.mkdir()
-    done = subprocess.run(
-        _ablate(folder, "--cluster", "slurm", "--cluster-config", str(cluster), arms=["baseline"]),
-        env={**_env(slurm), "PATH": str(bare)},
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    done = _on_slurm(folder, cluster, {**_env(slurm), "PATH": str(bare)}, timeout=300)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "sbatch, squeue, scancel, sinfo not found on PATH" in done.stderr
     slurm.stop("munged")
@@ -327,16 +327,7 @@ def test_a_job_that_never_starts_fails_its_recordings_with_the_reason_and_the_ru
     assert not list((corpus / "pending" / "runs").glob("*/outputs/*/*.json"))
     # Later, with jobs that start: the same command resumes the failed run and completes it.
     folder = corpus / "pending"
-    again = subprocess.run(
-        _ablate(
-            folder, "--cluster", "slurm", "--cluster-config", str(_cluster_file(folder)), "--quiet", arms=["baseline"]
-        ),
-        env=_env(slurm),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
+    again = _on_slurm(folder, _cluster_file(folder), _env(slurm), "--quiet")
     assert again.returncode == 0, again.stderr
     records = [json.loads(p.read_text(encoding="utf-8")) for p in (folder / "runs").glob("*/run.json")]
     assert [r["status"] for r in records] == ["complete"] and not records[0].get("failures")
@@ -360,14 +351,7 @@ def test_a_node_that_does_not_see_the_model_fails_each_recording_naming_the_job_
     toml = folder / "experiment.toml"
     toml.write_text(toml.read_text(encoding="utf-8").replace('model = "whisper-base"', f'model = "{model}"'))
     cluster = _cluster_file(folder, python=blind)
-    done = subprocess.run(
-        _ablate(folder, "--cluster", "slurm", "--cluster-config", str(cluster), "--quiet", arms=["baseline"]),
-        env=_env(slurm),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
+    done = _on_slurm(folder, cluster, _env(slurm), "--quiet")
     assert done.returncode == 1, done.stderr
     failed = [line for line in done.stderr.splitlines() if line.startswith("ablate: demo")]
     assert len(failed) == 2 and all(", SLURM job " in line and str(model) in line for line in failed), failed

@@ -22,6 +22,18 @@ T = TypeVar("T")
 
 RATES = ("wer", "cer", "delta", "ci_low", "ci_high")
 PERCENT = st.column_config.NumberColumn(format="%.2f %%")
+# The arms table's counts after its rates; each has a header of its own.
+COUNTS = (
+    "substitutions",
+    "deletions",
+    "insertions",
+    "ref_words",
+    "negation_flipped",
+    "negation_inserted",
+    "names_errors",
+    "numbers_errors",
+    "nonspeech_per_minute",
+)
 
 
 def _as_percent(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -72,6 +84,12 @@ def _read(read: Callable[[], T], fallback: T) -> T:
         return fallback
 
 
+def _coefficient(key: str, name: str, interval: tuple[float, float | None, float | None], **figures: object) -> None:
+    """An agreement coefficient and its interval, kappa and alpha written alike (an open bound shown as 0)."""
+    value, low, high = interval
+    st.markdown(t(key, **{name: number(value)}, low=number(low or 0.0), high=number(high or 0.0), **figures))
+
+
 def _agreement() -> None:
     st.subheader(t("res_agreement"))
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
@@ -109,18 +127,15 @@ def _agreement() -> None:
             )
         )
     else:
-        st.markdown(
-            t(
-                "res_kappa_summary",
-                kappa=number(decisions.kappa),
-                low=number(decisions.kappa_low or 0.0),
-                high=number(decisions.kappa_high or 0.0),
-                pairs=decisions.pairs,
-                observed=percent(decisions.observed),
-                agreed=decisions.agreed,
-                same=decisions.same_correction,
-                both=decisions.both_corrected,
-            )
+        _coefficient(
+            "res_kappa_summary",
+            "kappa",
+            (decisions.kappa, decisions.kappa_low, decisions.kappa_high),
+            pairs=decisions.pairs,
+            observed=percent(decisions.observed),
+            agreed=decisions.agreed,
+            same=decisions.same_correction,
+            both=decisions.both_corrected,
         )
     st.dataframe(
         pd.DataFrame(
@@ -138,15 +153,12 @@ def _all_listeners(decisions: DecisionAgreement) -> None:
     if decisions.alpha is None:
         st.caption(t("res_alpha_undefined"))
     else:
-        st.markdown(
-            t(
-                "res_alpha_summary",
-                alpha=number(decisions.alpha),
-                low=number(decisions.alpha_low or 0.0),
-                high=number(decisions.alpha_high or 0.0),
-                pairs=decisions.pairs,
-                more=decisions.more_listeners,
-            )
+        _coefficient(
+            "res_alpha_summary",
+            "alpha",
+            (decisions.alpha, decisions.alpha_low, decisions.alpha_high),
+            pairs=decisions.pairs,
+            more=decisions.more_listeners,
         )
     st.dataframe(
         pd.DataFrame(
@@ -189,23 +201,7 @@ with app_state.shown_errors():
     overall["delta"] = overall["arm"].map(lambda a: paired[a].delta if a in paired else None)
     overall["ci_low"] = overall["arm"].map(lambda a: paired[a].ci[0] if a in paired else None)
     overall["ci_high"] = overall["arm"].map(lambda a: paired[a].ci[1] if a in paired else None)
-    columns = [
-        "arm",
-        "wer",
-        "delta",
-        "ci_low",
-        "ci_high",
-        "cer",
-        "substitutions",
-        "deletions",
-        "insertions",
-        "ref_words",
-        "negation_flipped",
-        "negation_inserted",
-        "names_errors",
-        "numbers_errors",
-        "nonspeech_per_minute",
-    ]
+    columns = ["arm", "wer", "delta", "ci_low", "ci_high", "cer", *COUNTS]
     headers = {
         "arm": t("res_col_arm"),
         "wer": "WER",
@@ -213,23 +209,7 @@ with app_state.shown_errors():
         "delta": t("res_col_delta"),
         "ci_low": t("res_col_ci_low"),
         "ci_high": t("res_col_ci_high"),
-        **{
-            c: t(f"res_col_{c}")
-            for c in (
-                "substitutions",
-                "deletions",
-                "insertions",
-                "errors",
-                "ref_words",
-                "negation_flipped",
-                "negation_inserted",
-                "names_errors",
-                "numbers_errors",
-                "nonspeech_per_minute",
-                "drift_s_per_min",
-                "onset_abs_p95_s",
-            )
-        },
+        **{c: t(f"res_col_{c}") for c in (*COUNTS, "errors", "drift_s_per_min", "onset_abs_p95_s")},
     }
     st.dataframe(
         _as_percent(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),

@@ -279,6 +279,18 @@ def true_text_decoder(whisper: Any) -> Callable[[list[int]], str]:
     return tokenizer.decode
 
 
+def recognizer_identity(backend: str, decoder: str, model: ModelInfo, config: DecodingConfig) -> dict[str, Any]:
+    """What a run records of a CTranslate2 recognizer (both backends alike): backend, decoder, weights, settings."""
+    return {
+        "backend": backend,
+        "decoder": decoder,
+        "model": model.name,
+        "weights_sha256": model.weights_sha256,
+        "model_source": model.source,
+        "decoding": config.to_json(),
+    }
+
+
 class FasterWhisperRecognizer:
     """Sequential long-form decoding (Whisper's own 30 s windowing) with word timestamps."""
 
@@ -329,11 +341,4 @@ class FasterWhisperRecognizer:
 
     def identity(self) -> dict[str, Any]:
         """Backend, model name and weight hash, and the full decoding configuration."""
-        return {
-            "backend": self.backend,
-            "decoder": DECODER,
-            "model": self.model.name,
-            "weights_sha256": self.model.weights_sha256,
-            "model_source": self.model.source,
-            "decoding": self.config.to_json(),
-        }
+        return recognizer_identity(self.backend, DECODER, self.model, self.config)

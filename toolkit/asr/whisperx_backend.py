@@ -23,6 +23,7 @@ from toolkit.asr.faster_whisper_backend import (
     DecodingConfig,
     ctranslate2_runtime,
     load_whisper,
+    recognizer_identity,
     segment_words,
     to_16k,
     true_text_decoder,
@@ -309,11 +310,4 @@ class WhisperXRecognizer:
 
     def identity(self) -> dict[str, Any]:
         """Backend, decoder, model name and weight hash, and the full decoding and VAD configuration."""
-        return {
-            "backend": self.backend,
-            "decoder": DECODER,
-            "model": self.model.name,
-            "weights_sha256": self.model.weights_sha256,
-            "model_source": self.model.source,
-            "decoding": self.config.to_json(),
-        }
+        return recognizer_identity(self.backend, DECODER, self.model, self.config)

@@ -401,25 +401,18 @@ class _Seam:
             reason = "duplicate" if j in matched_right else self._cover(self.rz[j], kept_left, "before_cut")
             self._drop(RIGHT, self.rz[j], reason)
         lost = [d for d in self.report.dropped if d.reason in ("after_cut", "before_cut")]
-        if lost:
-            self.report.flags.append(
-                SeamFlag(
-                    "disagreement",
-                    f"{len(lost)} word(s) heard by one window only were dropped at the cut",
-                    tuple(d.word for d in lost if d.side == LEFT),
-                    tuple(d.word for d in lost if d.side == RIGHT),
-                )
-            )
+        self._flag_dropped("disagreement", lost, "heard by one window only were dropped at the cut")
         readings = [d for d in self.report.dropped if self._read_differently(d, kept_left, kept_right)]
-        if readings:
-            self.report.flags.append(
-                SeamFlag(
-                    "different_reading",
-                    f"{len(readings)} word(s) dropped under a different word the other window heard at that time",
-                    tuple(d.word for d in readings if d.side == LEFT),
-                    tuple(d.word for d in readings if d.side == RIGHT),
-                )
-            )
+        self._flag_dropped(
+            "different_reading", readings, "dropped under a different word the other window heard at that time"
+        )
+
+    def _flag_dropped(self, kind: str, dropped: list[DroppedWord], what: str) -> None:
+        """One ``kind`` flag for ``dropped`` words (none when there are none), each window's words apart."""
+        if dropped:
+            left = tuple(d.word for d in dropped if d.side == LEFT)
+            right = tuple(d.word for d in dropped if d.side == RIGHT)
+            self.report.flags.append(SeamFlag(kind, f"{len(dropped)} word(s) {what}", left, right))
 
     def _read_differently(self, dropped: DroppedWord, kept_left: list[_Entry], kept_right: list[_Entry]) -> bool:
         """Whether a word dropped as ``overlapped`` lies under kept words of the other window none of which is it

@@ -576,45 +576,7 @@ def evaluate_gates(
 
     measured[DITHER_GATE] = _dither_measure(gates.gates[DITHER_GATE], dither)
     _name_causes(measured, explain(evaluation, challenger, baseline))
-    results = []
-    for spec in SPECS:
-        gate = gates.gates[spec.name]
-        value, opportunities, note, items = measured[spec.name]
-        if not gate.applicable:
-            results.append(
-                GateResult(
-                    spec.name,
-                    False,
-                    None,
-                    value,
-                    gate.threshold,
-                    spec.comparison,
-                    spec.measures,
-                    opportunities,
-                    note,
-                    gate.reason,
-                    [],
-                )
-            )
-            continue
-        passed = value is not None and gate.threshold is not None and _compare(spec, value, gate.threshold)
-        if value is None and spec.name != DITHER_GATE:
-            note = f"not measurable: {note}; declare it not applicable with a reason, or it fails"
-        results.append(
-            GateResult(
-                spec.name,
-                True,
-                passed,
-                value,
-                gate.threshold,
-                spec.comparison,
-                spec.measures,
-                opportunities,
-                note,
-                "",
-                [] if passed else items,
-            )
-        )
+    results = [_result(spec, gates.gates[spec.name], *measured[spec.name]) for spec in SPECS]
     holdout = _size(evaluation, baseline)
     report = GateReport(
         evaluation.record.split,
@@ -630,6 +592,32 @@ def evaluate_gates(
     if dithered.applicable and dithered.value is None and report.others_verdict == RETAIN:
         dithered.note += "; the other gates retain the baseline already, so it cannot change this verdict"
     return report
+
+
+def _result(
+    spec: GateSpec, gate: Gate, value: float | None, opportunities: int | None, note: str, items: list[dict[str, Any]]
+) -> GateResult:
+    """``gate`` against its measure, built once for both cases (n/a: its reason; a failure: its instances)."""
+    passed: bool | None = None
+    if gate.applicable:
+        passed = value is not None and gate.threshold is not None and _compare(spec, value, gate.threshold)
+        if value is None and spec.name != DITHER_GATE:
+            note = f"not measurable: {note}; declare it not applicable with a reason, or it fails"
+    reason = "" if gate.applicable else gate.reason
+    instances = items if passed is False else []
+    return GateResult(
+        spec.name,
+        gate.applicable,
+        passed,
+        value,
+        gate.threshold,
+        spec.comparison,
+        spec.measures,
+        opportunities,
+        note,
+        reason,
+        instances,
+    )
 
 
 def verdict_of(results: list[GateResult], excluding: str = "") -> str:
