@@ -72,7 +72,7 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
     wall = time.perf_counter() - started
     evaluation = evaluate_run(summary.folder)
     record = summary.folder.read_record()
-    audio = sum(r["duration_s"] for r in record.measurements) / len(arms)
+    audio = sum(r.duration_s for r in record.measurements) / len(arms)
     overall = evaluation.aggregate[evaluation.aggregate["stratum"] == "all"].set_index("arm")
     services = record.recognizer_loads
     workers = (record.parallel or {}).get("workers", {"this process": {}})
@@ -101,8 +101,8 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
         "rtf": round(wall / audio, 4),
         "load_wall_s": round(summary.load_wall_s, 2),
         # Summed over the measured units: contention shows as unit wall time, spinning threads as CPU time.
-        "unit_wall_s": round(sum(r["wall_s"] for r in record.measurements), 2),
-        "unit_cpu_s": round(sum(r["cpu_s"] for r in record.measurements), 2),
+        "unit_wall_s": round(sum(r.wall_s for r in record.measurements), 2),
+        "unit_cpu_s": round(sum(r.cpu_s for r in record.measurements), 2),
         "wer": {arm: round(float(overall.loc[arm, "wer"]), 4) for arm in arms},
         "memory_per_worker": memory,
         "_hypotheses": hypotheses,

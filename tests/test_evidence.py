@@ -239,7 +239,7 @@ def test_a_malformed_log_or_head_is_one_line(experiment, capsys) -> None:
     log.append("tuning run", run="a")
     log.head.write_text("[1, 2]", encoding="utf-8")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "audit head must be an object, not list" in _one_line(capsys)
+    assert "audit.head: the file must be a JSON object, not list" in _one_line(capsys)
     log.path.write_bytes(b"[1,2]\n")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
     assert "entry 1 is not a JSON object line" in _one_line(capsys)

@@ -27,7 +27,7 @@ from toolkit.corpus.manifest import load_manifest
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.gates import TEMPLATE, load_gates
-from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord
+from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord, RuntimeRow
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
@@ -199,7 +199,7 @@ def test_the_run_record(tmp_path: Path) -> None:
         ManifestUse("corpus/manifest.json", "ab" * 32),
         ("demo01",),
         arm_failures=(ArmFailure("baseline", "demo01", "vad", "arm baseline, stage vad: ..."),),
-        measurements=({"arm": "baseline", "recording": "demo01", "wall_s": 1.5},),
+        measurements=(RuntimeRow("baseline", "demo01", duration_s=60.0, wall_s=1.5, cpu_s=1.2),),
     )
     target = tmp_path / "run.json"
     _fuzz(json.dumps(record.to_json(), indent=2).encode(), target, lambda: RunRecord.read(target), seed=5)

@@ -228,7 +228,7 @@ def test_two_processes_appending_at_once_keep_one_valid_chain(tmp_path: Path) ->
     entries = log.entries()
     assert [e.seq for e in entries] == list(range(1, 121))
     for tag in ("a", "b"):
-        assert [e.data["n"] for e in entries if e.data["writer"] == tag] == list(range(60))
+        assert [e.other["n"] for e in entries if e.other["writer"] == tag] == list(range(60))
 
 
 def test_a_head_lagging_by_one_complete_entry_still_verifies(logged: AuditLog) -> None:

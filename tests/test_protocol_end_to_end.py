@@ -136,7 +136,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert stability["verdicts"][0] == others and len(stability["verdicts"]) == 4
     assert [a["arm"] for a in stability["arms"]] == ["baseline", "vad"]
     logged = AuditLog(Path(experiment)).entries()[-1]
-    assert logged.event == "stability measured" and logged.data["verdicts"] == stability["verdicts"]
+    assert logged.event == "stability measured" and logged.other["verdicts"] == stability["verdicts"]
     assert main(["audit", "verify", experiment]) == 0
     # ... and the verdict now reads those reruns: the pre-registered gate has its value.
     capsys.readouterr()
@@ -152,7 +152,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     # The reruns are evidence too: recorded when made, so a rerun file edited afterwards stops the gate.
     rerun = Path(experiment) / "runs" / stability["reruns"][1] / "hypotheses" / "vad" / "test.json"
     recorded = [e for e in AuditLog(Path(experiment)).entries() if e.event == "holdout results"]
-    assert {e.data["run"] for e in recorded} >= set(stability["reruns"])
+    assert {e.other["run"] for e in recorded} >= set(stability["reruns"])
     original = rerun.read_bytes()
     rerun.write_bytes(original.replace(b'"text": "', b'"text": "x', 1))
     capsys.readouterr()
@@ -163,7 +163,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     # A holdout hypothesis edited after the run is not laundered by a rerun: the resume refuses it,
     # logs the refusal, records nothing new, and the gate still refuses the edited file.
     finished = [e for e in AuditLog(Path(experiment)).entries() if e.event == "holdout finished"]
-    run_root = Path(experiment) / "runs" / finished[-1].data["run"]
+    run_root = Path(experiment) / "runs" / finished[-1].other["run"]
     edited = run_root / "hypotheses" / "vad" / "test.json"
     edited.write_text(edited.read_text(encoding="utf-8").replace('"text": "', '"text": "x', 1), encoding="utf-8")
     capsys.readouterr()

@@ -1,16 +1,23 @@
-"""run.json as one typed, checked record: it reads back what was written, and refuses what is malformed."""
+"""run.json as one typed, checked record: it reads back what was written (the demo's run.json files byte for
+byte), and refuses what is malformed."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from toolkit.core.errors import InputError
-from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord, stored_path
+from toolkit.core.files import atomic_write_json
+from toolkit.core.json_records import ABSENT
+from toolkit.report.tables import RUNTIME_COLUMNS
+from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord, RuntimeRow, stored_path
 
 ARM = {"name": "baseline", "components": [], "variant_of": None}
+# run.json files `ablate demo` wrote (a holdout run and a tuning run of all its arms).
+DEMO_RECORDS = sorted((Path(__file__).resolve().parent / "golden" / "demo-records").glob("*.json"))
 
 
 def _record() -> RunRecord:
@@ -23,7 +30,7 @@ def _record() -> RunRecord:
         ManifestUse("corpus/manifest.json", "ab" * 32),
         ("demo01", "demo02"),
         arm_failures=(ArmFailure("baseline", "demo02", "onset_repair", "arm baseline, stage onset_repair, ..."),),
-        measurements=({"arm": "baseline", "recording": "demo01", "wall_s": 1.5},),
+        measurements=(RuntimeRow("baseline", "demo01", duration_s=60.0, wall_s=1.5, cpu_s=1.2),),
     )
 
 
@@ -51,6 +58,11 @@ def test_the_manifest_path_is_kept_relative_to_the_experiment_folder(tmp_path: P
         (lambda d: d["config"].update(seed="three"), "config.seed must be an integer"),
         (lambda d: d["manifest"].update(hash="x"), "[manifest] has unknown parameter(s) hash"),
         (lambda d: d.update(arm_failures=[{"arm": "baseline"}]), "[arm_failures]"),
+        (lambda d: d.update(measurements={}), "measurements must be a list, not dict"),
+        (lambda d: d["measurements"][0].pop("cpu_s"), "measurements[0].cpu_s is missing"),
+        (lambda d: d["measurements"][0].update(wall_s="1.5"), "measurements[0].wall_s must be a number, not '1.5'"),
+        (lambda d: d["measurements"][0].update(words=1.5), "measurements[0].words must be int, not 1.5"),
+        (lambda d: d["measurements"][0].update(stray=1), "measurements[0] has unknown key(s) stray"),
     ],
 )
 def test_a_malformed_record_is_one_line_naming_the_file_and_key(tmp_path: Path, change, message: str) -> None:
@@ -69,3 +81,24 @@ def test_a_missing_or_unreadable_record_is_named(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(InputError, match="not a readable run record"):
         RunRecord.read(tmp_path / "run.json")
+
+
+@pytest.mark.parametrize("original", DEMO_RECORDS, ids=lambda path: path.stem)
+def test_the_demo_records_read_back_byte_for_byte_with_typed_rows(tmp_path: Path, original: Path) -> None:
+    record = RunRecord.read(original)
+    assert record.write(tmp_path / "run.json").read_bytes() == original.read_bytes()
+    atomic_write_json(tmp_path / "plain.json", json.loads(original.read_bytes()))  # the plain writer
+    assert (tmp_path / "plain.json").read_bytes() == original.read_bytes()
+    assert record.measurements and {row.arm for row in record.measurements} == set(record.config.arm_names)
+    assert all(getattr(row, f.name) is not ABSENT for row in record.measurements for f in fields(RuntimeRow))
+
+
+def test_a_row_holds_every_runtime_column_and_an_older_row_reads_without_the_later_ones(tmp_path: Path) -> None:
+    assert {f.name for f in fields(RuntimeRow)} == {"arm", "recording", *RUNTIME_COLUMNS}
+    data = _record().to_json()
+    data["measurements"] = [{"arm": "baseline", "recording": "demo01", "duration_s": 60, "wall_s": 1.5, "cpu_s": 1}]
+    path = tmp_path / "run.json"
+    atomic_write_json(path, data)
+    row = RunRecord.read(path).measurements[0]
+    assert (row.duration_s, row.words, row.this_run_wall_s) == (60, ABSENT, ABSENT)
+    assert RunRecord.read(path).write(tmp_path / "again.json").read_bytes() == path.read_bytes()

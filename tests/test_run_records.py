@@ -110,10 +110,10 @@ def test_forced_fallback_is_visible_in_output_record_and_report(forward) -> None
         }
         baseline = summary.folder.read_arm_output("baseline", clip)
         assert baseline.segments and all(s["outcome"] == FIRST and s["temperature"] == 0.0 for s in baseline.segments)
-    rows = {(r["arm"], r["recording"]): r for r in summary.folder.read_record().measurements}
-    assert all(rows["forced", c]["fallback_share"] == 1.0 and rows["forced", c]["fallback_dominated"] for c in CLIPS)
-    assert rows["forced", CLIPS[0]]["temperatures"] == "1.0: 100%"
-    assert all(rows["baseline", c]["fallback_share"] == 0.0 for c in CLIPS)
+    rows = {(r.arm, r.recording): r for r in summary.folder.read_record().measurements}
+    assert all(rows["forced", c].fallback_share == 1.0 and rows["forced", c].fallback_dominated for c in CLIPS)
+    assert rows["forced", CLIPS[0]].temperatures == "1.0: 100%"
+    assert all(rows["baseline", c].fallback_share == 0.0 for c in CLIPS)
     report = evaluation.report_markdown.read_text(encoding="utf-8")
     assert "| forced | " in report and "fallback dominated" in report
     fallback_section = report.split("## Temperature fallback")[1].split("\n## ")[0]
@@ -183,7 +183,7 @@ def test_rerun_counts_reuse_per_unit_and_reports_both_costs(forward) -> None:
     assert rebuilt.units["decode"] == {"computed": 0, "reused": 3 * len(CLIPS)}
     assert rebuilt.this_run.wall_s < 0.2 * rebuilt.measured.wall_s
     rows = rebuilt.folder.read_record().measurements
-    assert all(r["result"] == "computed" and r["units_computed"] == 0 and r["units_reused"] == 1 for r in rows)
+    assert all(r.result == "computed" and r.units_computed == 0 and r.units_reused == 1 for r in rows)
     assert "0 arm results computed" not in rebuilt.describe() and "decode 0 computed/6 reused" in rebuilt.describe()
 
 
@@ -196,7 +196,7 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
         for name, order in (("in-order", arms), ("reversed", arms[::-1]))
     ]
     before, after = (
-        {(r["arm"], r["recording"]): r["peak_rss_mb"] for r in run.folder.read_record().measurements} for run in runs
+        {(r.arm, r.recording): r.peak_rss_mb for r in run.folder.read_record().measurements} for run in runs
     )
     assert before.keys() == after.keys() and len(before) == 4 * len(CLIPS)
     for key, peak in before.items():

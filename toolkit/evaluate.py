@@ -16,6 +16,7 @@ import pandas as pd
 
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
+from toolkit.core.json_records import record_to_json
 from toolkit.core.transcripts import Hypothesis, Reference
 from toolkit.explain import explain_arms
 from toolkit.explain.seam_recall import flag_recall
@@ -132,7 +133,7 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
         aggregate,
         comparisons,
         scores,
-        pd.DataFrame.from_records(list(record.measurements)),
+        pd.DataFrame.from_records([record_to_json(row) for row in record.measurements]).sort_index(axis=1),
         seams,
         _origin_spread(aggregate, list(record.config.arms)),
         rows[0][3].signature.text if rows else "",

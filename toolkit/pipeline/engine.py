@@ -34,7 +34,7 @@ from toolkit.pipeline.recording import RecordingResult, ResultGuard, run_recordi
 from toolkit.pipeline.runlock import RunLock
 from toolkit.pipeline.runner import ArmRunner, reuse_counts
 from toolkit.runs.folder import RunFolder
-from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, stored_path
+from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, RuntimeRow, stored_path
 
 if TYPE_CHECKING:
     from toolkit.corpus.manifest import RecordingEntry
@@ -61,7 +61,7 @@ class RunSummary:
     this_run: Measurement = field(default_factory=Measurement)
     measured: Measurement = field(default_factory=Measurement)
     load_wall_s: float = 0.0
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[RuntimeRow] = field(default_factory=list)
     failures: list[RecordingFailure] = field(default_factory=list)
     arm_failures: list[ArmFailure] = field(default_factory=list)
 

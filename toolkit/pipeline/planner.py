@@ -149,7 +149,7 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     loads = _loads(record)
     costs = []
     for arm in config["arms"]:
-        rows = [m for m in record["measurements"] if m["arm"] == arm["name"]]
+        rows = [m for m in typed.measurements if m.arm == arm["name"]]
         names = typed.config.recognizers_of(arm)
         threads = max(int(identities[n]["decoding"].get("cpu_threads", 1)) for n in names)
         stage_names = {c["name"] for c in arm["components"]}
@@ -157,14 +157,14 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
         costs.append(
             ArmCost(
                 arm["name"],
-                sum(r["duration_s"] for r in rows),
-                sum(r["wall_s"] for r in rows),
-                sum(r["cpu_s"] for r in rows),
+                sum(r.duration_s for r in rows),
+                sum(r.wall_s for r in rows),
+                sum(r.cpu_s for r in rows),
                 threads,
                 services,
             )
         )
-    durations = {m["recording"]: m["duration_s"] for m in record["measurements"]}
+    durations = {m.recording: m.duration_s for m in typed.measurements}
     mean = sum(durations.values()) / len(durations)
     if "cuda" in devices:
         gpus = {r.get("gpu") for r in config.get("recognizer_runtime", {}).values() if r.get("device") == "cuda"}
@@ -230,7 +230,7 @@ def shared_rtf(run: Path, arms: list[str]) -> float | None:
     stored outputs; None when an output is missing or from before units of work were recorded."""
     folder = RunFolder(run)
     record = folder.read_record()
-    durations = {m["recording"]: float(m["duration_s"]) for m in record.measurements}
+    durations = {m.recording: m.duration_s for m in record.measurements}
     wall_s = 0.0
     for recording in durations:
         work: dict[str, float] = {}

@@ -22,7 +22,7 @@ from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_coun
 from toolkit.pipeline.workers import WorkNeeded
 from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
-from toolkit.runs.record import ArmFailure
+from toolkit.runs.record import ArmFailure, RuntimeRow
 
 
 @dataclass
@@ -37,7 +37,7 @@ class RecordingResult:
     """
 
     recording: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[RuntimeRow] = field(default_factory=list)
     computed: int = 0
     reused: int = 0
     units: dict[str, dict[str, int]] = field(default_factory=reuse_counts)
@@ -51,8 +51,8 @@ class RecordingResult:
     def after(self, earlier: RecordingResult) -> RecordingResult:
         """This result (a second pass over the recording) with what ``earlier`` computed before it: those
         arms were read back here, but were made in this run."""
-        made = {row["arm"]: row for row in earlier.rows}
-        self.rows = [made.get(row["arm"], row) for row in self.rows]
+        made = {row.arm: row for row in earlier.rows}
+        self.rows = [made.get(row.arm, row) for row in self.rows]
         self.computed += earlier.computed
         self.reused -= earlier.computed
         for kind, counts in earlier.units.items():
@@ -180,40 +180,36 @@ def _write_result(
     return folder.write_arm_output(arm.name, recording, stored)
 
 
-def _row(
-    arm: str, recording: str, duration: float, stored: ArmOutputFile, this_run: Measurement | None
-) -> dict[str, Any]:
+def _row(arm: str, recording: str, duration: float, stored: ArmOutputFile, this_run: Measurement | None) -> RuntimeRow:
     """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
-    toolkit.report.run_report says what each figure means."""
+    toolkit.report.tables says what each figure means."""
     from toolkit.asr.segments import temperature_summary
 
     units = stored.reuse.values() if this_run is not None else []
     this_run = this_run or Measurement()
     temperatures = temperature_summary(stored.segments)
-    return {
-        "arm": arm,
-        "recording": recording,
-        "duration_s": duration,
-        "words": len(stored.words),
-        "wall_s": stored.compute.wall_s,
-        "cpu_s": stored.compute.cpu_s,
-        "peak_rss_mb": stored.compute.peak_rss_mb,
-        "real_time_factor": stored.real_time_factor,
-        "this_run_wall_s": round(this_run.wall_s, 4),
-        "this_run_cpu_s": round(this_run.cpu_s, 4),
-        "result": "computed" if units else "reused",
-        "units_computed": sum(u.computed for u in units),
-        "units_reused": sum(u.reused for u in units),
-        "decoded_s": temperatures["decoded_s"],
-        "fallback_share": temperatures["fallback_share"],
-        "fallback_dominated": temperatures["fallback_dominated"],
-        "temperatures": "; ".join(
-            f"{t}: {100 * share:.0f}%" for t, share in temperatures["share_by_temperature"].items()
-        ),
-        "unmapped_times": stored.unmapped_times,
-        "seams": len(stored.seams),
-        "disagreements": len(stored.disagreements),
-    }
+    return RuntimeRow(
+        arm=arm,
+        recording=recording,
+        duration_s=duration,
+        words=len(stored.words),
+        wall_s=stored.compute.wall_s,
+        cpu_s=stored.compute.cpu_s,
+        peak_rss_mb=stored.compute.peak_rss_mb,
+        real_time_factor=stored.real_time_factor,
+        this_run_wall_s=round(this_run.wall_s, 4),
+        this_run_cpu_s=round(this_run.cpu_s, 4),
+        result="computed" if units else "reused",
+        units_computed=sum(u.computed for u in units),
+        units_reused=sum(u.reused for u in units),
+        decoded_s=temperatures["decoded_s"],
+        fallback_share=temperatures["fallback_share"],
+        fallback_dominated=temperatures["fallback_dominated"],
+        temperatures="; ".join(f"{t}: {100 * share:.0f}%" for t, share in temperatures["share_by_temperature"].items()),
+        unmapped_times=stored.unmapped_times,
+        seams=len(stored.seams),
+        disagreements=len(stored.disagreements),
+    )
 
 
 def _write_arm_disagreements(

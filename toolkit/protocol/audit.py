@@ -12,13 +12,16 @@ logs that it did (``ablate audit repair``); nothing else in a log is ever repair
 
 Entries may name hashes of things on disk (``hashes``: kind, path relative to the experiment
 folder, sha256); :func:`verify` checks the latest entry naming each one against the disk.
+
+Lines are read by one function, :func:`read_entry`, as :class:`Entry` records (the fields every entry
+has, typed; the event's own keys as they were written) and written from the record (toolkit.core.json_records),
+which gives the bytes the plain canonical JSON of the entry gave; the head is an :class:`AuditHead` record.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +31,17 @@ from typing import Any
 
 from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
-from toolkit.core.files import atomic_write_json, canonical_json, sha256_bytes
+from toolkit.core.files import canonical_json, sha256_bytes
+from toolkit.core.json_records import (
+    ABSENT,
+    Absent,
+    optional_key,
+    other_keys,
+    read_record,
+    record_from_json,
+    record_to_json,
+    write_record,
+)
 
 GENESIS = "0" * 64
 # Kinds of named hashes that are recorded once and never change (holdout evidence).
@@ -54,15 +67,43 @@ def write_whole(fd: int, line: bytes, size: int, path: Path, what: str) -> None:
 
 
 @dataclass(frozen=True)
+class NamedHash:
+    """A thing on disk an entry names: its kind, its path relative to the experiment folder, its sha256."""
+
+    kind: str
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Entry:
-    """One parsed log line."""
+    """One log line: its place in the chain, when and what happened, the hashes it names, and the event's own keys."""
 
     seq: int
+    time: str
     event: str
-    data: dict[str, Any]
+    prev_sha256: str
+    hashes: tuple[NamedHash, ...] | Absent = optional_key()
+    other: dict[str, Any] = other_keys()  # the event's own keys (run, split, challenger, ...), as written
 
-    def hashes(self) -> list[dict[str, str]]:
-        return list(self.data.get("hashes", []))
+    def named_hashes(self) -> tuple[NamedHash, ...]:
+        """The hashes the entry names (none when it has no ``hashes`` key)."""
+        return () if self.hashes is ABSENT else self.hashes
+
+    def line(self) -> bytes:
+        """The entry's log line: canonical JSON (sorted keys, no spaces) and a newline; its sha256 chains the next."""
+        return (canonical_json(record_to_json(self)) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class AuditHead:
+    """The sidecar ``audit.head``: how many entries the log holds and the sha256 of its last line."""
+
+    entries: int
+    last_sha256: str
+
+
+EMPTY_HEAD = AuditHead(0, GENESIS)
 
 
 class AuditLog:
@@ -73,7 +114,7 @@ class AuditLog:
         self.path = self.folder / "protocol" / "audit.jsonl"
         self.head = self.path.with_suffix(".head")
 
-    def append(self, event: str, **fields: Any) -> dict[str, Any]:
+    def append(self, event: str, **fields: Any) -> Entry:
         """Append one event, chained to the current last line; returns what was written.
 
         The line is written whole or not at all; a log whose last line is torn is refused
@@ -86,16 +127,17 @@ class AuditLog:
             lines = self._raw_lines()
             if lines and not lines[-1].endswith(b"\n"):
                 raise InputError(self.path, f"entry {len(lines)} is torn (a crash mid-write); {REPAIR_HINT}")
-            entry = {
+            data = {
                 "seq": len(lines) + 1,
                 "time": datetime.now(UTC).isoformat(timespec="seconds"),
                 "event": event,
                 **fields,
                 "prev_sha256": sha256_bytes(lines[-1]) if lines else GENESIS,
             }
-            line = (canonical_json(entry) + "\n").encode("utf-8")
-            write_whole(fd, line, sum(map(len, lines)), self.path, f"entry {entry['seq']}")
-            atomic_write_json(self.head, {"entries": entry["seq"], "last_sha256": sha256_bytes(line)})
+            entry = record_from_json(Entry, data, self.path, f"entry {data['seq']}")
+            line = entry.line()
+            write_whole(fd, line, sum(map(len, lines)), self.path, f"entry {entry.seq}")
+            write_record(self.head, AuditHead(entry.seq, sha256_bytes(line)))
             return entry
         finally:
             os.close(fd)  # closing releases the lock
@@ -106,13 +148,13 @@ class AuditLog:
         return self.path.read_bytes().splitlines(keepends=True)
 
     def entries(self) -> list[Entry]:
-        """Parsed entries, in order (the chain is not checked here: see :func:`verify`)."""
-        result = []
+        """The entries, in order (the chain is not checked here: see :func:`verify`)."""
         lines = self._raw_lines()
-        for k, line in enumerate(lines, 1):
-            data = _parsed(line, k, len(lines), self.path)
-            result.append(Entry(int(data.get("seq", k)), str(data.get("event", "")), data))
-        return result
+        return [read_entry(line, k, len(lines), self.path) for k, line in enumerate(lines, 1)]
+
+    def read_head(self) -> AuditHead:
+        """The head file's record (that of an empty log when there is none)."""
+        return read_record(AuditHead, self.head, "audit head") if self.head.is_file() else EMPTY_HEAD
 
 
 def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None) -> int:
@@ -121,56 +163,61 @@ def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None
     ``current_hash(kind, absolute_path)`` returns what that thing hashes to on disk now (None if
     missing); without it only the chain and head are checked.
     """
+    entries, chain = _chained(log)
+    _check_head(log, log.read_head(), chain)
+    if current_hash is not None:
+        _check_hashes(log, entries, current_hash)
+    return len(entries)
+
+
+def _chained(log: AuditLog) -> tuple[list[Entry], list[str]]:
+    """The entries, each checked to hold its place and to chain to the one before; and the chain of line hashes."""
     lines = log._raw_lines()
-    previous = GENESIS
-    chain = [GENESIS]
+    entries, chain = [], [GENESIS]
     for k, line in enumerate(lines, 1):
-        data = _parsed(line, k, len(lines), log.path)
-        if data.get("seq") != k:
+        entry = read_entry(line, k, len(lines), log.path)
+        if entry.seq != k:
             raise InputError(
-                log.path,
-                f"entry {k} ({data.get('event')}) says seq {data.get('seq')}: entries were deleted or reordered",
+                log.path, f"entry {k} ({entry.event}) says seq {entry.seq}: entries were deleted or reordered"
             )
-        if data.get("prev_sha256") != previous:
+        if entry.prev_sha256 != chain[-1]:
             raise InputError(
                 log.path,
-                f"entry {k} ({data.get('event')}) does not chain to entry {k - 1}: "
+                f"entry {k} ({entry.event}) does not chain to entry {k - 1}: "
                 f"entry {k - 1} was edited, or entries were deleted or reordered",
             )
-        previous = sha256_bytes(line)
-        chain.append(previous)
-    head: Any = {"entries": 0, "last_sha256": GENESIS}
-    if log.head.is_file():
-        try:
-            head = json.loads(log.head.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, RecursionError, ValueError):
-            raise InputError(log.head, "audit head unreadable") from None
-        if not isinstance(head, dict):
-            raise InputError(log.head, f"audit head must be an object, not {type(head).__name__} (edited by hand)")
-    # The head lags by one entry only when an append was killed between writing its line and its head.
-    held = [len(lines), len(lines) - 1] if lines else [0]
-    if not any(head.get("entries") == n and head.get("last_sha256") == chain[n] for n in held):
-        if head.get("entries") == len(lines):
-            raise InputError(log.path, f"entry {len(lines)} was edited: it no longer hashes to what its head records")
-        raise InputError(
-            log.path,
-            f"the log has {len(lines)} entries but its head records "
-            f"{head.get('entries')}: entries were deleted or added by hand",
-        )
-    if current_hash is None:
-        return len(lines)
+        entries.append(entry)
+        chain.append(sha256_bytes(line))
+    return entries, chain
+
+
+def _check_head(log: AuditLog, head: AuditHead, chain: list[str]) -> None:
+    """Refuse a head that records neither the last entry nor (an append killed before its head) the one before."""
+    count = len(chain) - 1
+    held = [count, count - 1] if count else [0]
+    if any(head.entries == n and head.last_sha256 == chain[n] for n in held):
+        return
+    if head.entries == count:
+        raise InputError(log.path, f"entry {count} was edited: it no longer hashes to what its head records")
+    raise InputError(
+        log.path,
+        f"the log has {count} entries but its head records {head.entries}: entries were deleted or added by hand",
+    )
+
+
+def _check_hashes(log: AuditLog, entries: list[Entry], current_hash: Callable[[str, Path], str | None]) -> None:
+    """Refuse evidence recorded twice with two hashes, and a thing whose latest recorded hash is not the disk's."""
     latest: dict[tuple[str, str], tuple[int, str, str]] = {}
-    for k, line in enumerate(lines, 1):
-        data = json.loads(line)
-        for named in _named_hashes(data, k, log.path):
-            first = latest.get((named["kind"], named["path"]))
-            if named["kind"] in WRITE_ONCE and first is not None and first[2] != named["sha256"]:
+    for entry in entries:
+        for named in entry.named_hashes():
+            first = latest.get((named.kind, named.path))
+            if named.kind in WRITE_ONCE and first is not None and first[2] != named.sha256:
                 raise InputError(
                     log.path,
-                    f"entry {k} ({data.get('event')}) records {named['kind']} {named['path']} again with another "
+                    f"entry {entry.seq} ({entry.event}) records {named.kind} {named.path} again with another "
                     f"sha256 than entry {first[0]} did: recorded evidence never changes",
                 )
-            latest[(named["kind"], named["path"])] = (k, str(data.get("event")), named["sha256"])
+            latest[(named.kind, named.path)] = (entry.seq, entry.event, named.sha256)
     for (kind, path), (k, event, recorded) in sorted(latest.items(), key=lambda item: item[1][0]):
         actual = current_hash(kind, log.folder / path)
         if actual != recorded:
@@ -178,17 +225,12 @@ def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None
             raise InputError(
                 log.path, f"entry {k} ({event}) records {kind} {path} with sha256 {recorded}; on disk it {state}"
             )
-    return len(lines)
 
 
-def _named_hashes(data: dict[str, Any], k: int, path: Path) -> list[dict[str, str]]:
-    """The hashes entry ``k`` names, each a kind, a path and a sha256 (the log was edited otherwise)."""
-    named = data.get("hashes", [])
-    if not isinstance(named, list) or not all(
-        isinstance(h, dict) and all(isinstance(h.get(key), str) for key in ("kind", "path", "sha256")) for h in named
-    ):
-        raise InputError(path, f"entry {k} names its hashes in the wrong form (the log was edited)")
-    return named
+def read_entry(line: bytes, k: int, count: int, path: Path) -> Entry:
+    """Line ``k`` of a log of ``count`` lines as its record (the one reader of the log's lines); a bad line is one
+    InputError naming the entry and the key."""
+    return record_from_json(Entry, _parsed(line, k, count, path), path, f"entry {k}")
 
 
 def _parsed(line: bytes, k: int, count: int, path: Path) -> dict[str, Any]:
@@ -220,7 +262,7 @@ def repair(log: AuditLog) -> str | None:
         kept = lines[:-1]
         os.ftruncate(fd, sum(map(len, kept)))
         os.fsync(fd)
-        atomic_write_json(log.head, {"entries": len(kept), "last_sha256": sha256_bytes(kept[-1]) if kept else GENESIS})
+        write_record(log.head, AuditHead(len(kept), sha256_bytes(kept[-1])) if kept else EMPTY_HEAD)
     finally:
         os.close(fd)
     done = f"dropped a torn last line of {len(torn)} bytes (sha256 {sha256_bytes(torn)})"

@@ -40,9 +40,9 @@ def recorded_evidence(log: AuditLog) -> dict[str, str]:
     """Each evidence file's recorded sha256, by its path relative to the experiment folder."""
     recorded: dict[str, str] = {}
     for entry in log.entries():
-        for item in entry.hashes():
-            if item["kind"] == EVIDENCE:
-                recorded.setdefault(item["path"], item["sha256"])
+        for item in entry.named_hashes():
+            if item.kind == EVIDENCE:
+                recorded.setdefault(item.path, item.sha256)
     return recorded
 
 

@@ -657,7 +657,7 @@ def _name_causes(measured: dict[str, Any], explanation: Explanation) -> None:
 
 
 def _size(evaluation: Evaluation, baseline: str) -> dict[str, Any]:
-    seconds = sum(float(r.get("duration_s", 0.0)) for r in evaluation.record.measurements if r.get("arm") == baseline)
+    seconds = sum(r.duration_s for r in evaluation.record.measurements if r.arm == baseline)
     words = sum(s.counts.ref_words for s in evaluation.scores[baseline].values())
     return {
         "recordings": len(evaluation.scores[baseline]),

@@ -6,6 +6,7 @@ opening of a test split is also written to ``test-openings.jsonl`` in the manife
 when, by which experiment and protocol record, for which challenger, and the content hashes of
 the recordings opened (toolkit.corpus.content). Opening test data another protocol record
 already opened is refused: a second challenger on opened test data needs fresh test data.
+Each line is an :class:`Opening` record, read strictly (toolkit.core.json_records) and written from it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import record_from_json, record_to_json
 from toolkit.protocol.audit import write_whole
 from toolkit.protocol.state import ProtocolError
 
@@ -34,7 +37,11 @@ class Opening:
     challenger: str
     config_sha256: str
     content: tuple[str, ...]
-    time: str = ""
+    time: str = ""  # when it was claimed: stamped by claim(), which writes it
+
+    def line(self) -> bytes:
+        """The opening's ledger line: JSON with sorted keys and a newline."""
+        return (json.dumps(record_to_json(self), sort_keys=True) + "\n").encode("utf-8")
 
 
 def ledger_path(manifest_path: Path) -> Path:
@@ -46,14 +53,16 @@ def _openings(handle: int, path: Path) -> list[Opening]:
     data = b""
     while chunk := os.read(handle, 1 << 20):
         data += chunk
-    openings = []
-    for number, line in enumerate(data.splitlines(), 1):
-        try:
-            item = json.loads(line)
-            openings.append(Opening(**{**item, "content": tuple(item["content"])}))
-        except (ValueError, TypeError, KeyError, RecursionError):
-            raise InputError(path, f"line {number} is not an opening record (the ledger was edited)") from None
-    return openings
+    return [_opening(line, number, path) for number, line in enumerate(data.splitlines(), 1)]
+
+
+def _opening(line: bytes, number: int, path: Path) -> Opening:
+    """Line ``number`` of the ledger as its record; a damaged line is one InputError naming the ledger and the line."""
+    try:
+        data = parse_json(line.decode("utf-8"), path)
+    except (InputError, UnicodeDecodeError):
+        raise InputError(path, f"line {number} is not an opening record (the ledger was edited)") from None
+    return record_from_json(Opening, data, path, f"line {number}")
 
 
 def claim(manifest_path: Path, opening: Opening) -> None:
@@ -81,8 +90,7 @@ def claim(manifest_path: Path, opening: Opening) -> None:
                 )
             if earlier.record == opening.record and earlier.split == opening.split and set(earlier.content) == mine:
                 return
-        stamped = asdict(opening) | {"time": datetime.now(UTC).isoformat(timespec="seconds")}
-        line = (json.dumps(stamped, sort_keys=True) + "\n").encode("utf-8")
-        write_whole(handle, line, os.fstat(handle).st_size, path, "the opening")
+        stamped = replace(opening, time=datetime.now(UTC).isoformat(timespec="seconds"))
+        write_whole(handle, stamped.line(), os.fstat(handle).st_size, path, "the opening")
     finally:
         os.close(handle)

@@ -6,12 +6,12 @@ these sections (``write_reports(evaluation, report_sections(folder))``).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
 
 from toolkit.core.json_records import Absent
+from toolkit.protocol.audit import Entry
 from toolkit.report.document import Section
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.score_files import GateInstance, GateOutcome, GateVerdict
@@ -129,26 +129,22 @@ def _first(instances: tuple[GateInstance, ...], shown: int = 2) -> str:
     return " — " + "; ".join(words) + more
 
 
-def _describe(entry: dict[str, Any]) -> str:
-    event = entry.get("event", "")
+def _describe(entry: Entry) -> str:
+    other = entry.other
     details = []
-    if "challenger" in entry and isinstance(entry["challenger"], dict):
-        c = entry["challenger"]
+    if isinstance(other.get("challenger"), dict):
+        c = other["challenger"]
         details.append(
             f"arm `{c.get('arm')}`, config sha256 `{str(c.get('config_sha256'))[:12]}…`, gates sha256 "
             f"`{str(c.get('gates_sha256'))[:12]}…`, scorer `{c.get('signature_hash')}`"
         )
     for key in ("split", "run", "verdict", "computed", "reused", "reason", "command"):
-        if key in entry:
-            details.append(f"{key} {entry[key]}")
-    if "manifest_sha256" in entry:
-        details.append(f"manifest sha256 `{entry['manifest_sha256'][:12]}…`")
-    details += [
-        f"{h['kind']} `{h['path']}` sha256 `{h['sha256'][:12]}…`"
-        for h in entry.get("hashes", [])
-        if h["kind"] != "manifest"
-    ]
-    return f"- {entry.get('time', '')} #{entry.get('seq')} **{event}**" + (": " + ", ".join(details) if details else "")
+        if key in other:
+            details.append(f"{key} {other[key]}")
+    if "manifest_sha256" in other:
+        details.append(f"manifest sha256 `{other['manifest_sha256'][:12]}…`")
+    details += [f"{h.kind} `{h.path}` sha256 `{h.sha256[:12]}…`" for h in entry.named_hashes() if h.kind != "manifest"]
+    return f"- {entry.time} #{entry.seq} **{entry.event}**" + (": " + ", ".join(details) if details else "")
 
 
 def protocol_section(folder: RunFolder) -> list[Section]:
@@ -162,8 +158,8 @@ def protocol_section(folder: RunFolder) -> list[Section]:
         return []
     try:
         status = f"- audit log `{log.path}`: {verify(log, current_hash)} entries, chain and hashes verified"
-        entries = [json.loads(line) for line in log.path.read_text(encoding="utf-8").splitlines()]
-    except (ToolkitError, json.JSONDecodeError) as error:
+        entries = log.entries()
+    except ToolkitError as error:
         return [Section.of("Protocol trail", f"- audit log `{log.path}` does NOT verify: {error}")]
     return [
         Section.of(

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import config_hash, sha256_file
+from toolkit.core.json_records import record_to_json
 from toolkit.protocol.audit import AuditLog, verify
 
 TEST_SPLITS = ("holdout", "challenge")
@@ -117,13 +118,13 @@ def replay(log: AuditLog) -> ProtocolState:
     """The current protocol record's state from the log's entries."""
     state = ProtocolState()
     for entry in log.entries():
-        data = entry.data
+        data = entry.other
         if entry.event == "protocol record started":
             state.challenger, state.opened, state.finished = None, {}, {}
         elif entry.event in ("manifest registered", "manifest frozen"):  # the older logs' name
             state.manifests.add(data["manifest_sha256"])
         elif entry.event == "challenger frozen":
-            state.challenger, state.record_id = data["challenger"], config_hash(data)[:16]
+            state.challenger, state.record_id = data["challenger"], config_hash(record_to_json(entry))[:16]
         elif entry.event.endswith(" opened") and data.get("split") in TEST_SPLITS:
             state.opened[data["split"]] = data
             state.opened_audio.update(data.get("audio_sha256", []))

@@ -158,7 +158,7 @@ def dither_outcome(log: AuditLog, split: str, run: str) -> DitherOutcome | None:
 
     first: dict[int, str] = {}  # seed (0: undithered) -> verdict
     for entry in log.entries():
-        data = entry.data
+        data = entry.other
         if entry.event != "stability measured" or data.get("split") != split or data.get("run") != run:
             continue
         dither, verdicts = data.get("dither") or {}, list(data.get("verdicts") or ())

@@ -2,7 +2,8 @@
 
 Written by the pipeline at the start of a run (``status = "running"``) and again at its end, read
 by everything else (evaluation, report, protocol, adjudication, app) through :meth:`RunRecord.read`,
-which refuses a malformed file with one line naming the key. Paths are stored relative to the
+which refuses a malformed file with one line naming the key (its ``measurements`` rows are
+:class:`RuntimeRow` records, read strictly by toolkit.core.json_records). Paths are stored relative to the
 experiment folder (the run folder's grandparent) when they lie inside it, so an experiment folder
 can be moved or copied and still judges its own files, from any working directory.
 """
@@ -10,7 +11,7 @@ can be moved or copied and still judges its own files, from any working director
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from toolkit.core.config import build_config
 from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
+from toolkit.core.json_records import Absent, optional_key, record_from_json, record_to_json
 
 Status = Literal["running", "complete", "failed"]
 STATUSES = ("running", "complete", "failed")
@@ -47,6 +49,33 @@ class ManifestUse:
 
     path: str
     sha256: str
+
+
+@dataclass(frozen=True)
+class RuntimeRow:
+    """What one arm's result on one recording cost and how it was made (a row of ``measurements``; RUNTIME_COLUMNS
+    in toolkit.report.tables says what each figure means). Runs from before a column was measured lack it."""
+
+    arm: str
+    recording: str
+    duration_s: float
+    wall_s: float
+    cpu_s: float
+    words: int | Absent = optional_key()
+    peak_rss_mb: float | Absent = optional_key()
+    real_time_factor: float | None | Absent = optional_key()
+    this_run_wall_s: float | Absent = optional_key()
+    this_run_cpu_s: float | Absent = optional_key()
+    result: str | Absent = optional_key()  # "computed" or "reused"
+    units_computed: int | Absent = optional_key()
+    units_reused: int | Absent = optional_key()
+    decoded_s: float | Absent = optional_key()
+    fallback_share: float | None | Absent = optional_key()
+    fallback_dominated: bool | Absent = optional_key()
+    temperatures: str | Absent = optional_key()
+    unmapped_times: int | Absent = optional_key()
+    seams: int | Absent = optional_key()
+    disagreements: int | Absent = optional_key()
 
 
 BASELINE = "baseline"  # the arm name the protocol and every comparison take as the baseline
@@ -107,7 +136,7 @@ class RunRecord:
     versions: dict[str, str | None] = field(default_factory=dict)
     hardware: dict[str, Any] = field(default_factory=dict)
     finished: str | None = None
-    measurements: tuple[dict[str, Any], ...] = ()
+    measurements: tuple[RuntimeRow, ...] = ()
     computed: int = 0
     reused: int = 0
     failures: tuple[RecordingFailure, ...] = ()
@@ -128,7 +157,7 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON data: lists where the record holds tuples, so it equals what ``run.json`` reads back."""
-        data = _as_lists(asdict(self))
+        data = record_to_json(self)
         return {key: value for key, value in data.items() if value is not None or key == "finished"}
 
     def write(self, path: Path) -> Path:
@@ -159,7 +188,7 @@ class RunRecord:
             config=_build(RunConfig, {**config, "arms": tuple(_list(config, "arms", path, dict))}, path, "config"),
             manifest=_build(ManifestUse, _table(top.get("manifest"), path, "manifest"), path, "manifest"),
             recordings=tuple(_list(top, "recordings", path, str)),
-            measurements=tuple(_list(top, "measurements", path, dict, required=False)),
+            measurements=record_from_json(tuple[RuntimeRow, ...], top.get("measurements", []), path, "measurements"),
             failures=tuple(
                 _build(RecordingFailure, item, path, "failures")
                 for item in _list(top, "failures", path, dict, required=False)
@@ -223,12 +252,3 @@ def _list(table: dict[str, Any], key: str, path: Path, item: type, required: boo
 def _build(cls: type, table: Any, path: Path, key: str) -> Any:
     """A record's part, every key known and of its declared type (toolkit.core.config.build_config)."""
     return build_config(cls, _table(table, path, key), path=path, where=key, require_all=False)
-
-
-def _as_lists(value: Any) -> Any:
-    """``value`` with every tuple, however deep, turned into a list (JSON has no tuples)."""
-    if isinstance(value, dict):
-        return {key: _as_lists(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_as_lists(item) for item in value]
-    return value
