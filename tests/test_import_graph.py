@@ -161,4 +161,3 @@ def test_the_architecture_diagram_draws_the_allowed_table() -> None:
     assert set(drawn) == set(allowed) | {"cli"}
     drawn_reach, allowed_reach = _reach(drawn), _reach(allowed)
     assert {name: drawn_reach[name] for name in allowed} == allowed_reach
-
