@@ -323,6 +323,18 @@ def test_gate_verdict_is_a_table_not_raw_json_and_a_damaged_one_is_one_line(monk
     assert not any("portão" in d.value for d in at.dataframe)
 
 
+def test_a_damaged_scores_table_is_one_line_and_the_agreement_still_shows(monkeypatch, exp):
+    (run_folder(exp).scores / "per_recording.csv").write_text("wer\n0.1\n", encoding="utf-8")
+    at = _page(_app(monkeypatch, exp), "results")
+    warned = [w.value.replace("\\", "") for w in at.warning]
+    assert warned == [
+        "runs/tuning-fixture/scores/per_recording.csv: not a scores table: its columns begin arm, recording_id, "
+        "strata and hold wer"
+    ]
+    assert not at.exception and not any("braço" in d.value for d in at.dataframe)
+    assert "Concordância entre ouvintes" in _everything(at)
+
+
 def test_name_is_asked_and_an_empty_one_refused(monkeypatch, exp):
     at = _app(monkeypatch, exp, annotator=None)
     assert any("não são verificados" in c.value for c in at.caption)

@@ -361,20 +361,42 @@ def test_corpus_figures_are_micro_averaged_not_macro():
     assert row["signature"] == small.signature.text
 
 
-def test_tables_are_written_as_csv(tmp_path):
-    import pandas as pd
-
-    from toolkit.scorer.tables import write_tables
+def test_tables_are_written_as_csv_and_read_back_with_names_as_text(tmp_path):
+    from toolkit.scorer.tables import read_tables, write_tables
 
     vad_score = score_recording(ref_of((0, 2, "a b")), hyp_of("a", start=0.0), vad_segments=[(0, 1)])
     plain = score_recording(ref_of((0, 2, "c d")), hyp_of("c d"))
-    per_recording, aggregate = score_tables([("arm", "r1", None, vad_score), ("arm", "r2", None, plain)])
+    per_recording, aggregate = score_tables([("arm", "001", None, vad_score), ("arm", "NA", None, plain)])
     paths = write_tables(per_recording, aggregate, tmp_path / "tables")
     assert [p.name for p in paths] == ["per_recording.csv", "aggregate.csv"]
-    back = pd.read_csv(paths[1])
+    per_recording_back, back = read_tables(tmp_path / "tables")
+    assert per_recording_back["recording_id"].tolist() == ["001", "NA"]  # names, not numbers or missing values
     assert back.loc[0, "wer"] == pytest.approx(1 / 4)
     assert back.loc[0, "vad_recordings"] == 1 and back.loc[0, "vad_recall"] == pytest.approx(0.5)
     assert not list(tmp_path.joinpath("tables").glob("*.part"))
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (None, "the scores table is missing"),
+        ("", "not a scores table (No columns to parse from file)"),
+        ("wer,arm\n0.1,a\n", "not a scores table: its columns begin arm, stratum and hold wer"),
+    ],
+)
+def test_a_missing_or_foreign_scores_table_is_named_in_one_line(tmp_path, damage, problem):
+    from toolkit.core.errors import InputError
+    from toolkit.scorer.tables import read_tables, write_tables
+
+    per_recording, aggregate = score_tables([("arm", "r1", None, score_recording(ref_of((0, 2, "a")), hyp_of("a")))])
+    _, aggregate_csv = write_tables(per_recording, aggregate, tmp_path)
+    if damage is None:
+        aggregate_csv.unlink()
+    else:
+        aggregate_csv.write_text(damage, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_tables(tmp_path)
+    assert str(caught.value).startswith(f"{aggregate_csv}: {problem}")
 
 
 def test_time_constrained_mode_reports_separately():

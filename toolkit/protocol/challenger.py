@@ -265,26 +265,22 @@ def unmeasurable_gates(gates: Any, manifest: Any) -> list[str]:
 def tuning_note(experiment: Experiment, arm_name: str) -> str | None:
     """A line when another arm had the lowest WER on the split's tuning run (None when ``arm_name`` did);
     that run is the one ``ablate explain`` reads (runs.folder.latest_run: never a stability rerun)."""
-    import csv
-
     from toolkit.runs.folder import latest_run
+    from toolkit.scorer.tables import read_tables
 
     try:
         run = latest_run(experiment.folder, "tuning", [arm_name])
+        _, aggregate = read_tables(run.scores)
     except InputError:
         return None
-    scored = run.scores / "aggregate.csv"
-    if not scored.is_file():
+    overall = aggregate[aggregate["stratum"] == "all"].dropna(subset=["wer"])
+    wers = {str(arm): float(wer) for arm, wer in zip(overall["arm"], overall["wer"], strict=True)}
+    if arm_name not in wers:
         return None
-    with open(scored, encoding="utf-8", newline="") as handle:
-        rows = [r for r in csv.DictReader(handle) if r.get("stratum") == "all" and r.get("wer") not in (None, "")]
-    if not rows:
-        return None
-    best = min(rows, key=lambda r: (float(r["wer"]), r["arm"]))
-    chosen = next((r for r in rows if r["arm"] == arm_name), None)
-    if best["arm"] == arm_name or chosen is None or float(chosen["wer"]) <= float(best["wer"]):
+    best = min(wers, key=lambda arm: (wers[arm], arm))
+    if wers[arm_name] <= wers[best]:
         return None
     return (
-        f"note: {best['arm']!r} had the lowest tuning WER ({100 * float(best['wer']):.1f}%), not {arm_name!r} "
-        f"({100 * float(chosen['wer']):.1f}%), in {run.root.name}"
+        f"note: {best!r} had the lowest tuning WER ({100 * wers[best]:.1f}%), not {arm_name!r} "
+        f"({100 * wers[arm_name]:.1f}%), in {run.root.name}"
     )
