@@ -17,7 +17,6 @@ from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.store import ACTIONS
 from toolkit.core.errors import InputError
 from toolkit.runs.score_files import GateVerdict, PairedFile
-from toolkit.scorer.tables import read_tables, table_paths
 
 T = TypeVar("T")
 
@@ -188,10 +187,10 @@ with app_state.shown_errors():
     if used != adj.manifest.sha256:
         line += t("res_not_open", open=adj.manifest.sha256[:12])
     st.markdown(app_state.plain(line))
-    aggregate_csv = table_paths(folder.scores)[1]
+    aggregate_csv = folder.score_tables[1]
     if not aggregate_csv.is_file():
         st.info(app_state.plain(t("res_not_scored", path=app_state.relative(adj, aggregate_csv))))
-    tables = _read(lambda: read_tables(folder.scores), None) if aggregate_csv.is_file() else None
+    tables = _read(folder.read_score_tables, None) if aggregate_csv.is_file() else None
     if tables is None:
         _agreement()
         st.stop()

@@ -266,11 +266,10 @@ def tuning_note(experiment: Experiment, arm_name: str) -> str | None:
     """A line when another arm had the lowest WER on the split's tuning run (None when ``arm_name`` did);
     that run is the one ``ablate explain`` reads (runs.folder.latest_run: never a stability rerun)."""
     from toolkit.runs.folder import latest_run
-    from toolkit.scorer.tables import read_tables
 
     try:
         run = latest_run(experiment.folder, "tuning", [arm_name])
-        _, aggregate = read_tables(run.scores)
+        _, aggregate = run.read_score_tables()
     except InputError:
         return None
     overall = aggregate[aggregate["stratum"] == "all"].dropna(subset=["wer"])

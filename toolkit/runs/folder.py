@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core.errors import InputError
 from toolkit.core.json_records import read_record, record_from_json, write_record
@@ -22,6 +22,10 @@ from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.disagreement_file import DisagreementListFile
 from toolkit.runs.record import RunRecord
 from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
+from toolkit.scorer.tables import read_tables, table_paths
+
+if TYPE_CHECKING:  # pandas is imported when the tables are read, so opening a run folder stays quick
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,11 @@ class RunFolder:
         return self._inside("scores", arm, recording, "json")
 
     @property
+    def score_tables(self) -> tuple[Path, Path]:
+        """The per-recording and the aggregate CSV table of the run's scores."""
+        return table_paths(self.scores)
+
+    @property
     def paired(self) -> Path:
         """Every arm against the baseline: ΔWER, its interval and paired tests."""
         return self.scores / "paired.json"
@@ -99,6 +108,9 @@ class RunFolder:
     def write_recording_score(self, arm: str, recording: str, data: dict[str, Any]) -> Path:
         """Write ``RecordingScore.to_json()``, refused unless it reads back as a RecordingScoreFile."""
         return _write(self.recording_score(arm, recording), RecordingScoreFile, data)
+
+    def read_score_tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        return read_tables(self.scores)
 
     def read_paired(self) -> PairedFile:
         return read_record(PairedFile, self.paired, "paired comparison file")
