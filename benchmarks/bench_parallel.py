@@ -81,7 +81,7 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
             "dask_worker_mb": worker.get("process_peak_rss_mb"),
             "recognizer_service_mb": max(
                 (
-                    load["worker_peak_rss_mb"] or 0
+                    load.worker_peak_rss_mb or 0
                     for name, load in services.items()
                     if name.endswith(address) or address == "this process"
                 ),

@@ -16,6 +16,17 @@ from toolkit.runs.folder import latest_run
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 
 
+def _load(ready_wall_s: float) -> dict[str, float]:
+    """A service load as run.json holds it, the run having waited ``ready_wall_s`` for it."""
+    return {
+        "cpu_s": 1.0,
+        "ready_wall_s": ready_wall_s,
+        "rss_after_load_mb": 300.0,
+        "wall_s": 1.0,
+        "worker_peak_rss_mb": 400.0,
+    }
+
+
 def _run(folder: Path, device: str = "cpu", finished: str = "2026-12-01T10:00:00+00:00") -> Path:
     """A complete run record as ``ablate run`` writes it: two recordings of 600 s, baseline (RTF 0.05 on
     2 threads) and batched (RTF 0.03 on 2 threads), each service loading in a few seconds."""
@@ -28,7 +39,14 @@ def _run(folder: Path, device: str = "cpu", finished: str = "2026-12-01T10:00:00
         "split": "tuning",
         "recordings": ["r1", "r2"],
         "manifest": {"path": "corpus/manifest.json", "sha256": "0" * 64},
-        "hardware": {"cpu": "AMD EPYC"},
+        "hardware": {
+            "platform": "Linux",
+            "python": "3.11.7",
+            "machine": "x86_64",
+            "cpu": "AMD EPYC",
+            "cpu_count": 2,
+            "memory_gb": 23.5,
+        },
         "config": {
             "experiment": "demo",
             "primary": "base",
@@ -49,7 +67,7 @@ def _run(folder: Path, device: str = "cpu", finished: str = "2026-12-01T10:00:00
             for rec in ("r1", "r2")
             for arm, rtf in (("baseline", 0.05), ("batched", 0.03))
         ],
-        "recognizer_loads": {"base": {"ready_wall_s": 3.0}, "batched": {"ready_wall_s": 8.0}},
+        "recognizer_loads": {"base": _load(3.0), "batched": _load(8.0)},
         "stage_loads": {},
     }
     folder.mkdir(parents=True)
@@ -125,7 +143,7 @@ def test_all_arms_start_each_model_service_once_per_worker(tmp_path: Path) -> No
         {"arm": "vad", "recording": rec, "duration_s": 600.0, "wall_s": 600.0 * 0.04, "cpu_s": 1200.0 * 0.04}
         for rec in ("r1", "r2")
     ]
-    record["stage_loads"] = {"vad vad": {"ready_wall_s": 1.5}}
+    record["stage_loads"] = {"vad vad": _load(1.5)}
     (run / "run.json").write_text(json.dumps(record), encoding="utf-8")
     plan = make_plan(run, hours=1, resources=Resources(nodes=1, cores=2))  # 6 recordings, one worker
     assert plan.loads == (3.0, 8.0, 4.5)  # baseline: base; batched: batched; vad: base and the Silero pass

@@ -12,8 +12,18 @@ import pytest
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 from toolkit.core.json_records import ABSENT
-from toolkit.report.tables import RUNTIME_COLUMNS
-from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord, RuntimeRow, stored_path
+from toolkit.report.tables import LOAD_COLUMNS, RUNTIME_COLUMNS
+from toolkit.runs.arm_output_file import Reuse
+from toolkit.runs.record import (
+    ArmFailure,
+    Hardware,
+    ManifestUse,
+    RunConfig,
+    RunRecord,
+    RuntimeRow,
+    ServiceLoad,
+    stored_path,
+)
 
 ARM = {"name": "baseline", "components": [], "variant_of": None}
 # run.json files `ablate demo` wrote (a holdout run and a tuning run of all its arms).
@@ -31,6 +41,10 @@ def _record() -> RunRecord:
         ("demo01", "demo02"),
         arm_failures=(ArmFailure("baseline", "demo02", "onset_repair", "arm baseline, stage onset_repair, ..."),),
         measurements=(RuntimeRow("baseline", "demo01", duration_s=60.0, wall_s=1.5, cpu_s=1.2),),
+        hardware=Hardware("Linux", "3.11.7", "x86_64", "AMD EPYC", 2, 23.5),
+        reuse={"arm_results": Reuse(1, 0), "decode": Reuse(1, 2)},
+        this_run={"cpu_s": 1.2, "wall_s": 1.5},
+        recognizer_loads={"whisper_base": ServiceLoad(0.7, 0.9, 280.0, 0.6, None)},
     )
 
 
@@ -63,6 +77,11 @@ def test_the_manifest_path_is_kept_relative_to_the_experiment_folder(tmp_path: P
         (lambda d: d["measurements"][0].update(wall_s="1.5"), "measurements[0].wall_s must be a number, not '1.5'"),
         (lambda d: d["measurements"][0].update(words=1.5), "measurements[0].words must be int, not 1.5"),
         (lambda d: d["measurements"][0].update(stray=1), "measurements[0] has unknown key(s) stray"),
+        (lambda d: d["hardware"].pop("cpu"), "hardware.cpu is missing"),
+        (lambda d: d["reuse"]["decode"].update(reused="2"), "reuse.decode.reused must be int, not '2'"),
+        (lambda d: d.update(this_run={"wall_s": None}), "this_run.wall_s must be a number, not None"),
+        (lambda d: d["recognizer_loads"]["whisper_base"].pop("ready_wall_s"), "ready_wall_s is missing"),
+        (lambda d: d.update(stage_loads=[]), "stage_loads must be a JSON object, not list"),
     ],
 )
 def test_a_malformed_record_is_one_line_naming_the_file_and_key(tmp_path: Path, change, message: str) -> None:
@@ -91,6 +110,13 @@ def test_the_demo_records_read_back_byte_for_byte_with_typed_rows(tmp_path: Path
     assert (tmp_path / "plain.json").read_bytes() == original.read_bytes()
     assert record.measurements and {row.arm for row in record.measurements} == set(record.config.arm_names)
     assert all(getattr(row, f.name) is not ABSENT for row in record.measurements for f in fields(RuntimeRow))
+    assert isinstance(record.hardware, Hardware) and record.hardware.cpu_count
+    assert all(isinstance(load, ServiceLoad) for load in record.recognizer_loads.values()) and record.recognizer_loads
+    assert record.reuse["arm_results"] == Reuse(len(record.measurements), 0)
+
+
+def test_a_load_holds_the_columns_the_report_explains() -> None:
+    assert ["worker", *(f.name for f in fields(ServiceLoad))] == ["worker", *sorted(set(LOAD_COLUMNS) - {"worker"})]
 
 
 def test_a_row_holds_every_runtime_column_and_an_older_row_reads_without_the_later_ones(tmp_path: Path) -> None:

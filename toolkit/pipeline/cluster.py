@@ -35,6 +35,7 @@ from toolkit.audio.dither import Dither
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.measure import lifetime_peak_rss_mb
 from toolkit.pipeline.recording import RecordingResult, run_recording
+from toolkit.runs.record import ServiceLoad
 
 if TYPE_CHECKING:
     from toolkit.pipeline.slurm import ClusterFile
@@ -95,8 +96,8 @@ class ClusterRun:
     mode: str
     scheduler: str
     results: dict[str, RecordingResult] = field(default_factory=dict)
-    recognizer_loads: dict[str, dict[str, Any]] = field(default_factory=dict)
-    stage_loads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    recognizer_loads: dict[str, ServiceLoad] = field(default_factory=dict)
+    stage_loads: dict[str, ServiceLoad] = field(default_factory=dict)
     workers: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # local: workers asked and started; slurm: its jobs
 
@@ -236,9 +237,9 @@ def _release(key: str) -> dict[str, Any]:
         loaded = _LOADED.pop(slot)
         loaded.close()
         suffix = f" #{index + 1}" if len(slots) > 1 else ""  # one set of services per task thread
-        report["recognizer_loads"].update({name + suffix: load.to_json() for name, load in loaded.pool.loads().items()})
+        report["recognizer_loads"].update({name + suffix: load.stored() for name, load in loaded.pool.loads().items()})
         report["stage_loads"].update(
-            {name + suffix: load.to_json() for name, load in loaded.runner.stages.loads().items()}
+            {name + suffix: load.stored() for name, load in loaded.runner.stages.loads().items()}
         )
     return report
 

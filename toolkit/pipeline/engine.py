@@ -33,6 +33,7 @@ from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.recording import RecordingResult, ResultGuard, run_recording, stored_output, times
 from toolkit.pipeline.runlock import RunLock
 from toolkit.pipeline.runner import ArmRunner, reuse_counts
+from toolkit.runs.arm_output_file import Reuse
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import ArmFailure, ManifestUse, RecordingFailure, RunConfig, RunRecord, RuntimeRow, stored_path
 
@@ -86,8 +87,9 @@ class RunSummary:
         self.measured.add(result.measured)
         self.rows.extend(result.rows)
 
-    def reuse_json(self) -> dict[str, dict[str, int]]:
-        return {"arm_results": {"computed": self.computed, "reused": self.reused}, **self.units}
+    def reuse(self) -> dict[str, Reuse]:
+        """Results and units made and reused, per level, as run.json keeps them."""
+        return {"arm_results": Reuse(self.computed, self.reused), **{k: Reuse(**c) for k, c in self.units.items()}}
 
     def describe(self) -> str:
         """One line for the terminal: reuse per level, what this run spent, what the results cost when made."""
@@ -324,13 +326,11 @@ def run_experiment(
     for entry in entries:
         summary.add(results[entry.id])
     summary.load_wall_s = runner.started_wall_s()
-    recognizer_loads = {name: load.to_json() for name, load in pool.loads().items()}
-    stage_loads = {name: load.to_json() for name, load in runner.stages.loads().items()}
+    recognizer_loads = {name: load.stored() for name, load in pool.loads().items()}
+    stage_loads = {name: load.stored() for name, load in runner.stages.loads().items()}
     if parallel is not None:
         summary.load_wall_s += sum(
-            load["ready_wall_s"]
-            for loads in (parallel.recognizer_loads, parallel.stage_loads)
-            for load in loads.values()
+            load.ready_wall_s for loads in (parallel.recognizer_loads, parallel.stage_loads) for load in loads.values()
         )
         recognizer_loads.update(parallel.recognizer_loads)
         stage_loads.update(parallel.stage_loads)
@@ -343,7 +343,7 @@ def run_experiment(
         reused=summary.reused,
         failures=tuple(summary.failures),
         arm_failures=tuple(summary.arm_failures),
-        reuse=summary.reuse_json(),
+        reuse=summary.reuse(),
         this_run=times(summary.this_run),
         recognizer_loads=recognizer_loads,
         stage_loads=stage_loads,

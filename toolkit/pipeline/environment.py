@@ -6,7 +6,8 @@ import os
 import platform
 import sys
 from importlib import metadata
-from typing import Any
+
+from toolkit.runs.record import Hardware
 
 LIBRARIES = (
     "ptbr-asr-ablate",
@@ -43,7 +44,8 @@ def library_versions(names: tuple[str, ...] = LIBRARIES) -> dict[str, str | None
     return versions
 
 
-def hardware() -> dict[str, Any]:
+def hardware() -> Hardware:
+    """This machine: platform, Python, architecture, CPU model name, core count and memory."""
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
@@ -53,11 +55,11 @@ def hardware() -> dict[str, Any]:
     memory_gb = None
     if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
         memory_gb = round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1)
-    return {
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "machine": platform.machine(),
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "memory_gb": memory_gb,
-    }
+    return Hardware(
+        platform=platform.platform(),
+        python=sys.version.split()[0],
+        machine=platform.machine(),
+        cpu=cpu,
+        cpu_count=os.cpu_count(),
+        memory_gb=memory_gb,
+    )

@@ -28,6 +28,7 @@ from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import RunRecord
 
 # Scheduler and data-movement overhead per recording (s): measured on the single-node SLURM
 # (benchmarks/bench_slurm.py, docs/scale.md); a cluster file system may cost more.
@@ -142,11 +143,10 @@ class Plan:
 def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     """Per arm what the run measured, the mean recording length (s), and what it ran on (device, CPU, ISA)."""
     typed = RunFolder(run).read_record()  # checked: a malformed run.json is one line naming it
-    record = typed.to_json()
-    config = record["config"]
+    config = typed.to_json()["config"]
     identities = config["recognizers"]
     devices = {runtime.get("device", "cpu") for runtime in config.get("recognizer_runtime", {}).values()}
-    loads = _loads(record)
+    loads = _loads(typed)
     costs = []
     for arm in config["arms"]:
         rows = [m for m in typed.measurements if m.arm == arm["name"]]
@@ -170,17 +170,16 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
         gpus = {r.get("gpu") for r in config.get("recognizer_runtime", {}).values() if r.get("device") == "cuda"}
         return costs, mean, f"cuda ({', '.join(sorted(str(g) for g in gpus))})"
     isas = {r.get("isa") for r in config.get("recognizer_runtime", {}).values()}
-    cpu = record.get("hardware", {}).get("cpu") or "an unnamed CPU"
+    cpu = (typed.hardware and typed.hardware.cpu) or "an unnamed CPU"
     return costs, mean, f"cpu ({cpu}, CTranslate2 ISA {', '.join(sorted(str(i) for i in isas))})"
 
 
-def _loads(record: dict[str, Any]) -> dict[str, float]:
+def _loads(record: RunRecord) -> dict[str, float]:
     """Model load per service name (``whisper_base``, ``vad vad``), one worker's worth (the slowest)."""
     loads: dict[str, float] = {}
-    for kind in ("recognizer_loads", "stage_loads"):
-        for name, load in record.get(kind, {}).items():
-            service = name.split(" on ", 1)[0].split(" #", 1)[0]
-            loads[service] = max(loads.get(service, 0.0), float(load.get("ready_wall_s", 0.0)))
+    for name, load in [*record.recognizer_loads.items(), *record.stage_loads.items()]:
+        service = name.split(" on ", 1)[0].split(" #", 1)[0]
+        loads[service] = max(loads.get(service, 0.0), load.ready_wall_s)
     return loads
 
 

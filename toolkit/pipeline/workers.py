@@ -20,6 +20,7 @@ from typing import Any
 
 from toolkit.core.errors import ToolkitError
 from toolkit.pipeline.measure import Measurement, lifetime_peak_rss_mb, measure
+from toolkit.runs.record import ServiceLoad
 
 Build = Callable[..., Callable[[Any], Any]]  # module-level, so a spawned process can import it
 
@@ -37,14 +38,15 @@ class WorkerLoad:
     ready_wall_s: float
     worker_peak_rss_mb: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "wall_s": round(self.wall_s, 4),
-            "cpu_s": round(self.cpu_s, 4),
-            "ready_wall_s": round(self.ready_wall_s, 4),
-            "rss_after_load_mb": round(self.rss_after_load_mb, 1),
-            "worker_peak_rss_mb": None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1),
-        }
+    def stored(self) -> ServiceLoad:
+        """The load as run.json keeps it: seconds to 0.1 ms, memory to 0.1 MB."""
+        return ServiceLoad(
+            cpu_s=round(self.cpu_s, 4),
+            ready_wall_s=round(self.ready_wall_s, 4),
+            rss_after_load_mb=round(self.rss_after_load_mb, 1),
+            wall_s=round(self.wall_s, 4),
+            worker_peak_rss_mb=None if self.worker_peak_rss_mb is None else round(self.worker_peak_rss_mb, 1),
+        )
 
 
 def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:

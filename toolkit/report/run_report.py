@@ -273,10 +273,10 @@ def _about(evaluation: Evaluation) -> str:
 def _reuse(record: RunRecord) -> str:
     reuse, spent = record.reuse, record.this_run
     counts = "; ".join(
-        f"{kind.replace('_', ' ')} {c['computed']} computed, {c['reused']} reused" for kind, c in reuse.items()
+        f"{kind.replace('_', ' ')} {c.computed} computed, {c.reused} reused" for kind, c in reuse.items()
     )
     loading = sum(
-        load["ready_wall_s"] for loads in (record.recognizer_loads, record.stage_loads) for load in loads.values()
+        load.ready_wall_s for loads in (record.recognizer_loads, record.stage_loads) for load in loads.values()
     )
     return (
         f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from toolkit.core.json_records import record_to_json
 from toolkit.scorer.metrics.timing import worst_onsets
 
 if TYPE_CHECKING:
@@ -312,8 +313,8 @@ EMPTY_CELLS = (
 def loads_table(evaluation: Evaluation) -> pd.DataFrame:
     record = evaluation.record
     return pd.DataFrame.from_records(
-        [{"worker": f"recognizer {name}", **load} for name, load in record.recognizer_loads.items()]
-        + [{"worker": name, **load} for name, load in record.stage_loads.items()]
+        [{"worker": f"recognizer {name}", **record_to_json(load)} for name, load in record.recognizer_loads.items()]
+        + [{"worker": name, **record_to_json(load)} for name, load in record.stage_loads.items()]
     )
 
 

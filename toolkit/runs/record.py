@@ -3,7 +3,8 @@
 Written by the pipeline at the start of a run (``status = "running"``) and again at its end, read
 by everything else (evaluation, report, protocol, adjudication, app) through :meth:`RunRecord.read`,
 which refuses a malformed file with one line naming the key (its ``measurements`` rows are
-:class:`RuntimeRow` records, read strictly by toolkit.core.json_records). Paths are stored relative to the
+:class:`RuntimeRow` records, the machine a :class:`Hardware`, each model load a :class:`ServiceLoad`, the reuse
+counts ``Reuse`` records, read strictly by toolkit.core.json_records). Paths are stored relative to the
 experiment folder (the run folder's grandparent) when they lie inside it, so an experiment folder
 can be moved or copied and still judges its own files, from any working directory.
 """
@@ -20,6 +21,7 @@ from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 from toolkit.core.json_records import Absent, optional_key, record_from_json, record_to_json
+from toolkit.runs.arm_output_file import Reuse
 
 Status = Literal["running", "complete", "failed"]
 STATUSES = ("running", "complete", "failed")
@@ -49,6 +51,32 @@ class ManifestUse:
 
     path: str
     sha256: str
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The machine a run ran on (its words depend on the CPU: CTranslate2 picks kernels by instruction set)."""
+
+    platform: str
+    python: str
+    machine: str
+    cpu: str
+    cpu_count: int | None
+    memory_gb: float | None
+
+
+@dataclass(frozen=True)
+class ServiceLoad:
+    """Building one service (a recognizer, a VAD or enhancement stage) in its worker: the load's CPU time, what
+    the run waited (``ready_wall_s``: the process, its imports and the load), memory once loaded, the load's wall
+    time and the worker's lifetime peak (None when the worker could not say); LOAD_COLUMNS in
+    toolkit.report.tables explains each to the report's reader, whose table lists them in this order."""
+
+    cpu_s: float
+    ready_wall_s: float
+    rss_after_load_mb: float
+    wall_s: float
+    worker_peak_rss_mb: float | None
 
 
 @dataclass(frozen=True)
@@ -134,17 +162,17 @@ class RunRecord:
     manifest: ManifestUse
     recordings: tuple[str, ...]
     versions: dict[str, str | None] = field(default_factory=dict)
-    hardware: dict[str, Any] = field(default_factory=dict)
+    hardware: Hardware | None = None
     finished: str | None = None
     measurements: tuple[RuntimeRow, ...] = ()
     computed: int = 0
     reused: int = 0
     failures: tuple[RecordingFailure, ...] = ()
     arm_failures: tuple[ArmFailure, ...] = ()
-    reuse: dict[str, Any] = field(default_factory=dict)
-    this_run: dict[str, float] = field(default_factory=dict)
-    recognizer_loads: dict[str, Any] = field(default_factory=dict)
-    stage_loads: dict[str, Any] = field(default_factory=dict)
+    reuse: dict[str, Reuse] = field(default_factory=dict)  # per level (arm_results, decode, vad, enhance)
+    this_run: dict[str, float] = field(default_factory=dict)  # wall_s and cpu_s, once the run has ended
+    recognizer_loads: dict[str, ServiceLoad] = field(default_factory=dict)
+    stage_loads: dict[str, ServiceLoad] = field(default_factory=dict)
     parallel: dict[str, Any] | None = None
 
     def failed_recordings(self, arm: str) -> list[str]:
@@ -197,23 +225,24 @@ class RunRecord:
                 _build(ArmFailure, item, path, "arm_failures")
                 for item in _list(top, "arm_failures", path, dict, required=False)
             ),
-            **{
-                key: top[key]
-                for key in (
-                    "versions",
-                    "hardware",
-                    "finished",
-                    "computed",
-                    "reused",
-                    "reuse",
-                    "this_run",
-                    "recognizer_loads",
-                    "stage_loads",
-                    "parallel",
-                )
-                if key in top
-            },
+            **{key: record_from_json(_TYPED_PARTS[key], top[key], path, key) for key in _TYPED_PARTS if key in top},
+            **({"parallel": top["parallel"]} if "parallel" in top else {}),
         )
+
+
+# The parts of run.json read strictly as their declared types (toolkit.core.json_records); ``parallel`` stays the
+# object the cluster wrote (its workers and, on SLURM, its jobs).
+_TYPED_PARTS: dict[str, Any] = {
+    "finished": str | None,
+    "versions": dict[str, str | None],
+    "hardware": Hardware,
+    "computed": int,
+    "reused": int,
+    "reuse": dict[str, Reuse],
+    "this_run": dict[str, float],
+    "recognizer_loads": dict[str, ServiceLoad],
+    "stage_loads": dict[str, ServiceLoad],
+}
 
 
 def experiment_folder(run_root: Path) -> Path:
