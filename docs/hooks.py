@@ -3,7 +3,7 @@
 ``<!-- cli-reference -->`` in a page becomes every ``ablate`` subcommand's help, read from the parser
 the command itself uses (toolkit.cli.build_parser); ``<!-- experiment-reference -->`` every table of an
 experiment file, from the dataclasses its loader builds; ``<!-- gates-reference -->`` every gate, from
-the gates' own specification (toolkit.protocol.gates.SPECS).
+the gates' own specification (toolkit.protocol.gates_file.SPECS).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def experiment_reference() -> str:
 
 def gates_reference() -> str:
     """Markdown: every gate a gates file declares, what it measures and which way it passes."""
-    from toolkit.protocol.gates import SPECS
+    from toolkit.protocol.gates_file import SPECS
 
     rows = [
         f"| `{spec.name}` | {_cell(spec.measures)} | value {_cell(spec.comparison)} threshold "

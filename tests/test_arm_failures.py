@@ -18,7 +18,7 @@ from toolkit.cli import main
 from toolkit.core.transcripts import Word
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.challenger import freeze_challenger
-from toolkit.protocol.gates import TEMPLATE
+from toolkit.protocol.gates_file import TEMPLATE
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 ARMS = 'baseline = []\nvad = ["vad"]\ncombined_models = ["second_combine"]\n'

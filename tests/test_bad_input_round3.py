@@ -21,7 +21,7 @@ from toolkit.core.errors import InputError
 from toolkit.formats import read_hypothesis, read_reference
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.pipeline.workers import _sigint_ignored
-from toolkit.protocol.gates import TEMPLATE, load_gates
+from toolkit.protocol.gates_file import TEMPLATE, load_gates
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 

@@ -33,7 +33,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     # Generated from the loaders' dataclasses and the gates' specification: every key and every gate.
     from toolkit.asr.faster_whisper_backend import DecodingConfig
     from toolkit.pipeline.stages import WindowsConfig
-    from toolkit.protocol.gates import SPECS
+    from toolkit.protocol.gates_file import SPECS
 
     files = (tmp_path / "site" / "reference" / "experiment-file" / "index.html").read_text(encoding="utf-8")
     keys = [f.name for config in (DecodingConfig, WindowsConfig) for f in dataclasses.fields(config)]

@@ -25,7 +25,8 @@ from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.challenger import freeze_challenger
 from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
-from toolkit.protocol.gates import TEMPLATE, zero_failure_bound
+from toolkit.protocol.gates import zero_failure_bound
+from toolkit.protocol.gates_file import TEMPLATE
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import current_hash
 from toolkit.protocol.testsplit import open_test_split, record_run

@@ -101,7 +101,8 @@ def test_the_public_api_explains_a_run_and_the_review_queue_opens_each_regressio
 
 
 def test_a_gate_instance_line_names_its_cause(tmp_path: Path) -> None:
-    from toolkit.protocol.gates import evaluate_gates, load_gates
+    from toolkit.protocol.gates import evaluate_gates
+    from toolkit.protocol.gates_file import load_gates
 
     _, folder = known_causes_run(tmp_path, "holdout", number_at_seam=True)
     gates = load_gates(Path(__file__).resolve().parents[1] / "protocol" / "gates.toml")

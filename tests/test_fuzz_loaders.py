@@ -26,7 +26,7 @@ from toolkit.core.errors import ToolkitError
 from toolkit.corpus.manifest import load_manifest
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.audit import AuditLog, verify
-from toolkit.protocol.gates import TEMPLATE, load_gates
+from toolkit.protocol.gates_file import TEMPLATE, load_gates
 from toolkit.runs.record import ArmFailure, ManifestUse, RunConfig, RunRecord, RuntimeRow
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))

@@ -12,7 +12,9 @@ from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.gates import DITHER_GATE, PROMOTE, RETAIN, TEMPLATE, DitherOutcome, evaluate_gates, load_gates
+from toolkit.protocol.gate_measures import DitherOutcome
+from toolkit.protocol.gates import PROMOTE, RETAIN, evaluate_gates
+from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE, load_gates
 from toolkit.protocol.verdict import dither_outcome
 from toolkit.scorer.options import ScoreOptions
 

@@ -114,7 +114,7 @@ INSTALLED_PROBE = """
 import json
 import toolkit
 from toolkit.demo import DEMO_EXPERIMENT
-from toolkit.protocol.gates import TEMPLATE, load_gates
+from toolkit.protocol.gates_file import TEMPLATE, load_gates
 print(json.dumps({"toolkit": toolkit.__file__, "template": str(TEMPLATE), "demo": str(DEMO_EXPERIMENT),
                   "gates": len(load_gates(TEMPLATE).gates), "demo_bytes": DEMO_EXPERIMENT.read_bytes().decode()}))
 """

@@ -21,7 +21,7 @@ from toolkit.pipeline.engine import RunSummary
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.challenger import freeze_challenger, gates_copy
-from toolkit.protocol.gates import TEMPLATE
+from toolkit.protocol.gates_file import TEMPLATE
 from toolkit.protocol.state import ProtocolError, current_hash
 from toolkit.protocol.testsplit import open_test_split, record_run
 from toolkit.runs.folder import RunFolder

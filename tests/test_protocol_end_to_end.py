@@ -29,7 +29,8 @@ from toolkit.demo.sounds import trim_silence
 from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
 from toolkit.formats import write_reference_textgrid
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.gates import DITHER_GATE, PROMOTE, RETAIN, TEMPLATE
+from toolkit.protocol.gates import PROMOTE, RETAIN
+from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 

@@ -16,7 +16,8 @@ from known_causes import known_causes_run
 
 from toolkit.evaluate import score_run, write_scores
 from toolkit.explain import explain
-from toolkit.protocol.gates import evaluate_gates, load_gates
+from toolkit.protocol.gates import evaluate_gates
+from toolkit.protocol.gates_file import load_gates
 from toolkit.protocol.report_sections import report_sections
 from toolkit.report.run_report import report_title, write_reports
 from toolkit.scorer.metrics.timing import TimingScore

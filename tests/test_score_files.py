@@ -14,7 +14,8 @@ from toolkit.adjudication.queue import build_queue
 from toolkit.core.errors import InputError
 from toolkit.core.json_records import ABSENT, record_to_json
 from toolkit.evaluate import score_run, write_scores
-from toolkit.protocol.gates import evaluate_gates, load_gates
+from toolkit.protocol.gates import evaluate_gates
+from toolkit.protocol.gates_file import load_gates
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.score_files import ArmStability, DitherSetting, Stability
 from toolkit.scorer.options import ScoreOptions

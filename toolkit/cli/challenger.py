@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _template(args: argparse.Namespace) -> int:
-    from toolkit.protocol.gates import TEMPLATE
+    from toolkit.protocol.gates_file import TEMPLATE
 
     sys.stdout.write(TEMPLATE.read_text(encoding="utf-8"))
     return 0

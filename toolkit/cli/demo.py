@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.evaluate import Evaluation, evaluate_run
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.challenger import freeze_challenger
-    from toolkit.protocol.gates import TEMPLATE
+    from toolkit.protocol.gates_file import TEMPLATE
     from toolkit.protocol.report_sections import report_sections
     from toolkit.protocol.testsplit import run_split
 
@@ -120,7 +120,8 @@ def _verdict_after_dither(experiment: Experiment, quiet: bool) -> GateReport:
     """The gate verdict; when every other gate passes and the gates pre-register the verdict's stability under
     dither, the holdout is re-decoded that many times first (as a study would: see protocol/gates.toml)."""
     from toolkit.protocol.challenger import gates_copy
-    from toolkit.protocol.gates import DITHER_GATE, PROMOTE, load_gates
+    from toolkit.protocol.gates import PROMOTE
+    from toolkit.protocol.gates_file import DITHER_GATE, load_gates
     from toolkit.protocol.stability import measure_stability
     from toolkit.protocol.verdict import gate_verdict
 
@@ -171,7 +172,7 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
     from toolkit.core.files import atomic_write_text, sha256_file
     from toolkit.pipeline.code_version import code_digest
     from toolkit.protocol.challenger import protocol_dir
-    from toolkit.protocol.gates import TEMPLATE
+    from toolkit.protocol.gates_file import TEMPLATE
     from toolkit.protocol.ledger import ledger_path
     from toolkit.protocol.state import TEST_SPLITS
     from toolkit.scorer.signature import scorer_signature

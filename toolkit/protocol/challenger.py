@@ -18,7 +18,7 @@ from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.experiment import Arm, Experiment
-from toolkit.protocol.gates import load_gates
+from toolkit.protocol.gates_file import load_gates
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.record import BASELINE

@@ -26,7 +26,8 @@ from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.recording import ResultGuard
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import gates_copy
-from toolkit.protocol.gates import MAX_RERUNS, evaluate_gates, load_gates
+from toolkit.protocol.gates import evaluate_gates
+from toolkit.protocol.gates_file import MAX_RERUNS, load_gates
 from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
 from toolkit.protocol.testsplit import evidence_guard
 from toolkit.protocol.verdict import split_run

@@ -16,7 +16,9 @@ from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import ChallengerRecord, challenger_file, changed_file, fingerprint, gates_copy
-from toolkit.protocol.gates import DitherOutcome, GateReport, evaluate_gates, load_gates, refuse_failed_arms
+from toolkit.protocol.gate_measures import DitherOutcome
+from toolkit.protocol.gates import GateReport, evaluate_gates, refuse_failed_arms
+from toolkit.protocol.gates_file import load_gates
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.folder import RunFolder, latest_run
