@@ -24,7 +24,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.core.names import unknown_name
 from toolkit.pipeline.cache import ResultCache, dither_identity
-from toolkit.pipeline.cluster import Placement
+from toolkit.pipeline.cluster import Cluster, ClusterRun, Placement, WorkPlan, worker_memory_mb
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Arm, Experiment
@@ -231,55 +231,17 @@ def run_experiment(
     placement.check()
     planned = plan_run(experiment, split, arm_names, dither)
     entries, arms, folder, keys = planned.entries, planned.arms, planned.folder, planned.keys
-    pool, runner, config = planned.pool, planned.runner, planned.config
-    identities, runtimes = config["recognizers"], config["recognizer_runtime"]
+    pool, runner = planned.pool, planned.runner
     # (recording, arm) results still to make; recordings without any are read back here, loading nothing.
     missing = planned.missing(guard)
-    pending = [e for e in entries if any((e.id, a.name) in missing for a in arms)]
-    needed = list(
-        dict.fromkeys(
-            name
-            for arm in arms
-            for name in runner.recognizers_for(arm)
-            if any((e.id, arm.name) in missing for e in entries)
-        )
-    )
-    pending_ids = {e.id for e in pending}
-    distributed = bool(pending) and placement.distributed
-    if distributed:
-        from toolkit.pipeline.cluster import Cluster, WorkPlan, worker_memory_mb
-
-        # Checked (threads, memory, the scheduler, SLURM) before the run folder is written; its
-        # workers start only once a recording needs a model.
-        threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
-        cluster = Cluster(placement, threads, worker_memory_mb(pool.weights_mb(needed)), experiment.folder)
-        plan = WorkPlan(
-            experiment.path.resolve(),
-            tuple(a.name for a in arms),
-            folder.root.resolve(),
-            identities,
-            runtimes,
-            config["arms"],
-            tuple(needed),
-            cluster.environ,
-            guard=guard,
-            dither=dither,
-            stage_devices=config["stage_devices"],
-        )
+    pending_ids = {e.id for e in entries if any((e.id, a.name) in missing for a in arms)}
+    distributed = bool(pending_ids) and placement.distributed
+    if distributed:  # checked (threads, memory, the scheduler, SLURM) before the run folder is written
+        cluster, plan = _cluster(experiment, planned, placement, _needed(planned, missing), guard, dither)
     parallel = None
     with cluster if distributed else nullcontext():
         lock = RunLock(folder.root).acquire()  # held until this run returns (or its process ends)
-        started = datetime.now(UTC).isoformat(timespec="seconds")
-        record = RunRecord(
-            status="running",
-            started=started,
-            split=split,
-            config=build_config(RunConfig, config, path=folder.record, where="config", require_all=False),
-            manifest=ManifestUse(stored_path(experiment.manifest_path, experiment.folder), planned.manifest_sha256),
-            recordings=tuple(entry.id for entry in entries),
-            versions=library_versions(),
-            hardware=hardware(),
-        )
+        record = _started_record(experiment, split, planned)
         record.write(folder.record)
 
         summary = RunSummary(folder, split, [a.name for a in arms], [e.id for e in entries])
@@ -322,19 +284,85 @@ def run_experiment(
                 for entry in sent:
                     remote = parallel.results[entry.id]
                     results[entry.id] = remote.after(results[entry.id]) if entry.id in done_here else remote
-                record = replace(record, parallel=parallel.to_json())
     for entry in entries:
         summary.add(results[entry.id])
-    summary.load_wall_s = runner.started_wall_s()
-    recognizer_loads = {name: load.stored() for name, load in pool.loads().items()}
-    stage_loads = {name: load.stored() for name, load in runner.stages.loads().items()}
+    _finished_record(record, summary, planned, parallel).write(folder.record)
+    lock.release()
+    return summary
+
+
+def _needed(planned: RunPlan, missing: set[tuple[str, str]]) -> list[str]:
+    """The recognizers that results still to make decode with, in the arms' order."""
+    return list(
+        dict.fromkeys(
+            name
+            for arm in planned.arms
+            for name in planned.runner.recognizers_for(arm)
+            if any((e.id, arm.name) in missing for e in planned.entries)
+        )
+    )
+
+
+def _cluster(
+    experiment: Experiment,
+    planned: RunPlan,
+    placement: Placement,
+    needed: list[str],
+    guard: ResultGuard | None,
+    dither: Dither | None,
+) -> tuple[Cluster, WorkPlan]:
+    """The cluster the run's pending recordings go to, and what its workers run; its workers start only once
+    a recording needs a model."""
+    config = planned.config
+    identities = config["recognizers"]
+    threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
+    cluster = Cluster(placement, threads, worker_memory_mb(planned.pool.weights_mb(needed)), experiment.folder)
+    plan = WorkPlan(
+        experiment.path.resolve(),
+        tuple(a.name for a in planned.arms),
+        planned.folder.root.resolve(),
+        identities,
+        config["recognizer_runtime"],
+        config["arms"],
+        tuple(needed),
+        cluster.environ,
+        guard=guard,
+        dither=dither,
+        stage_devices=config["stage_devices"],
+    )
+    return cluster, plan
+
+
+def _started_record(experiment: Experiment, split: str, planned: RunPlan) -> RunRecord:
+    """run.json as a run starts: its configuration, manifest, recordings, libraries and machine."""
+    folder = planned.folder
+    return RunRecord(
+        status="running",
+        started=datetime.now(UTC).isoformat(timespec="seconds"),
+        split=split,
+        config=build_config(RunConfig, planned.config, path=folder.record, where="config", require_all=False),
+        manifest=ManifestUse(stored_path(experiment.manifest_path, experiment.folder), planned.manifest_sha256),
+        recordings=tuple(entry.id for entry in planned.entries),
+        versions=library_versions(),
+        hardware=hardware(),
+    )
+
+
+def _finished_record(
+    record: RunRecord, summary: RunSummary, planned: RunPlan, parallel: ClusterRun | None
+) -> RunRecord:
+    """run.json as the run ends: its outcome, measurements, reuse and every model load, here and on the cluster
+    (their wait added to the summary's load time)."""
+    summary.load_wall_s = planned.runner.started_wall_s()
+    recognizer_loads = {name: load.stored() for name, load in planned.pool.loads().items()}
+    stage_loads = {name: load.stored() for name, load in planned.runner.stages.loads().items()}
     if parallel is not None:
         summary.load_wall_s += sum(
             load.ready_wall_s for loads in (parallel.recognizer_loads, parallel.stage_loads) for load in loads.values()
         )
         recognizer_loads.update(parallel.recognizer_loads)
         stage_loads.update(parallel.stage_loads)
-    record = replace(
+    return replace(
         record,
         status="failed" if summary.failures else "complete",
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -347,7 +375,5 @@ def run_experiment(
         this_run=times(summary.this_run),
         recognizer_loads=recognizer_loads,
         stage_loads=stage_loads,
+        parallel=record.parallel if parallel is None else parallel.to_json(),
     )
-    record.write(folder.record)
-    lock.release()
-    return summary
