@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -25,6 +25,7 @@ from toolkit.report.document import Section
 from toolkit.report.run_report import write_reports
 from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
+from toolkit.runs.record import RunRecord
 from toolkit.runs.scored import Evaluation
 from toolkit.runs.window_edges import window_edges
 from toolkit.scorer.metrics.seam_flags import flag_precision
@@ -34,6 +35,9 @@ from toolkit.scorer.results import RecordingScore
 from toolkit.scorer.score import audit_vocabulary, score_recording
 from toolkit.scorer.stats import paired_comparison
 from toolkit.scorer.tables import score_tables, write_tables
+
+if TYPE_CHECKING:
+    from toolkit.corpus.manifest import RecordingEntry
 
 SEAM_COLUMNS = [
     "arm",
@@ -68,26 +72,8 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
     A recording an arm failed on is scored as no words (it stays in every denominator); a run with
     recordings that did not finish at all is refused.
     """
-    from toolkit.corpus.manifest import load_manifest
-
-    record = folder.read_record()
-    manifest = load_manifest(record.manifest_path(folder.root))
-    if manifest.sha256 != record.manifest.sha256:
-        raise InputError(
-            manifest.path,
-            f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} was made on {record.manifest.sha256}",
-        )
-    failed = [f.recording for f in record.failures]
-    if failed:  # scoring the others alone would drop the failed recordings from every denominator
-        raise InputError(
-            folder.record,
-            f"{len(failed)} of {len(record.recordings)} recordings failed in this run "
-            f"({', '.join(failed)}); rerun the experiment to finish them before scoring",
-        )
-    failed_arms = {(f.arm, f.recording): f.error for f in record.arm_failures}
-    entries = [e for e in manifest.recordings if e.id in set(record.recordings)]
-    arms = record.config.arm_names
-    windowed = record.config.arms_with("windows")
+    record, entries = _scorable(folder)
+    arms, windowed = record.config.arm_names, record.config.arms_with("windows")
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     references: dict[str, Reference] = {}
@@ -98,12 +84,10 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
         reference = references[entry.id] = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
-            output: ArmOutputFile | None = None
-            if (arm, entry.id) in failed_arms:  # scored as a failure: no words, still in every denominator
-                hypothesis = Hypothesis(entry.id, [], arm, {"failed": failed_arms[arm, entry.id]})
-            else:
-                hypothesis = folder.read_hypothesis(arm, entry.id)
-                output = outputs[arm, entry.id] = folder.read_arm_output(arm, entry.id)
+            hypothesis = _hypothesis(folder, record, arm, entry.id)
+            output = _arm_output(folder, record, arm, entry.id)
+            if output is not None:
+                outputs[arm, entry.id] = output
             made = output.seams if output is not None else ()
             seam_rows.extend(_seam_row(arm, entry.id, seam) for seam in made)
             vad = output.mapped_speech() if output is not None and output.vad_segments else None
@@ -142,6 +126,47 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
         references=references,
         outputs=outputs,
     )
+
+
+def _scorable(folder: RunFolder) -> tuple[RunRecord, list[RecordingEntry]]:
+    """The run's record and its recordings in manifest order, once the manifest is the one the run was made on
+    and every recording finished (scoring the others alone would drop the failed ones from every denominator)."""
+    from toolkit.corpus.manifest import load_manifest
+
+    record = folder.read_record()
+    manifest = load_manifest(record.manifest_path(folder.root))
+    if manifest.sha256 != record.manifest.sha256:
+        raise InputError(
+            manifest.path,
+            f"manifest sha256 is {manifest.sha256}, but the run in {folder.root} was made on {record.manifest.sha256}",
+        )
+    failed = [f.recording for f in record.failures]
+    if failed:
+        raise InputError(
+            folder.record,
+            f"{len(failed)} of {len(record.recordings)} recordings failed in this run "
+            f"({', '.join(failed)}); rerun the experiment to finish them before scoring",
+        )
+    return record, [e for e in manifest.recordings if e.id in set(record.recordings)]
+
+
+def _failure(record: RunRecord, arm: str, recording: str) -> str | None:
+    """The error of a stage that failed ``arm`` on ``recording`` (None: the arm made its result)."""
+    errors = [f.error for f in record.arm_failures if (f.arm, f.recording) == (arm, recording)]
+    return errors[-1] if errors else None
+
+
+def _arm_output(folder: RunFolder, record: RunRecord, arm: str, recording: str) -> ArmOutputFile | None:
+    """The arm's stored output on the recording; a failed arm has none."""
+    return None if _failure(record, arm, recording) is not None else folder.read_arm_output(arm, recording)
+
+
+def _hypothesis(folder: RunFolder, record: RunRecord, arm: str, recording: str) -> Hypothesis:
+    """The arm's words on the recording; a failed arm is scored as no words, still in every denominator."""
+    error = _failure(record, arm, recording)
+    if error is not None:
+        return Hypothesis(recording, [], arm, {"failed": error})
+    return folder.read_hypothesis(arm, recording)
 
 
 def write_scores(evaluation: Evaluation) -> None:
