@@ -224,3 +224,31 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
         sock.listen()
+
+
+# Runs `ablate challenger template` in-process, then asks pyannote.audio whether it would report usage online.
+TELEMETRY_PROBE = """
+import contextlib, io, os, sys
+from toolkit.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["challenger", "template"])
+if sys.argv[1] == "environment":
+    print(os.environ["PYANNOTE_METRICS_ENABLED"])
+else:
+    from pyannote.audio.telemetry.metrics import is_metrics_enabled
+    print(is_metrics_enabled())
+"""
+
+
+@pytest.mark.needs_model
+def test_ablate_turns_pyannote_telemetry_off_without_the_makefile_unless_told(tmp_path: Path) -> None:
+    """An installed `ablate` has no Makefile to export PYANNOTE_METRICS_ENABLED=false; the command sets it itself."""
+    env = {key: value for key, value in os.environ.items() if key != "PYANNOTE_METRICS_ENABLED"}
+
+    def probe(ask: str, **setting: str) -> str:
+        command = [sys.executable, "-c", TELEMETRY_PROBE, ask]
+        done = subprocess.run(command, cwd=tmp_path, env=env | setting, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert probe("pyannote") == "False"
+    assert probe("environment", PYANNOTE_METRICS_ENABLED="true") == "true"  # a caller's own choice is kept

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -33,6 +34,10 @@ COMMANDS = (
     "reference",
 )
 
+# Set for every command (and the worker processes it starts) unless the caller set them, as `make` sets them: an
+# installed `ablate` runs without the Makefile. pyannote.audio (whisperx's VAD) otherwise reports usage online.
+LIBRARY_ENVIRONMENT = {"PYANNOTE_METRICS_ENABLED": "false"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -49,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` names (``sys.argv`` when None: the program itself, whose process may then end
     without the interpreter's teardown when the command asks for it) and return its exit code."""
+    for name, value in LIBRARY_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
     args = build_parser().parse_args(argv)
     code = _run(args)
     if argv is None and getattr(args, "skip_teardown", False):
