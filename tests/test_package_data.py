@@ -192,15 +192,11 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
     assert data["gates"] > 0
     assert data["demo_bytes"] == (ROOT / "experiments" / "demo" / "experiment.toml").read_text(encoding="utf-8")
     # `ablate demo FOLDER` starts by writing the shipped experiment into the folder the user names (the corpus and
-    # the arms after it are the checkout's demo, which `make demo` runs): from the wheel, outside any checkout.
-    assert "FOLDER" in run(str(ablate), "demo", "--help")
+    # the arms after it are the checkout's demo, which `make demo` runs); --experiment-only stops there: from the
+    # wheel, outside any checkout, the start of a user's own experiment.
     named = outside / "my demo"
-    run(
-        str(python),
-        "-c",
-        "import sys, pathlib, toolkit.cli.demo as d; d.place_experiment_file(pathlib.Path(sys.argv[1]))",
-        named,
-    )
+    assert "wrote the demo experiment" in run(str(ablate), "demo", str(named), "--experiment-only")
+    assert [p.name for p in named.iterdir()] == ["experiment.toml"]
     assert (named / "experiment.toml").read_bytes() == (ROOT / "experiments" / "demo" / "experiment.toml").read_bytes()
 
     # ablate app from the installed wheel: Streamlit serves the app's own routes and page, then stops on SIGTERM.

@@ -45,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"the demo's experiment folder (default {DEFAULT_FOLDER}, under the current directory)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--experiment-only",
+        action="store_true",
+        help="write FOLDER/experiment.toml (the shipped demo experiment) and stop: a start for your own experiment",
+    )
     parser.set_defaults(func=run)
 
 
@@ -60,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.protocol.testsplit import run_split
 
     place_experiment_file(args.folder)
+    if args.experiment_only:
+        return 0
     corpus_dir = args.folder / "corpus"
     print(f"demo: building the synthetic corpus in {corpus_dir}")
     corpus = build_corpus(corpus_dir)
