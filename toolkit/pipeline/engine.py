@@ -24,11 +24,13 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.core.names import unknown_name
 from toolkit.pipeline.cache import ResultCache, dither_identity
-from toolkit.pipeline.cluster import Cluster, ClusterRun, Placement, WorkPlan, worker_memory_mb
+from toolkit.pipeline.cluster import Cluster, ClusterRun
+from toolkit.pipeline.cluster_worker import WorkPlan
 from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.environment import hardware, library_versions
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
+from toolkit.pipeline.placement import Placement, worker_memory_mb
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.recording import RecordingResult, ResultGuard, run_recording, stored_output, times
 from toolkit.pipeline.runlock import RunLock
