@@ -45,6 +45,7 @@ def test_auto_is_the_cpu_here_and_the_run_record_says_so() -> None:
     }
 
 
+@pytest.mark.needs_model
 def test_cuda_for_a_recognizer_is_refused_naming_the_file_and_table(tmp_path: Path) -> None:
     # The primary recognizer's decoding table holds the file's first device line.
     experiment = load_experiment(demo_variant(tmp_path, 'device = "auto"', 'device = "cuda"'))  # loads anywhere
