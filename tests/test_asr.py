@@ -71,6 +71,7 @@ def test_bundled_model_is_rebuilt_and_verified(tmp_path: Path, monkeypatch: pyte
     assert resolve_model("whisper-base") == info  # second call reuses the rebuilt file
 
 
+@pytest.mark.needs_model
 def test_tampered_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = Path(resolve_model("whisper-base").path)
     target = tmp_path / "models" / "whisper-base"
@@ -155,6 +156,7 @@ def test_decoding_stops_at_the_first_segment_ending_near_the_end(segments, durat
     assert len(kept) == (stops[0] + 1 if stops else len(segments))
 
 
+@pytest.mark.needs_model
 def test_second_model_with_same_weights_is_labelled() -> None:
     first = make_recognizer({"backend": "faster-whisper", "model": "whisper-base"}).identity()
     second = make_recognizer(

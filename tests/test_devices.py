@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.needs_model  # the recognizers' runtimes probe CTranslate2 on the bundled model
 def test_auto_is_the_cpu_here_and_the_run_record_says_so() -> None:
     experiment = load_experiment(DEMO)
     pool = RecognizerPool(experiment)
@@ -44,6 +45,7 @@ def test_auto_is_the_cpu_here_and_the_run_record_says_so() -> None:
     }
 
 
+@pytest.mark.needs_model
 def test_cuda_for_a_recognizer_is_refused_naming_the_file_and_table(tmp_path: Path) -> None:
     # The primary recognizer's decoding table holds the file's first device line.
     experiment = load_experiment(demo_variant(tmp_path, 'device = "auto"', 'device = "cuda"'))  # loads anywhere
@@ -54,6 +56,7 @@ def test_cuda_for_a_recognizer_is_refused_naming_the_file_and_table(tmp_path: Pa
     assert "ctranslate2 sees no CUDA device here" in message and "\n" not in message
 
 
+@pytest.mark.needs_model  # GTCRN's refusal comes from onnxruntime, which the enhancer starts
 def test_cuda_for_a_vad_pass_or_an_enhancer_is_refused_naming_the_component(tmp_path: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
     profile = text.index("\n[vad_profiles.demo]\n")  # the vad component's Silero settings

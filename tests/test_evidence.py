@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import soundfile
-from protocol_corpus import correct, make_corpus, make_experiment, make_run, turns
+from protocol_corpus import correct, make_corpus, make_experiment, make_run, needs_bundled_model, turns
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -65,6 +65,7 @@ def _one_line(capsys) -> str:
     return error
 
 
+@needs_bundled_model
 def test_an_edited_result_is_never_reused_or_recorded_again(experiment, capsys) -> None:
     summary = _holdout(experiment)
     hypothesis = summary.folder.hypothesis_json("vad", "h1")
@@ -82,6 +83,7 @@ def test_an_edited_result_is_never_reused_or_recorded_again(experiment, capsys) 
     assert main(["audit", "verify", str(experiment.folder)]) == 2
 
 
+@needs_bundled_model
 def test_a_result_made_by_other_code_is_not_mixed_into_the_verdict(experiment) -> None:
     summary = _holdout(experiment)
     guard = EvidenceGuard(experiment.folder, "holdout", recorded_evidence(AuditLog(experiment.folder)))
@@ -90,6 +92,7 @@ def test_a_result_made_by_other_code_is_not_mixed_into_the_verdict(experiment) -
         guard.adopt(summary.folder, "vad", "h1", "what-this-version-computes")
 
 
+@needs_bundled_model
 def test_two_code_versions_in_one_holdout_run_are_refused_by_the_gate(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     open_test_split(experiment, "holdout", None)
@@ -108,6 +111,7 @@ def test_two_code_versions_in_one_holdout_run_are_refused_by_the_gate(experiment
     assert "results of two code versions are never mixed in one verdict" in _one_line(capsys)
 
 
+@needs_bundled_model
 def test_the_gate_judges_the_experiments_own_files_from_any_folder_and_from_a_copy(
     experiment, tmp_path: Path, capsys, monkeypatch
 ) -> None:
@@ -130,6 +134,7 @@ def test_the_gate_judges_the_experiments_own_files_from_any_folder_and_from_a_co
     assert main(["gate", str(experiment.folder)]) == code
 
 
+@needs_bundled_model
 def test_a_deleted_audit_log_does_not_reopen_the_holdout(experiment, capsys) -> None:
     _holdout(experiment)
     for name in ("audit.jsonl", "audit.head"):
@@ -145,6 +150,7 @@ def test_a_deleted_audit_log_does_not_reopen_the_holdout(experiment, capsys) -> 
     assert "a holdout run is here but the audit log does not record it" in _one_line(capsys)
 
 
+@needs_bundled_model
 def test_a_re_encoded_holdout_is_the_same_holdout(experiment, tmp_path: Path, capsys) -> None:
     _holdout(experiment)
     corpus = experiment.folder / "corpus"
@@ -162,6 +168,7 @@ def test_a_re_encoded_holdout_is_the_same_holdout(experiment, tmp_path: Path, ca
     assert "was already opened for challenger 'vad'" in error and "by audio content" in error
 
 
+@needs_bundled_model
 def test_a_second_experiment_on_the_same_manifest_cannot_open_the_same_holdout(experiment, tmp_path, capsys) -> None:
     _holdout(experiment)
     other = load_experiment(make_experiment(tmp_path / "other", experiment.manifest_path))
@@ -172,6 +179,7 @@ def test_a_second_experiment_on_the_same_manifest_cannot_open_the_same_holdout(e
     assert "a second challenger on opened test data needs fresh test data" in error
 
 
+@needs_bundled_model
 def test_one_protocol_command_at_a_time(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     with protocol_lock(experiment.folder, "ablate run --split holdout"):
@@ -254,6 +262,7 @@ def test_audit_verify_refuses_a_folder_that_is_not_an_experiment(tmp_path: Path,
     assert "not an experiment folder (no experiment.toml here)" in _one_line(capsys)
 
 
+@needs_bundled_model
 def test_gates_the_holdout_references_can_never_measure_are_refused_at_freeze(tmp_path: Path, capsys) -> None:
     manifest = make_corpus(tmp_path / "corpus", SPLITS)
     refs = tmp_path / "corpus" / "refs"
@@ -288,6 +297,7 @@ def test_the_zero_failure_bound_is_exact_and_says_when_nothing_is_bounded() -> N
         assert 0 < 1 - 0.05 ** (1 / n) <= 0.95
 
 
+@needs_bundled_model
 def test_a_changed_challenger_is_refused_naming_the_experiment_file(experiment, capsys) -> None:
     _holdout(experiment)
     path = experiment.path
@@ -302,6 +312,7 @@ def test_a_changed_challenger_is_refused_naming_the_experiment_file(experiment, 
     assert error.startswith(f"ablate: error: {path}: ") and "needs fresh test data" in error
 
 
+@needs_bundled_model
 def test_refreezing_an_identical_challenger_after_the_holdout_points_at_the_gate(experiment, capsys) -> None:
     _holdout(experiment)
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
@@ -310,6 +321,7 @@ def test_refreezing_an_identical_challenger_after_the_holdout_points_at_the_gate
     assert "--split holdout" not in out
 
 
+@needs_bundled_model
 def test_holdout_hashes_are_checked_on_every_use(experiment) -> None:
     summary = _holdout(experiment)
     assert verify(AuditLog(experiment.folder), current_hash) > 0

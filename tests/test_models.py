@@ -21,12 +21,13 @@ from toolkit.core.errors import InputError
 
 @pytest.fixture
 def base_copy(tmp_path: Path) -> Path:
-    """The bundled whisper-base as a user's own converted model folder."""
+    """The bundled whisper-base as a user's own converted model folder (its tests need the ``asr`` extra)."""
     folder = tmp_path / "whisper-base-pt"
     shutil.copytree(resolve_model("whisper-base").path, folder)
     return folder
 
 
+@pytest.mark.needs_model
 def test_a_local_directory_is_accepted_with_its_weight_hash(base_copy: Path) -> None:
     info = resolve_model(str(base_copy))
     assert (info.name, info.source, info.weights_sha256) == ("whisper-base-pt", "local", BUNDLED_SHA256)
@@ -35,6 +36,7 @@ def test_a_local_directory_is_accepted_with_its_weight_hash(base_copy: Path) -> 
     assert recognizer.runtime()["device"] == "cpu"
 
 
+@pytest.mark.needs_model
 @pytest.mark.parametrize(
     ("remove", "problem"),
     [
@@ -50,6 +52,7 @@ def test_a_directory_faster_whisper_cannot_use_offline_is_one_line(base_copy: Pa
     assert str(raised.value).startswith(f"{base_copy}: {problem}") and "\n" not in str(raised.value)
 
 
+@pytest.mark.needs_model
 def test_a_model_whose_mel_bins_faster_whisper_would_get_wrong_is_refused(base_copy: Path) -> None:
     # A large-v3-style folder without its preprocessor_config.json is the real case; here the converse:
     # an 80-bin model with a preprocessor configuration claiming 128.

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from protocol_corpus import correct, make_corpus, make_experiment, make_run, turns
+from protocol_corpus import correct, make_corpus, make_experiment, make_run, needs_bundled_model, turns
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -70,6 +70,7 @@ def test_holdout_is_refused_without_a_frozen_challenger(experiment, capsys) -> N
     assert not (experiment.folder / "runs").exists()
 
 
+@needs_bundled_model
 def test_freeze_records_every_hash_and_the_holdout_runs_baseline_and_challenger_only(experiment, capsys) -> None:
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
     record = json.loads((experiment.folder / "protocol" / "challenger.json").read_text(encoding="utf-8"))
@@ -90,6 +91,7 @@ def test_freeze_records_every_hash_and_the_holdout_runs_baseline_and_challenger_
     assert open_test_split(experiment, "tuning", ["windows"]) == ["windows"]  # tuning stays free
 
 
+@needs_bundled_model
 def test_changes_before_opening_need_a_new_freeze(experiment) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     copy = gates_copy(experiment)
@@ -100,6 +102,7 @@ def test_changes_before_opening_need_a_new_freeze(experiment) -> None:
     assert recorded and open_test_split(experiment, "holdout", None) == ["baseline", "windows"]
 
 
+@needs_bundled_model
 def test_after_opening_any_change_needs_fresh_test_data(experiment, tmp_path: Path) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     open_test_split(experiment, "holdout", None)
@@ -130,6 +133,7 @@ def test_after_opening_any_change_needs_fresh_test_data(experiment, tmp_path: Pa
     assert _verify(experiment) == len(_events(experiment)) and manifest.is_file()
 
 
+@needs_bundled_model
 def test_gate_verdict_on_the_holdout_with_challenge_reported_apart(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     assert main(["gate", str(experiment.folder)]) == 2
@@ -160,6 +164,7 @@ def test_gate_verdict_on_the_holdout_with_challenge_reported_apart(experiment, c
     assert main(["audit", "verify", str(experiment.folder)]) == 0
 
 
+@needs_bundled_model
 def test_edited_hypotheses_after_the_holdout_are_caught(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     open_test_split(experiment, "holdout", None)
@@ -201,6 +206,7 @@ def test_an_edited_deleted_or_reordered_entry_is_named(logged: AuditLog, tamper,
         verify(logged, current_hash)
 
 
+@needs_bundled_model
 def test_a_tampered_log_stops_the_protocol(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     log = AuditLog(experiment.folder)
@@ -239,6 +245,7 @@ def test_a_head_lagging_by_one_complete_entry_still_verifies(logged: AuditLog) -
     assert verify(logged, current_hash) == 6
 
 
+@needs_bundled_model
 def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refused(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     open_test_split(experiment, "holdout", None)

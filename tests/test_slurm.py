@@ -7,6 +7,9 @@ one that hits its walltime have their recordings rescheduled, and nothing finish
 Faults are one line each: a typo in the cluster file, a queue that does not exist, ``sbatch``
 missing, munge not running, a job that never starts (its recordings fail with the job's
 pending reason, and the run resumes later), a node that does not see the model.
+
+All but the scheduler-address test need the ``asr`` extra (``needs_model``): a run probes its recognizers
+before placing anything, and a cluster file's memory and walltime are read with Dask.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ def one_worker(corpus: Path) -> Path:
 # --- the run ---------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_model
 @pytest.mark.slow
 @needs_slurm
 def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
@@ -176,6 +180,7 @@ def test_two_slurm_jobs_equal_one_worker_and_a_cached_rerun_submits_no_job(
     }
 
 
+@pytest.mark.needs_model
 @pytest.mark.slow
 @needs_slurm
 def test_a_cancelled_job_and_a_job_over_its_walltime_have_their_recording_rescheduled(
@@ -231,6 +236,7 @@ def test_a_cancelled_job_and_a_job_over_its_walltime_have_their_recording_resche
 # --- faults: one line each, nothing written -------------------------------------------------
 
 
+@pytest.mark.needs_model
 @pytest.mark.parametrize(
     ("table", "problem"),
     [
@@ -279,6 +285,7 @@ def _fault(corpus: Path, name: str, slurm: SingleNodeSlurm, **changes: object) -
     return _on_slurm(folder, cluster, _env(slurm), "--quiet")
 
 
+@pytest.mark.needs_model
 @needs_slurm
 def test_a_queue_that_does_not_exist_is_refused_before_anything_is_written(
     corpus: Path, slurm: SingleNodeSlurm
@@ -289,6 +296,7 @@ def test_a_queue_that_does_not_exist_is_refused_before_anything_is_written(
     assert not (corpus / "no-queue" / "runs").exists()
 
 
+@pytest.mark.needs_model
 @needs_slurm
 def test_sbatch_missing_and_munge_not_running_are_one_line_each(
     corpus: Path, slurm: SingleNodeSlurm, tmp_path: Path
@@ -310,6 +318,7 @@ def test_sbatch_missing_and_munge_not_running_are_one_line_each(
     assert not (folder / "runs").exists() and not (corpus / "no-munge" / "runs").exists()
 
 
+@pytest.mark.needs_model
 @pytest.mark.slow
 @needs_slurm
 def test_a_job_that_never_starts_fails_its_recordings_with_the_reason_and_the_run_resumes_later(
@@ -334,6 +343,7 @@ def test_a_job_that_never_starts_fails_its_recordings_with_the_reason_and_the_ru
     assert len(list((folder / "runs").glob("*/outputs/*/*.json"))) == 2
 
 
+@pytest.mark.needs_model
 @needs_slurm
 def test_a_node_that_does_not_see_the_model_fails_each_recording_naming_the_job_and_the_model(
     corpus: Path, slurm: SingleNodeSlurm, tmp_path: Path
@@ -390,6 +400,7 @@ def test_a_malformed_scheduler_address_is_one_line_naming_the_option_exit_2(
     assert not (folder / "runs").exists()
 
 
+@pytest.mark.needs_model
 def test_more_local_workers_than_the_machine_holds_is_refused_before_anything_starts(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -405,6 +416,7 @@ def test_more_local_workers_than_the_machine_holds_is_refused_before_anything_st
     assert not (folder / "runs").exists()
 
 
+@pytest.mark.needs_model
 def test_contradictory_placements_are_one_line(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _experiment(corpus, "placements")
     status, lines = _cli(
@@ -420,6 +432,7 @@ def test_contradictory_placements_are_one_line(corpus: Path, capsys: pytest.Capt
     assert not (folder / "runs").exists()
 
 
+@pytest.mark.needs_model
 @pytest.mark.slow
 def test_a_rerun_whose_decodes_are_cached_starts_no_model_in_this_process(one_worker: Path) -> None:
     """The one-worker path: a new run folder (the experiment file changed) whose every decode and VAD

@@ -86,6 +86,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(experiment: Path) -> None:
     exp = load_experiment(experiment)
     real = run_experiment(exp, "tuning", ["baseline", "vad"], progress=False).folder
@@ -121,6 +122,7 @@ def test_stability_reruns_the_split_with_recorded_dither_and_reports_spread(expe
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_a_second_stability_check_decodes_nothing_and_prints_the_table(
     experiment: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

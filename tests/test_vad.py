@@ -89,6 +89,7 @@ def test_the_demo_cuts_silero_regions_at_10_s() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_on_the_demo_corpus_regions_of_at_most_10_s_are_the_regions_of_at_most_30_s(tmp_path: Path) -> None:
     """Why the demo's +VAD, windows, onset-repair and batched results did not change with the 10 s limit:
     its utterances are short, so Silero never had a region to cut on any of its four recordings."""
@@ -106,6 +107,7 @@ def test_on_the_demo_corpus_regions_of_at_most_10_s_are_the_regions_of_at_most_3
 
 
 @pytest.mark.slow
+@pytest.mark.needs_model
 def test_on_dense_read_speech_regions_of_at_most_10_s_pack_units_no_worse_than_30_s() -> None:
     """On 8.3 minutes of the shared audiobook (few pauses) Silero's 30 s limit gives regions of up to 20 s
     that the merge into units of at most 30 s cannot always join; at 10 s it has more places to cut, so
