@@ -202,8 +202,11 @@ def plan_windows(duration: float, length: float, overlap: float, origin: float =
     k = -1 if origin > 0 else 0
     while True:
         start = round(float(max(0.0, origin + k * step)), 9)
-        reaches_end = origin + k * step + length >= duration
-        end = float(duration) if reaches_end else round(float(origin + k * step + length), 9)
+        grid_end = round(float(origin + k * step + length), 9)
+        # Judged on the rounded end: an end just short of the duration that rounds onto it would leave the next
+        # window starting at the duration, empty.
+        reaches_end = grid_end >= duration
+        end = float(duration) if reaches_end else grid_end
         spans.append((start, end))
         if reaches_end:
             return spans
