@@ -158,8 +158,13 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
     assert {"toolkit/protocol/gates.toml", "toolkit/demo/experiment.toml"} <= set(zipfile.ZipFile(wheel).namelist())
     pip = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
 
+    # A fresh venv sees no PYTHONPATH: one naming a checkout would show pip the checkout's egg-info as the package
+    # already installed, and pip would install nothing.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, env=env
+    )
     python, ablate = venv / "bin" / "python", venv / "bin" / "ablate"
     # The dependencies come from this interpreter's site-packages (offline), added as a plain path: its .pth
     # files (an editable install of the checkout among them) are not run, so only the wheel provides toolkit.
@@ -169,17 +174,20 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
             capture_output=True,
             text=True,
             check=True,
+            env=env,
         ).stdout.strip()
     )
     parent = Path(next(p for p in sys.path if p.endswith("site-packages")))
     (site / "dependencies.pth").write_text(f"{parent}\n", encoding="utf-8")
     subprocess.run(
-        [python, *pip, "install", "--no-deps", "--no-build-isolation", str(wheel)], check=True, capture_output=True
+        [python, *pip, "install", "--no-deps", "--no-build-isolation", str(wheel)],
+        check=True,
+        capture_output=True,
+        env=env,
     )
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 
     def run(*command: str | Path) -> str:
         return subprocess.run(command, cwd=outside, env=env, capture_output=True, text=True, check=True).stdout
