@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -12,6 +13,7 @@ import sys
 import urllib.error
 import urllib.request
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -151,13 +153,24 @@ def test_an_install_without_the_app_says_so_in_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [f"ablate: error: {broken / 'toolkit' / 'app'}: {missing}"]
 
 
-@pytest.mark.slow
-def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) -> None:
-    """A non-editable install carries the gates template, the demo experiment and the app: no checkout needed."""
+@dataclass(frozen=True)
+class Installed:
+    """The wheel installed non-editable in a fresh venv: its python, its ablate, its site-packages, the environment
+    to run them in (no PYTHONPATH)."""
+
+    python: Path
+    ablate: Path
+    site: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The checkout built as a wheel and installed in a fresh venv, once for the tests of this module that use it."""
+    tmp_path = tmp_path_factory.mktemp("installed")
     wheel = _build_wheel(tmp_path)
     assert {"toolkit/protocol/gates.toml", "toolkit/demo/experiment.toml"} <= set(zipfile.ZipFile(wheel).namelist())
     pip = ["-m", "pip", "--disable-pip-version-check", "--no-input"]
-
     # A fresh venv sees no PYTHONPATH: one naming a checkout would show pip the checkout's egg-info as the package
     # already installed, and pip would install nothing.
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
@@ -165,7 +178,7 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
     subprocess.run(
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, env=env
     )
-    python, ablate = venv / "bin" / "python", venv / "bin" / "ablate"
+    python = venv / "bin" / "python"
     # The dependencies come from this interpreter's site-packages (offline), added as a plain path: its .pth
     # files (an editable install of the checkout among them) are not run, so only the wheel provides toolkit.
     site = Path(
@@ -185,7 +198,13 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
         capture_output=True,
         env=env,
     )
+    return Installed(python, venv / "bin" / "ablate", site, env)
 
+
+@pytest.mark.slow
+def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(installed: Installed, tmp_path: Path) -> None:
+    """A non-editable install carries the gates template, the demo experiment and the app: no checkout needed."""
+    python, ablate, site, env = installed.python, installed.ablate, installed.site, installed.env
     outside = tmp_path / "elsewhere"
     outside.mkdir()
 
@@ -228,6 +247,47 @@ def test_a_wheel_installed_in_a_fresh_venv_runs_from_anywhere(tmp_path: Path) ->
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
         sock.listen()
+
+
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_the_installed_wheel_runs_the_whole_demo_outside_any_checkout(installed: Installed, tmp_path: Path) -> None:
+    """`ablate demo FOLDER` from the wheel, in a folder outside any checkout: corpus, every arm, the protocol and
+    a verdict, as `make demo` in a clone. The words depend on the CPU, so the run is checked, not its words."""
+    demo_before = _files(ROOT / "experiments" / "demo")
+    done = subprocess.run(
+        [installed.ablate, "demo", "my demo", "--quiet"],
+        cwd=tmp_path,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"^verdict \(holdout\): (PROMOTE|RETAIN BASELINE)$", done.stdout, re.MULTILINE), done.stdout[
+        -3000:
+    ]
+    folder = tmp_path / "my demo"
+    runs = {
+        run.name.split("-")[0]: json.loads((run / "run.json").read_text(encoding="utf-8"))
+        for run in (folder / "runs").iterdir()
+    }
+    assert set(runs) == {"tuning", "holdout"} and {r["status"] for r in runs.values()} == {"complete"}
+    tuning = runs["tuning"]
+    arms = [arm["name"] for arm in tuning["config"]["arms"]]
+    assert len(arms) > 2 and {(m["arm"], m["recording"]) for m in tuning["measurements"]} == {
+        (arm, recording) for arm in arms for recording in tuning["recordings"]
+    }
+    assert (
+        subprocess.run([installed.ablate, "audit", "verify", "my demo"], cwd=tmp_path, env=installed.env).returncode
+        == 0
+    )
+    assert _files(ROOT / "experiments" / "demo") == demo_before  # the checkout's demo is not where it ran
+
+
+def _files(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` and when it last changed (ns)."""
+    return {str(path.relative_to(folder)): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
 
 
 # Runs `ablate challenger template` in-process, then asks pyannote.audio whether it would report usage online.
