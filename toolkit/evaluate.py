@@ -74,6 +74,7 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
     """
     record, entries = _scorable(folder)
     arms, windowed = record.config.arm_names, record.config.arms_with("windows")
+    failures = {(f.arm, f.recording): f.error for f in record.arm_failures}
     rows: list[tuple[str, str, list[str], RecordingScore]] = []
     scores: dict[str, dict[str, RecordingScore]] = {arm: {} for arm in arms}
     references: dict[str, Reference] = {}
@@ -84,8 +85,7 @@ def score_run(folder: RunFolder, options: ScoreOptions = ScoreOptions()) -> Eval
         reference = references[entry.id] = entry.load_reference()
         recording_options = replace(options, names=tuple(reference.names))
         for arm in arms:
-            hypothesis = _hypothesis(folder, record, arm, entry.id)
-            output = _arm_output(folder, record, arm, entry.id)
+            hypothesis, output = _result(folder, arm, entry.id, failures.get((arm, entry.id)))
             if output is not None:
                 outputs[arm, entry.id] = output
             made = output.seams if output is not None else ()
@@ -150,23 +150,14 @@ def _scorable(folder: RunFolder) -> tuple[RunRecord, list[RecordingEntry]]:
     return record, [e for e in manifest.recordings if e.id in set(record.recordings)]
 
 
-def _failure(record: RunRecord, arm: str, recording: str) -> str | None:
-    """The error of a stage that failed ``arm`` on ``recording`` (None: the arm made its result)."""
-    errors = [f.error for f in record.arm_failures if (f.arm, f.recording) == (arm, recording)]
-    return errors[-1] if errors else None
-
-
-def _arm_output(folder: RunFolder, record: RunRecord, arm: str, recording: str) -> ArmOutputFile | None:
-    """The arm's stored output on the recording; a failed arm has none."""
-    return None if _failure(record, arm, recording) is not None else folder.read_arm_output(arm, recording)
-
-
-def _hypothesis(folder: RunFolder, record: RunRecord, arm: str, recording: str) -> Hypothesis:
-    """The arm's words on the recording; a failed arm is scored as no words, still in every denominator."""
-    error = _failure(record, arm, recording)
-    if error is not None:
-        return Hypothesis(recording, [], arm, {"failed": error})
-    return folder.read_hypothesis(arm, recording)
+def _result(
+    folder: RunFolder, arm: str, recording: str, failure: str | None
+) -> tuple[Hypothesis, ArmOutputFile | None]:
+    """The arm's words on the recording and its stored output; an arm a stage failed on (``failure``, its error)
+    is scored as no words, still in every denominator, and has no output."""
+    if failure is not None:
+        return Hypothesis(recording, [], arm, {"failed": failure}), None
+    return folder.read_hypothesis(arm, recording), folder.read_arm_output(arm, recording)
 
 
 def write_scores(evaluation: Evaluation) -> None:

@@ -188,9 +188,10 @@ with app_state.shown_errors():
         line += t("res_not_open", open=adj.manifest.sha256[:12])
     st.markdown(app_state.plain(line))
     aggregate_csv = folder.score_tables[1]
-    if not aggregate_csv.is_file():
+    scored = aggregate_csv.is_file()
+    if not scored:
         st.info(app_state.plain(t("res_not_scored", path=app_state.relative(adj, aggregate_csv))))
-    tables = _read(folder.read_score_tables, None) if aggregate_csv.is_file() else None
+    tables = _read(folder.read_score_tables, None) if scored else None
     if tables is None:
         _agreement()
         st.stop()

@@ -53,6 +53,10 @@ class ClusterRun:
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "scheduler": self.scheduler, "workers": self.workers, **self.extra}
 
+    def waited_s(self) -> float:
+        """What the run waited for the cluster's workers to start and load their models, all of them together."""
+        return sum(load.ready_wall_s for loads in (self.recognizer_loads, self.stage_loads) for load in loads.values())
+
 
 class Cluster:
     """A Dask cluster for one run: local worker processes, an existing scheduler, or SLURM jobs.

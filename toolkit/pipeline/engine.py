@@ -288,6 +288,7 @@ def run_experiment(
                     results[entry.id] = remote.after(results[entry.id]) if entry.id in done_here else remote
     for entry in entries:
         summary.add(results[entry.id])
+    summary.load_wall_s = runner.started_wall_s() + (parallel.waited_s() if parallel is not None else 0.0)
     _finished_record(record, summary, planned, parallel).write(folder.record)
     lock.release()
     return summary
@@ -353,15 +354,10 @@ def _started_record(experiment: Experiment, split: str, planned: RunPlan) -> Run
 def _finished_record(
     record: RunRecord, summary: RunSummary, planned: RunPlan, parallel: ClusterRun | None
 ) -> RunRecord:
-    """run.json as the run ends: its outcome, measurements, reuse and every model load, here and on the cluster
-    (their wait added to the summary's load time)."""
-    summary.load_wall_s = planned.runner.started_wall_s()
+    """run.json as the run ends: its outcome, measurements, reuse and every model load, here and on the cluster."""
     recognizer_loads = {name: load.stored() for name, load in planned.pool.loads().items()}
     stage_loads = {name: load.stored() for name, load in planned.runner.stages.loads().items()}
     if parallel is not None:
-        summary.load_wall_s += sum(
-            load.ready_wall_s for loads in (parallel.recognizer_loads, parallel.stage_loads) for load in loads.values()
-        )
         recognizer_loads.update(parallel.recognizer_loads)
         stage_loads.update(parallel.stage_loads)
     return replace(

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import record_to_json
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import RunRecord
 
@@ -143,7 +144,7 @@ class Plan:
 def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     """Per arm what the run measured, the mean recording length (s), and what it ran on (device, CPU, ISA)."""
     typed = RunFolder(run).read_record()  # checked: a malformed run.json is one line naming it
-    config = typed.to_json()["config"]
+    config = record_to_json(typed.config)
     identities = config["recognizers"]
     devices = {runtime.get("device", "cpu") for runtime in config.get("recognizer_runtime", {}).values()}
     loads = _loads(typed)
@@ -177,7 +178,7 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
 def _loads(record: RunRecord) -> dict[str, float]:
     """Model load per service name (``whisper_base``, ``vad vad``), one worker's worth (the slowest)."""
     loads: dict[str, float] = {}
-    for name, load in [*record.recognizer_loads.items(), *record.stage_loads.items()]:
+    for name, load in record.service_loads():
         service = name.split(" on ", 1)[0].split(" #", 1)[0]
         loads[service] = max(loads.get(service, 0.0), load.ready_wall_s)
     return loads

@@ -275,9 +275,7 @@ def _reuse(record: RunRecord) -> str:
     counts = "; ".join(
         f"{kind.replace('_', ' ')} {c.computed} computed, {c.reused} reused" for kind, c in reuse.items()
     )
-    loading = sum(
-        load.ready_wall_s for loads in (record.recognizer_loads, record.stage_loads) for load in loads.values()
-    )
+    loading = sum(load.ready_wall_s for _, load in record.service_loads())
     return (
         f"{counts}; this run spent {spent.get('wall_s', 0):.1f} s wall on results, plus {loading:.1f} s "
         "starting workers and loading models"

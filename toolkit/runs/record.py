@@ -175,6 +175,10 @@ class RunRecord:
     stage_loads: dict[str, ServiceLoad] = field(default_factory=dict)
     parallel: dict[str, Any] | None = None
 
+    def service_loads(self) -> list[tuple[str, ServiceLoad]]:
+        """Every model load of the run by its worker's name: the recognizers', then the stages'."""
+        return [*self.recognizer_loads.items(), *self.stage_loads.items()]
+
     def failed_recordings(self, arm: str) -> list[str]:
         return [f.recording for f in self.arm_failures if f.arm == arm]
 
