@@ -62,8 +62,8 @@ def test_an_appended_line_is_the_plain_canonical_json_and_reads_back(
     tmp_path: Path, fields: dict[str, Any], hashes: list[dict[str, str]] | None
 ) -> None:
     log = AuditLog(tmp_path / "exp")
-    if log.path.exists():
-        log.path.unlink()
+    log.path.unlink(missing_ok=True)
+    log.head.unlink(missing_ok=True)  # a fresh log: a head left without its log is tampering
     named = {} if hashes is None else {"hashes": hashes}
     entry = log.append("tuning run", **fields, **named)
     line = log.path.read_bytes()

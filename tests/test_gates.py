@@ -15,7 +15,6 @@ from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gate_measures import DitherOutcome
 from toolkit.protocol.gates import PROMOTE, RETAIN, evaluate_gates
 from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE, load_gates
-from toolkit.protocol.verdict import dither_outcome
 from toolkit.scorer.options import ScoreOptions
 
 RECORDINGS = ("r1", "r2", "r3")
@@ -330,21 +329,3 @@ def test_the_dither_gates_reruns_are_checked(tmp_path: Path, body: str, problem:
     with pytest.raises(InputError) as caught:
         load_gates(path)
     assert str(caught.value).startswith(str(path)) and problem in str(caught.value)
-
-
-def test_the_dither_outcome_is_each_seeds_first_logged_verdict_at_the_pre_registered_level(tmp_path: Path) -> None:
-    log = AuditLog(tmp_path)
-
-    def measured(run: str, seeds: list[int], verdicts: list[str], level: float = -90.0, split: str = "holdout") -> None:
-        dither = {"kind": "tpdf", "level_dbfs": level, "seeds": seeds}
-        log.append("stability measured", split=split, run=run, dither=dither, verdicts=verdicts, flipped=[])
-
-    assert dither_outcome(log, "holdout", "holdout-1") is None
-    measured("holdout-1", [1, 2, 3], [PROMOTE, PROMOTE, RETAIN, PROMOTE])
-    measured("holdout-1", [1, 2, 3, 4], [PROMOTE] * 5)  # seed 2 measured again after its files were edited
-    measured("holdout-1", [5, 6], [PROMOTE] * 3, level=-140.0)  # quieter than pre-registered: not counted
-    measured("holdout-0", [1, 2, 3, 4, 5], [RETAIN] * 6)  # another run
-    measured("holdout-1", [1], [RETAIN, RETAIN], split="challenge")
-    # each seed's first logged verdict stands (seed 2's flip is not laundered); seed 4 comes from the second check
-    assert dither_outcome(log, "holdout", "holdout-1") == DitherOutcome((PROMOTE, PROMOTE, RETAIN, PROMOTE, PROMOTE))
-    assert dither_outcome(log, "challenge", "holdout-1") == DitherOutcome((RETAIN, RETAIN))

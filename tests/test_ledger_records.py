@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.core.errors import InputError
-from toolkit.protocol.ledger import Opening, claim, ledger_path
+from toolkit.protocol.ledger import Opening, claim, ledger_path, machine_ledger_path
 from toolkit.protocol.state import ProtocolError
 
 openings = st.builds(
@@ -30,9 +30,10 @@ OPENING = Opening("/exp", "rec1", "holdout", "vad", "ab" * 32, ("cd" * 32,))
 
 
 def _claimed(tmp_path: Path, opening: Opening) -> Path:
-    """A fresh ledger holding ``opening``."""
+    """Fresh ledgers (beside the manifest and the machine's) holding ``opening``; returns the one beside it."""
     path = ledger_path(tmp_path / "manifest.json")
     path.unlink(missing_ok=True)
+    machine_ledger_path().unlink(missing_ok=True)
     claim(tmp_path / "manifest.json", opening)
     return path
 

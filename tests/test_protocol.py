@@ -237,14 +237,6 @@ def test_two_processes_appending_at_once_keep_one_valid_chain(tmp_path: Path) ->
         assert [e.other["n"] for e in entries if e.other["writer"] == tag] == list(range(60))
 
 
-def test_a_head_lagging_by_one_complete_entry_still_verifies(logged: AuditLog) -> None:
-    """An append killed between its line and its head leaves a log that still verifies."""
-    head = json.loads(logged.head.read_text(encoding="utf-8"))
-    logged.append("tuning run", n=5)
-    logged.head.write_text(json.dumps(head), encoding="utf-8")
-    assert verify(logged, current_hash) == 6
-
-
 @needs_bundled_model
 def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refused(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
@@ -253,6 +245,10 @@ def test_a_run_folder_that_is_not_the_frozen_challenger_or_the_manifest_is_refus
     record = json.loads(summary.folder.record.read_text(encoding="utf-8"))
     record["config"]["arms"][1]["components"][0]["config"]["threshold"] = 0.3
     summary.folder.record.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["gate", str(experiment.folder)]) == 2  # edited after the log recorded it: its hash says so
+    assert "records file runs/holdout-constructed/run.json with sha256" in capsys.readouterr().err
+    # A run recorded as it was made, but by another configuration than the frozen challenger's.
+    record_run(experiment, "holdout", summary)
     assert main(["gate", str(experiment.folder)]) == 2
     assert "is not the frozen challenger's configuration" in capsys.readouterr().err
     words = correct(turns())
@@ -284,30 +280,37 @@ def test_a_gates_file_with_a_typo_stops_the_freeze_and_writes_nothing(experiment
 def test_demo_keeps_its_protocol_record_only_for_the_experiment_file_and_scorer_it_began_with(
     tmp_path: Path, capsys
 ) -> None:
-    from toolkit.cli.demo import EXPERIMENT_STAMP, _protocol_for_this_version
+    from toolkit.cli.demo import VERSION_EVENT, _protocol_for_this_version
 
     folder = make_experiment(tmp_path / "exp", make_corpus(tmp_path / "corpus", {"a": "tuning"}))
     experiment = load_experiment(folder)
-    _protocol_for_this_version(experiment)  # first demo: nothing to keep aside, the stamp is written
-    log = folder / "protocol" / "audit.jsonl"
-    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
+    _protocol_for_this_version(experiment)  # first demo: nothing to keep aside, the version is logged
+    log = AuditLog(folder)
+    log.append("holdout opened", split="holdout")
     _protocol_for_this_version(experiment)  # same experiment file: the record stays
-    assert log.is_file() and not list(tmp_path.glob("exp/protocol-before-*"))
+    assert [e.event for e in log.entries()] == [VERSION_EVENT, "holdout opened"]
+    assert not list(tmp_path.glob("exp/protocol-before-*"))
     with (folder / "experiment.toml").open("a", encoding="utf-8") as handle:
         handle.write("extra = []\n")  # one more arm: a new version of the demo
     _protocol_for_this_version(load_experiment(folder))
     [kept] = tmp_path.glob("exp/protocol-before-*")
-    assert (kept / "audit.jsonl").read_text(encoding="utf-8") == '{"event": "holdout opened"}\n'
-    assert sorted(p.name for p in (folder / "protocol").iterdir()) == [EXPERIMENT_STAMP]
+    assert [e.event for e in AuditLog(kept.parent).entries()] == [VERSION_EVENT]
+    assert "holdout opened" in (kept / "audit.jsonl").read_text(encoding="utf-8")
     assert "kept in" in capsys.readouterr().out
-    # The same experiment file scored by another scorer (a changed rule changes the signature): kept aside too.
-    stamp = folder / "protocol" / EXPERIMENT_STAMP
-    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
-    stamp.write_text(stamp.read_text(encoding="utf-8").replace(" scorer ", " scorer 0ld"), encoding="utf-8")
-    _protocol_for_this_version(load_experiment(folder))
-    assert len(list(tmp_path.glob("exp/protocol-before-*"))) == 2 and not log.exists()
-    # Another gates template (a new version of the project): its verdict would judge by other gates, kept aside too.
-    log.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
-    stamp.write_text(stamp.read_text(encoding="utf-8").replace(" gates ", " gates 0ld"), encoding="utf-8")
-    _protocol_for_this_version(load_experiment(folder))
-    assert len(list(tmp_path.glob("exp/protocol-before-*"))) == 3 and not log.exists()
+
+    # The same experiment file scored by another scorer, or judged by another gates template (a new version of
+    # the project): its record is kept aside too. The version is what the log recorded, so a changed rule shows.
+    def logged_version(old: str, new: str) -> None:
+        """A record whose log began with another version (rewritten through the log's own append)."""
+        stamp = AuditLog(folder).entries()[-1].other["stamp"]
+        for name in ("audit.jsonl", "audit.head"):
+            (folder / "protocol" / name).unlink()
+        AuditLog(folder).append(VERSION_EVENT, stamp=stamp.replace(old, new))
+        AuditLog(folder).append("holdout opened", split="holdout")
+
+    for old, new in ((" scorer ", " scorer 0ld"), (" gates ", " gates 0ld")):
+        logged_version(old, new)
+        before = len(list(tmp_path.glob("exp/protocol-before-*")))
+        _protocol_for_this_version(load_experiment(folder))
+        assert len(list(tmp_path.glob("exp/protocol-before-*"))) == before + 1
+        assert [e.event for e in AuditLog(folder).entries()] == [VERSION_EVENT]

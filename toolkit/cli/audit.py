@@ -15,16 +15,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     verify = actions.add_parser(
         "verify",
-        help="check the hash chain and every hash the log names against the disk",
-        description="Exit 0 when the chain and every named hash hold; else 2, naming the first entry that does not.",
+        help="check the hash chain, its head, every hash the log names and the opened test files against the disk",
+        description="Exit 0 when the chain, its head, every named hash and the audio and references of every test "
+        "split the log opened hold; else 2, naming the first thing that does not. A tool on your own machine cannot "
+        "tell a log rewritten whole with its head: publish the head before the holdout opens and pass it as --head.",
     )
     verify.add_argument("experiment", help="experiment folder (or its experiment.toml)")
+    verify.add_argument(
+        "--head",
+        metavar="ENTRIES:SHA256",
+        help="a head published earlier (printed by 'challenger freeze' and 'gate'): exit 2 unless the log still "
+        "holds that very entry, and so every entry before it, unchanged",
+    )
     verify.set_defaults(func=_verify)
     repair = actions.add_parser(
         "repair",
-        help="drop a last line torn by a crash (nothing else), and log that it did",
-        description="Drop the log's last line when a crash left it torn (no end of line). Nothing else is ever "
-        "repaired: an edited, reordered or deleted entry stays an error.",
+        help="drop a last line torn by a crash, complete a head a crash left behind (nothing else), and log it",
+        description="Drop the log's last line when a crash left it torn (no end of line), and move the head onto a "
+        "last entry that a command killed between its two writes had named as pending. Nothing else is ever "
+        "repaired: an edited, reordered, deleted or hand-appended entry stays an error.",
     )
     repair.add_argument("experiment", help="experiment folder (or its experiment.toml)")
     repair.set_defaults(func=_repair)
@@ -41,13 +50,24 @@ def _experiment_folder(given: str) -> Path:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from toolkit.protocol.audit import AuditLog, verify
+    from toolkit.pipeline.experiment import load_experiment
+    from toolkit.protocol.audit import AuditLog, verify, verify_published
+    from toolkit.protocol.heldout_inputs import require_test_inputs
     from toolkit.protocol.state import current_hash, replay, require_whole
 
-    log = AuditLog(_experiment_folder(args.experiment))
+    folder = _experiment_folder(args.experiment)
+    log = AuditLog(folder)
     count = verify(log, current_hash)
-    require_whole(log, replay(log))
-    print(f"OK: {count} entries in {log.path}; the chain and every hash it names hold")
+    state = replay(log)
+    require_whole(log, state)
+    opened = require_test_inputs(load_experiment(folder).manifest_path, state.opened) if state.opened else 0
+    print(f"OK: {count} entries in {log.path}; the chain, its head and every hash it names hold")
+    if opened:
+        print(f"OK: the {opened} recordings of the opened test split(s) still hash to the manifest")
+    if args.head:
+        entry = verify_published(log, args.head)
+        print(f"OK: the published head {args.head} is entry {entry} of this log, unchanged with all before it")
+    print(f"head to publish: {log.published_head()}")
     return 0
 
 

@@ -60,7 +60,14 @@ def _freeze(args: argparse.Namespace) -> int:
     note = tuning_note(experiment, frozen.arm)
     if note:
         print(note)
-    opened = replay(verified_log(experiment.folder)).finished
+    log = verified_log(experiment.folder)
+    opened = replay(log).finished
+    if "holdout" not in opened:
+        print(
+            f"audit head: {log.published_head()} (publish it before the holdout opens: commit it, send it, print it; "
+            f"'ablate audit verify {experiment.folder} --head {log.published_head()}' later shows the log still "
+            "holds this freeze unchanged)"
+        )
     if "holdout" in opened:
         print(f"next: ablate gate {experiment.folder}   (the holdout was already run for this challenger)")
     else:

@@ -24,9 +24,7 @@ if TYPE_CHECKING:
     from toolkit.protocol.gates import GateReport
 
 DEFAULT_FOLDER = Path("experiments") / "demo"  # under the current directory: in a checkout, the tracked demo
-EXPERIMENT_STAMP = (
-    "demo_experiment.sha256"  # in the protocol folder: the experiment file and scorer its record began with
-)
+VERSION_EVENT = "demo version"  # the audit log entry naming the demo version a protocol record began with
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
     freeze(corpus_dir / "audio", corpus_dir / "refs", manifest, splits_csv=corpus_dir / "splits.csv")
     experiment = load_experiment(args.folder)
     _protocol_for_this_version(experiment)
+    # Only the corpus the demo just built is the demo's synthetic test data (toolkit.protocol.ledger).
+    demo_data = experiment.manifest_path.resolve() == manifest.resolve()
 
     failed: list[str] = []
 
     def show(split: str) -> Evaluation:
-        summary = run_split(experiment, split, None, progress=not args.quiet)
+        summary = run_split(experiment, split, None, progress=not args.quiet, demo=demo_data)
         evaluation = evaluate_run(summary.folder, experiment.score_options(), report_sections(summary.folder))
         print(f"\n== {experiment.name} / {split}: {summary.describe()} ==")
         print(evaluation.table_text)
@@ -171,26 +171,37 @@ def place_experiment_file(folder: Path) -> None:
         )
 
 
-def _protocol_for_this_version(experiment: Experiment) -> None:
-    """Keep the demo's protocol record only while the demo experiment file, the scorer, the pipeline code and the
-    gates template are the ones it began with; else keep it aside, with its test-split runs and the openings ledger."""
-    from datetime import datetime
-
-    from toolkit.core.files import atomic_write_text, sha256_file
+def version_stamp(experiment: Experiment) -> str:
+    """The demo version a protocol record is for: the experiment file, the scorer, the pipeline code, the gates."""
+    from toolkit.core.files import sha256_file
     from toolkit.pipeline.code_version import code_digest
-    from toolkit.protocol.challenger import protocol_dir
     from toolkit.protocol.gates_file import TEMPLATE
-    from toolkit.protocol.ledger import ledger_path
-    from toolkit.protocol.state import TEST_SPLITS
     from toolkit.scorer.signature import scorer_signature
 
-    folder = protocol_dir(experiment)
-    stamp = folder / EXPERIMENT_STAMP
-    current = (
+    return (
         f"{sha256_file(experiment.path)} scorer {scorer_signature(experiment.score_options()).hash} "
         f"code {code_digest('arm')} gates {sha256_file(TEMPLATE)}"
     )
-    began_with = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
+
+
+def _protocol_for_this_version(experiment: Experiment) -> None:
+    """Keep the demo's protocol record only while the demo version it began with (``version_stamp``, as its own
+    audit log recorded it) is this one; else keep it aside, with its test-split runs and the openings ledger beside
+    the manifest. What the record began with is read from the verified log, never from a side file, so no edit
+    outside the log sets an opened record aside."""
+    from datetime import datetime
+
+    from toolkit.protocol.audit import AuditLog
+    from toolkit.protocol.challenger import protocol_dir
+    from toolkit.protocol.ledger import ledger_path
+    from toolkit.protocol.state import TEST_SPLITS, verified_log
+
+    folder = protocol_dir(experiment)
+    current = version_stamp(experiment)
+    log = AuditLog(experiment.folder)
+    entries = verified_log(experiment.folder, whole=False).entries()
+    stamps = [entry.other.get("stamp") for entry in entries if entry.event == VERSION_EVENT]
+    began_with = stamps[-1] if stamps else None
     if folder.is_dir() and any(folder.iterdir()) and began_with != current:
         kept = folder.with_name(f"protocol-before-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}")
         folder.rename(kept)
@@ -205,4 +216,5 @@ def _protocol_for_this_version(experiment: Experiment) -> None:
             f"protocol record began; that record (with its test-split runs) is kept in {kept} and a new one starts "
             "(a real experiment would need fresh test data)"
         )
-    atomic_write_text(stamp, current + "\n")
+    if began_with != current:
+        log.append(VERSION_EVENT, stamp=current)

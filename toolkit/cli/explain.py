@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.evaluate import score_run
     from toolkit.explain import explain
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.verdict import split_run
+    from toolkit.protocol.recorded_runs import split_run
 
     experiment = load_experiment(args.experiment)
     if args.stability is not None:
@@ -83,8 +83,8 @@ def _chosen_run(experiment: Any, run: str) -> Any:
     """The run ``--run`` names, in the experiment's runs/; a test split's only when the audit log recorded it."""
     from pathlib import Path
 
+    from toolkit.protocol.recorded_runs import split_run
     from toolkit.protocol.state import TEST_SPLITS
-    from toolkit.protocol.verdict import split_run
     from toolkit.runs.folder import RunFolder
 
     path = Path(run) if ("/" in run or Path(run).is_absolute()) else experiment.folder / "runs" / run

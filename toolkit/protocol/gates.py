@@ -67,6 +67,8 @@ class GateReport:
     holdout: dict[str, Any]
     signature: str
     challenge: GateReport | None = None
+    openings: str = ""  # what the openings ledgers know of this test content (toolkit.protocol.ledger)
+    audit_head: str = ""  # the audit log's head after this verdict was logged, to publish
 
     @property
     def others_verdict(self) -> str:
@@ -86,6 +88,8 @@ class GateReport:
         }
         if self.split == "holdout":
             data["challenge"] = self.challenge.to_json() if self.challenge is not None else None
+        if self.openings:
+            data["openings"] = self.openings
         return data
 
     def text(self) -> str:
@@ -104,10 +108,17 @@ class GateReport:
                 for item in g.instances:
                     lines.append("          " + _instance_line(item))
         lines.append(f"caveat: {self.caveat}")
+        if self.openings:
+            lines.append(self.openings)
         if self.challenge is not None:
             lines.append("-- challenge split (reported apart, never pooled with the holdout) --")
             lines.extend("  " + line for line in self.challenge.text().splitlines())
         lines.append(f"signature: {self.signature}")
+        if self.audit_head:
+            lines.append(
+                f"audit head: {self.audit_head} (publish it; 'ablate audit verify EXP --head {self.audit_head}' "
+                "checks a log against it)"
+            )
         lines.append(f"verdict ({self.split}): {self.verdict}")
         return "\n".join(lines)
 

@@ -37,6 +37,7 @@ class GateSpec:
     comparison: str
     count: bool  # an integer count of failures (the zero-failure bound applies at 0)
     since: int = 1  # the gates-file format that introduced it
+    lowest: float | None = None  # the least value the measure can take: a "<=" threshold below it passes nothing
 
 
 SPECS = (
@@ -52,7 +53,7 @@ SPECS = (
     GateSpec("seam_omissions", "reference words the challenger omitted near a window seam", "<=", True),
     GateSpec("seam_duplications", "words the challenger duplicated near a window seam", "<=", True),
     GateSpec("vad_speech_recall", "fraction of annotated speech duration the challenger's VAD kept", ">=", False),
-    GateSpec("onset_p95_s", "p95 absolute word onset error of the challenger, seconds", "<=", False),
+    GateSpec("onset_p95_s", "p95 absolute word onset error of the challenger, seconds", "<=", False, lowest=0.0),
     GateSpec(
         "drift_s_per_min", "largest per-recording |onset drift| of the challenger, seconds per minute", "|x| <=", False
     ),
@@ -157,6 +158,12 @@ def _gate(path: Path, spec: GateSpec, table: Any) -> Gate:
             raise InputError(path, f"key '{where}.threshold' must be a fraction in [0, 1], not {threshold!r}")
         if spec.comparison == "|x| <=" and threshold < 0:
             raise InputError(path, f"key '{where}.threshold' must be >= 0, not {threshold!r}")
+        if spec.comparison == "<=" and spec.lowest is not None and threshold < spec.lowest:
+            raise InputError(
+                path,
+                f"key '{where}.threshold' must be >= {spec.lowest:g}, not {threshold!r}: {spec.name} is never below "
+                f"{spec.lowest:g}, so no value could pass",
+            )
     reruns = _reruns(path, table) if spec.name == DITHER_GATE and applicable else None
     return Gate(spec.name, applicable, None if threshold is None else float(threshold), reason.strip(), reruns)
 

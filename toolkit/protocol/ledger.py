@@ -1,11 +1,17 @@
-"""Who opened which test data: a ledger beside the manifest, keyed by the test recordings' audio content.
+"""Who opened which test data: two ledgers keyed by the test recordings' audio content.
 
 An experiment's audit log knows only its own openings; a second experiment folder on the same
-manifest (or a re-encoded copy of its holdout in the same corpus folder) would not. So every
-opening of a test split is also written to ``test-openings.jsonl`` in the manifest's folder:
-when, by which experiment and protocol record, for which challenger, and the content hashes of
-the recordings opened (toolkit.corpus.content). Opening test data another protocol record
-already opened is refused: a second challenger on opened test data needs fresh test data.
+manifest, a re-encoded copy of its holdout, or the same audio frozen again into another manifest
+elsewhere would not. So every opening of a test split is written to two ledgers: one beside the
+manifest (``test-openings.jsonl`` in its folder) and one of the machine's (``$ABLATE_OPENINGS``, else
+``test-openings.jsonl`` in the user's cache, toolkit.core.files.machine_cache), which every experiment
+of this user sees whatever folder or manifest file it uses. Each line says when, by which experiment
+and protocol record, for which challenger, and the content hashes of the recordings opened
+(toolkit.corpus.content). Opening test data another protocol record already opened, in either ledger,
+is refused: a second challenger on opened test data needs fresh test data. A ledger that lost an opening
+the other still holds gets it back at the next claim, and the caller is told, so deleting one ledger
+reopens nothing. The demo's synthetic test data (rebuilt for every version of the demo) may be opened
+by any demo record, never by a real one; every verdict says which kind it is.
 Each line is an :class:`Opening` record, read strictly (toolkit.core.json_records) and written from it.
 """
 
@@ -14,17 +20,21 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
+from toolkit.core.files import machine_cache
 from toolkit.core.json_records import record_from_json, record_to_json
 from toolkit.protocol.audit import write_whole
 from toolkit.protocol.state import ProtocolError
 
 LEDGER_NAME = "test-openings.jsonl"
+MACHINE_LEDGER_ENV = "ABLATE_OPENINGS"
 
 
 @dataclass(frozen=True)
@@ -38,14 +48,121 @@ class Opening:
     config_sha256: str
     content: tuple[str, ...]
     time: str = ""  # when it was claimed: stamped by claim(), which writes it
+    demo: bool = False  # the demo's synthetic test data, which any demo record may open again
 
     def line(self) -> bytes:
         """The opening's ledger line: JSON with sorted keys and a newline."""
         return (json.dumps(record_to_json(self), sort_keys=True) + "\n").encode("utf-8")
 
+    def same_claim(self, other: Opening) -> bool:
+        """Whether ``other`` records this very opening (its time apart)."""
+        return replace(other, time="") == replace(self, time="")
+
+    def describe(self) -> str:
+        kind = " (the demo's synthetic test data)" if self.demo else ""
+        return (
+            f"opened on {self.time} by experiment {self.experiment} for challenger {self.challenger!r}{kind}, "
+            f"protocol record {self.record}"
+        )
+
+
+@dataclass(frozen=True)
+class KnownOpenings:
+    """What the ledgers know of one test split's content after a claim: every opening sharing a recording with
+    it (this one included), and the ledgers that had lost this opening and were given it back."""
+
+    openings: tuple[Opening, ...]
+    ledgers: tuple[Path, ...]
+    restored: tuple[Path, ...]
+
+    def text(self) -> str:
+        """One line for the verdict and the report: how many openings of this content are known, and where."""
+        where = " and ".join(str(path) for path in self.ledgers)
+        records = len({o.record for o in self.openings})
+        line = f"openings of this test content known on this machine: {records} protocol record(s) in {where}"
+        if self.restored:
+            line += f"; restored from the audit log into {', '.join(map(str, self.restored))}, which had lost it"
+        return line
+
 
 def ledger_path(manifest_path: Path) -> Path:
+    """The ledger beside a manifest."""
     return Path(manifest_path).resolve().parent / LEDGER_NAME
+
+
+def machine_ledger_path() -> Path:
+    """The machine's ledger: ``$ABLATE_OPENINGS``, else one in the user's cache shared by every experiment."""
+    named = os.environ.get(MACHINE_LEDGER_ENV)
+    return Path(named) if named else machine_cache("protocol") / LEDGER_NAME
+
+
+def claim(manifest_path: Path, opening: Opening) -> KnownOpenings:
+    """Record ``opening`` in both ledgers, or refuse it: its recordings were opened by another record in either.
+
+    A ledger that lacks an opening of this content the other holds (this one, or another record's) is given it
+    back, so deleting or emptying one ledger reopens nothing."""
+    paths = sorted({machine_ledger_path(), ledger_path(manifest_path)}, key=str)
+    with ExitStack() as stack:
+        handles = {path: stack.enter_context(_locked(path)) for path in paths}  # one fixed order: no deadlock
+        held = {path: _openings(handle, path) for path, handle in handles.items()}
+        known = _union(held)
+        mine = set(opening.content)
+        for earlier in known:
+            if mine & set(earlier.content) and _conflicts(earlier, opening):
+                where = next(path for path in paths if any(o.same_claim(earlier) for o in held[path]))
+                raise ProtocolError(
+                    where,
+                    f"{len(mine & set(earlier.content))} of these {opening.split} recordings (by audio content) were "
+                    f"{earlier.describe()}: a second challenger on opened test data needs fresh test data",
+                )
+        this = next((o for o in known if o.same_claim(opening)), None)
+        sharing = [o for o in known if mine & set(o.content)]
+        if this is None:
+            sharing.append(replace(opening, time=datetime.now(UTC).isoformat(timespec="seconds")))
+        restored = []
+        for path, handle in handles.items():
+            for missing in [o for o in sharing if not _holds(held[path], o)]:
+                write_whole(handle, missing.line(), os.fstat(handle).st_size, path, "the opening")
+                restored += [path] if missing is this else []
+        return KnownOpenings(tuple(sharing), tuple(paths), tuple(restored))
+
+
+def _conflicts(earlier: Opening, opening: Opening) -> bool:
+    """Two openings of shared content conflict unless they are one record's, or both the demo's synthetic data."""
+    return earlier.record != opening.record and not (earlier.demo and opening.demo)
+
+
+def _holds(openings: list[Opening], opening: Opening) -> bool:
+    return any(o.same_claim(opening) for o in openings)
+
+
+def _union(held: dict[Path, list[Opening]]) -> list[Opening]:
+    """Every distinct opening of the ledgers, the earliest stamp of each."""
+    known: list[Opening] = []
+    for openings in held.values():
+        for opening in openings:
+            if not _holds(known, opening):
+                known.append(opening)
+    return known
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[int]:
+    """The ledger open for appending, under an exclusive lock; a place that cannot be written is one line."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise InputError(
+            path,
+            f"cannot record the opening in this ledger ({error.strerror}); the protocol needs it writable to know "
+            "who opened its test data",
+        ) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield handle
+    finally:
+        os.close(handle)
 
 
 def _openings(handle: int, path: Path) -> list[Opening]:
@@ -63,34 +180,3 @@ def _opening(line: bytes, number: int, path: Path) -> Opening:
     except (InputError, UnicodeDecodeError):
         raise InputError(path, f"line {number} is not an opening record (the ledger was edited)") from None
     return record_from_json(Opening, data, path, f"line {number}")
-
-
-def claim(manifest_path: Path, opening: Opening) -> None:
-    """Record ``opening`` beside the manifest, or refuse it: its recordings were opened by another record."""
-    path = ledger_path(manifest_path)
-    try:
-        handle = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    except OSError as error:
-        raise InputError(
-            path,
-            f"cannot record the opening beside the manifest ({error.strerror}); the "
-            "protocol needs this folder writable to know who opened its test data",
-        ) from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        mine = set(opening.content)
-        for earlier in _openings(handle, path):
-            shared = mine & set(earlier.content)
-            if shared and earlier.record != opening.record:
-                raise ProtocolError(
-                    path,
-                    f"{len(shared)} of these {opening.split} recordings (by audio content) were opened on "
-                    f"{earlier.time} by experiment {earlier.experiment} for challenger {earlier.challenger!r}: a "
-                    "second challenger on opened test data needs fresh test data",
-                )
-            if earlier.record == opening.record and earlier.split == opening.split and set(earlier.content) == mine:
-                return
-        stamped = replace(opening, time=datetime.now(UTC).isoformat(timespec="seconds"))
-        write_whole(handle, stamped.line(), os.fstat(handle).st_size, path, "the opening")
-    finally:
-        os.close(handle)

@@ -22,15 +22,19 @@ from toolkit.protocol.challenger import challenger_file, fingerprint, gates_copy
 from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
 from toolkit.protocol.ledger import Opening, claim
 from toolkit.protocol.lock import protocol_lock
-from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
+from toolkit.protocol.state import TEST_SPLITS, hypotheses_digest, named, refuse, replay, verified_log
 from toolkit.runs.record import BASELINE
 
 if TYPE_CHECKING:
     from toolkit.pipeline.engine import RunSummary
 
 
-def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | None) -> list[str]:
-    """Check the protocol before a run of ``split``; returns the arms to run (baseline and challenger)."""
+def open_test_split(
+    experiment: Experiment, split: str, arm_names: list[str] | None, *, demo: bool = False
+) -> list[str]:
+    """Check the protocol before a run of ``split``; returns the arms to run (baseline and challenger).
+
+    ``demo``: the demo's synthetic test data (toolkit.protocol.ledger), said so in the log and every verdict."""
     from toolkit.corpus.manifest import load_manifest
 
     log = verified_log(experiment.folder, whole=split in TEST_SPLITS)
@@ -79,17 +83,8 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
         )
     audio = sorted(e.sha256 for e in manifest.split(split))
     content = sorted(audio_content_sha256(e) for e in manifest.split(split))
-    claim(
-        experiment.manifest_path,
-        Opening(
-            str(experiment.folder.resolve()),
-            state.record_id or "",
-            split,
-            frozen["arm"],
-            current.config_sha256,
-            tuple(content),
-        ),
-    )
+    opening = test_opening(experiment, state.record_id, split, frozen["arm"], current.config_sha256, content, demo)
+    claim(experiment.manifest_path, opening)
     event = "resumed" if split in state.opened else "opened"
     log.append(
         f"{split} {event}",
@@ -101,6 +96,7 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
         signature_hash=current.signature_hash,
         audio_sha256=audio,
         audio_content_sha256=content,
+        **({"demo": True} if demo else {}),
         hashes=[
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),
             named("file", copy, gates_sha, experiment.folder),
@@ -109,7 +105,23 @@ def open_test_split(experiment: Experiment, split: str, arm_names: list[str] | N
     return arms
 
 
-def run_split(experiment: Experiment, split: str, arm_names: list[str] | None, **engine: Any) -> RunSummary:
+def test_opening(
+    experiment: Experiment,
+    record_id: str | None,
+    split: str,
+    challenger: str,
+    config_sha256: str,
+    content: list[str],
+    demo: bool,
+) -> Opening:
+    """The ledger line of this experiment's opening of ``split`` by protocol record ``record_id``."""
+    folder = str(experiment.folder.resolve())
+    return Opening(folder, record_id or "", split, challenger, config_sha256, tuple(content), demo=demo)
+
+
+def run_split(
+    experiment: Experiment, split: str, arm_names: list[str] | None, *, demo: bool = False, **engine: Any
+) -> RunSummary:
     """Run ``split`` under the protocol and record it (``engine``: run_experiment's keyword arguments).
 
     A test split holds the protocol lock from its opening to its record and reuses only results the
@@ -120,7 +132,7 @@ def run_split(experiment: Experiment, split: str, arm_names: list[str] | None, *
 
     test = split in TEST_SPLITS
     with protocol_lock(experiment.folder, f"ablate run --split {split}") if test else nullcontext():
-        arms = open_test_split(experiment, split, arm_names)
+        arms = open_test_split(experiment, split, arm_names, demo=demo)
         try:
             summary = run_experiment(experiment, split, arms, guard=evidence_guard(experiment, split), **engine)
         except EvidenceChanged as error:
@@ -162,7 +174,12 @@ def record_run(experiment: Experiment, split: str, summary: RunSummary) -> None:
         "computed": summary.computed,
         "reused": summary.reused,
     }
-    if test:
+    if test:  # what the gate reads as this run: its record and its hypotheses, named so an edit is caught
+        root = summary.folder.root
+        hashes += [
+            named("file", summary.folder.record, sha256_file(summary.folder.record), experiment.folder),
+            named("hypotheses", root, hypotheses_digest(root) or "none", experiment.folder),
+        ]
         log.append(f"{split} finished", **fields, hashes=hashes)
     else:
         log.append(f"{split} run", **fields)

@@ -1,85 +1,32 @@
 """The gate verdict on the holdout run of the frozen challenger (and, apart, on the challenge split).
 
-Before any number is computed the audit log must verify, the gates copy and the scorer
-signature must be the frozen ones, and the run folder must hold a hypothesis for every test
-recording of the manifest for both arms. The verdict is written to ``scores/gates.json``
+Before any number is computed the audit log must verify (its chain, its head and every file it
+names: the run's record and hypotheses, each result, each stability rerun), the gates copy and
+the scorer signature must be the frozen ones, the test recordings' audio and references must
+still hash to the manifest, this record's opening is claimed again in both openings ledgers
+(toolkit.protocol.ledger), and the run folder must hold a hypothesis for every test recording of
+the manifest for both arms. A stability outcome is judged again from its rerun folders
+(toolkit.protocol.dither_evidence), never read from the log. The verdict is written to ``scores/gates.json``
 in the run folder (the report's gates section reads it) and logged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import ChallengerRecord, challenger_file, changed_file, fingerprint, gates_copy
-from toolkit.protocol.gate_measures import DitherOutcome
-from toolkit.protocol.gates import GateReport, evaluate_gates, refuse_failed_arms
+from toolkit.protocol.challenger import changed_file, fingerprint, gates_copy
+from toolkit.protocol.dither_evidence import dither_outcome
+from toolkit.protocol.gates import GateReport, evaluate_gates
 from toolkit.protocol.gates_file import load_gates
+from toolkit.protocol.heldout_inputs import require_test_inputs
+from toolkit.protocol.ledger import KnownOpenings, claim
 from toolkit.protocol.lock import protocol_lock
-from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
-from toolkit.runs.folder import RunFolder, latest_run
+from toolkit.protocol.recorded_runs import recorded_run
+from toolkit.protocol.state import ProtocolState, named, refuse, replay, verified_log
+from toolkit.protocol.testsplit import test_opening
 from toolkit.runs.record import BASELINE
-
-
-def split_run(experiment: Experiment, split: str, arms: Sequence[str] = ()) -> RunFolder:
-    """The run of ``split`` to read: for a test split the one the audit log recorded as finished (its files
-    checked against their recorded hashes), else the latest finished run of that split that ran ``arms``."""
-    if split not in TEST_SPLITS:
-        return latest_run(experiment.folder, split, arms)
-    state = replay(verified_log(experiment.folder, hashes=True))
-    if split not in state.finished:
-        raise InputError(experiment.path, f"the {split} has not been run to the end: no run of it to read")
-    return _run_folder(experiment, split, state.finished[split]["run"])
-
-
-def _run_folder(experiment: Experiment, split: str, run: str) -> RunFolder:
-    """The finished run of a test split, checked against the frozen challenger and the manifest."""
-    from toolkit.corpus.manifest import load_manifest
-
-    folder = RunFolder(experiment.folder / "runs" / run)
-    if not folder.record.is_file():
-        raise InputError(folder.record, f"the {split} run recorded in the audit log is missing")
-    record = folder.read_record()
-    frozen = ChallengerRecord.read(challenger_file(experiment)).fingerprint.config
-    ran = {arm["name"]: arm for arm in record.config.arms}
-    for role in ("baseline", "challenger"):
-        if ran.get(frozen[role]["name"]) != frozen[role]:
-            raise InputError(
-                folder.record,
-                f"the run's arm {frozen[role]['name']!r} is not the frozen {role}'s "
-                f"configuration ({challenger_file(experiment)})",
-            )
-    refuse_failed_arms(
-        record, folder.record, challenger=frozen["challenger"]["name"], baseline=frozen["baseline"]["name"]
-    )
-    expected = [e.id for e in load_manifest(experiment.manifest_path).split(split)]
-    if sorted(record.recordings) != sorted(expected):
-        raise InputError(
-            folder.record,
-            f"the run's recordings ({', '.join(record.recordings)}) are not "
-            f"the manifest's {split} split ({', '.join(expected)})",
-        )
-    codes: dict[str, Path] = {}
-    for arm in record.config.arm_names:
-        for rid in expected:
-            for path in (folder.hypothesis_json(arm, rid), folder.arm_output(arm, rid)):
-                if not path.is_file():
-                    raise InputError(path, f"missing: the {split} run has no output of arm {arm!r} for {rid!r}")
-            if folder.read_hypothesis(arm, rid).recording_id != rid:
-                raise InputError(folder.hypothesis_json(arm, rid), f"this hypothesis is not of recording {rid!r}")
-            codes.setdefault(folder.read_arm_output(arm, rid).code, folder.arm_output(arm, rid))
-    if len(codes) > 1:
-        first, second = list(codes.items())[:2]
-        raise InputError(
-            second[1],
-            f"made by pipeline code {second[0]}, but {first[1]} by {first[0]}: results of "
-            "two code versions are never mixed in one verdict",
-        )
-    return folder
 
 
 def gate_verdict(experiment: Experiment) -> GateReport:
@@ -123,17 +70,18 @@ def _verdict(experiment: Experiment) -> GateReport:
             f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
             f"opened: needs fresh test data",
         )
-    log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses edited after the holdout finished
+    log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses or run.json edited after the holdout
+    require_test_inputs(experiment.manifest_path, state.finished)  # the audio and references the verdict rests on
+    openings = " ; ".join(reclaimed(experiment, state, split).text() for split in state.finished)
     evaluated = {}
     for split in ("holdout", "challenge"):
         if split in state.finished:
-            folder = _run_folder(experiment, split, state.finished[split]["run"])
+            folder = recorded_run(experiment, split, state.finished[split]["run"])
             evaluation = evaluate_run(folder, experiment.score_options(), report_sections(folder))
-            dither = dither_outcome(log, split, folder.root.name)
-            evaluated[split] = (
-                evaluation,
-                evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither),
-            )
+            dither = dither_outcome(experiment, log, evaluation, frozen["arm"], gates)
+            split_report = evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither)
+            split_report.openings = openings
+            evaluated[split] = (evaluation, split_report)
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None
     for split, (evaluation, split_report) in evaluated.items():
@@ -147,31 +95,19 @@ def _verdict(experiment: Experiment) -> GateReport:
             failed=[g.name for g in split_report.gates if g.passed is False],
             hashes=[named("file", path, sha256_file(path), experiment.folder)],
         )
+    report.audit_head = log.published_head()
+    for evaluation, _ in evaluated.values():
         write_reports(evaluation, report_sections(evaluation.folder))  # again, with the gates and this verdict
     return report
 
 
-def dither_outcome(log: AuditLog, split: str, run: str) -> DitherOutcome | None:
-    """What the audit log recorded of ``run``'s verdict under dither at the default level: for the undithered
-    run and for each seed 1, 2, ..., the verdict the FIRST stability check that measured it logged (None:
-    never measured). A later check never replaces a logged verdict: rerun files edited after a flip was
-    logged, then measured again, cannot launder it."""
-    from toolkit.audio.dither import DEFAULT_LEVEL_DBFS
-
-    first: dict[int, str] = {}  # seed (0: undithered) -> verdict
-    for entry in log.entries():
-        data = entry.other
-        if entry.event != "stability measured" or data.get("split") != split or data.get("run") != run:
-            continue
-        dither, verdicts = data.get("dither") or {}, list(data.get("verdicts") or ())
-        seeds = [0, *(dither.get("seeds") or ())]
-        if dither.get("level_dbfs") != DEFAULT_LEVEL_DBFS or len(verdicts) != len(seeds):
-            continue  # another level: not what the gate pre-registered
-        for seed, verdict in zip(seeds, verdicts):
-            first.setdefault(seed, verdict)
-    if 0 not in first:
-        return None
-    measured = 0
-    while measured + 1 in first:
-        measured += 1
-    return DitherOutcome(tuple(first[seed] for seed in range(measured + 1)))
+def reclaimed(experiment: Experiment, state: ProtocolState, split: str) -> KnownOpenings:
+    """This record's opening of ``split`` claimed again in both ledgers, as the audit log recorded it: refused if
+    another record opened the same content since; restored in a ledger that lost it; what is known, for the verdict."""
+    opened = state.opened[split]
+    content = list(opened.get("audio_content_sha256", []))
+    arm = state.challenger["arm"] if state.challenger else ""
+    opening = test_opening(
+        experiment, state.record_id, split, arm, opened["config_sha256"], content, bool(opened.get("demo"))
+    )
+    return claim(experiment.manifest_path, opening)

@@ -246,6 +246,7 @@ class GateVerdict:
     baseline: str
     challenger: str
     challenge: GateVerdict | None | Absent = optional_key()
+    openings: str | Absent = optional_key()  # how many openings of this test content are known, and where
 
 
 @dataclass(frozen=True)
