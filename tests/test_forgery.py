@@ -51,7 +51,8 @@ def _gates(tmp_path: Path) -> Path:
     text = TEMPLATE.read_text(encoding="utf-8")
     start = text.index("[wer_reduction_points]")
     end = text.index("\n[", start + 1)
-    path.write_text(text[:start] + "[wer_reduction_points]\napplicable = true\nthreshold = -100\n" + text[end:], encoding="utf-8")
+    relaxed = "[wer_reduction_points]\napplicable = true\nthreshold = -100\n"
+    path.write_text(text[:start] + relaxed + text[end:], encoding="utf-8")
     return path
 
 
@@ -279,10 +280,13 @@ def test_a_stability_entry_naming_missing_planted_or_edited_reruns_is_refused(
     if attack == "edited rerun":
         hypothesis = reruns[0].hypothesis_json("vad", "h1")
         hypothesis.write_text(hypothesis.read_text(encoding="utf-8").replace('"eu"', '"nós"'), encoding="utf-8")
+    if attack == "no hashes":  # not evidence: not counted, so the pre-registered reruns were never measured
+        assert main(["gate", str(experiment.folder)]) == 1
+        assert "not measured, 3 pre-registered" in capsys.readouterr().out
+        return
     assert main(["gate", str(experiment.folder)]) == 2
     error = _one_line(capsys)
     expected = {
-        "no hashes": "names no hash of runs/holdout-constructed/run.json",
         "missing reruns": "runs/holdout-dither-2/",
         "planted reruns": "never recorded in the audit log when it was made",
         "edited rerun": "holdout-dither-1/hypotheses/vad/h1.json",
@@ -301,9 +305,10 @@ def _refrozen_elsewhere(experiment, tmp_path: Path) -> object:
         shutil.copytree(corpus / part, copy / part)
     shutil.copyfile(corpus / "splits.csv", copy / "splits.csv")
     freeze(copy / "audio", copy / "refs", copy / "manifest.json", splits_csv=copy / "splits.csv")
-    assert json.loads((copy / "manifest.json").read_text())["recordings"] == json.loads(
-        (corpus / "manifest.json").read_text()
-    )["recordings"]
+    assert (
+        json.loads((copy / "manifest.json").read_text())["recordings"]
+        == json.loads((corpus / "manifest.json").read_text())["recordings"]
+    )
     return load_experiment(make_experiment(tmp_path / "elsewhere", "corpus/manifest.json"))
 
 
@@ -407,7 +412,8 @@ def test_a_threshold_no_value_can_pass_is_refused_at_freeze(
     start = text.index(f"[{gate}]")
     end = text.index("\n[", start + 1)
     gates = tmp_path / "impossible.toml"
-    gates.write_text(text[:start] + f"[{gate}]\napplicable = true\nthreshold = {threshold}\n" + text[end:], encoding="utf-8")
+    impossible = f"[{gate}]\napplicable = true\nthreshold = {threshold}\n"
+    gates.write_text(text[:start] + impossible + text[end:], encoding="utf-8")
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(gates)]) == 2
     assert f"key '{gate}.threshold' must be" in _one_line(capsys)
     assert not (experiment.folder / "protocol").exists()

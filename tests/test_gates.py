@@ -11,7 +11,6 @@ from protocol_corpus import correct, make_corpus, make_run, turns
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
-from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gate_measures import DitherOutcome
 from toolkit.protocol.gates import PROMOTE, RETAIN, evaluate_gates
 from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE, load_gates

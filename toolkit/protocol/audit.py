@@ -141,8 +141,7 @@ class AuditLog:
                 raise InputError(self.path, f"entry {len(lines)} is torn (a crash mid-write); {REPAIR_HINT}")
             if head_state(self, self.read_head(), line_chain(lines)) == CRASHED:
                 lines.append(self._write(fd, lines, "log repaired", {"detail": self._complete_head(lines)}))
-            entry = read_entry(self._write(fd, lines, event, fields), len(lines) + 1, len(lines) + 1, self.path)
-            return entry
+            return read_entry(self._write(fd, lines, event, fields), len(lines) + 1, len(lines) + 1, self.path)
         finally:
             os.close(fd)  # closing releases the lock
 

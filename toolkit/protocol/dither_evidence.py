@@ -61,6 +61,8 @@ def dither_outcome(
             raise InputError(log.path, f"entry {entry.seq} ({STABILITY_EVENT}) does not name one rerun per seed")
         if len(verdicts) != len(seeds) + 1:
             raise InputError(log.path, f"entry {entry.seq} ({STABILITY_EVENT}) does not record one verdict per run")
+        if not entry.named_hashes():
+            continue  # names none of its files (written before stability entries named them): not evidence
         _require_named(log, entry, [run, *reruns])
         for seed, name, verdict in zip([0, *seeds], [run, *reruns], verdicts, strict=True):
             first.setdefault(seed, (entry, name, verdict))

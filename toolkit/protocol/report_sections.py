@@ -107,6 +107,8 @@ def _verdict_lines(report: GateVerdict) -> str:
     if isinstance(report.challenge, GateVerdict):
         lines.append(f"- challenge split, reported apart and never pooled: **{report.challenge.verdict}**")
     lines += ["", f"**Caveat:** {report.caveat}"]
+    if isinstance(report.openings, str):
+        lines += ["", f"**Test data:** {report.openings}"]
     return "\n".join(lines)
 
 
@@ -157,7 +159,10 @@ def protocol_section(folder: RunFolder) -> list[Section]:
     if not log.path.is_file():
         return []
     try:
-        status = f"- audit log `{log.path}`: {verify(log, current_hash)} entries, chain and hashes verified"
+        status = (
+            f"- audit log `{log.path}`: {verify(log, current_hash)} entries, chain and hashes verified; head to "
+            f"publish `{log.published_head()}` (`ablate audit verify EXP --head HEAD` checks a log against it)"
+        )
         entries = log.entries()
     except ToolkitError as error:
         return [Section.of("Protocol trail", f"- audit log `{log.path}` does NOT verify: {error}")]
