@@ -442,3 +442,34 @@ def test_the_demo_never_sets_an_opened_record_aside_for_a_side_file(tmp_path: Pa
     AuditLog(folder).path.write_text('{"event": "holdout opened"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="audit.jsonl"):
         _protocol_for_this_version(load_experiment(folder))
+
+
+@needs_bundled_model
+def test_a_gate_killed_at_any_moment_leaves_a_log_the_next_gate_resumes_from(experiment, tmp_path: Path) -> None:
+    """kill -9 during ``ablate gate`` at several moments: the log verifies (after ``audit repair`` when a line was
+    torn, the one state only repair may mend), and the next gate gives the verdict the first would have."""
+    import subprocess
+    import sys
+    import time
+
+    _holdout(experiment, TEMPLATE)
+    folder = str(experiment.folder)
+    gate = [sys.executable, "-m", "toolkit", "gate", folder]
+    env = dict(os.environ)  # this test's machine ledger included
+    begin = time.perf_counter()
+    whole = subprocess.run(gate, env=env, capture_output=True, text=True)
+    took = time.perf_counter() - begin
+    assert whole.returncode == 1, whole.stderr
+    for fraction in (0.3, 0.5, 0.7, 0.85, 0.95):  # spread over what one gate takes here
+        delay = fraction * took
+        child = subprocess.Popen(gate, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        child.kill()
+        child.wait()
+        repaired = subprocess.run([sys.executable, "-m", "toolkit", "audit", "repair", folder], env=env)
+        assert repaired.returncode == 0
+        assert subprocess.run([sys.executable, "-m", "toolkit", "audit", "verify", folder], env=env).returncode == 0
+    final = subprocess.run(gate, env=env, capture_output=True, text=True)
+    assert final.returncode == 1 and "verdict (holdout): RETAIN BASELINE" in final.stdout, final.stderr
+    assert final.stdout.split("audit head")[0] == whole.stdout.split("audit head")[0]  # the same verdict, word for word
+    assert subprocess.run([sys.executable, "-m", "toolkit", "audit", "verify", folder], env=env).returncode == 0
