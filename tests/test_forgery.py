@@ -221,6 +221,82 @@ def test_the_next_append_completes_a_crashed_head_and_logs_it(tmp_path: Path) ->
     assert verify(log, None) == 6
 
 
+def _crash_style_head(log: AuditLog) -> None:
+    """What the attacker does to get past the head: write it as a crash would have left it (one entry behind, the
+    hand-appended line named as pending). The head is a file in the folder, so this much cannot be prevented."""
+    lines = log.path.read_bytes().splitlines(keepends=True)
+    head = {
+        "entries": len(lines) - 1,
+        "last_sha256": hashlib.sha256(lines[-2]).hexdigest(),
+        "pending_sha256": hashlib.sha256(lines[-1]).hexdigest(),
+    }
+    log.head.write_text(json.dumps(head), encoding="utf-8")
+
+
+@needs_bundled_model
+def test_a_challenger_frozen_by_hand_after_the_holdout_opened_is_refused(experiment, tmp_path: Path, capsys) -> None:
+    """The attack that got through a first review: loose gates copied in, a challenger file and one freeze line
+    naming their hashes, the head written as a crash leaves it. The protocol never writes a freeze there."""
+    _holdout(experiment, TEMPLATE)
+    log = AuditLog(experiment.folder)
+    frozen = next(e for e in log.entries() if e.event == "challenger frozen")
+    copy = experiment.folder / "protocol" / "gates.toml"
+    copy.write_text(_gates(tmp_path).read_text(encoding="utf-8"), encoding="utf-8")
+    forged = {**frozen.other["challenger"], "gates_sha256": hashlib.sha256(copy.read_bytes()).hexdigest()}
+    named = [{"kind": "file", "path": "protocol/gates.toml", "sha256": forged["gates_sha256"]}]
+    _append_by_hand(log, "challenger frozen", challenger=forged, replaces="vad", hashes=named)
+    _crash_style_head(log)
+    for command in (["audit", "verify", str(experiment.folder)], ["gate", str(experiment.folder)]):
+        assert main(command) == 2
+        error = _one_line(capsys)
+        assert "(challenger frozen) freezes a challenger after the holdout was opened in this record" in error
+        assert "the log was written by hand" in error
+
+
+@needs_bundled_model
+@pytest.mark.parametrize(
+    "steps, problem",
+    [
+        ([("holdout opened", {"split": "holdout"})], "opens the holdout a second time in one protocol record"),
+        ([("challenge finished", {"split": "challenge", "run": "x"})], "finishes a challenge run that was never"),
+        (
+            [("protocol record started", {}), ("challenger frozen", {}), ("holdout opened", {"split": "holdout"})],
+            "opens a holdout whose recordings (by audio content) an earlier protocol record opened",
+        ),
+    ],
+)
+def test_an_entry_the_protocol_never_writes_in_that_state_is_refused(
+    experiment, tmp_path: Path, capsys, steps: list, problem: str
+) -> None:
+    """Written through the log's own append (as if the head were forged too): refused by what it records."""
+    _holdout(experiment, TEMPLATE)
+    log = AuditLog(experiment.folder)
+    entries = log.entries()
+    frozen = next(e for e in entries if e.event == "challenger frozen").other
+    opened = next(e for e in entries if e.event == "holdout opened").other
+    for event, fields in steps:
+        base = {"challenger frozen": frozen, "holdout opened": opened}.get(event, {})
+        log.append(event, **{**{k: v for k, v in base.items() if k != "hashes"}, **fields})
+    assert main(["audit", "verify", str(experiment.folder)]) == 2
+    error = _one_line(capsys)
+    assert problem in error and "the log was written by hand" in error
+
+
+@needs_bundled_model
+def test_a_gate_killed_before_logging_its_verdict_file_is_not_stuck(experiment, capsys) -> None:
+    """The verdict file written, the entry naming it not (killed between): the next gate writes both again."""
+    _holdout(experiment, TEMPLATE)
+    assert main(["gate", str(experiment.folder)]) == 1
+    first = capsys.readouterr().out
+    [gates] = (experiment.folder / "runs").glob("holdout-*/scores/gates.json")
+    gates.write_text(gates.read_text(encoding="utf-8").replace('"caveat"', '"caveat" ', 1), encoding="utf-8")
+    assert main(["audit", "verify", str(experiment.folder)]) == 2
+    assert "'ablate gate EXP' writes it again" in _one_line(capsys)
+    assert main(["gate", str(experiment.folder)]) == 1
+    assert capsys.readouterr().out.split("audit head")[0] == first.split("audit head")[0]
+    assert main(["audit", "verify", str(experiment.folder)]) == 0
+
+
 # --- 2. A stability outcome is judged again from its reruns' files -------------------------------------------------
 
 
@@ -342,6 +418,32 @@ def test_a_deleted_ledger_reopens_nothing_and_the_gate_restores_it(
     out = capsys.readouterr().out
     assert f"restored from the audit log into {ledger}, which had lost it" in out
     assert json.loads(ledger.read_text(encoding="utf-8"))["challenger"] == "vad"
+
+
+@needs_bundled_model
+def test_pointing_the_machine_ledger_elsewhere_reopens_nothing_the_users_holds(
+    experiment, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """$ABLATE_OPENINGS naming an empty file: the user's own ledger (in their cache) is still read, never written."""
+    from toolkit.asr.models import cache_dir, resolve_model
+    from toolkit.protocol.ledger import MACHINE_LEDGER_ENV, default_machine_ledger
+
+    resolve_model("whisper-base")  # built in the real cache, which the user's cache below links to
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "models").symlink_to(cache_dir())
+    monkeypatch.setenv("ABLATE_CACHE", str(cache))
+    monkeypatch.delenv(MACHINE_LEDGER_ENV)
+    _holdout(experiment, TEMPLATE)
+    assert default_machine_ledger().is_file() and default_machine_ledger().is_relative_to(cache)
+    other = _refrozen_elsewhere(experiment, tmp_path)
+    freeze_challenger(other, "windows", TEMPLATE)
+    empty = tmp_path / "empty-openings.jsonl"
+    monkeypatch.setenv(MACHINE_LEDGER_ENV, str(empty))
+    assert main(["run", str(other.folder), "--split", "holdout"]) == 2
+    error = _one_line(capsys)
+    assert str(default_machine_ledger()) in error and f"by experiment {experiment.folder.resolve()}" in error
+    assert not empty.read_bytes()  # read, refused, nothing written
 
 
 # --- 4. Every file the verdict rests on is re-verified ---------------------------------------------------------------

@@ -54,6 +54,8 @@ from toolkit.core.json_records import (
 GENESIS = "0" * 64
 # Kinds of named hashes that are recorded once and never change (holdout evidence).
 WRITE_ONCE = frozenset({"evidence"})
+# Kinds of named things a command writes again each time it runs: what to do when one differs from its entry.
+REWRITTEN_BY = {"verdict": "a gate killed before logging its verdict leaves this; 'ablate gate EXP' writes it again"}
 REPAIR_HINT = "run 'ablate audit repair EXP' to drop it (it logs that it did)"
 
 
@@ -197,16 +199,22 @@ class AuditLog:
         return f"{len(lines)}:{sha256_bytes(lines[-1]) if lines else GENESIS}"
 
 
-def verify(log: AuditLog, current_hash: Callable[[str, Path], str | None] | None) -> int:
+def verify(
+    log: AuditLog,
+    current_hash: Callable[[str, Path], str | None] | None,
+    regenerated: frozenset[str] = frozenset(),
+) -> int:
     """Check the chain, the head and every named hash; returns the entry count or raises naming the first bad entry.
 
     ``current_hash(kind, absolute_path)`` returns what that thing hashes to on disk now (None if
-    missing); without it only the chain and head are checked.
+    missing); without it only the chain and head are checked. Named things of a kind in ``regenerated`` are
+    not checked: the caller is about to write them again (the gate its verdict file, which a crash may have
+    left newer than its entry).
     """
     entries, chain = _chained(log)
     head_state(log, log.read_head(), chain)
     if current_hash is not None:
-        _check_hashes(log, entries, current_hash)
+        _check_hashes(log, entries, current_hash, regenerated)
     return len(entries)
 
 
@@ -280,7 +288,9 @@ def verify_published(log: AuditLog, published: str) -> int:
     return places[0]
 
 
-def _check_hashes(log: AuditLog, entries: list[Entry], current_hash: Callable[[str, Path], str | None]) -> None:
+def _check_hashes(
+    log: AuditLog, entries: list[Entry], current_hash: Callable[[str, Path], str | None], regenerated: frozenset[str]
+) -> None:
     """Refuse evidence recorded twice with two hashes, and a thing whose latest recorded hash is not the disk's."""
     latest: dict[tuple[str, str], tuple[int, str, str]] = {}
     for entry in entries:
@@ -294,11 +304,14 @@ def _check_hashes(log: AuditLog, entries: list[Entry], current_hash: Callable[[s
                 )
             latest[(named.kind, named.path)] = (entry.seq, entry.event, named.sha256)
     for (kind, path), (k, event, recorded) in sorted(latest.items(), key=lambda item: item[1][0]):
+        if kind in regenerated:
+            continue
         actual = current_hash(kind, log.folder / path)
         if actual != recorded:
             state = "is missing" if actual is None else f"hashes to {actual}"
+            hint = f" ({REWRITTEN_BY[kind]})" if kind in REWRITTEN_BY else ""
             raise InputError(
-                log.path, f"entry {k} ({event}) records {kind} {path} with sha256 {recorded}; on disk it {state}"
+                log.path, f"entry {k} ({event}) records {kind} {path} with sha256 {recorded}; on disk it {state}{hint}"
             )
 
 

@@ -74,10 +74,13 @@ class KnownOpenings:
     openings: tuple[Opening, ...]
     ledgers: tuple[Path, ...]
     restored: tuple[Path, ...]
+    named_by_env: str = ""  # $ABLATE_OPENINGS, when it named the machine's ledger
 
     def text(self) -> str:
         """One line for the verdict and the report: how many openings of this content are known, and where."""
         where = " and ".join(str(path) for path in self.ledgers)
+        if self.named_by_env:
+            where += f" (the machine's named by ${MACHINE_LEDGER_ENV}, not the user's cache)"
         records = len({o.record for o in self.openings})
         line = f"openings of this test content known on this machine: {records} protocol record(s) in {where}"
         if self.restored:
@@ -93,7 +96,18 @@ def ledger_path(manifest_path: Path) -> Path:
 def machine_ledger_path() -> Path:
     """The machine's ledger: ``$ABLATE_OPENINGS``, else one in the user's cache shared by every experiment."""
     named = os.environ.get(MACHINE_LEDGER_ENV)
-    return Path(named) if named else machine_cache("protocol") / LEDGER_NAME
+    return Path(named) if named else default_machine_ledger()
+
+
+def default_machine_ledger() -> Path:
+    return machine_cache("protocol") / LEDGER_NAME
+
+
+def _also_read() -> list[Path]:
+    """The user's own machine ledger when ``$ABLATE_OPENINGS`` names another: read (its openings refuse too),
+    never written, so pointing the variable at an empty file reopens nothing the user's ledger holds."""
+    default = default_machine_ledger()
+    return [default] if default != machine_ledger_path() and default.is_file() else []
 
 
 def claim(manifest_path: Path, opening: Opening) -> KnownOpenings:
@@ -105,11 +119,12 @@ def claim(manifest_path: Path, opening: Opening) -> KnownOpenings:
     with ExitStack() as stack:
         handles = {path: stack.enter_context(_locked(path)) for path in paths}  # one fixed order: no deadlock
         held = {path: _openings(handle, path) for path, handle in handles.items()}
-        known = _union(held)
+        read_only = {path: _read(path) for path in _also_read()}
+        known = _union({**held, **read_only})
         mine = set(opening.content)
         for earlier in known:
             if mine & set(earlier.content) and _conflicts(earlier, opening):
-                where = next(path for path in paths if any(o.same_claim(earlier) for o in held[path]))
+                where = next(path for path, had in {**held, **read_only}.items() if _holds(had, earlier))
                 raise ProtocolError(
                     where,
                     f"{len(mine & set(earlier.content))} of these {opening.split} recordings (by audio content) were "
@@ -124,7 +139,7 @@ def claim(manifest_path: Path, opening: Opening) -> KnownOpenings:
             for missing in [o for o in sharing if not _holds(held[path], o)]:
                 write_whole(handle, missing.line(), os.fstat(handle).st_size, path, "the opening")
                 restored += [path] if missing is this else []
-        return KnownOpenings(tuple(sharing), tuple(paths), tuple(restored))
+        return KnownOpenings(tuple(sharing), tuple(paths), tuple(restored), os.environ.get(MACHINE_LEDGER_ENV, ""))
 
 
 def _conflicts(earlier: Opening, opening: Opening) -> bool:
@@ -163,6 +178,13 @@ def _locked(path: Path) -> Iterator[int]:
         yield handle
     finally:
         os.close(handle)
+
+
+def _read(path: Path) -> list[Opening]:
+    """A ledger's openings, read under a shared lock."""
+    with open(path, "rb") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        return [_opening(line, number, path) for number, line in enumerate(handle.read().splitlines(), 1)]
 
 
 def _openings(handle: int, path: Path) -> list[Opening]:

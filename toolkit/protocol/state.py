@@ -16,7 +16,7 @@ from typing import Any
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.core.json_records import record_to_json
-from toolkit.protocol.audit import AuditLog, verify
+from toolkit.protocol.audit import AuditLog, Entry, verify
 
 TEST_SPLITS = ("holdout", "challenge")
 
@@ -70,7 +70,9 @@ class ProtocolState:
         return bool(self.opened)
 
 
-def verified_log(experiment_folder: Path, *, hashes: bool = False, whole: bool = True) -> AuditLog:
+def verified_log(
+    experiment_folder: Path, *, hashes: bool = False, whole: bool = True, regenerated: frozenset[str] = frozenset()
+) -> AuditLog:
     """The experiment's audit log after checking its chain (an edited log stops everything).
 
     With ``hashes`` every hash it names is checked against the disk too; protocol commands
@@ -80,7 +82,7 @@ def verified_log(experiment_folder: Path, *, hashes: bool = False, whole: bool =
     the log was deleted or replaced.
     """
     log = AuditLog(experiment_folder)
-    verify(log, current_hash if hashes else None)
+    verify(log, current_hash if hashes else None, regenerated)
     if whole:
         require_whole(log, replay(log))
     return log
@@ -115,10 +117,12 @@ def _ever(log: AuditLog, event: str) -> bool:
 
 
 def replay(log: AuditLog) -> ProtocolState:
-    """The current protocol record's state from the log's entries."""
+    """The current protocol record's state from the log's entries, each checked to be one the protocol writes in
+    the state it finds (``_check_step``): a line that the toolkit never writes there was written by hand."""
     state = ProtocolState()
     for entry in log.entries():
         data = entry.other
+        _check_step(log, state, entry)
         if entry.event == "protocol record started":
             state.challenger, state.opened, state.finished = None, {}, {}
         elif entry.event in ("manifest registered", "manifest frozen"):  # the older logs' name
@@ -132,6 +136,39 @@ def replay(log: AuditLog) -> ProtocolState:
         elif entry.event.endswith(" finished") and data.get("split") in TEST_SPLITS:
             state.finished[data["split"]] = data
     return state
+
+
+# What the opening of a test split records of the frozen challenger it opened for.
+OPENED_UNDER = ("config_sha256", "gates_sha256", "manifest_sha256", "signature_hash")
+
+
+def _check_step(log: AuditLog, state: ProtocolState, entry: Entry) -> None:
+    """Refuse an entry the protocol never writes in ``state``: a challenger frozen after a test split was opened in
+    the same record, a test split opened twice or for other hashes than the frozen ones, or on content an earlier
+    record opened, a run finished that was never opened, a new record while nothing was opened."""
+    data, event, split = entry.other, entry.event, entry.other.get("split")
+    problem = None
+    if event == "challenger frozen" and state.opened:
+        problem = f"freezes a challenger after the {' and '.join(sorted(state.opened))} was opened in this record"
+    elif event == "protocol record started" and not state.opened:
+        problem = "starts a new protocol record though no test split of the current one was opened"
+    elif split in TEST_SPLITS and event in (f"{split} opened", f"{split} resumed"):
+        frozen = state.challenger
+        if frozen is None:
+            problem = f"opens the {split} with no frozen challenger"
+        elif event.endswith(" opened") and split in state.opened:
+            problem = f"opens the {split} a second time in one protocol record (the toolkit logs it as resumed)"
+        elif any(data.get(key) != frozen.get(key) for key in OPENED_UNDER):
+            problem = f"opens the {split} under other hashes than the frozen challenger {frozen.get('arm')!r}'s"
+        elif event.endswith(" opened") and set(data.get("audio_content_sha256", [])) & state.opened_content:
+            problem = f"opens a {split} whose recordings (by audio content) an earlier protocol record opened"
+    elif split in TEST_SPLITS and event == f"{split} finished" and split not in state.opened:
+        problem = f"finishes a {split} run that was never opened"
+    if problem is not None:
+        raise InputError(
+            log.path,
+            f"entry {entry.seq} ({event}) {problem}, which the protocol never writes: the log was written by hand",
+        )
 
 
 class ProtocolError(InputError):

@@ -28,6 +28,8 @@ from toolkit.protocol.state import ProtocolState, named, refuse, replay, verifie
 from toolkit.protocol.testsplit import test_opening
 from toolkit.runs.record import BASELINE
 
+VERDICT = "verdict"  # the kind of hash a "gate evaluated" entry names its scores/gates.json by
+
 
 def gate_verdict(experiment: Experiment) -> GateReport:
     """Evaluate every gate on the holdout run; the challenge split, if run, is reported apart.
@@ -70,7 +72,9 @@ def _verdict(experiment: Experiment) -> GateReport:
             f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
             f"opened: needs fresh test data",
         )
-    log = verified_log(experiment.folder, hashes=True)  # e.g. hypotheses or run.json edited after the holdout
+    # Every named file checked (e.g. hypotheses or run.json edited after the holdout), but the verdict files this
+    # gate writes again: a gate killed between writing one and logging it leaves it newer than its entry.
+    log = verified_log(experiment.folder, hashes=True, regenerated=frozenset({VERDICT}))
     require_test_inputs(experiment.manifest_path, state.finished)  # the audio and references the verdict rests on
     openings = " ; ".join(reclaimed(experiment, state, split).text() for split in state.finished)
     evaluated = {}
@@ -93,7 +97,7 @@ def _verdict(experiment: Experiment) -> GateReport:
             verdict=split_report.verdict,
             challenger=frozen["arm"],
             failed=[g.name for g in split_report.gates if g.passed is False],
-            hashes=[named("file", path, sha256_file(path), experiment.folder)],
+            hashes=[named(VERDICT, path, sha256_file(path), experiment.folder)],
         )
     report.audit_head = log.published_head()
     for evaluation, _ in evaluated.values():
@@ -104,8 +108,16 @@ def _verdict(experiment: Experiment) -> GateReport:
 def reclaimed(experiment: Experiment, state: ProtocolState, split: str) -> KnownOpenings:
     """This record's opening of ``split`` claimed again in both ledgers, as the audit log recorded it: refused if
     another record opened the same content since; restored in a ledger that lost it; what is known, for the verdict."""
+    from toolkit.corpus.content import audio_content_sha256
+    from toolkit.corpus.manifest import load_manifest
+
     opened = state.opened[split]
     content = list(opened.get("audio_content_sha256", []))
+    if sorted(audio_content_sha256(e) for e in load_manifest(experiment.manifest_path).split(split)) != content:
+        raise InputError(
+            experiment.manifest_path,
+            f"the {split} recordings of this manifest are not the ones the audit log opened (by audio content)",
+        )
     arm = state.challenger["arm"] if state.challenger else ""
     opening = test_opening(
         experiment, state.record_id, split, arm, opened["config_sha256"], content, bool(opened.get("demo"))
