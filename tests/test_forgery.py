@@ -486,7 +486,8 @@ def test_a_published_head_catches_a_log_rewritten_whole(experiment, capsys) -> N
     assert published == log.published_head() and published.startswith(f"{len(log.entries())}:")
     log.append("tuning run", run="later")  # the log grows after publishing: still holds the published head
     assert main(["audit", "verify", str(experiment.folder), "--head", published]) == 0
-    assert f"the published head {published} is entry" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"the published head {published} is entry" in out and "since it: 1 entries (tuning run)" in out
     # The whole chain rewritten with its head (what no local tool can tell): the freeze entry says another arm.
     lines = [json.loads(line) for line in log.path.read_text(encoding="utf-8").splitlines()]
     log.path.unlink()

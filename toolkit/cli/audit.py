@@ -67,6 +67,17 @@ def _verify(args: argparse.Namespace) -> int:
     if args.head:
         entry = verify_published(log, args.head)
         print(f"OK: the published head {args.head} is entry {entry} of this log, unchanged with all before it")
+        since = log.entries()[entry:]
+        repairs = sum(e.event == "log repaired" for e in since)
+        print(
+            f"since it: {len(since)} entries ({', '.join(dict.fromkeys(e.event for e in since)) or 'none'})"
+            + (
+                f"; {repairs} 'log repaired' among them: each completed a head a crash left (or one written by "
+                "hand), so read the entry before each"
+                if repairs
+                else ""
+            )
+        )
     print(f"head to publish: {log.published_head()}")
     return 0
 
