@@ -22,88 +22,30 @@ from a window's edge. Run: ``.venv/bin/python benchmarks/bench_seams.py [--minut
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from shared_clips import RECORDING, build_recording  # noqa: E402
 from shared_data import PTBR_DEV  # noqa: E402
 
-from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance  # noqa: E402
 from toolkit.corpus.freeze import freeze  # noqa: E402
 from toolkit.evaluate import evaluate_run  # noqa: E402
-from toolkit.formats.textgrid import write_textgrid  # noqa: E402
 from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
 from toolkit.runs.folder import RunFolder  # noqa: E402
 from toolkit.runs.scored import Evaluation  # noqa: E402
 from toolkit.scorer.metrics.seam_flags import flag_precision  # noqa: E402
 
-SAMPLE_RATE = 16000
-RECORDING = "ptbr-long"
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 ARMS = (
     '[arms]\nbaseline = []\nbaseline_repaired = ["onset_repair"]\nwindows = ["windows", "onset_repair"]\n'
     'windows_raw = ["windows"]\nwindows_grid = ["windows_grid"]\n'
 )
-
-
-def _clips() -> list[tuple[Path, str]]:
-    """Every shared clip with its transcript, in a fixed order."""
-    clips = []
-    with open(PTBR_DEV / "commonvoice-pt" / "validated.tsv", encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-            clips.append((PTBR_DEV / "commonvoice-pt" / "clips" / row["path"], row["sentence"].replace('"', "")))
-    for folder in ("lapsbm", "ufpalign"):
-        for wav in sorted((PTBR_DEV / folder).glob("*.wav")):
-            clips.append((wav, wav.with_suffix(".txt").read_text(encoding="utf-8").strip()))
-    return clips
-
-
-def build_recording(out: Path, minutes: float, seed: int = 13) -> None:
-    """One long recording and its TextGrid (utterances and speech/non-speech at the trimmed clip edges)."""
-    import librosa
-    import soundfile
-
-    rng = np.random.default_rng(seed)
-    clips = _clips()
-    order = rng.permutation(len(clips))
-    pieces, utterances, speech = [np.zeros(int(1.0 * SAMPLE_RATE))], [], []
-    cursor = len(pieces[0])
-    for index in order:
-        path, text = clips[index]
-        if not text.strip(" ?"):
-            continue
-        audio, _ = librosa.load(path, sr=SAMPLE_RATE, mono=True)
-        audio, _ = librosa.effects.trim(audio, top_db=35)
-        audio = 0.1 * audio / max(1e-6, float(np.sqrt(np.mean(audio**2))))
-        t0 = cursor / SAMPLE_RATE
-        pieces.append(audio)
-        cursor += len(audio)
-        utterances.append(Utterance(t0, cursor / SAMPLE_RATE, text, "reader"))
-        speech.append(Interval(t0, cursor / SAMPLE_RATE, SPEECH))
-        pause = np.zeros(int(rng.uniform(0.8, 5.0) * SAMPLE_RATE))
-        speech.append(Interval(cursor / SAMPLE_RATE, (cursor + len(pause)) / SAMPLE_RATE, NONSPEECH))
-        pieces.append(pause)
-        cursor += len(pause)
-        if cursor >= minutes * 60 * SAMPLE_RATE:
-            break
-    samples = np.clip(np.concatenate(pieces), -1, 1)
-    (out / "audio").mkdir(parents=True, exist_ok=True)
-    (out / "refs").mkdir(parents=True, exist_ok=True)
-    soundfile.write(out / "audio" / f"{RECORDING}.wav", samples, SAMPLE_RATE, subtype="PCM_16")
-    write_textgrid(
-        Reference(RECORDING, utterances, [], speech, [], []),
-        out / "refs" / f"{RECORDING}.TextGrid",
-        len(samples) / SAMPLE_RATE,
-    )
-    (out / "splits.csv").write_text(f"id,split\n{RECORDING},tuning\n", encoding="utf-8")
 
 
 def write_experiment(root: Path) -> None:

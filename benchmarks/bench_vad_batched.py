@@ -1,21 +1,20 @@
 """+VAD cut & merge and batched decoding against the baseline on a long recording of real pt-BR speech.
 
-Builds one recording (at most ``--minutes``; all the shared clips make 11.2 minutes) as
-``bench_seams.py`` does (each clip trimmed to its speech, joined by pauses of 0.8 to 5 s) and
-lays it on a quiet pink-noise floor 40 dB under the speech (Whisper reads digital silence as
-the padding after the end of audio, and batched decoding, which has no timestamps, then stops
-at the pause; rooms are never silent). Then runs, side by side in one run from an empty cache,
-the demo experiment's baseline (sequential long-form), +VAD decoding each Silero region on its
-own (``merge_max_s = 0``), +VAD with the demo's cut & merge (units of up to 30 s with any
-pause inside, as WhisperX merges), the same with a 2 s pause limit (``merge_max_gap_s = 2``)
-and the batched whisperx recognizer (the same Silero regions merged by whisperx into 30 s
-chunks, decoded 8 at a time, unfinished chunk tails decoded again as the demo sets
-``tail_redecode_gap_s``). Prints per arm: RTF (decode and VAD wall time over audio time,
-measured in the workers), the same in CPU time, the largest peak resident memory of the arm's
-workers, WER, and the ratios to the baseline; then the issue's targets, met or not. Each
-``--repeats`` reruns everything from an empty cache; ratios are the median over repeats (on a
-shared machine absolute times drift between arms). ``--reuse`` reprints what earlier repeats
-measured without decoding anything.
+Builds one recording (at most ``--minutes``; all the shared clips make 11.2 minutes) as ``bench_seams.py``
+does (each clip trimmed to its speech, joined by pauses of 0.8 to 5 s) and lays it on a quiet pink-noise floor
+40 dB under the speech (Whisper reads digital silence as the padding after the end of audio, and batched
+decoding, which has no timestamps, then stops at the pause; rooms are never silent). Then runs, side by side
+in one run from an empty cache, the demo experiment's baseline (sequential long-form), the demo's +VAD (Silero
+regions joined into one stream), +VAD decoding each Silero region on its own (``merge_max_s = 0``), +VAD with
+WhisperX's cut & merge (units of up to 30 s with any pause inside, as WhisperX merges), the same with a 2 s
+pause limit (``merge_max_gap_s = 2``) and the batched whisperx recognizer (the same Silero regions merged by
+whisperx into 30 s chunks, decoded 8 at a time, unfinished chunk tails decoded again as the demo sets
+``tail_redecode_gap_s``). Prints per arm: RTF (decode and VAD wall time over audio time, measured in the
+workers), the same in CPU time, the largest peak resident memory of the arm's workers, WER, the ratios to the
+baseline, and the word times (p95 onset error and drift of each sentence's first word, whose onset the
+recording knows exactly); then the issue's targets, met or not. Each ``--repeats`` reruns everything from an
+empty cache; ratios are the median over repeats (on a shared machine absolute times drift between arms).
+``--reuse`` reprints what earlier repeats measured without decoding anything.
 Run: ``.venv/bin/python benchmarks/bench_vad_batched.py [--minutes 12] [--repeats 1] [--reuse]``.
 """
 
@@ -43,11 +42,12 @@ from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
 
 ARMS = (
-    '[arms]\nbaseline = []\nvad_regions = ["vad_regions"]\nvad = ["vad"]\nvad_gap2 = ["vad_gap2"]\n'
-    'batched = ["batched"]\n'
+    '[arms]\nbaseline = []\nvad_joined = ["vad_joined"]\nvad_regions = ["vad_regions"]\nvad = ["vad"]\n'
+    'vad_gap2 = ["vad_gap2"]\nbatched = ["batched"]\n'
 )
 LABELS = {
     "baseline": "baseline (sequential long-form)",
+    "vad_joined": "+VAD joined regions (the demo's)",
     "vad_regions": "+VAD per region (merge_max_s 0)",
     "vad": "+VAD merged (30 s, any pause)",
     "vad_gap2": "+VAD merged (30 s, pauses <= 2 s)",
@@ -73,15 +73,16 @@ def write_experiment(root: Path, manifest: Path) -> None:
     head = demo_head(manifest)
     vad = table(head, "[components.vad]")
     merged = with_values(vad, MERGED_APART)
+    joined = with_values(vad, {}, "vad_joined")
     regions = with_values(merged, {"merge_max_s": "0.0", "merge_max_gap_s": "0.0"}, "vad_regions")
     gap2 = with_values(merged, {"merge_max_gap_s": "2.0"}, "vad_gap2")
     root.mkdir(parents=True, exist_ok=True)
     (root / "experiment.toml").write_text(
-        head.replace(vad, merged) + "\n" + regions + "\n" + gap2 + "\n" + ARMS, encoding="utf-8"
+        head.replace(vad, merged) + "\n" + joined + "\n" + regions + "\n" + gap2 + "\n" + ARMS, encoding="utf-8"
     )
 
 
-def measure(root: Path) -> dict[str, dict[str, float]]:
+def measure(root: Path) -> dict[str, dict[str, Any]]:
     """Run every arm from an empty cache; RTF, peak memory and WER per arm."""
     summary = run_experiment(load_experiment(root), "tuning", progress=False)
     evaluation = evaluate_run(summary.folder)
@@ -89,6 +90,7 @@ def measure(root: Path) -> dict[str, dict[str, float]]:
     figures = {}
     for arm in summary.arms:
         output = summary.folder.read_arm_output(arm, summary.recordings[0])
+        timing = evaluation.scores[arm][summary.recordings[0]].timing
         figures[arm] = {
             "rtf": output.compute.wall_s / output.duration,
             "cpu_rtf": output.compute.cpu_s / output.duration,
@@ -96,11 +98,13 @@ def measure(root: Path) -> dict[str, dict[str, float]]:
             "wer": float(overall.loc[arm, "wer"]),
             "units": len(output.units),
             "duration_s": output.duration,
+            "onset_p95_s": timing.onset_abs_p95_s,
+            "drift_s_per_min": timing.drift_s_per_min,
         }
     return figures
 
 
-def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+def report(runs: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     """Per arm: median RTF, memory and WER, ratios to the baseline; the targets, judged on the median ratios."""
     arms = list(runs[0])
 
@@ -119,6 +123,8 @@ def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
             "wer_pct": round(100 * runs[0][arm]["wer"], 2),
             "wer_delta_points": round(100 * (runs[0][arm]["wer"] - runs[0]["baseline"]["wer"]), 2),
             "units": runs[0][arm]["units"],
+            "onset_p95_s": runs[0][arm].get("onset_p95_s"),
+            "drift_s_per_min": runs[0][arm].get("drift_s_per_min"),
         }
         for arm in arms
     }
@@ -139,6 +145,10 @@ def report(runs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
     }
 
 
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def print_table(figures: dict[str, Any]) -> None:
     print(
         f"recording: {figures['recording_s'] / 60:.1f} min of real pt-BR read speech, "
@@ -146,17 +156,20 @@ def print_table(figures: dict[str, Any]) -> None:
     )
     print(
         f"{'arm':36} {'units':>5} {'RTF':>7} {'RTF/base':>8} {'speed-up':>8} {'CPU/base':>8} {'peak MB':>8} "
-        f"{'mem/base':>8} {'WER':>6} {'ΔWER pt':>7}"
+        f"{'mem/base':>8} {'WER':>6} {'ΔWER pt':>7} {'onset p95':>9} {'drift s/min':>11}"
     )
     for arm, row in figures["arms"].items():
         print(
             f"{LABELS[arm]:36} {row['units']:>5} {row['rtf']:>7.4f} {row['rtf_ratio']:>8.3f} "
             f"{row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} {row['peak_rss_mb']:>8} {row['peak_rss_ratio']:>8.2f} "
-            f"{row['wer_pct']:>5.2f}% {row['wer_delta_points']:>+7.2f}"
+            f"{row['wer_pct']:>5.2f}% {row['wer_delta_points']:>+7.2f} {_figure(row['onset_p95_s']):>9} "
+            f"{_figure(row['drift_s_per_min']):>11}"
         )
     print(
         "RTF: decode + VAD wall time / audio time; CPU/base: the same in CPU time (less sensitive to other "
-        "processes on a shared machine); peak MB: largest peak RSS among the arm's worker processes"
+        "processes on a shared machine); peak MB: largest peak RSS among the arm's worker processes; onset p95: "
+        "95th percentile of |onset error| of each sentence's first word (s), drift its slope (s per minute): a "
+        "speed-up must not buy itself with word times"
     )
     print(
         f"batched against sequential decoding of the same 30 s units (vad): "

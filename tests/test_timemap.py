@@ -232,3 +232,43 @@ def test_a_word_across_the_join_of_a_cut_stays_on_one_side() -> None:
     assert timemap.span(1.0, 2.0) == pytest.approx((11.0, 12.0))
     assert (timemap(3.7), timemap(4.5)) == pytest.approx((13.7, 30.5))  # time by time: over 16 s of dropped audio
     assert TimeMap([]).span(0.0, 1.0) is None
+
+
+def test_a_segments_first_word_across_a_join_goes_after_it_and_its_last_word_before() -> None:
+    """Whisper starts a segment's first word early and ends its last word late: across the join of a cut that
+    slip is the dropped pause, so the lean, not the midpoint, says which side the word is on."""
+    timemap = TimeMap.cut([(10.0, 14.0), (30.0, 34.0)])
+    assert timemap.span(3.5, 4.1, "later") == pytest.approx((30.0, 30.1))  # the midpoint lies before the join
+    assert timemap.span(3.7, 4.5, "earlier") == pytest.approx((13.7, 14.0))  # the midpoint lies after it
+    assert timemap.span(3.0, 4.0, "later") == pytest.approx((13.0, 14.0))  # ends on the join: not across it
+    assert timemap.span(4.0, 4.4, "earlier") == pytest.approx((30.0, 30.4))  # starts on it: not across it
+
+
+@settings(max_examples=300, deadline=None)
+@given(maps(), fractions, st.floats(-2.0, 2.0), st.floats(0.0, 8.0), st.sampled_from(["earlier", "later"]))
+def test_a_leaning_span_maps_whole_into_the_run_it_leans_to(
+    timemap: TimeMap, fraction: float, shift: float, length: float, lean: str
+) -> None:
+    """Any interval across a join maps whole, in order, into the run on its ``lean`` side (the run its end lies
+    in, or its start); one inside a run maps as it does without a lean."""
+    start = interior(timemap, fraction) + shift
+    end = start + length
+    mapped, plain = timemap.span(start, end, lean), timemap.span(start, end)  # type: ignore[arg-type]
+    assert mapped is not None and plain is not None
+    runs = timemap._runs
+    first = max(i for i, run in enumerate(runs) if run[0].start <= start or i == 0)
+    last = max(i for i, run in enumerate(runs) if run[0].start < end or i == 0)
+    if first >= last:
+        assert mapped == plain
+        return
+    run = runs[last] if lean == "later" else runs[first]
+    assert run[0].origin - 1e-9 <= mapped[0] <= mapped[1] <= run[-1].origin_end + 1e-9
+
+
+def test_segment_edges_lean_each_segments_first_word_later_and_last_word_earlier() -> None:
+    from toolkit.core.transcripts import Word
+    from toolkit.pipeline.runner import segment_edges
+
+    words = [Word(t, 0.0, 1.0, segment_id=s) for t, s in [("a", "s1"), ("b", "s1"), ("c", "s1"), ("d", "s2")]]
+    assert segment_edges(words) == ["later", None, "earlier", None]
+    assert segment_edges([]) == []

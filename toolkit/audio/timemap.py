@@ -13,9 +13,10 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 _EPS = 1e-9
+Lean = Literal["earlier", "later"] | None  # where an interval across the join of two runs goes (TimeMap.span)
 
 
 @dataclass(frozen=True)
@@ -101,20 +102,27 @@ class TimeMap:
             return self.pieces[index].at(t)
         return self._clamp(t, tolerance)
 
-    def span(self, start: float, end: float) -> tuple[float, float] | None:
-        """Origin times of the derived interval ``[start, end]``, both within the run of pieces nearest its
-        midpoint (pieces that follow one another in both times), clamped into it; ``None`` for an empty map.
+    def span(self, start: float, end: float, lean: Lean = None) -> tuple[float, float] | None:
+        """Origin times of the derived interval ``[start, end]``, both within one run of pieces (pieces that follow
+        one another in both times), clamped into it; ``None`` for an empty map. The run is the one nearest the
+        interval's midpoint, except that an interval across the join of two runs goes to the run after the join
+        when ``lean`` is ``"later"`` and to the one before when it is ``"earlier"``.
 
         For audio put together from pieces (a joined VAD stream): a recognizer times a word across the join
         of two pieces, or a little early into the piece before, by its own timing error; mapped one time at a
         time such a word would stretch over the audio dropped between them, or start seconds early.
-        faster-whisper maps its VAD chunks' words by their midpoint likewise.
+        faster-whisper maps its VAD chunks' words by their midpoint likewise; ``lean`` is for what the caller
+        knows better (a recognizer's segment-initial word that starts early across the join belongs after it).
         """
         if not self.pieces:
             return None
         middle = (start + end) / 2
         index = max(bisect.bisect_right(self._run_starts, middle) - 1, 0)
         run = min(self._runs[index : index + 2], key=lambda r: max(r[0].start - middle, middle - r[-1].end, 0.0))
+        first = max(bisect.bisect_right(self._run_starts, start) - 1, 0)  # a start on a join is after it,
+        last = max(bisect.bisect_left(self._run_starts, end) - 1, 0)  # an end on a join before it
+        if lean is not None and first < last:
+            run = self._runs[last] if lean == "later" else self._runs[first]
 
         def inside(t: float) -> float:
             t = min(max(t, run[0].start), run[-1].end)

@@ -19,7 +19,7 @@ from typing import Any
 
 from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal, crop, cut, resample
-from toolkit.audio.timemap import TimeMap
+from toolkit.audio.timemap import Lean, TimeMap
 from toolkit.audio.vad import SileroVadConfig, merge_regions, silero_device
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.transcripts import Word
@@ -569,18 +569,33 @@ def dropped_audio_kept(output: ArmOutput, duration: float) -> list[tuple[float, 
     return [(round(float(a), 4), round(float(b), 4)) for a, b in intersect(stage, decoded)]
 
 
+def segment_edges(words: list[Word]) -> list[Lean]:
+    """Where each word's times slip, by its place in its recognizer segment: Whisper starts a segment's first word
+    early and ends its last word late, into whatever lies beside it. In a joined VAD stream what lies beside it
+    is the next piece, so a first word across a join belongs to the piece after it ("later"), a last word to the
+    one before ("earlier"); a one-word segment, or a word inside one, to the piece nearest its midpoint (None)."""
+    ids = [word.segment_id for word in words]
+    leans: list[Lean] = []
+    for k, segment in enumerate(ids):
+        opens = k == 0 or ids[k - 1] != segment
+        closes = k == len(ids) - 1 or ids[k + 1] != segment
+        leans.append("later" if opens and not closes else "earlier" if closes and not opens else None)
+    return leans
+
+
 def to_original(
     unit_id: str, timemap: TimeMap, local: list[Word], tolerance: float, joined: bool = False
 ) -> tuple[list[Word], int]:
     """A decoded unit's words in original time, segment ids prefixed with ``unit_id``, and how many lost
     their times: those that map nowhere (beyond ``tolerance``), and those whose mapped times contradict
     the words before them (a map can squeeze times together at a piece's edge). A ``joined`` unit's word
-    is mapped whole through the run of pieces nearest its midpoint (``TimeMap.span``), never across the audio
-    dropped between two pieces."""
+    is mapped whole through one run of pieces (``TimeMap.span``), never across the audio dropped between two
+    pieces: the run nearest its midpoint, or for a segment's first or last word across a join, the run its
+    segment lies in (``segment_edges``)."""
     mapped, unmapped = [], 0
-    for word in local:
+    for word, lean in zip(local, segment_edges(local)):
         if joined and word.start is not None and word.end is not None:
-            start, end = timemap.span(word.start, word.end) or (None, None)
+            start, end = timemap.span(word.start, word.end, lean) or (None, None)
         else:
             start, end = timemap(word.start, tolerance=tolerance), timemap(word.end, tolerance=tolerance)
         if start is None or end is None:
