@@ -83,6 +83,8 @@ class KnownOpenings:
             where += f" (the machine's named by ${MACHINE_LEDGER_ENV}, not the user's cache)"
         records = len({o.record for o in self.openings})
         line = f"openings of this test content known on this machine: {records} protocol record(s) in {where}"
+        if self.openings and all(o.demo for o in self.openings):
+            line += " (the demo's synthetic test data, which every demo opens again: not a real holdout)"
         if self.restored:
             line += f"; restored from the audit log into {', '.join(map(str, self.restored))}, which had lost it"
         return line
