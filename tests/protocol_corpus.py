@@ -20,7 +20,8 @@ from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance,
 from toolkit.corpus.freeze import freeze
 from toolkit.formats import write_hypothesis_json, write_reference_textgrid
 from toolkit.formats.names import write_names
-from toolkit.pipeline.experiment import Experiment
+from toolkit.pipeline.engine import RunSummary
+from toolkit.pipeline.experiment import Experiment, load_experiment
 from toolkit.pipeline.runner import ArmOutput
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import stored_path
@@ -165,3 +166,44 @@ def make_run(
         },
     )
     return run
+
+
+def own_corpus_experiment(root: Path, splits: dict[str, str]) -> Experiment:
+    """An experiment folder ``root`` holding its own corpus, named by a relative path (so a copy uses its own)."""
+    make_corpus(root / "corpus", splits)
+    return load_experiment(make_experiment(root, "corpus/manifest.json"))
+
+
+def constructed_holdout(
+    experiment: Experiment,
+    recordings: list[str],
+    gates: Path | None = None,
+    vad: dict[str, list[tuple[float, float]]] | None = None,
+) -> RunSummary:
+    """Freeze vad with ``gates`` (the template by default), open the holdout and register a finished constructed
+    holdout run of ``recordings``, both arms with the correct words, through the calls the CLI makes."""
+    from toolkit.protocol.challenger import freeze_challenger
+    from toolkit.protocol.gates_file import TEMPLATE
+    from toolkit.protocol.testsplit import open_test_split, record_run
+
+    freeze_challenger(experiment, "vad", gates or TEMPLATE)
+    open_test_split(experiment, "holdout", None)
+    words = {rid: correct(turns()) for rid in recordings}
+    folder = make_run(
+        experiment.folder / "runs" / "holdout-constructed",
+        experiment.manifest_path,
+        "holdout",
+        {"baseline": words, "vad": words},
+        vad=vad,
+        experiment=experiment,
+    )
+    summary = RunSummary(folder, "holdout", ["baseline", "vad"], recordings, 4, 0)
+    record_run(experiment, "holdout", summary)
+    return summary
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """What the command printed on stderr, checked to be one line."""
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0, error
+    return error

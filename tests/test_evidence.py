@@ -15,7 +15,17 @@ from pathlib import Path
 
 import pytest
 import soundfile
-from protocol_corpus import correct, make_corpus, make_experiment, make_run, needs_bundled_model, turns
+from protocol_corpus import (
+    constructed_holdout,
+    correct,
+    make_corpus,
+    make_experiment,
+    make_run,
+    needs_bundled_model,
+    one_line,
+    own_corpus_experiment,
+    turns,
+)
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -36,33 +46,11 @@ SPLITS = {"t1": "tuning", "h1": "holdout", "h2": "holdout"}
 
 @pytest.fixture()
 def experiment(tmp_path: Path):
-    """An experiment folder holding its own corpus, named by a relative path (so a copy uses its own)."""
-    make_corpus(tmp_path / "exp" / "corpus", SPLITS)
-    return load_experiment(make_experiment(tmp_path / "exp", "corpus/manifest.json"))
+    return own_corpus_experiment(tmp_path / "exp", SPLITS)
 
 
-def _holdout(experiment, words_of_vad=None) -> RunSummary:
-    """Freeze vad, open the holdout and register a finished constructed holdout run."""
-    freeze_challenger(experiment, "vad", TEMPLATE)
-    open_test_split(experiment, "holdout", None)
-    rids = [rid for rid, split in SPLITS.items() if split == "holdout"]
-    words = {rid: correct(turns()) for rid in rids}
-    folder = make_run(
-        experiment.folder / "runs" / "holdout-constructed",
-        experiment.manifest_path,
-        "holdout",
-        {"baseline": words, "vad": words_of_vad or words},
-        experiment=experiment,
-    )
-    summary = RunSummary(folder, "holdout", ["baseline", "vad"], rids, 4, 0)
-    record_run(experiment, "holdout", summary)
-    return summary
-
-
-def _one_line(capsys) -> str:
-    error = capsys.readouterr().err.strip()
-    assert error.count("\n") == 0, error
-    return error
+def _holdout(experiment) -> RunSummary:
+    return constructed_holdout(experiment, [rid for rid, split in SPLITS.items() if split == "holdout"])
 
 
 @needs_bundled_model
@@ -79,7 +67,7 @@ def test_an_edited_result_is_never_reused_or_recorded_again(experiment, capsys) 
     assert str(hypothesis) in str(raised.value)
     assert [e.event for e in AuditLog(experiment.folder).entries()[before:]] == ["refusal"]
     assert main(["gate", str(experiment.folder)]) == 2
-    assert "evidence runs/holdout-constructed/hypotheses/vad/h1.json" in _one_line(capsys)
+    assert "evidence runs/holdout-constructed/hypotheses/vad/h1.json" in one_line(capsys)
     assert main(["audit", "verify", str(experiment.folder)]) == 2
 
 
@@ -108,7 +96,7 @@ def test_two_code_versions_in_one_holdout_run_are_refused_by_the_gate(experiment
     folder.arm_output("vad", "h2").write_text(json.dumps({**output, "code": "another"}), encoding="utf-8")
     record_run(experiment, "holdout", RunSummary(folder, "holdout", ["baseline", "vad"], ["h1", "h2"], 4, 0))
     assert main(["gate", str(experiment.folder)]) == 2
-    assert "results of two code versions are never mixed in one verdict" in _one_line(capsys)
+    assert "results of two code versions are never mixed in one verdict" in one_line(capsys)
 
 
 @needs_bundled_model
@@ -129,7 +117,7 @@ def test_the_gate_judges_the_experiments_own_files_from_any_folder_and_from_a_co
     reference = copy / "corpus" / "refs" / "h1.TextGrid"
     reference.write_text(reference.read_text(encoding="utf-8").replace("Maria", "Marta"), encoding="utf-8")
     assert main(["gate", str(copy)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert str(reference) in error and "sha256" in error  # the copy's edited reference, not the original's
     assert main(["gate", str(experiment.folder)]) == code
 
@@ -140,14 +128,14 @@ def test_a_deleted_audit_log_does_not_reopen_the_holdout(experiment, capsys) -> 
     for name in ("audit.jsonl", "audit.head"):
         (experiment.folder / "protocol" / name).unlink()
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "windows", "--gates", str(TEMPLATE)]) == 2
-    assert "a frozen challenger is here but the audit log does not record it" in _one_line(capsys)
+    assert "a frozen challenger is here but the audit log does not record it" in one_line(capsys)
     assert main(["run", str(experiment.folder), "--split", "holdout"]) == 2
-    assert "the audit log does not record it" in _one_line(capsys)
+    assert "the audit log does not record it" in one_line(capsys)
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "the audit log does not record it" in _one_line(capsys)
+    assert "the audit log does not record it" in one_line(capsys)
     (experiment.folder / "protocol" / "challenger.json").unlink()
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "windows", "--gates", str(TEMPLATE)]) == 2
-    assert "a holdout run is here but the audit log does not record it" in _one_line(capsys)
+    assert "a holdout run is here but the audit log does not record it" in one_line(capsys)
 
 
 @needs_bundled_model
@@ -164,7 +152,7 @@ def test_a_re_encoded_holdout_is_the_same_holdout(experiment, tmp_path: Path, ca
     path = experiment.path
     path.write_text(path.read_text(encoding="utf-8").replace("corpus/manifest.json", "flac/manifest.json"))
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "windows", "--gates", str(TEMPLATE)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert "was already opened for challenger 'vad'" in error and "by audio content" in error
 
 
@@ -174,7 +162,7 @@ def test_a_second_experiment_on_the_same_manifest_cannot_open_the_same_holdout(e
     other = load_experiment(make_experiment(tmp_path / "other", experiment.manifest_path))
     freeze_challenger(other, "windows", TEMPLATE)
     assert main(["run", str(other.folder), "--split", "holdout"]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert "test-openings.jsonl" in error and f"by experiment {experiment.folder.resolve()}" in error
     assert "a second challenger on opened test data needs fresh test data" in error
 
@@ -184,7 +172,7 @@ def test_one_protocol_command_at_a_time(experiment, capsys) -> None:
     freeze_challenger(experiment, "vad", TEMPLATE)
     with protocol_lock(experiment.folder, "ablate run --split holdout"):
         assert main(["run", str(experiment.folder), "--split", "holdout"]) == 2
-        assert "holds the protocol of this experiment" in _one_line(capsys)
+        assert "holds the protocol of this experiment" in one_line(capsys)
     assert not [e for e in AuditLog(experiment.folder).entries() if e.event == "holdout opened"]
 
 
@@ -232,7 +220,7 @@ def test_a_line_torn_by_a_crash_is_named_and_only_repair_drops_it(experiment, ca
     with open(log.path, "ab") as handle:
         handle.write(b'{"seq": 2, "event": "challenger fro')  # a process killed mid-write
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "entry 2 is torn (a crash mid-write); run 'ablate audit repair EXP'" in _one_line(capsys)
+    assert "entry 2 is torn (a crash mid-write); run 'ablate audit repair EXP'" in one_line(capsys)
     with pytest.raises(InputError, match="torn"):
         log.append("tuning run", run="b")
     assert main(["audit", "repair", str(experiment.folder)]) == 0
@@ -248,18 +236,18 @@ def test_a_malformed_log_or_head_is_one_line(experiment, capsys) -> None:
     log.append("tuning run", run="a")
     log.head.write_text("[1, 2]", encoding="utf-8")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "audit.head: the file must be a JSON object, not list" in _one_line(capsys)
+    assert "audit.head: the file must be a JSON object, not list" in one_line(capsys)
     log.path.write_bytes(b"[1,2]\n")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "entry 1 is not a JSON object line" in _one_line(capsys)
+    assert "entry 1 is not a JSON object line" in one_line(capsys)
     log.path.write_bytes(b'{"seq": 1, "event": "\xff"}\n')
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "entry 1 is not a JSON object line" in _one_line(capsys)
+    assert "entry 1 is not a JSON object line" in one_line(capsys)
 
 
 def test_audit_verify_refuses_a_folder_that_is_not_an_experiment(tmp_path: Path, capsys) -> None:
     assert main(["audit", "verify", str(tmp_path / "nonexistent" / "exp")]) == 2
-    assert "not an experiment folder (no experiment.toml here)" in _one_line(capsys)
+    assert "not an experiment folder (no experiment.toml here)" in one_line(capsys)
 
 
 @needs_bundled_model
@@ -275,7 +263,7 @@ def test_gates_the_holdout_references_can_never_measure_are_refused_at_freeze(tm
     freeze(tmp_path / "corpus" / "audio", refs, manifest, splits_csv=tmp_path / "corpus" / "splits.csv")
     experiment = make_experiment(tmp_path / "exp", manifest)
     assert main(["challenger", "freeze", str(experiment), "--arm", "vad", "--gates", str(TEMPLATE)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert "gate onset_p95_s can never be measured on the holdout: it needs timed reference words" in error
     assert not (experiment / "protocol" / "challenger.json").exists()
     declared = tmp_path / "gates.toml"
@@ -308,7 +296,7 @@ def test_a_changed_challenger_is_refused_naming_the_experiment_file(experiment, 
     assert changed != text  # the challenger's VAD threshold (its Silero profile), whatever comments the file holds
     path.write_text(changed, encoding="utf-8")
     assert main(["gate", str(experiment.folder)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert error.startswith(f"ablate: error: {path}: ") and "needs fresh test data" in error
 
 

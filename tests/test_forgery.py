@@ -14,7 +14,17 @@ import signal
 from pathlib import Path
 
 import pytest
-from protocol_corpus import correct, make_corpus, make_experiment, make_run, needs_bundled_model, turns
+from protocol_corpus import (
+    constructed_holdout,
+    correct,
+    make_corpus,
+    make_experiment,
+    make_run,
+    needs_bundled_model,
+    one_line,
+    own_corpus_experiment,
+    turns,
+)
 
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -24,13 +34,12 @@ from toolkit.pipeline.engine import RunSummary
 from toolkit.pipeline.experiment import load_experiment
 from toolkit.protocol.audit import AuditLog, verify
 from toolkit.protocol.challenger import freeze_challenger
-from toolkit.protocol.dither_evidence import STABILITY_EVENT, measured_hashes
+from toolkit.protocol.dither_evidence import STABILITY_EVENT
 from toolkit.protocol.evidence import EvidenceGuard, recorded_evidence
 from toolkit.protocol.gates import PROMOTE, RETAIN
 from toolkit.protocol.gates_file import TEMPLATE
 from toolkit.protocol.ledger import ledger_path
-from toolkit.protocol.state import current_hash
-from toolkit.protocol.testsplit import open_test_split, record_run
+from toolkit.protocol.state import current_hash, run_hashes
 from toolkit.runs.folder import RunFolder
 
 SPLITS = {"t1": "tuning", "h1": "holdout", "h2": "holdout"}
@@ -40,9 +49,7 @@ DITHER_ONLY = "dither-only-gates.toml"  # every gate passes on a perfect challen
 
 @pytest.fixture()
 def experiment(tmp_path: Path):
-    """An experiment folder holding its own corpus, named by a relative path (so a copy uses its own)."""
-    make_corpus(tmp_path / "exp" / "corpus", SPLITS)
-    return load_experiment(make_experiment(tmp_path / "exp", "corpus/manifest.json"))
+    return own_corpus_experiment(tmp_path / "exp", SPLITS)
 
 
 def _gates(tmp_path: Path) -> Path:
@@ -57,28 +64,8 @@ def _gates(tmp_path: Path) -> Path:
 
 
 def _holdout(experiment, gates: Path) -> RunSummary:
-    """Freeze vad with ``gates``, open the holdout and register a finished constructed holdout run (both arms
-    perfect)."""
-    freeze_challenger(experiment, "vad", gates)
-    open_test_split(experiment, "holdout", None)
-    words = {rid: correct(turns()) for rid in HOLDOUT}
-    folder = make_run(
-        experiment.folder / "runs" / "holdout-constructed",
-        experiment.manifest_path,
-        "holdout",
-        {"baseline": words, "vad": words},
-        vad={"vad": [(0.0, 20.0)]},
-        experiment=experiment,
-    )
-    summary = RunSummary(folder, "holdout", ["baseline", "vad"], HOLDOUT, 4, 0)
-    record_run(experiment, "holdout", summary)
-    return summary
-
-
-def _one_line(capsys) -> str:
-    error = capsys.readouterr().err.strip()
-    assert error.count("\n") == 0, error
-    return error
+    """The constructed holdout with both arms perfect and the challenger's VAD covering the speech."""
+    return constructed_holdout(experiment, HOLDOUT, gates, vad={"vad": [(0.0, 20.0)]})
 
 
 def _append_by_hand(log: AuditLog, event: str, **fields) -> None:
@@ -128,7 +115,7 @@ def _stability_entry(experiment, run: RunFolder, reruns: list[RunFolder], verdic
         dither={"kind": "tpdf", "level_dbfs": -90.0, "seeds": list(range(1, len(reruns) + 1))},
         verdicts=verdicts,
         flipped=[],
-        **({"hashes": measured_hashes(experiment.folder, [run, *reruns])} | extra),
+        **({"hashes": run_hashes(experiment.folder, [run, *reruns])} | extra),
     )
 
 
@@ -168,10 +155,10 @@ def test_a_line_appended_by_hand_is_tampering_whatever_it_records(
     _append_by_hand(log, event, **fields)
     for command in (["audit", "verify", str(experiment.folder)], ["gate", str(experiment.folder)]):
         assert main(command) == 2
-        error = _one_line(capsys)
+        error = one_line(capsys)
         assert "is complete but the head never recorded it" in error and "tampering" in error
     assert main(["audit", "repair", str(experiment.folder)]) == 2  # repair never adopts it either
-    assert "tampering" in _one_line(capsys)
+    assert "tampering" in one_line(capsys)
 
 
 def _append_killed_before_its_head(folder: str) -> None:
@@ -190,15 +177,21 @@ def _append_killed_before_its_head(folder: str) -> None:
     AuditLog(Path(folder)).append("tuning run", n=4)
 
 
-def test_a_crash_between_the_line_and_its_head_verifies_and_its_repair_is_logged(tmp_path: Path, capsys) -> None:
-    (tmp_path / "experiment.toml").write_text("", encoding="utf-8")
-    log = AuditLog(tmp_path)
+def _crashed_log(folder: Path) -> AuditLog:
+    """A log of three entries and a fourth whose append was killed between its line and its head."""
+    log = AuditLog(folder)
     for n in range(3):
         log.append("tuning run", n=n)
-    child = multiprocessing.get_context("fork").Process(target=_append_killed_before_its_head, args=(str(tmp_path),))
+    child = multiprocessing.get_context("fork").Process(target=_append_killed_before_its_head, args=(str(folder),))
     child.start()
     child.join()
     assert child.exitcode == -signal.SIGKILL
+    return log
+
+
+def test_a_crash_between_the_line_and_its_head_verifies_and_its_repair_is_logged(tmp_path: Path, capsys) -> None:
+    (tmp_path / "experiment.toml").write_text("", encoding="utf-8")
+    log = _crashed_log(tmp_path)
     head = log.read_head()
     assert head.entries == 3 and len(log.entries()) == 4  # the line landed, the head did not move
     assert verify(log, current_hash) == 4  # the state a crash leaves: the head names the line as pending
@@ -209,12 +202,7 @@ def test_a_crash_between_the_line_and_its_head_verifies_and_its_repair_is_logged
 
 
 def test_the_next_append_completes_a_crashed_head_and_logs_it(tmp_path: Path) -> None:
-    log = AuditLog(tmp_path)
-    for n in range(3):
-        log.append("tuning run", n=n)
-    child = multiprocessing.get_context("fork").Process(target=_append_killed_before_its_head, args=(str(tmp_path),))
-    child.start()
-    child.join()
+    log = _crashed_log(tmp_path)
     log.append("tuning run", n=5)
     assert [e.event for e in log.entries()] == ["tuning run"] * 4 + ["log repaired", "tuning run"]
     assert "which a command killed between writing it and recording it" in log.entries()[4].other["detail"]
@@ -248,7 +236,7 @@ def test_a_challenger_frozen_by_hand_after_the_holdout_opened_is_refused(experim
     _crash_style_head(log)
     for command in (["audit", "verify", str(experiment.folder)], ["gate", str(experiment.folder)]):
         assert main(command) == 2
-        error = _one_line(capsys)
+        error = one_line(capsys)
         assert "(challenger frozen) freezes a challenger after the holdout was opened in this record" in error
         assert "the log was written by hand" in error
 
@@ -278,7 +266,7 @@ def test_an_entry_the_protocol_never_writes_in_that_state_is_refused(
         base = {"challenger frozen": frozen, "holdout opened": opened}.get(event, {})
         log.append(event, **{**{k: v for k, v in base.items() if k != "hashes"}, **fields})
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert problem in error and "the log was written by hand" in error
 
 
@@ -291,7 +279,7 @@ def test_a_gate_killed_before_logging_its_verdict_file_is_not_stuck(experiment, 
     [gates] = (experiment.folder / "runs").glob("holdout-*/scores/gates.json")
     gates.write_text(gates.read_text(encoding="utf-8").replace('"caveat"', '"caveat" ', 1), encoding="utf-8")
     assert main(["audit", "verify", str(experiment.folder)]) == 2
-    assert "'ablate gate EXP' writes it again" in _one_line(capsys)
+    assert "'ablate gate EXP' writes it again" in one_line(capsys)
     assert main(["gate", str(experiment.folder)]) == 1
     assert capsys.readouterr().out.split("audit head")[0] == first.split("audit head")[0]
     assert main(["audit", "verify", str(experiment.folder)]) == 0
@@ -320,7 +308,7 @@ def test_a_stability_entry_whose_verdicts_are_not_its_reruns_is_refused(experime
     reruns = [_rerun(experiment, 1), _rerun(experiment, 2, words=flipped), _rerun(experiment, 3)]
     _stability_entry(experiment, summary.folder, reruns, [PROMOTE] * 4)  # claims no flip
     assert main(["gate", str(experiment.folder)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert f"records the verdict {PROMOTE} for run holdout-dither-2, but that run's files give {RETAIN}" in error
 
 
@@ -361,7 +349,7 @@ def test_a_stability_entry_naming_missing_planted_or_edited_reruns_is_refused(
         assert "not measured, 3 pre-registered" in capsys.readouterr().out
         return
     assert main(["gate", str(experiment.folder)]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     expected = {
         "missing reruns": "runs/holdout-dither-2/",
         "planted reruns": "never recorded in the audit log when it was made",
@@ -394,7 +382,7 @@ def test_the_same_audio_frozen_again_elsewhere_does_not_reopen_the_holdout(exper
     other = _refrozen_elsewhere(experiment, tmp_path)
     freeze_challenger(other, "windows", TEMPLATE)
     assert main(["run", str(other.folder), "--split", "holdout"]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert f"by experiment {experiment.folder.resolve()} for challenger 'vad'" in error
     assert "a second challenger on opened test data needs fresh test data" in error
     assert not (other.folder / "runs").exists()
@@ -411,7 +399,7 @@ def test_a_deleted_ledger_reopens_nothing_and_the_gate_restores_it(
     other = load_experiment(make_experiment(tmp_path / "other", experiment.manifest_path))
     freeze_challenger(other, "windows", TEMPLATE)
     assert main(["run", str(other.folder), "--split", "holdout"]) == 2
-    assert "a second challenger on opened test data needs fresh test data" in _one_line(capsys)
+    assert "a second challenger on opened test data needs fresh test data" in one_line(capsys)
     assert ledger.is_file()  # the refusal gave the deleted ledger back what the other held
     ledger.write_bytes(b"")  # emptied, this time
     assert main(["gate", str(experiment.folder)]) in (0, 1)
@@ -441,7 +429,7 @@ def test_pointing_the_machine_ledger_elsewhere_reopens_nothing_the_users_holds(
     empty = tmp_path / "empty-openings.jsonl"
     monkeypatch.setenv(MACHINE_LEDGER_ENV, str(empty))
     assert main(["run", str(other.folder), "--split", "holdout"]) == 2
-    error = _one_line(capsys)
+    error = one_line(capsys)
     assert str(default_machine_ledger()) in error and f"by experiment {experiment.folder.resolve()}" in error
     assert not empty.read_bytes()  # read, refused, nothing written
 
@@ -458,7 +446,7 @@ def test_a_flipped_byte_in_a_holdout_wav_stops_the_gate_and_audit_verify(experim
     wav.write_bytes(bytes(data))
     for command in (["gate", str(experiment.folder)], ["audit", "verify", str(experiment.folder)]):
         assert main(command) == 2
-        error = _one_line(capsys)
+        error = one_line(capsys)
         assert error.startswith(f"ablate: error: {wav}: sha256 differs") and "the verdict rests on" in error
 
 
@@ -471,7 +459,7 @@ def test_an_edited_run_record_stops_the_gate_and_audit_verify(experiment, tmp_pa
     summary.folder.record.write_text(json.dumps(record), encoding="utf-8")
     for command in (["gate", str(experiment.folder)], ["audit", "verify", str(experiment.folder)]):
         assert main(command) == 2
-        assert "records file runs/holdout-constructed/run.json with sha256" in _one_line(capsys)
+        assert "records file runs/holdout-constructed/run.json with sha256" in one_line(capsys)
 
 
 # --- 5. A published head catches a log rewritten whole -------------------------------------------------------------
@@ -498,9 +486,9 @@ def test_a_published_head_catches_a_log_rewritten_whole(experiment, capsys) -> N
     assert main(["audit", "verify", str(experiment.folder)]) == 0
     capsys.readouterr()
     assert main(["audit", "verify", str(experiment.folder), "--head", published]) == 2
-    assert "the log was rewritten since that head was published" in _one_line(capsys)
+    assert "the log was rewritten since that head was published" in one_line(capsys)
     assert main(["audit", "verify", str(experiment.folder), "--head", "12:xyz"]) == 2
-    assert "is not a published head" in _one_line(capsys)
+    assert "is not a published head" in one_line(capsys)
 
 
 # --- 6. Gates no value can pass, and the demo's protocol record ------------------------------------------------------
@@ -518,7 +506,7 @@ def test_a_threshold_no_value_can_pass_is_refused_at_freeze(
     impossible = f"[{gate}]\napplicable = true\nthreshold = {threshold}\n"
     gates.write_text(text[:start] + impossible + text[end:], encoding="utf-8")
     assert main(["challenger", "freeze", str(experiment.folder), "--arm", "vad", "--gates", str(gates)]) == 2
-    assert f"key '{gate}.threshold' must be" in _one_line(capsys)
+    assert f"key '{gate}.threshold' must be" in one_line(capsys)
     assert not (experiment.folder / "protocol").exists()
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from toolkit.core.files import atomic_write_json, machine_cache
-from toolkit.corpus.manifest import RecordingEntry
+from toolkit.corpus.manifest import Manifest, RecordingEntry
 
 
 def _cache_file() -> Path:
@@ -39,3 +39,8 @@ def audio_content_sha256(entry: RecordingEntry) -> str:
     value = digest.hexdigest()
     atomic_write_json(cache, {**(known if isinstance(known, dict) else {}), key: value})
     return value
+
+
+def split_content(manifest: Manifest, split: str) -> list[str]:
+    """The sorted content hashes of a split's recordings: how the protocol knows a test split wherever it lives."""
+    return sorted(audio_content_sha256(entry) for entry in manifest.split(split))

@@ -142,14 +142,14 @@ class AuditLog:
             if lines and not lines[-1].endswith(b"\n"):
                 raise InputError(self.path, f"entry {len(lines)} is torn (a crash mid-write); {REPAIR_HINT}")
             if head_state(self, self.read_head(), line_chain(lines)) == CRASHED:
-                lines.append(self._write(fd, lines, "log repaired", {"detail": self._complete_head(lines)}))
-            return read_entry(self._write(fd, lines, event, fields), len(lines) + 1, len(lines) + 1, self.path)
+                lines.append(self._write(fd, lines, "log repaired", {"detail": self._complete_head(lines)}).line())
+            return self._write(fd, lines, event, fields)
         finally:
             os.close(fd)  # closing releases the lock
 
-    def _write(self, fd: int, lines: list[bytes], event: str, fields: dict[str, Any]) -> bytes:
+    def _write(self, fd: int, lines: list[bytes], event: str, fields: dict[str, Any]) -> Entry:
         """Write one entry after ``lines`` (the lock held): the head names it as pending, the line, then the head
-        moves onto it. Returns the line written."""
+        moves onto it. Returns the entry written."""
         data = {
             "seq": len(lines) + 1,
             "time": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -157,7 +157,8 @@ class AuditLog:
             **fields,
             "prev_sha256": sha256_bytes(lines[-1]) if lines else GENESIS,
         }
-        line = record_from_json(Entry, data, self.path, f"entry {data['seq']}").line()
+        entry = record_from_json(Entry, data, self.path, f"entry {data['seq']}")
+        line = entry.line()
         pending = AuditHead(len(lines), data["prev_sha256"], sha256_bytes(line))
         try:
             write_record(self.head, pending)
@@ -167,7 +168,7 @@ class AuditLog:
             ) from None
         write_whole(fd, line, sum(map(len, lines)), self.path, f"entry {data['seq']}")
         write_record(self.head, AuditHead(len(lines) + 1, sha256_bytes(line)))
-        return line
+        return entry
 
     def _complete_head(self, lines: list[bytes]) -> str:
         """Move the head onto the last entry a crashed append wrote but never recorded; says what was done."""

@@ -12,11 +12,8 @@ logged one is refused: one line, exit 2.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from toolkit.audio.dither import DEFAULT_LEVEL_DBFS
 from toolkit.core.errors import InputError
-from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog, Entry
 from toolkit.protocol.evidence import evidence_files, recorded_evidence
@@ -24,21 +21,11 @@ from toolkit.protocol.gate_measures import DitherOutcome
 from toolkit.protocol.gates import evaluate_gates
 from toolkit.protocol.gates_file import GatesFile
 from toolkit.protocol.recorded_runs import recorded_run
-from toolkit.protocol.state import hypotheses_digest, named
-from toolkit.runs.folder import RunFolder
+from toolkit.protocol.state import named
 from toolkit.runs.record import BASELINE
 from toolkit.runs.scored import Evaluation
 
 STABILITY_EVENT = "stability measured"
-
-
-def measured_hashes(experiment_folder: Path, folders: list[RunFolder]) -> list[dict[str, str]]:
-    """What a stability entry names of each run it measured: its run.json and its hypotheses' digest."""
-    hashes = []
-    for folder in folders:
-        hashes.append(named("file", folder.record, sha256_file(folder.record), experiment_folder))
-        hashes.append(named("hypotheses", folder.root, hypotheses_digest(folder.root) or "none", experiment_folder))
-    return hashes
 
 
 def dither_outcome(

@@ -184,9 +184,12 @@ def _locked(path: Path) -> Iterator[int]:
 
 def _read(path: Path) -> list[Opening]:
     """A ledger's openings, read under a shared lock."""
-    with open(path, "rb") as handle:
+    handle = os.open(path, os.O_RDONLY)
+    try:
         fcntl.flock(handle, fcntl.LOCK_SH)
-        return [_opening(line, number, path) for number, line in enumerate(handle.read().splitlines(), 1)]
+        return _openings(handle, path)
+    finally:
+        os.close(handle)
 
 
 def _openings(handle: int, path: Path) -> list[Opening]:

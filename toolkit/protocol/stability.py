@@ -26,11 +26,11 @@ from toolkit.pipeline.experiment import Experiment
 from toolkit.pipeline.recording import ResultGuard
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import gates_copy
-from toolkit.protocol.dither_evidence import STABILITY_EVENT, measured_hashes
+from toolkit.protocol.dither_evidence import STABILITY_EVENT
 from toolkit.protocol.gates import evaluate_gates
 from toolkit.protocol.gates_file import MAX_RERUNS, load_gates
 from toolkit.protocol.recorded_runs import split_run
-from toolkit.protocol.state import TEST_SPLITS, replay, verified_log
+from toolkit.protocol.state import TEST_SPLITS, replay, run_hashes, verified_log
 from toolkit.protocol.testsplit import evidence_guard
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.record import BASELINE
@@ -108,7 +108,7 @@ def measure_stability(
             dither=record_to_json(stability.dither),
             verdicts=list(verdicts),
             flipped=list(stability.flipped),
-            hashes=measured_hashes(experiment.folder, [folder, *(e.folder for e in evaluations)]),
+            hashes=run_hashes(experiment.folder, [folder, *(e.folder for e in evaluations)]),
         )
     if split not in TEST_SPLITS:  # a test split's report is the protocol's to render (its verdict sections)
         evaluate_run(folder, options)

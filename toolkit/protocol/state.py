@@ -17,6 +17,7 @@ from toolkit.core.errors import InputError, ToolkitError
 from toolkit.core.files import config_hash, sha256_file
 from toolkit.core.json_records import record_to_json
 from toolkit.protocol.audit import AuditLog, Entry, verify
+from toolkit.runs.folder import RunFolder
 
 TEST_SPLITS = ("holdout", "challenge")
 
@@ -50,6 +51,15 @@ def named(kind: str, path: Path, sha256: str, experiment_folder: Path) -> dict[s
     """A hash entry for the audit log, its path relative to the experiment folder."""
     relative = os.path.relpath(Path(path).resolve(), experiment_folder.resolve())
     return {"kind": kind, "path": Path(relative).as_posix(), "sha256": sha256}
+
+
+def run_hashes(experiment_folder: Path, folders: list[RunFolder]) -> list[dict[str, str]]:
+    """What an entry names of each run it records or measured: its run.json and its hypotheses' digest."""
+    hashes = []
+    for folder in folders:
+        hashes.append(named("file", folder.record, sha256_file(folder.record), experiment_folder))
+        hashes.append(named("hypotheses", folder.root, hypotheses_digest(folder.root) or "none", experiment_folder))
+    return hashes
 
 
 @dataclass

@@ -15,14 +15,14 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from toolkit.core.files import sha256_file
-from toolkit.corpus.content import audio_content_sha256
+from toolkit.corpus.content import split_content
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.challenger import challenger_file, fingerprint, gates_copy, note_manifest
 from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
 from toolkit.protocol.ledger import Opening, claim
 from toolkit.protocol.lock import protocol_lock
-from toolkit.protocol.state import TEST_SPLITS, hypotheses_digest, named, refuse, replay, verified_log
+from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, run_hashes, verified_log
 from toolkit.runs.record import BASELINE
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def open_test_split(
             f"freeze the challenger again before opening the {split}",
         )
     audio = sorted(e.sha256 for e in manifest.split(split))
-    content = sorted(audio_content_sha256(e) for e in manifest.split(split))
+    content = split_content(manifest, split)
     opening = test_opening(experiment, state.record_id, split, frozen["arm"], current.config_sha256, content, demo)
     claim(experiment.manifest_path, opening)
     event = "resumed" if split in state.opened else "opened"
@@ -175,11 +175,7 @@ def record_run(experiment: Experiment, split: str, summary: RunSummary) -> None:
         "reused": summary.reused,
     }
     if test:  # what the gate reads as this run: its record and its hypotheses, named so an edit is caught
-        root = summary.folder.root
-        hashes += [
-            named("file", summary.folder.record, sha256_file(summary.folder.record), experiment.folder),
-            named("hypotheses", root, hypotheses_digest(root) or "none", experiment.folder),
-        ]
+        hashes += run_hashes(experiment.folder, [summary.folder])
         log.append(f"{split} finished", **fields, hashes=hashes)
     else:
         log.append(f"{split} run", **fields)

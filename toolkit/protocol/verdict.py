@@ -108,12 +108,12 @@ def _verdict(experiment: Experiment) -> GateReport:
 def reclaimed(experiment: Experiment, state: ProtocolState, split: str) -> KnownOpenings:
     """This record's opening of ``split`` claimed again in both ledgers, as the audit log recorded it: refused if
     another record opened the same content since; restored in a ledger that lost it; what is known, for the verdict."""
-    from toolkit.corpus.content import audio_content_sha256
+    from toolkit.corpus.content import split_content
     from toolkit.corpus.manifest import load_manifest
 
     opened = state.opened[split]
     content = list(opened.get("audio_content_sha256", []))
-    if sorted(audio_content_sha256(e) for e in load_manifest(experiment.manifest_path).split(split)) != content:
+    if split_content(load_manifest(experiment.manifest_path), split) != content:
         raise InputError(
             experiment.manifest_path,
             f"the {split} recordings of this manifest are not the ones the audit log opened (by audio content)",
