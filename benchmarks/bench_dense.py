@@ -1,17 +1,17 @@
 """+VAD and batched decoding against the baseline on dense real read speech, under a chosen instruction set.
 
-The developers' bench recording (bench_vad_batched.py) joins clips with pauses of 0.8 to 5 s, so
-a tenth of it is non-speech that +VAD leaves out and that batched chunks never decode. A user's
-dense read speech has almost none, which is why their +VAD cost more than the baseline and
-batched gained little. This benchmark runs chapters of the shared audiobook
-(``ptbr-longform``, found by tests/shared_data.py; written-text references: a WER floor that is not the
-recognizer's, equal for every arm; one recording per chapter) from an empty cache with the demo's arms and the variants
-that close the gap (``VARIANTS``), and prints per arm RTF (decode and VAD wall time over audio
-time, measured in the workers), CPU time against the baseline, decode units, chunk tails decoded
-again, the windows encoded and tokens decoded (counted at the model: unlike times, they do not move
-with the machine's load) and WER (micro-averaged over the chapters, with the toolkit's paired comparison against the
-baseline: per-chapter differences and a bootstrap interval), with the CPU model, the instruction
-set CTranslate2 used and the machine's load.
+The developers' bench recording (bench_vad_batched.py) joins clips with pauses of 0.8 to 5 s, so a tenth of it
+is non-speech that +VAD leaves out and that batched chunks never decode. A user's dense read speech has almost
+none, which is why their +VAD cost more than the baseline and batched gained little. This benchmark runs
+chapters of the shared audiobook (``ptbr-longform``, found by tests/shared_data.py; written-text references: a
+WER floor that is not the recognizer's, equal for every arm; one recording per chapter) from an empty cache
+with the demo's arms and the variants that close the gap (``VARIANTS``), and prints per arm RTF (decode and
+VAD wall time over audio time, measured in the workers), CPU time against the baseline, the RTF over the
+encoder-only floor measured in the same repeat (benchmarks/encoder_floor.py), the largest peak resident memory
+of the arm's units, decode units, chunk tails decoded again, the windows encoded and tokens decoded (counted
+at the model: unlike times, they do not move with the machine's load) and WER (micro-averaged over the
+chapters, with the toolkit's paired comparison against the baseline: per-chapter differences and a bootstrap
+interval), with the CPU model, the instruction set CTranslate2 used and the machine's load.
 ``--isa AVX512`` (or AVX2, AVX, GENERIC) sets ``CT2_FORCE_CPU_ISA`` for the run.
 Run: ``.venv/bin/python benchmarks/bench_dense.py [--chapter "Titulo 8 Art 196 ao 200"[,...] | --chapter all]
 [--isa AVX512]
@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from demo_variants import DEMO, MERGED_APART, demo_head, table, with_values  # noqa: E402
+from encoder_floor import encoder_floor_rtf  # noqa: E402
 from machine import cpu_model  # noqa: E402
 from shared_data import PTBR_LONGFORM  # noqa: E402
 
@@ -177,6 +178,7 @@ def measure(root: Path) -> dict[str, Any]:
             "tails": sum(int(n.get("tails_redecoded", 0)) for o in outputs for n in o.recognizer_notes.values()),
             **{count: _work(outputs, count) for count in WORK_COUNTS},
             "duration_s": duration,
+            "peak_rss_mb": max(o.compute.peak_rss_mb for o in outputs),
             "paired": None if compared is None else _paired(compared.to_json()),
         }
     return figures
@@ -204,13 +206,18 @@ def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
     arms = list(runs[0]["arms"])
 
     def median(arm: str, key: str, over: str | None = None) -> float:
-        return statistics.median(r["arms"][arm][key] / (r["arms"][over][key] if over else 1) for r in runs)
+        def under(r: dict[str, Any]) -> float:
+            return r["floor"]["rtf"] if over == "floor" else r["arms"][over][key] if over else 1.0
+
+        return statistics.median(r["arms"][arm][key] / under(r) for r in runs)
 
     rows = {
         arm: {
             "rtf": round(median(arm, "rtf"), 4),
             "rtf_ratios": [round(r["arms"][arm]["rtf"] / r["arms"]["baseline"]["rtf"], 3) for r in runs],
             "speedup": round(1 / median(arm, "rtf", "baseline"), 2),
+            "over_floor": round(median(arm, "rtf", "floor"), 2),
+            "peak_rss_mb": round(max(r["arms"][arm]["peak_rss_mb"] for r in runs)),
             "cpu_ratio": round(median(arm, "cpu_rtf", "baseline"), 3),
             "wer_pct": round(100 * runs[0]["arms"][arm]["wer"], 2),
             "wer_delta_points": round(100 * (runs[0]["arms"][arm]["wer"] - runs[0]["arms"]["baseline"]["wer"]), 2),
@@ -230,6 +237,7 @@ def report(runs: list[dict[str, Any]], isa: str | None) -> dict[str, Any]:
         "recordings": runs[0]["recordings"],
         "repeats": len(runs),
         "load_average_before_after": [r["load"] for r in runs],
+        "encoder_floor_rtf": [round(r["floor"]["rtf"], 4) for r in runs],
         "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "arms": rows,
     }
@@ -243,15 +251,17 @@ def print_table(figures: dict[str, Any]) -> None:
         f"{figures['repeats']} repeat(s), load average before/after {figures['load_average_before_after']}, "
         f"{figures['measured']}"
     )
+    print(f"encoder-only floor RTF per repeat: {figures['encoder_floor_rtf']} (every 30 s window encoded once)")
     print(
         f"{'arm':48} {'units':>5} {'tails':>5} {'windows':>7} {'tokens':>7} {'RTF':>7} {'RTF/base':>9} "
-        f"{'speed-up':>8} {'CPU/base':>8} {'WER':>7} {'ΔWER':>6}"
+        f"{'speed-up':>8} {'CPU/base':>8} {'/floor':>6} {'peak MB':>7} {'WER':>7} {'ΔWER':>6}"
     )
     for arm, row in figures["arms"].items():
         print(
             f"{VARIANTS[arm][0]:48} {row['units']:>5} {row['tails']:>5} {_shown(row['windows_encoded']):>7} "
             f"{_shown(row['tokens_decoded']):>7} {row['rtf']:>7.4f} "
             f"{'/'.join(f'{x:.2f}' for x in row['rtf_ratios']):>9} {row['speedup']:>7.2f}x {row['cpu_ratio']:>8.3f} "
+            f"{row['over_floor']:>6.2f} {row['peak_rss_mb']:>7} "
             f"{row['wer_pct']:>6.2f}% {row['wer_delta_points']:>+6.2f}"
         )
         if row["paired"] and len(figures["recordings"]) > 1:
@@ -297,6 +307,7 @@ def main() -> None:
         write_experiment(root, (corpus / "manifest.json").resolve(), arms)
         before = round(os.getloadavg()[0], 2)
         figures = measure(root)
+        figures["floor"] = encoder_floor_rtf(sorted((corpus / "audio").glob("*.wav")))
         figures["load"] = [before, round(os.getloadavg()[0], 2)]
         figures["recordings"] = named
         runs.append(figures)

@@ -131,3 +131,59 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
     assert len(units) == 2 and [u.get("tails_redecoded") for u in units] == [1, 1]
     notes = summary.folder.read_hypothesis("vad_batched", "pairs").meta["recognizers"]["whisper_base_batched"]
     assert notes["tails_redecoded"] == 2 and notes["decoder"].startswith("faster-whisper BatchedInferencePipeline")
+
+
+_CHUNKS_WITHOUT_PYANNOTE = """
+import sys, json
+import numpy as np
+from toolkit.asr import make_recognizer
+from toolkit.audio.signal import Signal
+from toolkit.pipeline.experiment import load_experiment
+spec = load_experiment(sys.argv[1]).recognizers["whisper_base_batched"].to_json()
+recognizer = make_recognizer(spec)
+recognizer.load()
+samples = np.load(sys.argv[2])
+chunks = recognizer._chunks(Signal.original(samples, 16_000))
+print(json.dumps({"pyannote": [m for m in sys.modules if m.startswith(("pyannote", "whisperx.vads"))],
+                  "chunks": [[c.start, c.end, [list(r) for r in c.regions]] for c in chunks]}))
+"""
+
+
+@pytest.mark.needs_model
+def test_silero_chunks_are_whisperx_merges_without_loading_pyannote(tmp_path: Path) -> None:
+    """The batched recognizer with Silero: WhisperX's chunks of the same regions, and no pyannote in memory
+    (its import alone held about 370 MB of the batched worker's peak)."""
+    import json
+    import subprocess
+    import sys
+
+    from whisperx.diarize import Segment
+    from whisperx.vads import Vad
+
+    from toolkit.audio.vad import silero_speech_regions
+
+    if not all((PTBR_DEV / "lapsbm" / f"{c}.wav").exists() for c in CLIPS):
+        pytest.skip(f"development data not present ({PTBR_DEV}); it lives outside the repository")
+    clips = [resample(load_audio(PTBR_DEV / "lapsbm" / f"{c}.wav"), 16_000).samples for c in CLIPS * 3]
+    onsets = [0.5 + 11.0 * i for i in range(len(clips))]  # six sentences, 11 s apart: several 30 s chunks
+    samples = np.zeros(round(16_000 * (onsets[-1] + 1.0)) + max(map(len, clips)), dtype=np.float32)
+    for clip, onset in zip(clips, onsets):
+        samples[round(onset * 16_000) : round(onset * 16_000) + len(clip)] += clip
+    np.save(tmp_path / "audio.npy", samples)
+    found = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", _CHUNKS_WITHOUT_PYANNOTE, str(DEMO), str(tmp_path / "audio.npy")],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+        ).stdout
+    )
+    assert found["pyannote"] == []
+    config = make_recognizer(load_experiment(DEMO).recognizers["whisper_base_batched"].to_json()).config
+    regions = silero_speech_regions(Signal.original(samples, 16_000), config.silero)
+    expected = Vad.merge_chunks(
+        [Segment(a, b, "UNKNOWN") for a, b in regions], config.chunk_size_s, onset=0.5, offset=None
+    )
+    assert len(expected) > 1
+    assert found["chunks"] == [[c["start"], c["end"], [list(r) for r in c["segments"]]] for c in expected]

@@ -5,7 +5,7 @@ chunk timed only by the chunk's edges: measured on LapsBM clips, five sentences 
 back as a single segment (1.26-29.21 s) with no word times, and word times then exist only via
 a wav2vec2 aligner, which is not reachable offline. So this backend keeps WhisperX's VAD stage
 (its bundled pyannote segmentation model, or Silero from the ``silero-vad`` wheel, merged into
-chunks of at most ``chunk_size_s`` by ``whisperx``'s own merge) and decodes those chunks with
+chunks of at most ``chunk_size_s`` by WhisperX's cut & merge) and decodes those chunks with
 faster-whisper's ``BatchedInferencePipeline`` (``clip_timestamps``), whose cross-attention word
 timestamps are the recognizer's own. A wav2vec2 aligner is tried only when configured; if it
 cannot be loaded or run, ``notes`` says so and the recognizer's times are kept. Times are never
@@ -32,7 +32,7 @@ from toolkit.asr.models import ModelInfo
 from toolkit.asr.segments import NO_FALLBACK, Transcript, describe
 from toolkit.asr.work_counts import counted
 from toolkit.audio.signal import Signal
-from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig, silero_device, silero_speech_regions
+from toolkit.audio.vad import LIBRARY_DEFAULTS, SileroVadConfig, merge_regions, silero_device, silero_speech_regions
 from toolkit.core.config import build_config
 from toolkit.core.devices import resolve
 from toolkit.core.errors import InputError
@@ -150,29 +150,30 @@ class WhisperXRecognizer:
         }
 
     def speech_chunks(self, signal: Signal) -> list[tuple[float, float]]:
-        """VAD regions merged by whisperx into chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
+        """VAD regions merged as WhisperX merges them, chunks of at most ``chunk_size_s``, in ``signal``'s seconds."""
         return [(chunk.start, chunk.end) for chunk in self._chunks(signal)]
 
     def _chunks(self, signal: Signal) -> list[Chunk]:
-        """The merged chunks with the VAD regions each one holds."""
-        from whisperx.diarize import Segment
-        from whisperx.vads import Pyannote, Vad
+        """The merged chunks with the VAD regions each one holds.
 
+        Silero's regions are merged by ``merge_regions`` with no pause limit, which gives exactly
+        ``whisperx.vads.Vad.merge_chunks``'s chunks (tests/test_vad_merge.py) without importing
+        ``whisperx.vads``: that package imports pyannote.audio, about 370 MB of resident memory and
+        5 s that a Silero run never uses.
+        """
         audio = to_16k(signal)
         if len(audio.samples) == 0:
             return []
         config = self.config
         if config.vad_method == "silero":
             regions = silero_speech_regions(audio, config.silero)
-            if not regions:
-                return []
-            chunks = Vad.merge_chunks(
-                [Segment(a, b, "UNKNOWN") for a, b in regions],
-                config.chunk_size_s,
-                onset=config.pyannote_onset,
-                offset=config.pyannote_offset,
-            )
+            spans = merge_regions(regions, config.chunk_size_s, config.chunk_size_s)
+            chunks = [
+                {"start": a, "end": b, "segments": [r for r in regions if a <= r[0] and r[1] <= b]} for a, b in spans
+            ]
         else:
+            from whisperx.vads import Pyannote
+
             self._load_vad()
             scores = self._vad({"waveform": Pyannote.preprocess_audio(audio.samples), "sample_rate": audio.sample_rate})
             chunks = Pyannote.merge_chunks(
@@ -189,14 +190,11 @@ class WhisperXRecognizer:
         ]
 
     def load(self) -> None:
-        """Load the weights, the VAD model and whisperx now (decoding would otherwise load them on first use).
+        """Load the weights and the VAD model now (decoding would otherwise load them on first use).
 
-        Importing whisperx's VAD helpers takes about 5 s (pyannote); done here, it is counted with
-        the model load, not in the first recording's decode time.
+        With pyannote's VAD, importing whisperx's VAD helpers takes about 5 s; done here, it is counted
+        with the model load, not in the first recording's decode time.
         """
-        import whisperx.diarize  # noqa: F401
-        import whisperx.vads  # noqa: F401
-
         self._load_vad()
         if self._pipeline is None:
             from faster_whisper import BatchedInferencePipeline
