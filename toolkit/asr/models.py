@@ -8,6 +8,7 @@ every run record.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -51,7 +52,7 @@ def resolve_model(spec: str) -> ModelInfo:
     local = Path(spec).expanduser()
     if local.is_dir():
         check_whisper_directory(local)
-        return ModelInfo(local.name, str(local.resolve()), sha256_file(local / "model.bin"), "local")
+        return ModelInfo(local.name, str(local.resolve()), weights_sha256(local / "model.bin"), "local")
     if local.exists() or spec.startswith((".", "/", "~")):
         raise InputError(spec, "model directory not found")
     return _hub(spec)
@@ -106,13 +107,26 @@ def _vocabulary_size(folder: Path) -> int | None:
     return None
 
 
+def weights_sha256(weights: Path) -> str:
+    """The weights' sha256, hashed once per process for as long as the file's size, time and inode stay (an
+    experiment resolves its models once per arm and recognizer: 145 MB hashed 15 times was a second of a
+    cached demo)."""
+    stat = weights.stat()
+    return _hashed(str(weights.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=64)
+def _hashed(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    return sha256_file(Path(path))
+
+
 def _bundled() -> ModelInfo:
     """Rebuild (once) and verify the bundled Whisper base model."""
     target = cache_dir() / BUNDLED_NAME
     weights = target / "model.bin"
     if not weights.is_file():
         _rebuild(target)
-    actual = sha256_file(weights)
+    actual = weights_sha256(weights)
     if actual != BUNDLED_SHA256:
         raise InputError(
             weights,

@@ -165,6 +165,7 @@ class WhisperXRecognizer:
         if len(audio.samples) == 0:
             return []
         config = self.config
+        chunks: list[dict[str, Any]]
         if config.vad_method == "silero":
             regions = silero_speech_regions(audio, config.silero)
             spans = merge_regions(regions, config.chunk_size_s, config.chunk_size_s)
