@@ -88,7 +88,21 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
     assert "without a frozen challenger" in capsys.readouterr().err
+    # The gates' error rates before the freeze: the baseline re-decoded once under dither, A/A and planted gains.
+    assert (
+        main(["calibrate", experiment, "--arm", "vad", "--resamples", "20", "--reruns", "1", "--format", "json"]) == 0
+    )
+    calibration = json.loads(capsys.readouterr().out)
+    assert (calibration["aa_trials"], calibration["resamples"], calibration["holdout_recordings"]) == (20, 20, 1)
+    assert calibration["aa_pairs"] == ["undithered vs dither seed 1"] and len(calibration["dither_reruns"]) == 1
+    assert 0 <= calibration["false_promote_rate"] <= calibration["false_promote_upper95"] <= 1
+    assert [g["effect_points"] for g in calibration["power"]] == [0.5, 1.0, 2.0]
+    assert calibration["power_plan"]["estimated"] is False  # one tuning recording: no spread to plan from
+    tuning_report = Path(experiment) / "runs" / calibration["tuning_run"] / "report.md"
+    assert "Gates calibrated on this split" in tuning_report.read_text(encoding="utf-8")
     assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
+    frozen_out = capsys.readouterr().out
+    assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 20" in frozen_out
     _killed_holdout_run(experiment)
     assert main(["audit", "verify", experiment]) == 0  # kill -9 leaves the log valid
     capsys.readouterr()
@@ -103,6 +117,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert (code, verdict["verdict"]) == (1, "RETAIN BASELINE")  # the template's dither gate waits for its reruns
     gates = {g["name"]: g for g in verdict["gates"]}
     assert len(gates) == 11 and verdict["holdout"]["recordings"] == 1
+    assert verdict["planning"]["calibration"] == calibration and verdict["minimum_detectable_effect_points"] is None
     assert gates[DITHER_GATE]["passed"] is False and "not measured, 3 pre-registered" in gates[DITHER_GATE]["note"]
     others = (
         PROMOTE if all(g["passed"] for g in gates.values() if g["applicable"] and g["name"] != DITHER_GATE) else RETAIN

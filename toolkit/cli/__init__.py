@@ -26,6 +26,7 @@ COMMANDS = (
     "arms",
     "score",
     "explain",
+    "calibrate",
     "challenger",
     "gate",
     "audit",

@@ -27,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="GATES.toml",
         help="pre-registered gates (template: ablate challenger template)",
     )
+    freeze.add_argument(
+        "--allow-underpowered",
+        action="store_true",
+        help="freeze even when the tuning run shows the holdout too small to detect the gates' own WER threshold "
+        "(recorded; the verdict says so)",
+    )
     freeze.set_defaults(func=_freeze)
     template = actions.add_parser(
         "template",
@@ -47,13 +53,14 @@ def _template(args: argparse.Namespace) -> int:
 def _freeze(args: argparse.Namespace) -> int:
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.challenger import challenger_file, freeze_challenger, tuning_note
+    from toolkit.protocol.planning import planning, planning_text
     from toolkit.protocol.state import replay, verified_log
 
     experiment = load_experiment(args.experiment)
-    frozen, recorded = freeze_challenger(experiment, args.arm, args.gates)
-    state = "froze" if recorded else "already frozen, identical:"
+    frozen, recorded = freeze_challenger(experiment, args.arm, args.gates, allow_underpowered=args.allow_underpowered)
+    done = "froze" if recorded else "already frozen, identical:"
     print(
-        f"{state} challenger {frozen.arm!r} (config sha256 {frozen.config_sha256[:16]}…, gates sha256 "
+        f"{done} challenger {frozen.arm!r} (config sha256 {frozen.config_sha256[:16]}…, gates sha256 "
         f"{frozen.gates_sha256[:16]}…, manifest sha256 {frozen.manifest_sha256[:16]}…, scorer {frozen.signature_hash}) "
         f"in {challenger_file(experiment)}"
     )
@@ -61,7 +68,9 @@ def _freeze(args: argparse.Namespace) -> int:
     if note:
         print(note)
     log = verified_log(experiment.folder)
-    opened = replay(log).finished
+    state = replay(log)
+    print(planning_text(planning(state.frozen_entry)))
+    opened = state.finished
     if "holdout" not in opened:
         print(
             f"audit head: {log.published_head()} (publish it before the holdout opens: commit it, send it, print it; "

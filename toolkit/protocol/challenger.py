@@ -18,8 +18,10 @@ from toolkit.core.data_files import read_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.experiment import Arm, Experiment
-from toolkit.protocol.gates_file import load_gates
+from toolkit.protocol.calibration import tuning_calibration
+from toolkit.protocol.gates_file import WER_GATE, load_gates
 from toolkit.protocol.lock import protocol_lock
+from toolkit.protocol.power_check import holdout_power
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
 from toolkit.runs.record import BASELINE
 
@@ -168,20 +170,27 @@ def note_manifest(experiment: Experiment, log: Any, state: Any) -> None:
     log.append("manifest verified", manifest_sha256=manifest.sha256, hashes=[entry])
 
 
-def freeze_challenger(experiment: Experiment, arm_name: str, gates_path: str | Path) -> tuple[Fingerprint, bool]:
+def freeze_challenger(
+    experiment: Experiment, arm_name: str, gates_path: str | Path, *, allow_underpowered: bool = False
+) -> tuple[Fingerprint, bool]:
     """Freeze ``arm_name`` with ``gates_path``; returns the fingerprint and whether anything new was recorded.
 
     Refused (and logged) once a test split was opened in this protocol record, unless the
     manifest is new and none of its test recordings (by audio content) was ever opened: that
     starts a new record. Gates the holdout's reference formats can never measure are refused
-    before anything is opened. Holds the protocol lock.
+    before anything is opened, and so is a holdout the tuning run shows too small to detect the
+    gates' own WER threshold (toolkit.protocol.power_check) unless ``allow_underpowered``. The
+    power plan and the matching calibration (toolkit.protocol.calibration) go into the freeze's
+    audit entry, where the verdict reads them. Holds the protocol lock.
     """
     gates = load_gates(gates_path)  # a typo stops here, nothing written
     with protocol_lock(experiment.folder, "ablate challenger freeze"):
-        return _freeze(experiment, arm_name, gates_path, gates)
+        return _freeze(experiment, arm_name, gates_path, gates, allow_underpowered)
 
 
-def _freeze(experiment: Experiment, arm_name: str, gates_path: str | Path, gates: Any) -> tuple[Fingerprint, bool]:
+def _freeze(
+    experiment: Experiment, arm_name: str, gates_path: str | Path, gates: Any, allow_underpowered: bool
+) -> tuple[Fingerprint, bool]:
     from toolkit.corpus.content import audio_content_sha256
     from toolkit.corpus.manifest import load_manifest
 
@@ -195,6 +204,15 @@ def _freeze(experiment: Experiment, arm_name: str, gates_path: str | Path, gates
     unmeasurable = unmeasurable_gates(gates, manifest)
     if unmeasurable:
         raise refuse(log, "challenger freeze", gates_path, unmeasurable[0])
+    power = holdout_power(experiment, arm_name, gates)
+    if power.underpowered and not allow_underpowered:
+        raise refuse(
+            log,
+            "challenger freeze",
+            gates_path,
+            f"the holdout is too small to detect its own {WER_GATE} threshold: {power.text()}; enlarge the holdout, "
+            "or pass --allow-underpowered (the verdict will say so)",
+        )
     if frozen is not None and state.test_opened:
         tests = [e for e in manifest.recordings if e.split in TEST_SPLITS]
         reopened = {e.sha256 for e in tests} & state.opened_audio or (
@@ -227,6 +245,9 @@ def _freeze(experiment: Experiment, arm_name: str, gates_path: str | Path, gates
         challenger={k: v for k, v in record.to_json().items() if k != "config"},
         replaces=frozen.get("arm") if frozen else None,
         tuning_note=tuning_note(experiment, arm_name),
+        power=power.to_json(),
+        underpowered_allowed=power.underpowered,
+        calibration=tuning_calibration(experiment, arm_name, gates.sha256),
         hashes=[
             named("file", copy, gates.sha256, experiment.folder),
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.protocol.gate_instances import baseline_at, baseline_inserted, baseline_text, located, occurrence_instance
-from toolkit.protocol.gates_file import DITHER_GATE, Gate, GatesFile
+from toolkit.protocol.gates_file import DITHER_GATE, WER_GATE, Gate, GatesFile
 from toolkit.scorer.metrics.critical import critical_occurrences, newly_wrong
 from toolkit.scorer.metrics.timing import TimingScore
 
@@ -46,14 +46,28 @@ def measure_gates(
 ) -> dict[str, Measured]:
     """Every gate's measure on ``evaluation``, by gate name."""
     base, chal = evaluation.scores[baseline], evaluation.scores[challenger]
+    critical = critical_errors(evaluation, base, chal)
+    return measure_scores(base, chal, evaluation.comparisons.get(challenger), critical, gates, dither)
+
+
+def measure_scores(
+    base: Scores,
+    chal: Scores,
+    comparison: PairedComparison | None,
+    critical: dict[str, Measured],
+    gates: GatesFile,
+    dither: DitherOutcome | None,
+) -> dict[str, Measured]:
+    """Every gate's measure from two arms' scores by recording, their paired comparison and the critical-word
+    gates already measured (they need the manifest's names): what calibration resamples."""
     return {
-        **critical_errors(evaluation, base, chal),
+        **critical,
         "lost_speech_turns": lost_turns(base, chal),
         **seam_errors(base, chal),
         "vad_speech_recall": vad_recall(base, chal),
         "onset_p95_s": onset_p95(chal),
         "drift_s_per_min": drift(chal),
-        "wer_reduction_points": wer_reduction(evaluation.comparisons.get(challenger)),
+        WER_GATE: wer_reduction(comparison),
         DITHER_GATE: dither_flips(gates.gates[DITHER_GATE], dither),
     }
 

@@ -14,6 +14,7 @@ from toolkit.core.names import unknown_name
 from toolkit.explain import Explanation, explain
 from toolkit.protocol.gate_measures import DitherOutcome, Measured, measure_gates
 from toolkit.protocol.gates_file import DITHER_GATE, SPEC_BY_NAME, SPECS, Gate, GatesFile, GateSpec
+from toolkit.protocol.planning import planning_text
 
 if TYPE_CHECKING:
     from toolkit.runs.record import RunRecord
@@ -69,6 +70,7 @@ class GateReport:
     challenge: GateReport | None = None
     openings: str = ""  # what the openings ledgers know of this test content (toolkit.protocol.ledger)
     audit_head: str = ""  # the audit log's head after this verdict was logged, to publish
+    planning: dict[str, Any] = field(default_factory=dict)  # the freeze's power and calibration (protocol.planning)
 
     @property
     def others_verdict(self) -> str:
@@ -90,6 +92,9 @@ class GateReport:
             data["challenge"] = self.challenge.to_json() if self.challenge is not None else None
         if self.openings:
             data["openings"] = self.openings
+        if self.planning:
+            data["planning"] = self.planning
+            data["minimum_detectable_effect_points"] = self.planning["minimum_detectable_effect_points"]
         return data
 
     def text(self) -> str:
@@ -108,6 +113,8 @@ class GateReport:
                 for item in g.instances:
                     lines.append("          " + _instance_line(item))
         lines.append(f"caveat: {self.caveat}")
+        if self.planning:
+            lines.extend(planning_text(self.planning).splitlines())
         if self.openings:
             lines.append(self.openings)
         if self.challenge is not None:
@@ -177,7 +184,7 @@ def evaluate_gates(
     refuse_failed_arms(evaluation.record, evaluation.folder.record, challenger=challenger, baseline=baseline)
     measured = measure_gates(evaluation, baseline, challenger, gates, dither)
     _name_causes(measured, explain(evaluation, challenger, baseline))
-    results = [_result(spec, gates.gates[spec.name], measured[spec.name]) for spec in SPECS]
+    results = judge(measured, gates)
     holdout = _size(evaluation, baseline)
     report = GateReport(
         evaluation.record.split,
@@ -193,6 +200,11 @@ def evaluate_gates(
     if dithered.applicable and dithered.value is None and report.others_verdict == RETAIN:
         dithered.note += "; the other gates retain the baseline already, so it cannot change this verdict"
     return report
+
+
+def judge(measured: dict[str, Measured], gates: GatesFile) -> list[GateResult]:
+    """Every gate of ``gates`` against its measure, in the gates' order."""
+    return [_result(spec, gates.gates[spec.name], measured[spec.name]) for spec in SPECS]
 
 
 def _result(spec: GateSpec, gate: Gate, measured: Measured) -> GateResult:

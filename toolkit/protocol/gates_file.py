@@ -23,6 +23,7 @@ from toolkit.core.text import read_text
 FORMAT = 2
 FORMATS = (1, 2)  # a gates file frozen with an earlier toolkit stays readable
 DITHER_GATE = "verdict_flips_under_dither"
+WER_GATE = "wer_reduction_points"  # the gate a holdout's power is planned for (toolkit.protocol.power_check)
 MAX_RERUNS = 100  # the most dithered reruns a stability check (and this gate) may ask for
 # Package data, so an installed wheel has it (in a checkout, a link to the written protocol's protocol/gates.toml).
 TEMPLATE = Path(__file__).resolve().parent / "gates.toml"
@@ -58,7 +59,7 @@ SPECS = (
         "drift_s_per_min", "largest per-recording |onset drift| of the challenger, seconds per minute", "|x| <=", False
     ),
     GateSpec(
-        "wer_reduction_points",
+        WER_GATE,
         "lower bound of the paired bootstrap interval of the WER reduction, percentage points",
         ">=",
         False,

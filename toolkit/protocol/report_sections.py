@@ -10,11 +10,13 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.core.json_records import Absent
+from toolkit.core.json_records import Absent, record_to_json
 from toolkit.protocol.audit import Entry
+from toolkit.protocol.planning import calibration_text
 from toolkit.report.document import Section
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.score_files import GateInstance, GateOutcome, GateVerdict
+from toolkit.scorer.power import power_text
 
 
 def _value(value: Any) -> str:
@@ -24,8 +26,19 @@ def _value(value: Any) -> str:
 
 
 def report_sections(folder: RunFolder) -> list[Section]:
-    """The gate sections (the verdict opens the report) and the audit trail of a run inside an experiment."""
-    return [*gate_sections(folder), *protocol_section(folder)]
+    """The gate sections (the verdict opens the report), the gates' calibration on a tuning run (it opens that
+    report) and the audit trail of a run inside an experiment."""
+    return [*gate_sections(folder), *calibration_section(folder), *protocol_section(folder)]
+
+
+def calibration_section(folder: RunFolder) -> list[Section]:
+    """The gates' error rates measured on this tuning run (``ablate calibrate``), when measured."""
+    if not folder.calibration.is_file():
+        return []
+    data = record_to_json(folder.read_calibration())
+    lines = [power_text(data["power_plan"]), *calibration_text(data).splitlines()]
+    text = "\n".join(f"- {line.strip()}" for line in lines)
+    return [Section.of("Gates calibrated on this split: false PROMOTE and power", text, lead=True)]
 
 
 def gate_sections(folder: RunFolder) -> list[Section]:

@@ -68,6 +68,7 @@ class ProtocolState:
     opened and finished, and every test recording ever opened, by file and by audio content."""
 
     challenger: dict[str, Any] | None = None
+    frozen_entry: dict[str, Any] = field(default_factory=dict)  # the freeze's whole entry: power, calibration
     record_id: str | None = None
     opened: dict[str, dict[str, Any]] = field(default_factory=dict)
     finished: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -134,11 +135,12 @@ def replay(log: AuditLog) -> ProtocolState:
         data = entry.other
         _check_step(log, state, entry)
         if entry.event == "protocol record started":
-            state.challenger, state.opened, state.finished = None, {}, {}
+            state.challenger, state.frozen_entry, state.opened, state.finished = None, {}, {}, {}
         elif entry.event in ("manifest registered", "manifest frozen"):  # the older logs' name
             state.manifests.add(data["manifest_sha256"])
         elif entry.event == "challenger frozen":
             state.challenger, state.record_id = data["challenger"], config_hash(record_to_json(entry))[:16]
+            state.frozen_entry = data
         elif entry.event.endswith(" opened") and data.get("split") in TEST_SPLITS:
             state.opened[data["split"]] = data
             state.opened_audio.update(data.get("audio_sha256", []))

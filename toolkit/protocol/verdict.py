@@ -23,6 +23,7 @@ from toolkit.protocol.gates_file import load_gates
 from toolkit.protocol.heldout_inputs import require_test_inputs
 from toolkit.protocol.ledger import KnownOpenings, claim
 from toolkit.protocol.lock import protocol_lock
+from toolkit.protocol.planning import planning
 from toolkit.protocol.recorded_runs import recorded_run
 from toolkit.protocol.state import ProtocolState, named, refuse, replay, verified_log
 from toolkit.protocol.testsplit import test_opening
@@ -85,6 +86,7 @@ def _verdict(experiment: Experiment) -> GateReport:
             dither = dither_outcome(experiment, log, evaluation, frozen["arm"], gates)
             split_report = evaluate_gates(evaluation, frozen["arm"], gates, baseline=BASELINE, dither=dither)
             split_report.openings = openings
+            split_report.planning = planning(state.frozen_entry)
             evaluated[split] = (evaluation, split_report)
     report = evaluated["holdout"][1]
     report.challenge = evaluated["challenge"][1] if "challenge" in evaluated else None

@@ -95,7 +95,7 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
         Section.of(
             "Arms",
             arms_table(evaluation),
-            f"Paired tests against `{evaluation.reference_arm}` (the recording is the unit):",
+            _paired_tests_lead(evaluation),
             paired_tests_table(evaluation),
         ),
         Section.of("Arms table: what each column means", f"{glossary(ARMS_COLUMNS)}\n{EMPTY_CELLS}", folded=True),
@@ -293,6 +293,21 @@ def _cpu_code(runtime: dict[str, Any] | None) -> str:
         f"; CPU code: {runtime.get('isa')}{forced}, int8 GEMM {runtime.get('gemm_s8')}, compute type "
         f"{runtime.get('compute_type')} on {runtime.get('cpu')}"
     )
+
+
+def _paired_tests_lead(evaluation: Evaluation) -> str:
+    """What the paired tests table holds, and on a tuning split why its best arm's gain is optimistic."""
+    arms = len(evaluation.comparisons)
+    lead = (
+        f"Paired tests against `{evaluation.reference_arm}` (the recording is the unit); the Holm column adjusts the "
+        f"Wilcoxon p-values for comparing {arms} arm(s) with one baseline (family-wise error 5%)."
+    )
+    if evaluation.record.split == "tuning" and arms > 1:
+        lead += (
+            f" An arm chosen here as the best of {arms} has an optimistic tuning gain (it was chosen because it "
+            "looked best); its holdout figure is the one to quote."
+        )
+    return lead
 
 
 def _stability(evaluation: Evaluation) -> Section:

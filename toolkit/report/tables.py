@@ -13,6 +13,7 @@ import pandas as pd
 
 from toolkit.core.json_records import record_to_json
 from toolkit.scorer.metrics.timing import worst_onsets
+from toolkit.scorer.stats import holm_adjusted
 
 if TYPE_CHECKING:
     from toolkit.runs.score_files import Stability
@@ -200,6 +201,9 @@ def failure_lines(evaluation: Evaluation) -> list[str]:
 
 
 def paired_tests_table(evaluation: Evaluation) -> pd.DataFrame:
+    """Each arm against the reference arm: WERs, the reduction's interval, and the paired tests' p-values, the
+    Wilcoxon one also Holm-adjusted across the arms compared (toolkit.scorer.stats.holm_adjusted)."""
+    holm = holm_adjusted({arm: c.wilcoxon_p for arm, c in evaluation.comparisons.items()})
     rows = []
     for arm, c in evaluation.comparisons.items():
         low, high = c.reduction_ci
@@ -212,6 +216,7 @@ def paired_tests_table(evaluation: Evaluation) -> pd.DataFrame:
                 "WER reduction (points)": signed_points(-c.delta),
                 f"{int(100 * c.confidence)}% CI of reduction": f"[{signed_points(low)}, {signed_points(high)}]",
                 "Wilcoxon p": number(c.wilcoxon_p, 3),
+                f"Wilcoxon p, Holm ({len(holm)} arms)": number(holm[arm], 3),
                 "sign test p": number(c.sign_test_p, 3),
                 "warning": c.warning or "",
             }

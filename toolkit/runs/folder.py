@@ -21,7 +21,14 @@ from toolkit.core.transcripts import Hypothesis
 from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.disagreement_file import DisagreementListFile
 from toolkit.runs.record import RunRecord
-from toolkit.runs.score_files import ExplanationFile, GateVerdict, PairedFile, RecordingScoreFile, Stability
+from toolkit.runs.score_files import (
+    Calibration,
+    ExplanationFile,
+    GateVerdict,
+    PairedFile,
+    RecordingScoreFile,
+    Stability,
+)
 from toolkit.scorer.tables import read_tables, table_paths
 
 if TYPE_CHECKING:  # pandas is imported when the tables are read, so opening a run folder stays quick
@@ -92,6 +99,11 @@ class RunFolder:
         """The run's results under inaudible dither (``ablate explain --stability``), when measured."""
         return self.scores / "stability.json"
 
+    @property
+    def calibration(self) -> Path:
+        """The gates' error rates measured on this tuning run (``ablate calibrate``), when measured."""
+        return self.scores / "calibration.json"
+
     def read_record(self) -> RunRecord:
         """The checked run record (toolkit.runs.record); a malformed run.json is one line naming it."""
         return RunRecord.read(self.record)
@@ -135,6 +147,12 @@ class RunFolder:
 
     def write_stability(self, stability: Stability) -> Path:
         return write_record(self.stability, stability)
+
+    def read_calibration(self) -> Calibration:
+        return read_record(Calibration, self.calibration, "calibration record")
+
+    def write_calibration(self, calibration: Calibration) -> Path:
+        return write_record(self.calibration, calibration)
 
     def read_arm_output(self, arm: str, recording: str) -> ArmOutputFile:
         return read_record(ArmOutputFile, self.arm_output(arm, recording), "arm output")

@@ -247,6 +247,9 @@ class GateVerdict:
     challenger: str
     challenge: GateVerdict | None | Absent = optional_key()
     openings: str | Absent = optional_key()  # how many openings of this test content are known, and where
+    # the freeze's power plan and calibration (toolkit.protocol.planning), quoted from the audit log
+    planning: dict[str, Any] | Absent = optional_key()
+    minimum_detectable_effect_points: float | None | Absent = optional_key()
 
 
 @dataclass(frozen=True)
@@ -355,3 +358,52 @@ def _spread(value: float, reruns: tuple[float, ...]) -> float:
 
 def _sd(values: tuple[float, ...]) -> float | None:
     return statistics.stdev(values) if len(values) > 1 else None
+
+
+@dataclass(frozen=True)
+class PlantedGain:
+    """Challengers made from re-decoded baseline hypotheses with a known share of their errors corrected: how
+    often the gates PROMOTE them, alone and with one new negation error planted too (None: not plantable here,
+    e.g. a gain larger than the baseline's WER)."""
+
+    effect_points: float
+    probability: float | None
+    with_negation_flip: float | None
+    trials: int
+
+
+@dataclass(frozen=True)
+class CalibrationCost:
+    """What the calibration cost; ``reruns_decoded`` names the dithered baseline runs it decoded (the others
+    were finished runs, read back)."""
+
+    wall_s: float
+    cpu_s: float
+    reruns_decoded: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """``scores/calibration.json`` of a tuning run: the frozen-to-be gates' false-PROMOTE rate on A/A pairs (the
+    baseline against itself re-decoded under inaudible dither) and their power on planted gains, over
+    recording-level resamples of the tuning split at the holdout's size (toolkit.protocol.calibration)."""
+
+    challenger: str
+    baseline: str
+    gates_sha256: str
+    tuning_run: str
+    scorer_signature: str
+    holdout_recordings: int
+    resamples: int
+    seed: int
+    dither_reruns: tuple[str, ...]
+    aa_pairs: tuple[str, ...]
+    aa_trials: int
+    false_promotes: int
+    false_promote_rate: float
+    false_promote_upper95: float
+    gate_failures: dict[str, float]
+    power: tuple[PlantedGain, ...]
+    minimum_detectable_effect_points: float | None
+    power_plan: dict[str, Any]
+    cost: CalibrationCost

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import wilcoxon
 from statsmodels.stats.descriptivestats import sign_test
+from statsmodels.stats.multitest import multipletests
 
 from toolkit.scorer.metrics.wer import ErrorCounts
 
@@ -60,6 +61,15 @@ class PairedComparison:
             "warning": self.warning,
             "per_recording": self.per_recording.to_dict(orient="records"),
         }
+
+
+def holm_adjusted(p_values: Mapping[str, float | None]) -> dict[str, float | None]:
+    """Holm's step-down adjustment across the arms compared with one baseline (family-wise error 5% for all K
+    comparisons together): the i-th smallest of K p-values becomes max_{j<=i} min(1, (K - j + 1) p_(j)).
+    An arm with no p-value keeps None and is not counted in K."""
+    known = {arm: p for arm, p in p_values.items() if p is not None}
+    adjusted = dict(zip(known, multipletests(list(known.values()), method="holm")[1], strict=True)) if known else {}
+    return {arm: (float(adjusted[arm]) if arm in adjusted else None) for arm in p_values}
 
 
 def _counts(value: Any) -> ErrorCounts:

@@ -1,0 +1,309 @@
+"""``ablate calibrate``: the error rates of the gates about to be frozen, measured on the tuning split.
+
+- A/A: the baseline against itself re-decoded under inaudible dither (seeds 1..K, the stability machinery's
+  reruns, cached like any run): every pair of the undithered and dithered decodes is a challenger that is no
+  better. Each pair goes through every gate (but the dither gate, which reads reruns of the holdout itself)
+  exactly as a holdout would, on ``resamples`` recording-level resamples of the tuning split drawn with
+  replacement at the holdout's number of recordings. The false-PROMOTE rate is the share of those trials
+  promoted, with Clopper-Pearson's exact one-sided 95% upper bound.
+- Planted gains: the same pairs with the re-decoded side's errors thinned (each substitution, deletion and
+  insertion corrected with probability ``f``, so the expected WER falls by the effect), so they carry the
+  decoder's own noise; the share promoted is the gates' power at that effect. The same again with one new
+  negation error planted in a drawn recording where the baseline got a negation right: how often the
+  critical-word gates catch it.
+
+The dither gate can only turn a PROMOTE into a RETAIN BASELINE, so leaving it out makes both rates upper
+estimates of the whole procedure's. What this does not promise: resamples of a few tuning recordings are not independent trials, so the bound is
+on this resampling scheme, not on a new corpus; a second instruction set (``CT2_FORCE_CPU_ISA``) is not tried.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import beta
+
+from toolkit.audio.dither import Dither
+from toolkit.core.errors import InputError
+from toolkit.pipeline.engine import finished_run, run_experiment
+from toolkit.pipeline.experiment import Experiment
+from toolkit.protocol.gate_measures import CRITICAL_GATES, Measured, Scores, critical_errors, measure_scores
+from toolkit.protocol.gates import PROMOTE, judge, verdict_of
+from toolkit.protocol.gates_file import DITHER_GATE, GatesFile
+from toolkit.protocol.power_check import holdout_power
+from toolkit.runs.folder import RunFolder, latest_run
+from toolkit.runs.record import BASELINE
+from toolkit.runs.score_files import Calibration, CalibrationCost, PlantedGain
+from toolkit.runs.scored import Evaluation
+from toolkit.scorer.metrics.turns import lost_turns
+from toolkit.scorer.metrics.wer import ErrorCounts
+from toolkit.scorer.stats import paired_comparison
+
+RESAMPLES = 200
+RERUNS = 2
+EFFECTS = (0.5, 1.0, 2.0)
+NEGATION_GATE = next(gate for gate, audit in CRITICAL_GATES.items() if audit == "negation")
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Two decodes of the baseline on the tuning split: ``first`` plays the baseline, ``second`` the challenger."""
+
+    name: str
+    first: Scores
+    second: Scores
+
+
+@dataclass
+class _Trials:
+    """The tuning split's recordings, the gates and what every trial shares."""
+
+    evaluation: Evaluation  # the tuning run: its manifest and score options
+    gates: GatesFile
+    size: int
+    rng: np.random.Generator
+    critical: dict[tuple[str, str], dict[str, Measured]]
+
+    def draw(self) -> list[str]:
+        ids = sorted(self.evaluation.scores[BASELINE])
+        return [ids[i] for i in self.rng.integers(0, len(ids), self.size)]
+
+    def critical_of(self, pair: _Pair, rid: str) -> dict[str, Measured]:
+        key = (pair.name, rid)
+        if key not in self.critical:
+            self.critical[key] = critical_errors(self.evaluation, {rid: pair.first[rid]}, {rid: pair.second[rid]})
+        return self.critical[key]
+
+    def verdict(
+        self, pair: _Pair, drawn: list[str], fraction: float = 0.0, flip_at: int | None = None
+    ) -> tuple[str, list[str]]:
+        """The verdict of every gate but the dither gate on one resample, and the gates that failed."""
+        keys = [f"{rid}~{i}" for i, rid in enumerate(drawn)]
+        first = {k: pair.first[rid] for k, rid in zip(keys, drawn, strict=True)}
+        second = {k: pair.second[rid] for k, rid in zip(keys, drawn, strict=True)}
+        counts = {k: thinned(s.counts, fraction, self.rng) for k, s in second.items()}
+        critical = {
+            gate: Measured(
+                sum(int(self.critical_of(pair, rid)[gate].value or 0) for rid in drawn),
+                sum(self.critical_of(pair, rid)[gate].opportunities or 0 for rid in drawn),
+            )
+            for gate in CRITICAL_GATES
+        }
+        if flip_at is not None:  # one negation the baseline got right, now wrong: a new error and a substitution
+            gate = critical[NEGATION_GATE]
+            critical[NEGATION_GATE] = Measured(int(gate.value or 0) + 1, gate.opportunities)
+            flipped = counts[keys[flip_at]]
+            counts[keys[flip_at]] = replace(flipped, hits=flipped.hits - 1, substitutions=flipped.substitutions + 1)
+        options = self.evaluation.options
+        comparison = paired_comparison(
+            {k: s.counts for k, s in first.items()},
+            counts,
+            samples=options.bootstrap_samples,
+            seed=options.bootstrap_seed,
+        )
+        results = judge(measure_scores(first, second, comparison, critical, self.gates, None), self.gates)
+        failed = [r.name for r in results if r.applicable and r.passed is False and r.name != DITHER_GATE]
+        return verdict_of(results, excluding=DITHER_GATE), failed
+
+    def negation_slot(self, pair: _Pair, drawn: list[str]) -> int | None:
+        """A drawn recording where the baseline got a negation right (a flip can be planted there), if any."""
+        slots = [i for i, rid in enumerate(drawn) if (self.critical_of(pair, rid)[NEGATION_GATE].opportunities or 0)]
+        return None if not slots else slots[int(self.rng.integers(len(slots)))]
+
+
+def _pair(name: str, first: Scores, second: Scores) -> _Pair:
+    """Two decodes as baseline and challenger, the challenger's lost turns judged against this baseline (as the
+    scorer of a run judges them against the run's baseline)."""
+    judged = {
+        rid: replace(
+            score, lost_turns=lost_turns(first[rid].audit_tokens, score.audit_tokens, first[rid].word_utterances)
+        )
+        for rid, score in second.items()
+    }
+    return _Pair(name, first, judged)
+
+
+def thinned(counts: ErrorCounts, fraction: float, rng: np.random.Generator) -> ErrorCounts:
+    """``counts`` with each error corrected with probability ``fraction`` (a corrected substitution or deletion
+    becomes a hit; a corrected insertion disappears); the reference words stay."""
+    if fraction <= 0:
+        return counts
+    s, d, i = (int(rng.binomial(n, fraction)) for n in (counts.substitutions, counts.deletions, counts.insertions))
+    return replace(
+        counts,
+        hits=counts.hits + s + d,
+        substitutions=counts.substitutions - s,
+        deletions=counts.deletions - d,
+        insertions=counts.insertions - i,
+    )
+
+
+def upper_bound_95(successes: int, trials: int) -> float:
+    """Clopper-Pearson's exact one-sided 95% upper bound on a binomial rate: 1 - 0.05^(1/n) at zero successes."""
+    return 1.0 if successes >= trials else float(beta.ppf(0.95, successes + 1, trials - successes))
+
+
+def calibrate(
+    experiment: Experiment,
+    arm: str,
+    gates: GatesFile,
+    *,
+    resamples: int = RESAMPLES,
+    reruns: int = RERUNS,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> Calibration:
+    """Measure ``gates``' false-PROMOTE rate and power on the tuning split (module docstring); written to the
+    tuning run's ``scores/calibration.json`` and returned."""
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.evaluate import score_run
+    from toolkit.protocol.report_sections import report_sections
+    from toolkit.report.run_report import write_reports
+    from toolkit.scorer.signature import scorer_signature
+
+    if resamples < 1 or reruns < 1:
+        raise InputError(
+            experiment.path, f"calibration needs at least one resample and one rerun, not {resamples} and {reruns}"
+        )
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    options = experiment.score_options()
+    tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
+    decoded: list[str] = []
+    reruns_run = [_dithered(experiment, Dither(s), progress, workers, decoded) for s in range(1, reruns + 1)]
+    size = len(load_manifest(experiment.manifest_path).split("holdout")) or len(tuning.read_record().recordings)
+    asked: dict[str, Any] = {
+        "challenger": arm,
+        "gates_sha256": gates.sha256,
+        "tuning_run": tuning.root.name,
+        "scorer_signature": scorer_signature(options).text,
+        "holdout_recordings": size,
+        "resamples": resamples,
+        "seed": seed,
+        "dither_reruns": tuple(r.root.name for r in reruns_run),
+    }
+    if tuning.calibration.is_file():
+        earlier = tuning.read_calibration()
+        if all(getattr(earlier, key) == value for key, value in asked.items()):
+            return earlier  # the same runs, gates, scorer and draws: the same figures
+    evaluation = score_run(tuning, options)
+    decodes = [evaluation.scores[BASELINE], *(score_run(r, options).scores[BASELINE] for r in reruns_run)]
+    labels = ["undithered", *(f"dither seed {s}" for s in range(1, reruns + 1))]
+    pairs = [
+        _pair(f"{labels[a]} vs {labels[b]}", decodes[a], decodes[b])
+        for a in range(len(decodes))
+        for b in range(a + 1, len(decodes))
+    ]
+    trials = _Trials(evaluation, gates, size, np.random.default_rng(seed), {})
+    promotes, failures = (
+        0,
+        dict.fromkeys((g for g, spec in gates.gates.items() if spec.applicable and g != DITHER_GATE), 0),
+    )
+    draws = [trials.draw() for _ in range(resamples)]
+    for pair in pairs:
+        for drawn in draws:
+            verdict, failed = trials.verdict(pair, drawn)
+            promotes += verdict == PROMOTE
+            for name in failed:
+                failures[name] += 1
+    n = len(pairs) * resamples
+    power = tuple(_planted(trials, pairs, draws, effect) for effect in EFFECTS)
+    check = holdout_power(experiment, arm, gates)
+    calibration = Calibration(
+        baseline=BASELINE,
+        **asked,
+        aa_pairs=tuple(p.name for p in pairs),
+        aa_trials=n,
+        false_promotes=promotes,
+        false_promote_rate=promotes / n,
+        false_promote_upper95=upper_bound_95(promotes, n),
+        gate_failures={name: count / n for name, count in failures.items()},
+        power=power,
+        minimum_detectable_effect_points=check.plan.minimum_detectable_effect_points if check.plan else None,
+        power_plan=check.to_json(),
+        cost=CalibrationCost(
+            round(time.perf_counter() - wall0, 3), round(time.process_time() - cpu0, 3), tuple(decoded)
+        ),
+    )
+    tuning.write_calibration(calibration)
+    write_reports(evaluation, report_sections(tuning))  # the tuning report opens with it
+    return calibration
+
+
+def _dithered(experiment: Experiment, dither: Dither, progress: bool, workers: int, decoded: list[str]) -> RunFolder:
+    """The baseline's tuning run under ``dither``: read back when it finished before, else run (and named)."""
+    folder = finished_run(experiment, "tuning", [BASELINE], dither)
+    if folder is None:
+        summary = run_experiment(experiment, "tuning", [BASELINE], progress=progress, workers=workers, dither=dither)
+        folder = summary.folder
+        decoded.append(folder.root.name)
+    return folder
+
+
+def _planted(trials: _Trials, pairs: Sequence[_Pair], draws: list[list[str]], effect: float) -> PlantedGain:
+    """The share of trials promoted when the re-decoded side's errors are thinned by ``effect`` points."""
+    promoted = flipped = flips = n = 0
+    for pair in pairs:
+        counts = [s.counts for s in pair.second.values()]
+        wer = sum(c.errors for c in counts) / max(sum(c.ref_words for c in counts), 1)
+        if 100 * wer < effect:
+            return PlantedGain(effect, None, None, 0)
+        fraction = effect / (100 * wer)
+        for drawn in draws:
+            n += 1
+            promoted += trials.verdict(pair, drawn, fraction)[0] == PROMOTE
+            slot = trials.negation_slot(pair, drawn)
+            if slot is not None:
+                flips += 1
+                flipped += trials.verdict(pair, drawn, fraction, slot)[0] == PROMOTE
+    return PlantedGain(effect, promoted / n, flipped / flips if flips else None, n)
+
+
+def calibration_for(tuning: RunFolder, arm: str, gates_sha256: str) -> dict[str, Any] | None:
+    """The calibration measured on ``tuning`` for ``arm`` and these gates, as JSON; None when there is none."""
+    from toolkit.core.json_records import record_to_json
+
+    if not tuning.calibration.is_file():
+        return None
+    calibration = tuning.read_calibration()
+    if calibration.challenger != arm or calibration.gates_sha256 != gates_sha256:
+        return None
+    return record_to_json(calibration)
+
+
+def tuning_calibration(experiment: Experiment, arm: str, gates_sha256: str) -> dict[str, Any] | None:
+    """The calibration on the latest tuning run holding the baseline and ``arm``, for these gates (None: none)."""
+    try:
+        tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
+    except InputError:
+        return None
+    return calibration_for(tuning, arm, gates_sha256)
+
+
+def chosen_arm(experiment: Experiment) -> str:
+    """The frozen challenger, else the arm with the lowest WER on the latest tuning run (ties by name)."""
+    from toolkit.protocol.state import replay, verified_log
+
+    frozen = replay(verified_log(experiment.folder)).challenger
+    if frozen is not None:
+        return str(frozen["arm"])
+    run = latest_run(experiment.folder, "tuning", [BASELINE])
+    _, aggregate = run.read_score_tables()
+    overall = aggregate[(aggregate["stratum"] == "all") & (aggregate["arm"] != BASELINE)].dropna(subset=["wer"])
+    if overall.empty:
+        raise InputError(run.root, "the tuning run holds no arm besides the baseline to calibrate the gates for")
+    return str(min(zip(overall["wer"], overall["arm"], strict=True))[1])
+
+
+def chosen_gates(experiment: Experiment) -> Path:
+    """The frozen gates copy when a challenger was frozen, else the template."""
+    from toolkit.protocol.challenger import gates_copy
+    from toolkit.protocol.gates_file import TEMPLATE
+
+    copy = gates_copy(experiment)
+    return copy if copy.is_file() else TEMPLATE
