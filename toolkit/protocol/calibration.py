@@ -13,8 +13,9 @@
   critical-word gates catch it.
 
 The dither gate can only turn a PROMOTE into a RETAIN BASELINE, so leaving it out makes both rates upper
-estimates of the whole procedure's. What this does not promise: resamples of a few tuning recordings are not independent trials, so the bound is
-on this resampling scheme, not on a new corpus; a second instruction set (``CT2_FORCE_CPU_ISA``) is not tried.
+estimates of the whole procedure's. What this does not promise: resamples of a few tuning recordings are not
+independent trials, so the bound is on this resampling scheme, not on a new corpus; a second instruction set
+(``CT2_FORCE_CPU_ISA``) is not tried.
 """
 
 from __future__ import annotations
