@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from toolkit.core.json_records import record_to_json
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.calibration import calibrate, chosen_arm, chosen_gates
+    from toolkit.protocol.calibration import calibrate
+    from toolkit.protocol.chosen import chosen_arm, chosen_gates
     from toolkit.protocol.gates_file import load_gates
     from toolkit.protocol.planning import calibration_text
 

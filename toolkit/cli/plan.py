@@ -78,7 +78,7 @@ def _power(args: argparse.Namespace) -> int:
 
     from toolkit.core.errors import ToolkitError
     from toolkit.pipeline.experiment import load_experiment
-    from toolkit.protocol.calibration import chosen_arm, chosen_gates
+    from toolkit.protocol.chosen import chosen_arm, chosen_gates
     from toolkit.protocol.gates_file import WER_GATE, load_gates
     from toolkit.protocol.power_check import holdout_power
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -284,27 +283,3 @@ def tuning_calibration(experiment: Experiment, arm: str, gates_sha256: str) -> d
     except InputError:
         return None
     return calibration_for(tuning, arm, gates_sha256)
-
-
-def chosen_arm(experiment: Experiment) -> str:
-    """The frozen challenger, else the arm with the lowest WER on the latest tuning run (ties by name)."""
-    from toolkit.protocol.state import replay, verified_log
-
-    frozen = replay(verified_log(experiment.folder)).challenger
-    if frozen is not None:
-        return str(frozen["arm"])
-    run = latest_run(experiment.folder, "tuning", [BASELINE])
-    _, aggregate = run.read_score_tables()
-    overall = aggregate[(aggregate["stratum"] == "all") & (aggregate["arm"] != BASELINE)].dropna(subset=["wer"])
-    if overall.empty:
-        raise InputError(run.root, "the tuning run holds no arm besides the baseline to calibrate the gates for")
-    return str(min(zip(overall["wer"], overall["arm"], strict=True))[1])
-
-
-def chosen_gates(experiment: Experiment) -> Path:
-    """The frozen gates copy when a challenger was frozen, else the template."""
-    from toolkit.protocol.challenger import gates_copy
-    from toolkit.protocol.gates_file import TEMPLATE
-
-    copy = gates_copy(experiment)
-    return copy if copy.is_file() else TEMPLATE
