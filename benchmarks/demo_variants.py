@@ -10,7 +10,7 @@ from pathlib import Path
 
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 # The vad stage's WhisperX cut & merge, each unit decoded apart (the demo joins its regions instead).
-MERGED_APART = {"merge_max_s": "30.0", "merge_max_gap_s": "30.0", "join_units": "false"}
+MERGED_APART = {"merge_max_s": "30.0", "merge_max_gap_s": "30.0", "join_units": "false", "redecode_skipped_s": "0.0"}
 
 
 def demo_head(manifest: Path) -> str:

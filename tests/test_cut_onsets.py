@@ -26,7 +26,7 @@ from toolkit.pipeline.experiment import load_experiment
 DEMO = Path(__file__).resolve().parents[1] / "experiments" / "demo" / "experiment.toml"
 APART = (  # WhisperX's cut & merge: units of up to 30 s, each decoded on its own
     '\n[components.vad_apart]\nstage = "vad"\nvad_profile = "demo"\nmerge_max_s = 30.0\nmerge_max_gap_s = 30.0\n'
-    "join_units = false\n"
+    "join_units = false\nredecode_skipped_s = 0.0\n"
 )
 ARMS = (
     '[arms]\nbaseline = []\nvad = ["vad"]\nvad_apart = ["vad_apart"]\nbatched = ["batched"]\n'

@@ -63,6 +63,9 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
         ("tail_redecode_gap_s = 1.0", "tail_redecode_gap_s = -1.0", "tail_redecode_gap_s must be at least 0"),
         ('vad = ["vad"]', 'vad = ["vad", "vad"]', "more than one vad component"),
         ("\njoin_units = true\n", '\njoin_units = "yes"\n', "join_units must be"),
+        ("\nredecode_skipped_s = 3.0\n", "\nredecode_skipped_s = -1.0\n", "redecode_skipped_s (-1.0) must be 0"),
+        ("\njoin_units = true\n", "\njoin_units = false\n", "above 0 with join_units = true"),
+        ("\nredecode_skipped_s = 3.0\n", "\n", "must write out every parameter; missing redecode_skipped_s"),
         ("shifted_origins_s = []", "shifted_origins_s = [0.0]", "must differ from origin_s"),
         ("seed = 0", 'seed = "zero"', "seed must be an integer in [0, 2^32)"),
         (

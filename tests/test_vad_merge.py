@@ -86,6 +86,7 @@ def _table(**changes) -> dict:
         "merge_max_s": 30.0,
         "merge_max_gap_s": 30.0,
         "join_units": False,
+        "redecode_skipped_s": 0.0,
         **changes,
     }
 

@@ -55,7 +55,14 @@ def test_resolving_does_not_change_the_parsed_file() -> None:
     raw = {
         "vad_profiles": {"p": dict(json.loads(json.dumps(vars(LIBRARY_DEFAULTS))))},
         "components": {
-            "v": {"stage": "vad", "vad_profile": "p", "merge_max_s": 0.0, "merge_max_gap_s": 0.0, "join_units": False}
+            "v": {
+                "stage": "vad",
+                "vad_profile": "p",
+                "merge_max_s": 0.0,
+                "merge_max_gap_s": 0.0,
+                "join_units": False,
+                "redecode_skipped_s": 0.0,
+            }
         },
     }
     before = json.dumps(raw)

@@ -118,8 +118,8 @@ def test_an_arm_sums_the_tails_its_units_redecoded(tmp_path: Path) -> None:
         csv.writer(handle).writerows([["id", "split"], ["pairs", "tuning"]])
     freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
     # The demo's vad joins its regions into one stream; here WhisperX's units of up to 30 s, each apart.
-    joined = "merge_max_s = 0.0\nmerge_max_gap_s = 0.0\njoin_units = true\n"
-    apart = "merge_max_s = 30.0\nmerge_max_gap_s = 30.0\njoin_units = false\n"
+    joined = "merge_max_s = 0.0\nmerge_max_gap_s = 0.0\njoin_units = true\nredecode_skipped_s = 3.0\n"
+    apart = "merge_max_s = 30.0\nmerge_max_gap_s = 30.0\njoin_units = false\nredecode_skipped_s = 0.0\n"
     text = DEMO.read_text(encoding="utf-8")
     assert text.count(joined) == 1
     (tmp_path / "experiment.toml").write_text(

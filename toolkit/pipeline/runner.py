@@ -12,6 +12,7 @@ Decoding, VAD and enhancement results are cached by content, so arms that share 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -29,6 +30,7 @@ from toolkit.pipeline.code_version import code_digest
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
+from toolkit.pipeline.skipped_speech import inserted, skipped_stretches
 from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
 from toolkit.pipeline.workers import Workers, WorkNeeded
 
@@ -445,10 +447,51 @@ class ArmRunner:
                     merged, reports = reconcile(results, arm.stage("windows").config.seam)  # type: ignore[union-attr]
                     check_stream(merged, duration, "reconciled words")
                 output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
+            vad = arm.stage("vad")
+            if len(group) == 1 and group[0].joined and vad is not None and vad.config.redecode_skipped_s > 0:
+                with stage(f"vad (skipped speech of {name})"):
+                    merged = self._redecode_skipped(
+                        name, group[0], merged, vad.config.redecode_skipped_s, lineage, output
+                    )
+                    check_stream(merged, duration, "words with skipped speech decoded again")
             words.extend(merged)
         if len(groups) > 1:
             with stage(f"vad (cut & merge join of {name})"):
                 check_stream(words, duration, "joined words")
+        return words
+
+    def _redecode_skipped(
+        self, name: str, unit: DecodeUnit, words: list[Word], min_s: float, lineage: dict[str, Any], output: ArmOutput
+    ) -> list[Word]:
+        """The speech of a joined stream that lies in a gap between its decoded words, where a gap holds at least
+        ``min_s`` of it, decoded again on its own and its words put in the gap (toolkit/pipeline/skipped_speech.py).
+        """
+        streamed = in_stream(list(unit.joined), list(unit.joined))
+        pieces = [unit.signal.timemap.span(a, b) or (math.nan, math.nan) for a, b in streamed]
+        stretches = skipped_stretches(pieces, words, min_s)
+
+        def inside(spans: Sequence[tuple[float, float]], clip: tuple[int, float, float]) -> tuple[float, float]:
+            """The clip's part of piece ``clip[0]`` in ``spans``' seconds (a piece maps linearly)."""
+            index, a, b = clip
+            (o0, o1), (s0, s1) = pieces[index], spans[index]
+            scale = (s1 - s0) / (o1 - o0) if o1 > o0 else 0.0
+            return s0 + (a - o0) * scale, s0 + (b - o0) * scale
+
+        for k, clips in enumerate(stretches):
+            piece = DecodeUnit(
+                f"{unit.unit_id}.skipped{k:03d}",
+                cut(unit.signal, [inside(streamed, c) for c in clips]),
+                (inside(unit.joined, clips[0])[0], inside(unit.joined, clips[-1])[1]),
+                joined=tuple(inside(unit.joined, c) for c in clips),
+            )
+            words = inserted(words, self._decode(name, piece, lineage, output), clips[0][1], clips[-1][2])
+        if stretches:
+            seconds = sum(b - a for clips in stretches for _, a, b in clips)
+            output.recognizer_notes[name]["skipped_speech_redecoded"] = len(stretches)
+            output.notes.append(
+                f"{name}: {len(stretches)} stretch(es) of VAD speech ({seconds:.1f} s) between two decoded words of "
+                "the joined stream were decoded again on their own"
+            )
         return words
 
     def _decode(self, name: str, unit: DecodeUnit, lineage: dict[str, Any], output: ArmOutput) -> list[Word]:

@@ -38,17 +38,27 @@ class VadStageConfig(SileroVadConfig):
     the audio between them dropped, and decodes that as one stream with the recognizer's own long-form
     loop (faster-whisper's ``vad_filter`` does the same), so the sentence Whisper leaves unfinished at
     the end of a 30 s window goes on in the next window instead of being decoded again at every unit's end.
+
+    ``redecode_skipped_s`` (joined units only): a run of units holding at least this many seconds of speech
+    in which the stream's decode placed no word is decoded again on its own: Whisper's long-form loop can
+    seek past speech (toolkit/pipeline/skipped_speech.py). 0 turns it off.
     """
 
     merge_max_s: float = 0.0
     merge_max_gap_s: float = 0.0
     join_units: bool = False
+    redecode_skipped_s: float = 0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.merge_max_s < 0 or self.merge_max_gap_s < 0:
             raise ValueError(
                 f"merge_max_s ({self.merge_max_s}) and merge_max_gap_s ({self.merge_max_gap_s}) must not be negative"
+            )
+        if self.redecode_skipped_s < 0 or (self.redecode_skipped_s > 0 and not self.join_units):
+            raise ValueError(
+                f"redecode_skipped_s ({self.redecode_skipped_s}) must be 0, or above 0 with join_units = true "
+                "(units decoded apart are each decoded whole)"
             )
         if self.merge_max_s > 0 and self.max_speech_duration_s > self.merge_max_s:
             raise ValueError(
