@@ -66,6 +66,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "batched": ("batched (the demo: regions <= 10 s, batch 8, beam 5)", '["batched"]'),
     "batched_b4": ("batched, batch 4", '["batched_b4"]'),
     "batched_beam2": ("batched, beam 2", '["batched_beam2"]'),
+    "batched_greedy": ("batched, greedy (beam 1)", '["batched_greedy"]'),
     "batched_notail": ("batched, no tail re-decode", '["batched_notail"]'),
 }
 # The decoding work each sequential decode counts at the model: equal for one instruction set on any load.
@@ -76,6 +77,7 @@ CHANGES: dict[str, dict[str, str]] = {
     "batched_30": {"vad_profile": f'"{REGIONS_30}"'},
     "batched_b4": {"batch_size": "4"},
     "batched_beam2": {"beam_size": "2", "best_of": "2"},
+    "batched_greedy": {"beam_size": "1", "best_of": "1"},
     "batched_notail": {"tail_redecode_gap_s": "0.0"},
 }
 
