@@ -68,6 +68,8 @@ def test_a_holdout_too_small_for_its_threshold_is_refused_unless_allowed_and_the
     text = report.text()
     assert "underpowered: the holdout is too small" in text and "power: the planned test split" in text
     assert "calibration: not measured" in text
+    report = (experiment.folder / "runs" / "holdout-constructed" / "report.md").read_text(encoding="utf-8")
+    assert "**Planned at the freeze**" in report and "underpowered: the holdout is too small" in report
 
 
 @needs_bundled_model

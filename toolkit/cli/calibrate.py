@@ -28,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--reruns", type=int, default=2, help="dithered re-decodes of the baseline on tuning (default 2; cached)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resamples and the planted corrections")
+    parser.add_argument(
+        "--holdout-recordings",
+        type=int,
+        help="resample at this many recordings instead of the manifest's holdout (to plan a holdout's size)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="worker processes for the re-decodes")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(func=run)
@@ -53,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         progress=args.format == "text",
+        holdout_recordings=args.holdout_recordings,
     )
     data = record_to_json(calibration)
     if args.format == "json":

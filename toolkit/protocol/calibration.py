@@ -158,15 +158,19 @@ def calibrate(
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
+    holdout_recordings: int | None = None,
 ) -> Calibration:
-    """Measure ``gates``' false-PROMOTE rate and power on the tuning split (module docstring); written to the
-    tuning run's ``scores/calibration.json`` and returned."""
+    """Measure ``gates``' false-PROMOTE rate and power on the tuning split (module docstring) at the size of the
+    manifest's holdout (or ``holdout_recordings``, to plan one); written to the tuning run's
+    ``scores/calibration.json`` and returned."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.evaluate import score_run
     from toolkit.protocol.report_sections import report_sections
     from toolkit.report.run_report import write_reports
     from toolkit.scorer.signature import scorer_signature
 
+    if holdout_recordings is not None and holdout_recordings < 1:
+        raise InputError(experiment.path, f"a holdout holds at least one recording, not {holdout_recordings}")
     if resamples < 1 or reruns < 1:
         raise InputError(
             experiment.path, f"calibration needs at least one resample and one rerun, not {resamples} and {reruns}"
@@ -176,7 +180,11 @@ def calibrate(
     tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
     decoded: list[str] = []
     reruns_run = [_dithered(experiment, Dither(s), progress, workers, decoded) for s in range(1, reruns + 1)]
-    size = len(load_manifest(experiment.manifest_path).split("holdout")) or len(tuning.read_record().recordings)
+    size = (
+        holdout_recordings
+        or len(load_manifest(experiment.manifest_path).split("holdout"))
+        or len(tuning.read_record().recordings)
+    )
     asked: dict[str, Any] = {
         "challenger": arm,
         "gates_sha256": gates.sha256,
@@ -213,7 +221,7 @@ def calibrate(
                 failures[name] += 1
     n = len(pairs) * resamples
     power = tuple(_planted(trials, pairs, draws, effect) for effect in EFFECTS)
-    check = holdout_power(experiment, arm, gates)
+    check = holdout_power(experiment, arm, gates, recordings=holdout_recordings)
     calibration = Calibration(
         baseline=BASELINE,
         **asked,

@@ -44,8 +44,8 @@ def calibration_text(data: dict[str, Any]) -> str:
     """A few lines from a calibration's JSON (as written and as the audit log keeps it)."""
     bound = data["false_promote_upper95"]
     lines = [
-        f"calibration ({data['tuning_run']}, {data['resamples']} resamples of {data['holdout_recordings']} tuning "
-        f"recording(s), the holdout's size): the gates promoted {data['false_promotes']} of {data['aa_trials']} "
+        f"calibration ({data['tuning_run']}, {data['resamples']} holdouts of {data['holdout_recordings']} recording(s) "
+        f"resampled from the tuning split): the gates promoted {data['false_promotes']} of {data['aa_trials']} "
         f"A/A pairs (the baseline against itself re-decoded under inaudible dither): false-PROMOTE rate "
         f"{data['false_promote_rate']:.1%}, exact one-sided 95% upper bound {bound:.1%}"
     ]

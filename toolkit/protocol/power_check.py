@@ -45,14 +45,17 @@ class PowerCheck:
         return power_text(self.to_json())
 
 
-def holdout_power(experiment: Experiment, arm: str, gates: GatesFile, split: str = HOLDOUT) -> PowerCheck:
-    """The planned ``split``'s power for ``arm`` against the baseline, from the latest tuning run holding both."""
+def holdout_power(
+    experiment: Experiment, arm: str, gates: GatesFile, split: str = HOLDOUT, recordings: int | None = None
+) -> PowerCheck:
+    """The planned ``split``'s power for ``arm`` against the baseline, from the latest tuning run holding both; with
+    ``recordings``, of a split that many recordings long, each as long as the tuning split's on average."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.runs.folder import latest_run
 
     manifest = load_manifest(experiment.manifest_path)
     planned = manifest.split(split)
-    if not planned:
+    if not planned and recordings is None:
         return PowerCheck(None, f"the manifest has no {split} recordings")
     try:
         run = latest_run(experiment.folder, "tuning", [BASELINE, arm])
@@ -66,6 +69,9 @@ def holdout_power(experiment: Experiment, arm: str, gates: GatesFile, split: str
         return PowerCheck(None, f"{same}: no spread to plan from", run.root.name)
     gate = gates.gates[WER_GATE]
     threshold = gate.threshold if gate.applicable else None
+    if recordings is not None:
+        minutes = recordings * spread.minutes / spread.recordings
+        return PowerCheck(plan_power(spread, recordings, minutes, threshold), tuning_run=run.root.name)
     minutes = sum(entry.duration for entry in planned) / 60
     return PowerCheck(plan_power(spread, len(planned), minutes, threshold), tuning_run=run.root.name)
 

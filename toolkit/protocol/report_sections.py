@@ -12,7 +12,7 @@ import pandas as pd
 
 from toolkit.core.json_records import Absent, record_to_json
 from toolkit.protocol.audit import Entry
-from toolkit.protocol.planning import calibration_text
+from toolkit.protocol.planning import calibration_text, planning_text
 from toolkit.report.document import Section
 from toolkit.runs.folder import RunFolder
 from toolkit.runs.score_files import GateInstance, GateOutcome, GateVerdict
@@ -122,6 +122,9 @@ def _verdict_lines(report: GateVerdict) -> str:
     lines += ["", f"**Caveat:** {report.caveat}"]
     if isinstance(report.openings, str):
         lines += ["", f"**Test data:** {report.openings}"]
+    if isinstance(report.planning, dict):
+        lines += ["", "**Planned at the freeze** (power and the gates' error rates, from the audit log):", ""]
+        lines += [f"- {line.strip()}" for line in planning_text(report.planning).splitlines()]
     return "\n".join(lines)
 
 
