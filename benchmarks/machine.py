@@ -25,8 +25,9 @@ def cpu_model() -> str:
 
 def machine() -> dict[str, Any]:
     """CPU model, cores, CTranslate2's selection for the bundled model (int8), forced ISA, load, time."""
-    from toolkit.asr.cpu import FORCE_VARIABLE, ctranslate2_cpu
+    from toolkit.asr.cpu import ctranslate2_cpu
     from toolkit.asr.models import resolve_model
+    from toolkit.core.devices import FORCE_VARIABLE
 
     selected = ctranslate2_cpu(resolve_model("whisper-base").path, "int8")
     return {

@@ -3,6 +3,7 @@ calibration's parts: planted corrections, exact binomial bounds."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from protocol_corpus import constructed_holdout, correct, make_run, needs_bundled_model, own_corpus_experiment, turns
 from scipy.stats import binomtest
 
+from toolkit.cli import main
 from toolkit.evaluate import evaluate_run
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.calibration import thinned, upper_bound_95
@@ -43,10 +45,18 @@ def _tuning_run(experiment, dropped: dict[str, dict[str, int]]) -> None:
 
 @needs_bundled_model
 def test_a_holdout_too_small_for_its_threshold_is_refused_unless_allowed_and_the_verdict_says_so(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     experiment = own_corpus_experiment(tmp_path / "exp", SPLITS)
     _tuning_run(experiment, DROPPED)
+    # Before any freeze, the plan answers the same question, for the gates' threshold or any effect.
+    assert main(["plan", str(experiment.folder), "--power", "--arm", "vad", "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["estimated"] and planned["threshold_points"] == 0.5 and planned["detects_threshold"] is False
+    assert main(["plan", str(experiment.folder), "--power", "--arm", "vad", "--effect", "50", "--json"]) == 0
+    wide = json.loads(capsys.readouterr().out)
+    assert wide["threshold_points"] == 50 and wide["needed_recordings"] < planned["needed_recordings"]
+    assert wide["minimum_detectable_effect_points"] == planned["minimum_detectable_effect_points"]
     with pytest.raises(ProtocolError) as refused:
         freeze_challenger(experiment, "vad", TEMPLATE)
     assert "too small to detect its own wer_reduction_points threshold" in str(refused.value)

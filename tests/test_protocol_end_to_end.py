@@ -31,6 +31,7 @@ from toolkit.formats import write_reference_textgrid
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gates import PROMOTE, RETAIN
 from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE
+from toolkit.runs.folder import latest_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
 
@@ -88,13 +89,26 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
     assert "without a frozen challenger" in capsys.readouterr().err
-    # The gates' error rates before the freeze: the baseline re-decoded once under dither, A/A and planted gains.
-    assert (
-        main(["calibrate", experiment, "--arm", "vad", "--resamples", "20", "--reruns", "1", "--format", "json"]) == 0
-    )
+    # The gates' error rates before the freeze: the baseline re-decoded once under dither and once with
+    # CTranslate2 forced to its generic kernels (another machine's words), A/A and planted gains.
+    calibrate = ["calibrate", experiment, "--arm", "vad", "--resamples", "20", "--reruns", "1", "--isa", "GENERIC"]
+    assert main([*calibrate, "--format", "json"]) == 0
     calibration = json.loads(capsys.readouterr().out)
-    assert (calibration["aa_trials"], calibration["resamples"], calibration["holdout_recordings"]) == (20, 20, 1)
-    assert calibration["aa_pairs"] == ["undithered vs dither seed 1"] and len(calibration["dither_reruns"]) == 1
+    assert (calibration["aa_trials"], calibration["resamples"], calibration["holdout_recordings"]) == (60, 20, 1)
+    assert calibration["aa_pairs"] == [
+        "undithered vs dither seed 1",
+        "undithered vs forced GENERIC",
+        "dither seed 1 vs forced GENERIC",
+    ]
+    assert len(calibration["dither_reruns"]) == 1 and list(calibration["isa_runs"]) == ["GENERIC"]
+    generic = Path(experiment) / "runs" / calibration["isa_runs"]["GENERIC"] / "run.json"
+    assert json.loads(generic.read_text())["config"]["recognizer_runtime"]["whisper_base"]["forced_isa"] == "GENERIC"
+    assert "CT2_FORCE_CPU_ISA" not in os.environ  # as it was before the calibration
+    # Another machine's run is not the split's run here, unless that instruction set is forced while reading.
+    assert latest_run(Path(experiment), "tuning").read_record().config.arm_names == ["baseline", "vad"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CT2_FORCE_CPU_ISA", "GENERIC")
+        assert latest_run(Path(experiment), "tuning").root.name == calibration["isa_runs"]["GENERIC"]
     assert 0 <= calibration["false_promote_rate"] <= calibration["false_promote_upper95"] <= 1
     assert [g["effect_points"] for g in calibration["power"]] == [0.5, 1.0, 2.0]
     assert calibration["power_plan"]["estimated"] is False  # one tuning recording: no spread to plan from
@@ -102,7 +116,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert "Gates calibrated on this split" in tuning_report.read_text(encoding="utf-8")
     assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
     frozen_out = capsys.readouterr().out
-    assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 20" in frozen_out
+    assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 60" in frozen_out
     _killed_holdout_run(experiment)
     assert main(["audit", "verify", experiment]) == 0  # kill -9 leaves the log valid
     capsys.readouterr()

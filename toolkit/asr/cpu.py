@@ -18,6 +18,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from toolkit.core.devices import FORCE_VARIABLE
 from toolkit.core.errors import ToolkitError
 
 
@@ -29,7 +30,6 @@ class CannotLoad(ToolkitError):
         super().__init__(detail)
 
 
-FORCE_VARIABLE = "CT2_FORCE_CPU_ISA"
 _FIELDS = {
     "cpu": r"\] CPU: (\S+)",
     "isa": r"Selected ISA: (\S+)",

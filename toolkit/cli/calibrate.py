@@ -29,6 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resamples and the planted corrections")
     parser.add_argument(
+        "--isa",
+        help="also decode the baseline with CTranslate2 forced to this instruction set (GENERIC, AVX, AVX2, AVX512): "
+        "another machine's words, one more A/A pair with each decode",
+    )
+    parser.add_argument(
         "--holdout-recordings",
         type=int,
         help="resample at this many recordings instead of the manifest's holdout (to plan a holdout's size)",
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=args.format == "text",
         holdout_recordings=args.holdout_recordings,
+        isa=args.isa,
     )
     data = record_to_json(calibration)
     if args.format == "json":

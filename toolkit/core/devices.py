@@ -16,6 +16,8 @@ import subprocess
 from functools import cache
 from typing import Literal
 
+# Forces CTranslate2's CPU kernels to one instruction set (GENERIC, AVX, AVX2, AVX512): another machine's words.
+FORCE_VARIABLE = "CT2_FORCE_CPU_ISA"
 Device = Literal["auto", "cpu", "cuda"]
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 LIBRARIES = ("ctranslate2", "onnxruntime", "torch")

@@ -1,11 +1,12 @@
 """``ablate calibrate``: the error rates of the gates about to be frozen, measured on the tuning split.
 
 - A/A: the baseline against itself re-decoded under inaudible dither (seeds 1..K, the stability machinery's
-  reruns, cached like any run): every pair of the undithered and dithered decodes is a challenger that is no
-  better. Each pair goes through every gate (but the dither gate, which reads reruns of the holdout itself)
-  exactly as a holdout would, on ``resamples`` recording-level resamples of the tuning split drawn with
-  replacement at the holdout's number of recordings. The false-PROMOTE rate is the share of those trials
-  promoted, with Clopper-Pearson's exact one-sided 95% upper bound.
+  reruns, cached like any run) and, when asked, with CTranslate2 forced to another instruction set (another
+  machine's kernels, another machine's words): every pair of these decodes is a challenger that is no better.
+  Each pair goes through every gate (but the dither gate, which reads reruns of the holdout itself) exactly as
+  a holdout would, on ``resamples`` recording-level resamples of the tuning split drawn with replacement at
+  the holdout's number of recordings. The false-PROMOTE rate is the share of those trials promoted, with
+  Clopper-Pearson's exact one-sided 95% upper bound.
 - Planted gains: the same pairs with the re-decoded side's errors thinned (each substitution, deletion and
   insertion corrected with probability ``f``, so the expected WER falls by the effect), so they carry the
   decoder's own noise; the share promoted is the gates' power at that effect. The same again with one new
@@ -14,14 +15,15 @@
 
 The dither gate can only turn a PROMOTE into a RETAIN BASELINE, so leaving it out makes both rates upper
 estimates of the whole procedure's. What this does not promise: resamples of a few tuning recordings are not
-independent trials, so the bound is on this resampling scheme, not on a new corpus; a second instruction set
-(``CT2_FORCE_CPU_ISA``) is not tried.
+independent trials, so the bound is on this resampling scheme, not on a new corpus.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,6 +31,7 @@ import numpy as np
 from scipy.stats import beta
 
 from toolkit.audio.dither import Dither
+from toolkit.core.devices import FORCE_VARIABLE
 from toolkit.core.errors import InputError
 from toolkit.pipeline.engine import finished_run, run_experiment
 from toolkit.pipeline.experiment import Experiment
@@ -45,6 +48,7 @@ from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import paired_comparison
 
 RESAMPLES = 200
+ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")  # what CT2_FORCE_CPU_ISA accepts on x86
 RERUNS = 2
 EFFECTS = (0.5, 1.0, 2.0)
 NEGATION_GATE = next(gate for gate, audit in CRITICAL_GATES.items() if audit == "negation")
@@ -159,10 +163,12 @@ def calibrate(
     workers: int = 1,
     progress: bool = False,
     holdout_recordings: int | None = None,
+    isa: str | None = None,
 ) -> Calibration:
     """Measure ``gates``' false-PROMOTE rate and power on the tuning split (module docstring) at the size of the
-    manifest's holdout (or ``holdout_recordings``, to plan one); written to the tuning run's
-    ``scores/calibration.json`` and returned."""
+    manifest's holdout (or ``holdout_recordings``, to plan one), with the baseline also decoded under another
+    CTranslate2 instruction set when ``isa`` names one; written to the tuning run's ``scores/calibration.json``
+    and returned."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.evaluate import score_run
     from toolkit.protocol.report_sections import report_sections
@@ -171,6 +177,8 @@ def calibrate(
 
     if holdout_recordings is not None and holdout_recordings < 1:
         raise InputError(experiment.path, f"a holdout holds at least one recording, not {holdout_recordings}")
+    if isa is not None and isa not in ISAS:
+        raise InputError(experiment.path, f"--isa must be one of {', '.join(ISAS)}, not {isa!r}")
     if resamples < 1 or reruns < 1:
         raise InputError(
             experiment.path, f"calibration needs at least one resample and one rerun, not {resamples} and {reruns}"
@@ -179,7 +187,8 @@ def calibrate(
     options = experiment.score_options()
     tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
     decoded: list[str] = []
-    reruns_run = [_dithered(experiment, Dither(s), progress, workers, decoded) for s in range(1, reruns + 1)]
+    reruns_run = [_baseline(experiment, Dither(s), None, progress, workers, decoded) for s in range(1, reruns + 1)]
+    isa_runs = {} if isa is None else {isa: _baseline(experiment, None, isa, progress, workers, decoded)}
     size = (
         holdout_recordings
         or len(load_manifest(experiment.manifest_path).split("holdout"))
@@ -194,14 +203,16 @@ def calibrate(
         "resamples": resamples,
         "seed": seed,
         "dither_reruns": tuple(r.root.name for r in reruns_run),
+        "isa_runs": {name: run.root.name for name, run in isa_runs.items()},
     }
     if tuning.calibration.is_file():
         earlier = tuning.read_calibration()
         if all(getattr(earlier, key) == value for key, value in asked.items()):
             return earlier  # the same runs, gates, scorer and draws: the same figures
     evaluation = score_run(tuning, options)
-    decodes = [evaluation.scores[BASELINE], *(score_run(r, options).scores[BASELINE] for r in reruns_run)]
-    labels = ["undithered", *(f"dither seed {s}" for s in range(1, reruns + 1))]
+    others = [*reruns_run, *isa_runs.values()]
+    decodes = [evaluation.scores[BASELINE], *(score_run(r, options).scores[BASELINE] for r in others)]
+    labels = ["undithered", *(f"dither seed {s}" for s in range(1, reruns + 1)), *(f"forced {i}" for i in isa_runs)]
     pairs = [
         _pair(f"{labels[a]} vs {labels[b]}", decodes[a], decodes[b])
         for a in range(len(decodes))
@@ -243,14 +254,37 @@ def calibrate(
     return calibration
 
 
-def _dithered(experiment: Experiment, dither: Dither, progress: bool, workers: int, decoded: list[str]) -> RunFolder:
-    """The baseline's tuning run under ``dither``: read back when it finished before, else run (and named)."""
-    folder = finished_run(experiment, "tuning", [BASELINE], dither)
-    if folder is None:
-        summary = run_experiment(experiment, "tuning", [BASELINE], progress=progress, workers=workers, dither=dither)
-        folder = summary.folder
-        decoded.append(folder.root.name)
+def _baseline(
+    experiment: Experiment, dither: Dither | None, isa: str | None, progress: bool, workers: int, decoded: list[str]
+) -> RunFolder:
+    """The baseline's tuning run under ``dither`` or with CTranslate2 forced to ``isa`` (its own run folder and
+    cache keys: the instruction set is part of both): read back when it finished before, else run (and named)."""
+    with _forced_isa(isa):
+        folder = finished_run(experiment, "tuning", [BASELINE], dither)
+        if folder is None:
+            summary = run_experiment(
+                experiment, "tuning", [BASELINE], progress=progress, workers=workers, dither=dither
+            )
+            folder = summary.folder
+            decoded.append(folder.root.name)
     return folder
+
+
+@contextmanager
+def _forced_isa(isa: str | None) -> Iterator[None]:
+    """``CT2_FORCE_CPU_ISA`` set to ``isa`` for the block (the workers a run starts inherit it); as before after."""
+    if isa is None:
+        yield
+        return
+    before = os.environ.get(FORCE_VARIABLE)
+    os.environ[FORCE_VARIABLE] = isa
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FORCE_VARIABLE, None)
+        else:
+            os.environ[FORCE_VARIABLE] = before
 
 
 def _planted(trials: _Trials, pairs: Sequence[_Pair], draws: list[list[str]], effect: float) -> PlantedGain:

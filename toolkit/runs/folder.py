@@ -9,11 +9,13 @@ disagreements with the baseline, and later the score tables and reports.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.core.devices import FORCE_VARIABLE
 from toolkit.core.errors import InputError
 from toolkit.core.json_records import read_record, record_from_json, write_record
 from toolkit.core.names import did_you_mean, path_name_problem, unknown_name
@@ -180,7 +182,9 @@ def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), co
     (and, with ``complete``, had no failed recording); one line when there is none.
 
     A stability rerun (decoded with inaudible dither, ``ablate explain --stability``) is never the
-    split's run: it measures how stable the real run is and lives beside it.
+    split's run: it measures how stable the real run is and lives beside it. Nor is a run decoded with
+    CTranslate2 forced to an instruction set this environment does not force now (``ablate calibrate --isa``:
+    another machine's words), unless the same one is forced while reading.
     """
     finished: list[tuple[str, Path]] = []
     without: list[tuple[str, Path]] = []
@@ -188,7 +192,7 @@ def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), co
     for root in sorted(Path(experiment_folder).glob(f"runs/{split}-*")):
         if (root / "run.json").is_file():
             record = RunFolder(root).read_record()
-            if record.split != split or not record.finished or record.config.dither:
+            if record.split != split or not record.finished or record.config.dither or _forced_elsewhere(record):
                 continue
             if complete and record.status != "complete":
                 continue
@@ -198,6 +202,12 @@ def latest_run(experiment_folder: Path, split: str, arms: Sequence[str] = (), co
     if not finished:
         raise InputError(Path(experiment_folder), _no_run(Path(experiment_folder), split, arms, without, list(ran_any)))
     return RunFolder(max(finished)[1])
+
+
+def _forced_elsewhere(record: RunRecord) -> bool:
+    """Whether the run's recognizers ran with CTranslate2 forced to an instruction set not forced here now."""
+    forced = {r.get("forced_isa") for r in record.config.recognizer_runtime.values() if isinstance(r, dict)}
+    return bool(forced - {None, os.environ.get(FORCE_VARIABLE)})
 
 
 def _no_run(

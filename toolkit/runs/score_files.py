@@ -386,7 +386,8 @@ class CalibrationCost:
 class Calibration:
     """``scores/calibration.json`` of a tuning run: the frozen-to-be gates' false-PROMOTE rate on A/A pairs (the
     baseline against itself re-decoded under inaudible dither) and their power on planted gains, over
-    recording-level resamples of the tuning split at the holdout's size (toolkit.protocol.calibration)."""
+    recording-level resamples of the tuning split at the holdout's size (toolkit.protocol.calibration); the
+    baseline decoded under another CTranslate2 instruction set joins the A/A pairs when one was asked for."""
 
     challenger: str
     baseline: str
@@ -397,6 +398,7 @@ class Calibration:
     resamples: int
     seed: int
     dither_reruns: tuple[str, ...]
+    isa_runs: dict[str, str]  # instruction set -> the baseline's tuning run with CTranslate2 forced to it
     aa_pairs: tuple[str, ...]
     aa_trials: int
     false_promotes: int
