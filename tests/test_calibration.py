@@ -18,6 +18,7 @@ from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.calibration import thinned, upper_bound_95
 from toolkit.protocol.challenger import freeze_challenger
 from toolkit.protocol.gates_file import TEMPLATE
+from toolkit.protocol.planning import planning, planning_text
 from toolkit.protocol.state import ProtocolError, replay, verified_log
 from toolkit.protocol.verdict import gate_verdict
 from toolkit.scorer.metrics.wer import ErrorCounts
@@ -70,6 +71,7 @@ def test_a_holdout_too_small_for_its_threshold_is_refused_unless_allowed_and_the
     assert (power["recordings"], power["threshold_points"], power["detects_threshold"]) == (2, 0.5, False)
     assert power["minimum_detectable_effect_points"] > 0.5 and power["needed_recordings"] > 2
     assert power["tuning"]["recordings"] == 4 and power["tuning_run"] == "tuning-constructed"
+    assert power["arms_compared"] == 1 and "chosen among" not in planning_text(planning(entry))
     constructed_holdout(experiment, ["h1", "h2"])
     report = gate_verdict(experiment)
     data = report.to_json()
@@ -115,3 +117,10 @@ def test_the_upper_bound_is_clopper_pearson(successes: int, trials: int) -> None
     if successes == 0:
         assert upper_bound_95(0, trials) == pytest.approx(1 - 0.05 ** (1 / trials))
     assert math.isclose(upper_bound_95(trials, trials), 1.0)
+
+
+def test_the_verdict_says_a_challenger_chosen_among_several_arms_has_an_optimistic_tuning_gain() -> None:
+    entry = {"power": {"estimated": False, "reason": "no spread", "arms_compared": 6}, "underpowered_allowed": False}
+    assert "chosen among 6 arms on the tuning split" in planning_text(planning(entry))
+    entry["power"]["arms_compared"] = 1
+    assert "chosen among" not in planning_text(planning(entry))

@@ -26,6 +26,12 @@ def planning(frozen_entry: dict[str, Any]) -> dict[str, Any]:
 def planning_text(planned: dict[str, Any]) -> str:
     """The lines a freeze prints and a verdict repeats, from :func:`planning`."""
     lines = [power_text(planned["power"])]
+    arms = planned["power"].get("arms_compared", 0)
+    if arms > 1:
+        lines.append(
+            f"the challenger was chosen among {arms} arms on the tuning split: its tuning gain is optimistic (the best "
+            "of several looks better than it is); the holdout's figure is the one to quote"
+        )
     if planned["underpowered_allowed"]:
         lines.append(
             "underpowered: the holdout is too small to detect the gates' own WER threshold; the freeze was "

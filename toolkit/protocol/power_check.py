@@ -30,6 +30,7 @@ class PowerCheck:
     plan: PowerPlan | None
     reason: str = ""
     tuning_run: str = ""
+    arms_compared: int = 0  # arms besides the baseline on that tuning run: the challenger is the best of these
 
     @property
     def underpowered(self) -> bool:
@@ -38,8 +39,14 @@ class PowerCheck:
 
     def to_json(self) -> dict[str, Any]:
         if self.plan is None:
-            return {"estimated": False, "reason": self.reason}
-        return {"estimated": True, "tuning_run": self.tuning_run, **self.plan.to_json()}
+            known = {"tuning_run": self.tuning_run, "arms_compared": self.arms_compared} if self.tuning_run else {}
+            return {"estimated": False, "reason": self.reason, **known}
+        return {
+            "estimated": True,
+            "tuning_run": self.tuning_run,
+            "arms_compared": self.arms_compared,
+            **self.plan.to_json(),
+        }
 
     def text(self) -> str:
         return power_text(self.to_json())
@@ -61,19 +68,21 @@ def holdout_power(
         run = latest_run(experiment.folder, "tuning", [BASELINE, arm])
     except InputError:
         return PowerCheck(None, f"no finished tuning run holds both {BASELINE!r} and {arm!r}")
+    arms = len([name for name in run.read_record().config.arm_names if name != BASELINE])
     spread = tuning_spread(run.read_score_tables()[0], arm, manifest)
     if spread is None or not math.isfinite(spread.variance_per_word):
-        return PowerCheck(None, f"the tuning run {run.root.name} has fewer than two scored recordings", run.root.name)
+        fewer = f"the tuning run {run.root.name} has fewer than two scored recordings"
+        return PowerCheck(None, fewer, run.root.name, arms)
     if spread.variance_per_word == 0:
         same = f"{arm!r} and {BASELINE!r} differ by the same rate on every recording of {run.root.name}"
-        return PowerCheck(None, f"{same}: no spread to plan from", run.root.name)
+        return PowerCheck(None, f"{same}: no spread to plan from", run.root.name, arms)
     gate = gates.gates[WER_GATE]
     threshold = gate.threshold if gate.applicable else None
     if recordings is not None:
         minutes = recordings * spread.minutes / spread.recordings
-        return PowerCheck(plan_power(spread, recordings, minutes, threshold), tuning_run=run.root.name)
+        return PowerCheck(plan_power(spread, recordings, minutes, threshold), "", run.root.name, arms)
     minutes = sum(entry.duration for entry in planned) / 60
-    return PowerCheck(plan_power(spread, len(planned), minutes, threshold), tuning_run=run.root.name)
+    return PowerCheck(plan_power(spread, len(planned), minutes, threshold), "", run.root.name, arms)
 
 
 def tuning_spread(per_recording: Any, arm: str, manifest: Any) -> PairedSpread | None:
