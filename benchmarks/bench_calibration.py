@@ -7,7 +7,8 @@ references or a speech tier declared not applicable, as a study with written tex
 to 5 recordings of the chapters' mean length: the false-PROMOTE rate with its exact upper bound and the
 gates that stopped the A/A pairs, the probability of PROMOTE for planted gains of 0.5, 1 and 2 points, the
 power formula's minimum detectable effect beside them, and the calibration's own cost, cold (its dithered
-re-decodes of the baseline included) and with every decode cached. ``--plot FILE`` draws the power curves.
+re-decodes of the baseline included) and with every decode cached; then the same with the WER gate alone,
+to see what the other gates cost. ``--plot FILE`` draws the power curves.
 Run: ``.venv/bin/python benchmarks/bench_calibration.py [--resamples 200] [--plot docs/img/calibration-power.png]``.
 """
 
@@ -37,14 +38,22 @@ NOT_APPLICABLE = {
 }
 
 
-def gates_file(path: Path) -> Path:
-    """The template with the gates written text cannot measure declared not applicable, with the reason."""
-    from toolkit.protocol.gates_file import TEMPLATE
+WER_ONLY = "only the WER gate, to see its own power"
+
+
+def gates_file(path: Path, wer_only: bool = False) -> Path:
+    """The template with the gates written text cannot measure declared not applicable, with the reason (with
+    ``wer_only``, every gate but the WER gate)."""
+    from toolkit.protocol.gates_file import SPECS, TEMPLATE, WER_GATE
 
     text = TEMPLATE.read_text(encoding="utf-8")
-    for name, reason in NOT_APPLICABLE.items():
+    skipped = dict(NOT_APPLICABLE)
+    if wer_only:
+        skipped |= {spec.name: WER_ONLY for spec in SPECS if spec.name != WER_GATE and spec.name not in skipped}
+    for name, reason in skipped.items():
         start = text.index(f"[{name}]")
-        end = text.index("\n[", start + 1)
+        end = text.find("\n[", start + 1)
+        end = len(text) if end < 0 else end  # the last table runs to the end
         text = text[:start] + f'[{name}]\napplicable = false\nreason = "{reason}"\n' + text[end:]
     path.write_text(text, encoding="utf-8")
     return path
@@ -62,17 +71,19 @@ def measure(root: Path, resamples: int) -> dict[str, Any]:
     experiment = load_experiment(root)
     summary = run_experiment(experiment, "tuning", progress=False)
     evaluate_run(summary.folder, experiment.score_options())
-    gates = load_gates(gates_file(root / "gates.toml"))
-    figures: dict[str, Any] = {"sizes": {}}
-    for size in SIZES:
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        calibration = calibrate(experiment, "vad", gates, resamples=resamples, holdout_recordings=size)
-        data = record_to_json(calibration)
-        data["measured_cost"] = {
-            "wall_s": round(time.perf_counter() - wall0, 1),
-            "cpu_s": round(time.process_time() - cpu0, 1),
-        }
-        figures["sizes"][size] = data
+    figures: dict[str, Any] = {}
+    for label, wer_only in (("template", False), ("WER gate alone", True)):
+        gates = load_gates(gates_file(root / f"gates-{'wer' if wer_only else 'template'}.toml", wer_only))
+        figures[label] = {"sizes": {}}
+        for size in SIZES:
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            calibration = calibrate(experiment, "vad", gates, resamples=resamples, holdout_recordings=size)
+            data = record_to_json(calibration)
+            data["measured_cost"] = {
+                "wall_s": round(time.perf_counter() - wall0, 1),
+                "cpu_s": round(time.process_time() - cpu0, 1),
+            }
+            figures[label]["sizes"][size] = data
     return figures
 
 
@@ -100,25 +111,27 @@ def plot(figures: dict[str, Any], minutes_per_recording: float, out: Path) -> No
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sizes = list(figures["sizes"])
-    minutes = [s * minutes_per_recording for s in sizes]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for effect in (0.5, 1.0, 2.0):
-        values = [
-            next(g["probability"] for g in d["power"] if g["effect_points"] == effect)
-            for d in figures["sizes"].values()
-        ]
-        ax.plot(minutes, [100 * (v or 0) for v in values], marker="o", label=f"planted gain {effect:g} points")
-    rates = [100 * d["false_promote_rate"] for d in figures["sizes"].values()]
-    ax.plot(minutes, rates, marker="s", linestyle="--", color="black", label="A/A (no gain): false PROMOTE")
-    ax.axhline(5, color="grey", linewidth=0.8)
-    ax.set_xlabel("holdout minutes (recordings of the chapters' mean length)")
-    ax.set_ylabel("PROMOTE, % of resampled holdouts")
-    ax.set_title("Template gates, +VAD, shared audiobook (tuning: 5 chapters)", fontsize=10)
-    ax.legend(fontsize=8)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, (label, series) in zip(axes, figures.items(), strict=True):
+        sizes = list(series["sizes"])
+        minutes = [s * minutes_per_recording for s in sizes]
+        for effect in (0.5, 1.0, 2.0):
+            values = [
+                next(g["probability"] for g in d["power"] if g["effect_points"] == effect)
+                for d in series["sizes"].values()
+            ]
+            ax.plot(minutes, [100 * (v or 0) for v in values], marker="o", label=f"planted gain {effect:g} points")
+        rates = [100 * d["false_promote_rate"] for d in series["sizes"].values()]
+        ax.plot(minutes, rates, marker="s", linestyle="--", color="black", label="A/A (no gain): false PROMOTE")
+        ax.axhline(5, color="grey", linewidth=0.8)
+        ax.set_xlabel("holdout minutes (recordings of the chapters' mean length)")
+        ax.set_title(f"gates: {label}", fontsize=10)
+    axes[0].set_ylabel("PROMOTE, % of resampled holdouts")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("+VAD against the baseline, shared audiobook (tuning: 5 chapters, 40.7 min)", fontsize=10)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=100)
 
 
 def main() -> None:
@@ -128,6 +141,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "ptbr-ablate" / "bench-calibration")
     parser.add_argument("--plot", type=Path, help="draw the power curves to this PNG")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--warm", action="store_true", help="keep the decodes of an earlier run (the cached cost)")
     args = parser.parse_args()
     if not PTBR_LONGFORM.is_dir():
         print(f"skipped: the shared long-form recordings are not at {PTBR_LONGFORM}")
@@ -140,15 +154,21 @@ def main() -> None:
         shutil.rmtree(corpus, ignore_errors=True)
         build_corpus(corpus, named)
     root = args.work / f"{args.isa or 'default'}-experiment"
-    shutil.rmtree(root, ignore_errors=True)  # an empty cache: the first calibration is cold
+    if not args.warm:
+        shutil.rmtree(root, ignore_errors=True)  # an empty cache: the first calibration is cold
     write_experiment(root, (corpus / "manifest.json").resolve(), ["baseline", "vad"])
     print(describe())
     figures = measure(root, args.resamples)
-    first = next(iter(figures["sizes"].values()))
+    first = next(iter(figures["template"]["sizes"].values()))
     minutes = first["power_plan"]["tuning"]["minutes"] / first["power_plan"]["tuning"]["recordings"]
     print(f"tuning: {len(named)} chapters, {first['power_plan']['tuning']['minutes']} min; {args.resamples} resamples")
-    print_table(figures, minutes)
-    print("cost: the first calibration decoded the baseline again twice under dither; the others reused them")
+    for label, series in figures.items():
+        print(f"-- gates: {label}")
+        print_table(series, minutes)
+    print(
+        "cost: "
+        + ("every decode was cached" if args.warm else "the first calibration decoded the baseline twice under dither")
+    )
     if args.plot:
         plot(figures, minutes, args.plot)
     if args.json:
