@@ -102,7 +102,11 @@ class _Trials:
             gate = critical[NEGATION_GATE]
             critical[NEGATION_GATE] = Measured(int(gate.value or 0) + 1, gate.opportunities)
             flipped = counts[keys[flip_at]]
-            counts[keys[flip_at]] = replace(flipped, hits=flipped.hits - 1, substitutions=flipped.substitutions + 1)
+            counts[keys[flip_at]] = (
+                replace(flipped, hits=flipped.hits - 1, substitutions=flipped.substitutions + 1)
+                if flipped.hits
+                else replace(flipped, insertions=flipped.insertions + 1)  # nothing left to flip: an inserted "não"
+            )
         options = self.evaluation.options
         comparison = paired_comparison(
             {k: s.counts for k, s in first.items()},
