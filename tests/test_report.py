@@ -143,3 +143,42 @@ def test_the_title_tells_a_stability_rerun_and_a_run_of_some_arms_from_the_split
     assert report_title(dithered).endswith(", stability rerun with inaudible dither (seed 3, -90.0 dBFS)")
     subset = replace(record, config=replace(record.config, arms=record.config.arms[:1]))
     assert report_title(subset) == "ASR ablation report: constructed / tuning (baseline)"
+
+
+def test_the_arms_table_shows_cpu_time_beside_wall_time_over_the_audio(tmp_path: Path) -> None:
+    """Wall time moves with a shared machine's load; the CPU figure sits beside it, each summed over the
+    arm's recordings and divided by their audio."""
+    import json
+
+    from toolkit.report.tables import arms_table, number
+
+    _, folder = known_causes_run(tmp_path, "tuning")
+    record = json.loads(folder.record.read_text(encoding="utf-8"))
+    for k, row in enumerate(record["measurements"]):  # two cores: CPU time above the wall time, unequal by arm
+        row["cpu_s"] = 1.7 * row["wall_s"] + 0.1 * k
+    folder.record.write_text(json.dumps(record), encoding="utf-8")
+    evaluation = score_run(folder, OPTIONS)
+    table = arms_table(evaluation).set_index("arm")
+    assert (table["CPU RTF"] != table["RTF"]).all()
+    for arm, rows in evaluation.runtime.groupby("arm"):
+        audio = rows["duration_s"].sum()
+        assert table.loc[arm, "RTF"] == number(rows["wall_s"].sum() / audio, 3)
+        assert table.loc[arm, "CPU RTF"] == number(rows["cpu_s"].sum() / audio, 3)
+
+
+def test_long_times_keep_their_hundredths_and_small_figures_four_digits() -> None:
+    import pandas as pd
+
+    from toolkit.report.document import float_cell, markdown_table
+
+    assert [float_cell(v) for v in (1117.608, 1117.6, 1120.7, 1234.0, 12.3456, 0.0123449, 2.0)] == [
+        "1117.61",
+        "1117.6",
+        "1120.7",
+        "1234",
+        "12.35",
+        "0.01234",
+        "2",
+    ]
+    frame = pd.DataFrame({"seam start": [1117.608, 1120.7], "cut": [1117.044, 1121.0]})
+    assert "| 1117.61 | 1117.04 |" in markdown_table(frame)

@@ -111,8 +111,16 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 def _cell(value: Any) -> str:
     if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.4g}"
+        return "n/a" if math.isnan(value) else float_cell(value)
     return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def float_cell(value: float) -> str:
+    """Four significant digits below 100; from 100 up, to 0.01 with trailing zeros dropped: a time of 1117.6 s
+    in a long recording stays 1117.6, not 1118 (to four digits seam times a second apart read alike)."""
+    if abs(value) >= 100:
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{value:.4g}"
 
 
 # ---------------------------------------------------------------- HTML
@@ -174,7 +182,8 @@ def _html_block(block: Body) -> str:
 
 
 def _html_table(frame: pd.DataFrame) -> str:
-    return "<div class='scroll'>" + frame.to_html(index=False, na_rep="n/a", border=0, classes="table") + "</div>"
+    html = frame.to_html(index=False, na_rep="n/a", border=0, classes="table", float_format=float_cell)
+    return "<div class='scroll'>" + html + "</div>"
 
 
 def markdown_html(text: str, inline: bool = False) -> str:
