@@ -113,7 +113,11 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert [g["effect_points"] for g in calibration["power"]] == [0.5, 1.0, 2.0]
     assert calibration["power_plan"]["estimated"] is False  # one tuning recording: no spread to plan from
     tuning_report = Path(experiment) / "runs" / calibration["tuning_run"] / "report.md"
-    assert "Gates calibrated on this split" in tuning_report.read_text(encoding="utf-8")
+    report = tuning_report.read_text(encoding="utf-8")
+    assert "Gates calibrated on this split" in report
+    # The run section describes the recognizer the arms used; the experiment's others are named as unused.
+    assert "- recognizer `whisper_base`:" in report and "- recognizer `whisper_base_batched`" not in report
+    assert "used by no arm of this run: " in report and "`whisper_base_batched`" in report
     assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
     frozen_out = capsys.readouterr().out
     assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 60" in frozen_out

@@ -245,6 +245,8 @@ def _flag_table(precision: pd.DataFrame, recall: pd.DataFrame) -> pd.DataFrame:
 def _about(evaluation: Evaluation) -> str:
     record = evaluation.record
     relations = record.config.recognizer_relations
+    used = _recognizers_used(evaluation)
+    unused = [name for name in record.config.recognizers if name not in used]
     return "\n".join(
         [
             f"- experiment: `{record.config.experiment}`, split `{record.split}`, "
@@ -262,12 +264,25 @@ def _about(evaluation: Evaluation) -> str:
                 )
                 + _cpu_code(record.config.recognizer_runtime.get(name))
                 for name, r in record.config.recognizers.items()
+                if name in used
             ],
+            *(
+                [f"- defined in the experiment, used by no arm of this run: {', '.join(f'`{n}`' for n in unused)}"]
+                if unused
+                else []
+            ),
             f"- scorer signature: `{evaluation.signature}`",
             "- all times are seconds in the original recordings; WER and CER are micro-averaged "
             "(counts summed, then divided)",
         ]
     )
+
+
+def _recognizers_used(evaluation: Evaluation) -> set[str]:
+    """The recognizers this run's arms decoded with, as their outputs name them (every one the run defines
+    when no output says: a run written by hand)."""
+    named = {name for output in evaluation.outputs.values() for name in output.recognizer_notes}
+    return named or set(evaluation.record.config.recognizers)
 
 
 def _reuse(record: RunRecord) -> str:
