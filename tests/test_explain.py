@@ -48,9 +48,14 @@ def test_the_changes_add_up_to_the_difference_in_errors_for_any_two_hypotheses(c
     reference, base_hyp, arm_hyp = case
     options = ScoreOptions(normalizer="ptbr-norm-3")
     base, arm = score_recording(reference, base_hyp, options), score_recording(reference, arm_hyp, options)
-    changes = word_changes(base.primary_aligned, arm.primary_aligned)
+    found = word_changes(base.primary_aligned, arm.primary_aligned)
+    changes = found.changes
     assert errors(base.primary_aligned) == base.counts.errors and errors(arm.primary_aligned) == arm.counts.errors
     assert sum(c.delta for c in changes) == arm.counts.errors - base.counts.errors
+    # A position both systems inserted at is never both a fix and a regression.
+    fixed = {c.ref_token for c in changes if c.error == "insertion" and c.kind == "fix"}
+    regressed = {c.ref_token for c in changes if c.error == "insertion" and c.kind == "regression"}
+    assert not fixed & regressed and found.same_position >= 0
     assert all(c.kind == "regression" if c.erred == "arm" else c.kind == "fix" for c in changes)
 
 
@@ -170,3 +175,30 @@ def test_the_challenger_note_reads_the_same_tuning_run_as_explain(tmp_path: Path
     rows = aggregate.read_text(encoding="utf-8").replace("0.2857", "0.0001")  # vad "wins" the rerun
     aggregate.write_text(rows, encoding="utf-8")
     assert "in tuning-constructed" in (tuning_note(experiment, "vad") or "")
+
+
+def _aligned(reference: str, hypothesis: str):
+    words = [Word(w, 0.5 * n, 0.5 * n + 0.4) for n, w in enumerate(hypothesis.split())]
+    score = score_recording(
+        Reference("r", [Utterance(0.0, 30.0, reference)]),
+        Hypothesis("r", words),
+        ScoreOptions(normalizer="ptbr-norm-3"),
+    )
+    return score.primary_aligned
+
+
+def test_a_word_both_inserted_at_one_position_spelled_two_ways_is_neither_a_fix_nor_a_regression() -> None:
+    """The reader says "inciso", which the written text lacks: one arm writes "Insisto", the other "Inciso"."""
+    reference = "é assegurado o direito de propriedade"
+    base = _aligned(reference, "insisto é assegurado o direito de propriedade")
+    arm = _aligned(reference, "inciso é assegurado o direito de propriedade")
+    found = word_changes(base, arm)
+    assert (found.changes, found.same_position) == ([], 1)
+    # Two words inserted against one: one pair at that position, one regression left; the sum still holds.
+    arm = _aligned(reference, "em ciso é assegurado o direito de propriedade")
+    found = word_changes(base, arm)
+    assert found.same_position == 1 and [(c.kind, c.error) for c in found.changes] == [("regression", "insertion")]
+    assert sum(c.delta for c in found.changes) == errors(arm) - errors(base) == 1
+    # The same word at the same position is no change at all, and none counted apart.
+    same = word_changes(base, _aligned(reference, "insisto é assegurado o direito de propriedade"))
+    assert (same.changes, same.same_position) == ([], 0)

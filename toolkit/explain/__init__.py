@@ -41,6 +41,7 @@ class RecordingExplanation:
     arm_errors: int
     changes: tuple[ExplainedChange, ...]
     turn_words: tuple[int, ...]  # reference tokens per turn (utterance), in turn order
+    same_position: int = 0  # positions where both systems inserted a different word: no change, counted apart
 
     @property
     def delta_errors(self) -> int:
@@ -91,6 +92,11 @@ class Explanation:
     def changes(self) -> list[ExplainedChange]:
         return [c for r in self.recordings for c in r.changes]
 
+    @property
+    def same_position(self) -> int:
+        """Positions where both systems inserted a word, different ones: neither a fix nor a regression."""
+        return sum(r.same_position for r in self.recordings)
+
     def cause_at(self, recording: str, start: float | None, end: float | None, reference: str = "") -> str | None:
         """The cause of the arm's regression at ``[start, end]`` of ``recording`` (one quoting ``reference``
         first), for a gate instance; None when no regression lies there."""
@@ -119,6 +125,7 @@ class Explanation:
             "ref_words": self.ref_words,
             "delta_errors": self.delta_errors,
             "delta_wer_points": part(self.delta_errors, self.ref_words),
+            "same_position_other_error": self.same_position,
             "causes": {
                 cause: {**counts, "points": part(counts["net"], self.ref_words)}
                 for cause, counts in self.by_cause().items()
@@ -130,6 +137,7 @@ class Explanation:
                     "baseline_errors": r.baseline_errors,
                     "arm_errors": r.arm_errors,
                     "delta_wer_points": part(r.delta_errors, r.ref_words),
+                    "same_position_other_error": r.same_position,
                     "causes": self.by_cause(r.recording),
                 }
                 for r in self.recordings
@@ -157,6 +165,11 @@ class Explanation:
                     f"  {cause:<12} {_points(counts['net'], total):>8}  ({counts['regressions']} regressions, "
                     f"{counts['fixes']} fixes)"
                 )
+        if self.same_position:
+            lines.append(
+                f"  same position, other error: {self.same_position} (both inserted a word there, a different one: "
+                "neither a fix nor a regression, no part of ΔWER)"
+            )
         for r in self.recordings:
             parts = ", ".join(
                 f"{cause} {counts['net']:+d}"
@@ -200,7 +213,8 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
             evaluation.options.seam_margin_s,
         )
         turns = _turns(evaluation.scores[arm][rid].utterance_of_word, arm_at)
-        changes = [_explained(rid, change, arm_at, base_at, context, turns) for change in word_changes(base_at, arm_at)]
+        found = word_changes(base_at, arm_at)
+        changes = [_explained(rid, change, arm_at, base_at, context, turns) for change in found.changes]
         recording = RecordingExplanation(
             rid,
             len(arm_at.ref),
@@ -208,6 +222,7 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
             errors(arm_at),
             tuple(changes),
             tuple(np.bincount(turns).tolist()) if len(turns) else (),
+            found.same_position,
         )
         if sum(c.delta for c in changes) != recording.delta_errors:  # by construction; checked, never assumed
             raise AssertionError(f"{rid}: the changes do not add up to the difference in errors")

@@ -5,8 +5,11 @@ Both systems are aligned to the same reference tokens (the primary policy's). A 
 error). Each token right for one system and wrong for the other is one change: a **regression**
 (+1) when the arm got it wrong, a **fix** (-1) when the baseline did. Insertions are paired across
 the two systems by the reference position they sit at and their token: a pair is no change; an
-unpaired insertion of the arm is a regression, one of the baseline a fix. So the changes of a
-recording sum exactly to (S + D + I) of the arm minus that of the baseline.
+unpaired insertion of the arm is a regression, one of the baseline a fix, except where both systems
+inserted at the same reference position, different words (a word the reader adds that the text lacks,
+spelled two ways: "Insisto" and "Inciso"): such a pair is the same position with another error, neither a
+fix nor a regression, and is counted apart. So the changes of a recording sum exactly to (S + D + I) of the
+arm minus that of the baseline.
 """
 
 from __future__ import annotations
@@ -41,7 +44,15 @@ class Change:
 _ERRORS = {SUBSTITUTE: "substitution", DELETE: "deletion"}
 
 
-def word_changes(base: AlignedTokens, arm: AlignedTokens) -> list[Change]:
+@dataclass(frozen=True)
+class WordChanges:
+    """The changes from one system to another, and the positions where both inserted a different word."""
+
+    changes: list[Change]
+    same_position: int
+
+
+def word_changes(base: AlignedTokens, arm: AlignedTokens) -> WordChanges:
     """The changes from ``base`` to ``arm`` (both aligned to the same reference tokens), in reference order."""
     if base.ref.texts != arm.ref.texts:
         raise ValueError("the two systems were not aligned to the same reference tokens")
@@ -52,11 +63,33 @@ def word_changes(base: AlignedTokens, arm: AlignedTokens) -> list[Change]:
         erred, at = (ARM, arm) if arm_wrong[i] else (BASELINE, base)
         kind = REGRESSION if erred == ARM else FIX
         changes.append((i, Change(kind, erred, _ERRORS[int(at.ref_op[i])], i)))
-    arm_extra = _unpaired(arm, base)
-    base_extra = _unpaired(base, arm)
+    arm_extra, base_extra, same = _same_position(_unpaired(arm, base), _unpaired(base, arm))
     changes += [(slot, Change(REGRESSION, ARM, "insertion", slot, j)) for slot, j in arm_extra]
     changes += [(slot, Change(FIX, BASELINE, "insertion", slot, j)) for slot, j in base_extra]
-    return [change for _, change in sorted(changes, key=lambda item: (item[0], item[1].error != "insertion"))]
+    ordered = [change for _, change in sorted(changes, key=lambda item: (item[0], item[1].error != "insertion"))]
+    return WordChanges(ordered, same)
+
+
+def _same_position(
+    arm_extra: list[tuple[int, int]], base_extra: list[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """The insertions left after pairing each of the arm's with one of the baseline's at the same reference
+    position (in order), and how many pairs that made."""
+    base_at = Counter(slot for slot, _ in base_extra)
+    arm_at = Counter(slot for slot, _ in arm_extra)
+    paired = {slot: min(n, base_at[slot]) for slot, n in arm_at.items() if base_at[slot]}
+
+    def rest(extra: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        left = dict(paired)
+        kept = []
+        for slot, j in extra:
+            if left.get(slot):
+                left[slot] -= 1
+            else:
+                kept.append((slot, j))
+        return kept
+
+    return rest(arm_extra), rest(base_extra), sum(paired.values())
 
 
 def _insertions(at: AlignedTokens) -> list[tuple[int, int]]:

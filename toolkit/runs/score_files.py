@@ -135,6 +135,7 @@ class RecordingCauses:
     arm_errors: int
     delta_wer_points: float | None
     causes: dict[str, CauseCounts]
+    same_position_other_error: int | Absent = optional_key()  # files written before it was counted lack it
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ class ExplanationFile:
     causes: dict[str, CauseCounts]
     recordings: tuple[RecordingCauses, ...]
     instances: tuple[ExplainedChange, ...]
+    same_position_other_error: int | Absent = optional_key()  # files written before it was counted lack it
 
 
 @dataclass(frozen=True)
