@@ -58,6 +58,20 @@ def test_a_holdout_too_small_for_its_threshold_is_refused_unless_allowed_and_the
     wide = json.loads(capsys.readouterr().out)
     assert wide["threshold_points"] == 50 and wide["needed_recordings"] < planned["needed_recordings"]
     assert wide["minimum_detectable_effect_points"] == planned["minimum_detectable_effect_points"]
+    assert wide["sized_for"] == "an effect" and wide["gate_passes_80_at_points"] is None
+    folder = str(experiment.folder)
+    for wrong, said in (
+        (["--arm", "nosuch"], "no challenger arm 'nosuch'"),
+        (["--arm", "baseline"], "no challenger arm 'baseline'"),
+        (["--effect", "nan"], "--effect must be a finite WER reduction above 0 points"),
+        (["--effect", "inf"], "--effect must be a finite WER reduction above 0 points"),
+        (["--hours", "3"], "--power plans the holdout's power; --hours plan time"),
+    ):
+        assert main(["plan", folder, "--power", *wrong]) == 2
+        error = capsys.readouterr().err.strip()
+        assert said in error and "\n" not in error, error
+    assert main(["plan", folder, "--hours", "1", "--arm", "vad"]) == 2
+    assert "--arm go with --power" in capsys.readouterr().err
     with pytest.raises(ProtocolError) as refused:
         freeze_challenger(experiment, "vad", TEMPLATE)
     assert "too small to detect its own wer_reduction_points threshold" in str(refused.value)
@@ -85,14 +99,19 @@ def test_a_holdout_too_small_for_its_threshold_is_refused_unless_allowed_and_the
 
 
 @needs_bundled_model
-def test_a_holdout_without_a_tuning_spread_is_frozen_and_says_power_was_not_estimated(tmp_path: Path) -> None:
+def test_tuning_figures_without_any_spread_are_refused_unless_allowed(tmp_path: Path) -> None:
+    """Real paired decodes differ somewhere; arms that differ by one rate on every recording (or tuning scores
+    edited to look so) say nothing of the holdout's power, so they are no way around the underpowered refusal."""
     experiment = own_corpus_experiment(tmp_path / "exp", SPLITS)
     same = {"t1": 1, "t2": 1, "t3": 1, "t4": 1}
     _tuning_run(experiment, {"baseline": same, "vad": same})  # the arms agree on every recording
-    freeze_challenger(experiment, "vad", TEMPLATE)
+    with pytest.raises(ProtocolError) as refused:
+        freeze_challenger(experiment, "vad", TEMPLATE)
+    assert "power cannot be planned" in str(refused.value) and "no spread" in str(refused.value)
+    freeze_challenger(experiment, "vad", TEMPLATE, allow_underpowered=True)
     entry = replay(verified_log(experiment.folder)).frozen_entry
     assert entry["power"]["estimated"] is False and "no spread" in entry["power"]["reason"]
-    assert entry["underpowered_allowed"] is False and entry["calibration"] is None
+    assert entry["underpowered_allowed"] is True and entry["calibration"] is None
 
 
 def test_holm_adjusts_the_smallest_p_by_k_and_keeps_the_order() -> None:

@@ -94,16 +94,28 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     calibrate = ["calibrate", experiment, "--arm", "vad", "--resamples", "20", "--reruns", "1", "--isa", "GENERIC"]
     assert main([*calibrate, "--format", "json"]) == 0
     calibration = json.loads(capsys.readouterr().out)
-    assert (calibration["aa_trials"], calibration["resamples"], calibration["holdout_recordings"]) == (60, 20, 1)
-    assert calibration["aa_pairs"] == [
+    assert (calibration["aa_trials"], calibration["resamples"], calibration["holdout_recordings"]) == (120, 20, 1)
+    assert calibration["resampling"] == "with replacement"  # one tuning recording for a one-recording holdout
+    assert calibration["aa_pairs"] == [  # each pair both ways round
         "undithered vs dither seed 1",
         "undithered vs forced GENERIC",
+        "dither seed 1 vs undithered",
         "dither seed 1 vs forced GENERIC",
+        "forced GENERIC vs undithered",
+        "forced GENERIC vs dither seed 1",
     ]
     assert len(calibration["dither_reruns"]) == 1 and list(calibration["isa_runs"]) == ["GENERIC"]
     generic = Path(experiment) / "runs" / calibration["isa_runs"]["GENERIC"] / "run.json"
     assert json.loads(generic.read_text())["config"]["recognizer_runtime"]["whisper_base"]["forced_isa"] == "GENERIC"
     assert "CT2_FORCE_CPU_ISA" not in os.environ  # as it was before the calibration
+    # The figures a freeze quotes come from the audit log: a calibration.json edited to flatter is not adopted.
+    written = Path(experiment) / "runs" / calibration["tuning_run"] / "scores" / "calibration.json"
+    forged = json.loads(written.read_text())
+    forged.update(false_promotes=0, false_promote_rate=0.0, false_promote_upper95=0.0)
+    written.write_text(json.dumps(forged))
+    assert main([*calibrate, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == calibration
+    assert json.loads(written.read_text()) == calibration  # and the file is the logged one again
     # Another machine's run is not the split's run here, unless that instruction set is forced while reading.
     assert latest_run(Path(experiment), "tuning").read_record().config.arm_names == ["baseline", "vad"]
     with pytest.MonkeyPatch.context() as patch:
@@ -120,7 +132,7 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert "used by no arm of this run: " in report and "`whisper_base_batched`" in report
     assert main(["challenger", "freeze", experiment, "--arm", "vad", "--gates", str(TEMPLATE)]) == 0
     frozen_out = capsys.readouterr().out
-    assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 60" in frozen_out
+    assert "power: not estimated" in frozen_out and f"promoted {calibration['false_promotes']} of 120" in frozen_out
     _killed_holdout_run(experiment)
     assert main(["audit", "verify", experiment]) == 0  # kill -9 leaves the log valid
     capsys.readouterr()
@@ -146,11 +158,12 @@ def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["gates"] == verdict["gates"]
     assert main(["audit", "verify", experiment]) == 0
     events = [e.event for e in AuditLog(Path(experiment)).entries()]
-    assert events[:7] == [
+    assert events[:8] == [
         "manifest registered",
         "manifest verified",
         "tuning run",
         "refusal",
+        "gates calibrated",  # its figures, which the freeze quotes from here
         "manifest verified",
         "challenger frozen",
         "holdout opened",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
 
@@ -51,6 +52,12 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.pipeline.planner import Resources, make_plan
     from toolkit.runs.folder import latest_run
 
+    timing = [f"--{n}" for n in ("hours", "nodes", "cores", "gpus") if getattr(args, n) is not None]
+    powering = [f"--{n}" for n in ("effect", "arm", "gates") if getattr(args, n) is not None]
+    if args.power and timing:
+        raise ToolkitError(f"--power plans the holdout's power; {', '.join(timing)} plan time: give one or the other")
+    if powering and not args.power:
+        raise ToolkitError(f"{', '.join(powering)} go with --power")
     if args.power:
         return _power(args)
     if args.hours is None:
@@ -76,19 +83,29 @@ def _power(args: argparse.Namespace) -> int:
     """The holdout's power plan for the challenger against the baseline, as text or JSON."""
     from dataclasses import replace
 
-    from toolkit.core.errors import ToolkitError
+    from toolkit.core.errors import InputError, ToolkitError
+    from toolkit.core.names import unknown_name
     from toolkit.pipeline.experiment import load_experiment
     from toolkit.protocol.chosen import chosen_arm, chosen_gates
     from toolkit.protocol.gates_file import WER_GATE, load_gates
     from toolkit.protocol.power_check import holdout_power
+    from toolkit.runs.record import BASELINE
+    from toolkit.scorer.power import power_text
 
     experiment = load_experiment(args.experiment)
     gates = load_gates(args.gates or chosen_gates(experiment))
+    arm = args.arm or chosen_arm(experiment)
+    if arm not in experiment.arms or arm == BASELINE:
+        raise InputError(
+            experiment.path, unknown_name("challenger arm", arm, [a for a in experiment.arms if a != BASELINE])
+        )
     if args.effect is not None:
-        if args.effect <= 0:
-            raise ToolkitError(f"--effect must be a WER reduction above 0 points, not {args.effect}")
+        if not (math.isfinite(args.effect) and args.effect > 0):
+            raise ToolkitError(f"--effect must be a finite WER reduction above 0 points, not {args.effect}")
         declared = replace(gates.gates[WER_GATE], applicable=True, threshold=args.effect)
         gates = replace(gates, gates={**gates.gates, WER_GATE: declared})
-    check = holdout_power(experiment, args.arm or chosen_arm(experiment), gates)
-    print(json.dumps(check.to_json(), indent=2) if args.json else check.text())
+    data = holdout_power(experiment, arm, gates).to_json()
+    if args.effect is not None and data["estimated"]:  # sized for the asked effect, not the gates' threshold
+        data = {**data, "sized_for": "an effect", "gate_passes_80_at_points": None}
+    print(json.dumps(data, indent=2) if args.json else power_text(data))
     return 0

@@ -33,8 +33,10 @@ from scipy.stats import beta
 from toolkit.audio.dither import Dither
 from toolkit.core.devices import FORCE_VARIABLE
 from toolkit.core.errors import InputError
+from toolkit.core.json_records import record_from_json, record_to_json
 from toolkit.pipeline.engine import finished_run, run_experiment
 from toolkit.pipeline.experiment import Experiment
+from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gate_measures import CRITICAL_GATES, Measured, Scores, critical_errors, measure_scores
 from toolkit.protocol.gates import PROMOTE, judge, verdict_of
 from toolkit.protocol.gates_file import DITHER_GATE, GatesFile
@@ -48,6 +50,7 @@ from toolkit.scorer.metrics.wer import ErrorCounts
 from toolkit.scorer.stats import paired_comparison
 
 RESAMPLES = 200
+CALIBRATED = "gates calibrated"  # the audit log event holding a calibration's figures
 ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")  # what CT2_FORCE_CPU_ISA accepts on x86
 RERUNS = 2
 EFFECTS = (0.5, 1.0, 2.0)
@@ -73,9 +76,15 @@ class _Trials:
     rng: np.random.Generator
     critical: dict[tuple[str, str], dict[str, Measured]]
 
+    @property
+    def replace(self) -> bool:
+        """Whether resamples repeat recordings: only when the tuning split holds no more than the holdout's."""
+        return len(self.evaluation.scores[BASELINE]) <= self.size
+
     def draw(self) -> list[str]:
+        """A holdout's worth of tuning recordings: distinct ones where the split holds more than that."""
         ids = sorted(self.evaluation.scores[BASELINE])
-        return [ids[i] for i in self.rng.integers(0, len(ids), self.size)]
+        return [ids[i] for i in self.rng.choice(len(ids), self.size, replace=self.replace)]
 
     def critical_of(self, pair: _Pair, rid: str) -> dict[str, Measured]:
         key = (pair.name, rid)
@@ -187,6 +196,8 @@ def calibrate(
         raise InputError(
             experiment.path, f"calibration needs at least one resample and one rerun, not {resamples} and {reruns}"
         )
+    if arm == BASELINE:
+        raise InputError(experiment.path, f"calibrate the gates for a challenger against {BASELINE!r}, not for itself")
     wall0, cpu0 = time.perf_counter(), time.process_time()
     options = experiment.score_options()
     tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
@@ -209,18 +220,20 @@ def calibrate(
         "dither_reruns": tuple(r.root.name for r in reruns_run),
         "isa_runs": {name: run.root.name for name, run in isa_runs.items()},
     }
-    if tuning.calibration.is_file():
-        earlier = tuning.read_calibration()
-        if all(getattr(earlier, key) == value for key, value in asked.items()):
-            return earlier  # the same runs, gates, scorer and draws: the same figures
+    log = AuditLog(experiment.folder)
+    earlier = logged_calibration(log, asked)
+    if earlier is not None:  # the same runs, gates, scorer and draws: the figures the log recorded
+        tuning.write_calibration(earlier)
+        return earlier
     evaluation = score_run(tuning, options)
     others = [*reruns_run, *isa_runs.values()]
     decodes = [evaluation.scores[BASELINE], *(score_run(r, options).scores[BASELINE] for r in others)]
     labels = ["undithered", *(f"dither seed {s}" for s in range(1, reruns + 1)), *(f"forced {i}" for i in isa_runs)]
-    pairs = [
+    pairs = [  # both ways round: which decode plays the baseline must not decide the rate
         _pair(f"{labels[a]} vs {labels[b]}", decodes[a], decodes[b])
         for a in range(len(decodes))
-        for b in range(a + 1, len(decodes))
+        for b in range(len(decodes))
+        if a != b
     ]
     trials = _Trials(evaluation, gates, size, np.random.default_rng(seed), {})
     promotes, failures = (
@@ -240,6 +253,7 @@ def calibrate(
     calibration = Calibration(
         baseline=BASELINE,
         **asked,
+        resampling="with replacement" if trials.replace else "without replacement",
         aa_pairs=tuple(p.name for p in pairs),
         aa_trials=n,
         false_promotes=promotes,
@@ -254,6 +268,7 @@ def calibrate(
         ),
     )
     tuning.write_calibration(calibration)
+    log.append(CALIBRATED, calibration=record_to_json(calibration))  # what a freeze may quote: not the file
     write_reports(evaluation, report_sections(tuning))  # the tuning report opens with it
     return calibration
 
@@ -310,22 +325,41 @@ def _planted(trials: _Trials, pairs: Sequence[_Pair], draws: list[list[str]], ef
     return PlantedGain(effect, promoted / n, flipped / flips if flips else None, n)
 
 
-def calibration_for(tuning: RunFolder, arm: str, gates_sha256: str) -> dict[str, Any] | None:
-    """The calibration measured on ``tuning`` for ``arm`` and these gates, as JSON; None when there is none."""
-    from toolkit.core.json_records import record_to_json
-
-    if not tuning.calibration.is_file():
-        return None
-    calibration = tuning.read_calibration()
-    if calibration.challenger != arm or calibration.gates_sha256 != gates_sha256:
-        return None
-    return record_to_json(calibration)
+def logged_calibration(log: AuditLog, asked: dict[str, Any]) -> Calibration | None:
+    """The latest calibration the audit log recorded whose arm, gates, runs, scorer and draws are ``asked``."""
+    for entry in reversed(log.entries()):
+        if entry.event == CALIBRATED:
+            recorded = entry.other["calibration"]
+            if all(_same(recorded.get(key), value) for key, value in asked.items()):
+                return record_from_json(Calibration, recorded, log.path)
+    return None
 
 
-def tuning_calibration(experiment: Experiment, arm: str, gates_sha256: str) -> dict[str, Any] | None:
-    """The calibration on the latest tuning run holding the baseline and ``arm``, for these gates (None: none)."""
+def _same(recorded: Any, value: Any) -> bool:
+    return recorded == (list(value) if isinstance(value, tuple) else value)
+
+
+def tuning_calibration(experiment: Experiment, arm: str, gates: GatesFile) -> dict[str, Any] | None:
+    """The calibration a freeze of ``arm`` with ``gates`` records: the latest the audit log holds for them, on
+    the latest tuning run holding both arms, under this scorer, at the manifest holdout's size (None: none).
+    Read from the log, never from ``calibration.json``, which anyone could have edited before the freeze."""
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.scorer.signature import scorer_signature
+
     try:
         tuning = latest_run(experiment.folder, "tuning", [BASELINE, arm])
     except InputError:
         return None
-    return calibration_for(tuning, arm, gates_sha256)
+    holdout = len(load_manifest(experiment.manifest_path).split("holdout"))
+    for entry in reversed(AuditLog(experiment.folder).entries()):
+        recorded = entry.other.get("calibration") if entry.event == CALIBRATED else None
+        if (
+            recorded
+            and recorded["challenger"] == arm
+            and recorded["gates_sha256"] == gates.sha256
+            and recorded["tuning_run"] == tuning.root.name
+            and recorded["scorer_signature"] == scorer_signature(experiment.score_options()).text
+            and (not holdout or recorded["holdout_recordings"] == holdout)
+        ):
+            return dict(recorded)
+    return None

@@ -210,8 +210,13 @@ def _freeze(
             log,
             "challenger freeze",
             gates_path,
-            f"the holdout is too small to detect its own {WER_GATE} threshold: {power.text()}; enlarge the holdout, "
-            "or pass --allow-underpowered (the verdict will say so)",
+            (
+                f"the holdout's power cannot be planned: {power.text()}"
+                if power.no_spread
+                else f"the holdout is too small to detect its own {WER_GATE} threshold: {power.text()}; enlarge the "
+                "holdout"
+            )
+            + ", or pass --allow-underpowered (the verdict will say so)",
         )
     if frozen is not None and state.test_opened:
         tests = [e for e in manifest.recordings if e.split in TEST_SPLITS]
@@ -247,7 +252,7 @@ def _freeze(
         tuning_note=tuning_note(experiment, arm_name),
         power=power.to_json(),
         underpowered_allowed=power.underpowered,
-        calibration=tuning_calibration(experiment, arm_name, gates.sha256),
+        calibration=tuning_calibration(experiment, arm_name, gates),
         hashes=[
             named("file", copy, gates.sha256, experiment.folder),
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),

@@ -49,12 +49,21 @@ def planning_text(planned: dict[str, Any]) -> str:
 def calibration_text(data: dict[str, Any]) -> str:
     """A few lines from a calibration's JSON (as written and as the audit log keeps it)."""
     bound = data["false_promote_upper95"]
+    forced = [f"with CTranslate2 forced to {isa}" for isa in data.get("isa_runs", {})]
+    decodes = " and ".join(["under inaudible dither", *forced])
     lines = [
-        f"calibration ({data['tuning_run']}, {data['resamples']} holdouts of {data['holdout_recordings']} recording(s) "
-        f"resampled from the tuning split): the gates promoted {data['false_promotes']} of {data['aa_trials']} "
-        f"A/A pairs (the baseline against itself re-decoded under inaudible dither): false-PROMOTE rate "
-        f"{data['false_promote_rate']:.1%}, exact one-sided 95% upper bound {bound:.1%}"
+        f"calibration of the gates {data['gates_sha256'][:12]}… for {data['challenger']!r} ({data['tuning_run']}, "
+        f"{data['resamples']} holdouts of {data['holdout_recordings']} recording(s) resampled from the tuning split "
+        f"{data.get('resampling', 'with replacement')}): the gates promoted {data['false_promotes']} of "
+        f"{data['aa_trials']} A/A pairs (the baseline against itself decoded again {decodes}, both ways round): "
+        f"false-PROMOTE rate {data['false_promote_rate']:.1%}, exact one-sided 95% upper bound {bound:.1%}"
     ]
+    if data.get("resampling") == "with replacement":
+        lines.append(
+            "  the tuning split holds no more recordings than the holdout, so resamples repeat recordings; a "
+            "repeated recording narrows the bootstrap interval, which inflates both the false-PROMOTE rate and the "
+            "power below"
+        )
     failing = sorted(((share, name) for name, share in data["gate_failures"].items() if share > 0), reverse=True)
     if failing:
         lines.append("  A/A failures by gate: " + ", ".join(f"{name} {share:.0%}" for share, name in failing))

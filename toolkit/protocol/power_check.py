@@ -31,11 +31,13 @@ class PowerCheck:
     reason: str = ""
     tuning_run: str = ""
     arms_compared: int = 0  # arms besides the baseline on that tuning run: the challenger is the best of these
+    no_spread: bool = False  # the arms differ by one rate on every recording: nothing to plan from, or a forgery
 
     @property
     def underpowered(self) -> bool:
-        """True only when a plan exists and says the holdout cannot detect its own threshold."""
-        return self.plan is not None and self.plan.detects_threshold is False
+        """When a plan says the holdout cannot detect its own threshold, or the tuning figures show no spread at
+        all (real paired decodes always differ somewhere: none says nothing of the holdout's power)."""
+        return self.no_spread or (self.plan is not None and self.plan.detects_threshold is False)
 
     def to_json(self) -> dict[str, Any]:
         if self.plan is None:
@@ -75,7 +77,7 @@ def holdout_power(
         return PowerCheck(None, fewer, run.root.name, arms)
     if spread.variance_per_word == 0:
         same = f"{arm!r} and {BASELINE!r} differ by the same rate on every recording of {run.root.name}"
-        return PowerCheck(None, f"{same}: no spread to plan from", run.root.name, arms)
+        return PowerCheck(None, f"{same}: no spread to plan from", run.root.name, arms, no_spread=True)
     gate = gates.gates[WER_GATE]
     threshold = gate.threshold if gate.applicable else None
     if recordings is not None:

@@ -401,6 +401,7 @@ class Calibration:
     seed: int
     dither_reruns: tuple[str, ...]
     isa_runs: dict[str, str]  # instruction set -> the baseline's tuning run with CTranslate2 forced to it
+    resampling: str  # "without replacement", or "with replacement" when the split holds no more than the holdout
     aa_pairs: tuple[str, ...]
     aa_trials: int
     false_promotes: int

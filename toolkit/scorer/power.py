@@ -118,8 +118,9 @@ class PowerPlan:
 
     @property
     def detects_threshold(self) -> bool | None:
-        """Whether the planned split can tell a reduction of the threshold from none (None: no threshold)."""
-        if self.threshold_points is None:
+        """Whether the planned split can tell a reduction of the threshold from none (None: no threshold, or one
+        of 0 or below, which asks for no minimum gain)."""
+        if self.threshold_points is None or self.threshold_points <= 0:
             return None
         return self.minimum_detectable_effect_points <= self.threshold_points
 
@@ -198,12 +199,14 @@ def power_text(plan: dict[str, Any]) -> str:
     )
     if plan["threshold_points"] is None:
         return line
+    if plan["threshold_points"] <= 0:
+        return line + f"; a threshold of {plan['threshold_points']:g} points asks for no minimum gain, so no size"
     need = (
         f"{plan['needed_recordings']} recordings, {plan['needed_minutes']:.0f} min"
         if plan["needed_recordings"] is not None
         else f"more than {MAX_RECORDINGS} recordings"
     )
-    line += f"; its threshold of {plan['threshold_points']:g} points needs {need}"
+    line += f"; {plan.get('sized_for', 'its threshold')} of {plan['threshold_points']:g} points needs {need}"
     if plan["gate_passes_80_at_points"] is not None:
         line += f"; the gate promotes a true reduction of {plan['gate_passes_80_at_points']:.2f} points 4 times in 5"
     return line
