@@ -9,12 +9,12 @@ long-form), cached by audio sha256 and recognizer identity, so a rerun decodes n
 
 Errors are attributed by removing one cause at a time (the issue's method), on the same decodes:
 
-- recognizer: the floor left when nothing else counts: ptbr-norm-3, the narrator's reading
+- recognizer: the floor left when nothing else counts: the newest version, the narrator's reading
   conventions declared (``ptbr-longform-conventions.tsv``: "inciso" before "I -", "alínea" before
   "a)", "dois pontos" for ":"), accents folded and every number, and every Roman numeral left as
   written, compared by its magnitude (an ordinal and a cardinal of the same value are one reading: the
   most any normalizer could fold);
-- reading convention: what declaring the narrator's conventions removes (ptbr-norm-3 without and
+- reading convention: what declaring the narrator's conventions removes (the newest version without and
   with them): words he says that the text does not write;
 - normalization: the rest, per normalizer version: errors that are only the written form.
 
@@ -48,7 +48,8 @@ CONVENTIONS = Path(__file__).resolve().parent / "ptbr-longform-conventions.tsv"
 # Chapters looked at while the rules were written, and the held-out ones the shares are measured on.
 DEVELOPMENT = ("Titulo 1 Art 01 ao 04", "Titulo 3 Art 25 ao 28")
 HELD_OUT = ("Titulo 2 Art 06 ao 11", "Titulo 7 Art 170 ao 181", "Titulo 8 Art 196 ao 200")
-VERSIONS = ("ptbr-norm-2", "ptbr-norm-3")
+VERSIONS = ("ptbr-norm-2", "ptbr-norm-3", "ptbr-norm-4")
+LATEST = VERSIONS[-1]  # the conventions and the recognizer floor are measured under it
 
 
 def cache_folder() -> Path:
@@ -90,9 +91,9 @@ def decode(chapters: tuple[str, ...]) -> dict[str, Hypothesis]:
 
 
 def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
-    """Errors left when every difference of form is forgiven: ptbr-norm-3 accent-folded with the narrator's
-    conventions declared, each integer number (ordinal or cardinal) and every Roman numeral left as
-    written rewritten as its cardinal reading."""
+    """Errors left when every difference of form is forgiven: the newest version accent-folded with the
+    narrator's conventions declared, each integer number (ordinal or cardinal, a glued minus off) and every
+    Roman numeral left as written rewritten as its cardinal reading."""
     import numpy as np
 
     from toolkit.scorer.metrics.tokens import SourceWords, TokenTable, tokenize
@@ -103,7 +104,7 @@ def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
     from toolkit.scorer.normalize.digits import cardinal
     from toolkit.scorer.optional_align import align_reference
 
-    normalizer = Normalizer(NormalizationPolicy.accent_folded("ptbr-norm-3"), user_lexicon=CONVENTIONS)
+    normalizer = Normalizer(NormalizationPolicy.accent_folded(LATEST), user_lexicon=CONVENTIONS)
 
     def words(texts: list[str]) -> SourceWords:
         nan = np.full(len(texts), np.nan)
@@ -114,7 +115,7 @@ def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
         optional: list[bool] = []
         group = None
         for k, text in enumerate(table.texts):
-            value = (table.number_value[k] or "").rstrip("ºª")
+            value = (table.number_value[k] or "").rstrip("ºª").lstrip("-")  # "-30," is a label's dash glued on
             if table.number_group[k] >= 0 and value.isdigit():
                 if table.number_group[k] != group:
                     reading = [fold_accents(w) for w in cardinal(int(value))]
@@ -165,10 +166,10 @@ class Attribution:
 
 
 def attribute(chapters: tuple[str, ...], hypotheses: dict[str, Hypothesis]) -> dict[str, Attribution]:
-    """Per configuration (each version, and ptbr-norm-3 with the conventions declared), errors by cause."""
+    """Per configuration (each version, and the newest with the conventions declared), errors by cause."""
     from toolkit.scorer.score import score_recording
 
-    found = {name: Attribution() for name in (*VERSIONS, "ptbr-norm-3 + conventions")}
+    found = {name: Attribution() for name in (*VERSIONS, f"{LATEST} + conventions")}
     for chapter in chapters:
         reference = read_plaintext_reference(PTBR_LONGFORM / "refs" / f"{chapter}.txt", chapter)
         hypothesis = hypotheses[chapter]
@@ -178,10 +179,10 @@ def attribute(chapters: tuple[str, ...], hypotheses: dict[str, Hypothesis]) -> d
             for version in VERSIONS
         }
         declared = score_recording(reference, hypothesis, ScoreOptions(lexicon=CONVENTIONS)).counts
-        convention = counts["ptbr-norm-3"].errors - declared.errors
+        convention = counts[LATEST].errors - declared.errors
         for version in VERSIONS:
             found[version].add(counts[version].ref_words, counts[version].errors, convention, floor)
-        found["ptbr-norm-3 + conventions"].add(declared.ref_words, declared.errors, 0, floor)
+        found[f"{LATEST} + conventions"].add(declared.ref_words, declared.errors, 0, floor)
     return found
 
 

@@ -163,7 +163,7 @@ def test_scorer_owns_a_read_only_signature():
 def test_short_signature_abbreviates_like_sacrebleu_and_keeps_the_hash():
     signature = toolkit.Scorer(policy="verbatim").signature()
     short = signature.format(short=True)
-    assert short.startswith(f"v:{toolkit.__version__}|p:verbatim|n:ptbr-norm-3@")
+    assert short.startswith(f"v:{toolkit.__version__}|p:verbatim|n:ptbr-norm-4@")
     assert short.endswith(f"|h:{signature.hash}") and "numpy" not in short and "numpy" in signature.text
     assert len(short) < len(signature.text)
     assert "|c:0.5|" in short and "|tc:no|" in short

@@ -445,7 +445,7 @@ def test_signature_names_everything_a_number_depends_on():
     c = score_recording(ref_of((0, 1, "a")), hyp_of("a"), ScoreOptions(bootstrap_seed=3)).signature
     assert len({a.hash, b.hash, c.hash}) == 3
     fields = a.fields
-    assert fields["normalizers"]["normalized"]["version"] == "ptbr-norm-3"
+    assert fields["normalizers"]["normalized"]["version"] == "ptbr-norm-4"
     assert set(fields["normalizers"]["normalized"]["lexicons"]) >= {"negations.txt", "equivalences.tsv"}
     assert fields["alignment"]["costs"] == {"substitution": 1, "deletion": 1, "insertion": 1, "match": 0}
     assert {"rapidfuzz", "jiwer", "numpy", "scipy", "num2words"} <= set(fields["libraries"])

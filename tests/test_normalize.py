@@ -318,7 +318,7 @@ def test_policy_is_frozen_and_versioned() -> None:
     policy = NormalizationPolicy.normalized()
     with pytest.raises(dataclasses.FrozenInstanceError):
         policy.accent_fold = True  # type: ignore[misc]
-    assert policy.version == POLICY_VERSION == "ptbr-norm-3"
+    assert policy.version == POLICY_VERSION == "ptbr-norm-4"
     assert policy.roman_numerals and policy.abbreviations and policy.homophones
     assert policy.optional_words and policy.list_labels and policy.orthographic_variants and policy.units
     assert policy.dates and policy.clock_times and policy.colloquial_negation and policy.negation_restarts
@@ -356,9 +356,9 @@ def test_the_first_version_stays_selectable_with_its_old_options() -> None:
 
 def test_signature_names_version_options_and_lexicon_hashes() -> None:
     signature = NORM.signature()
-    assert signature["version"] == "ptbr-norm-3"
+    assert signature["version"] == "ptbr-norm-4"
     assert signature["options"] == NormalizationPolicy.normalized().options()
-    assert signature["lexicons"] == {name: sha256_file(LEXICON_DIR / name) for name in lexicon_files("ptbr-norm-3")}
+    assert signature["lexicons"] == {name: sha256_file(LEXICON_DIR / name) for name in lexicon_files("ptbr-norm-4")}
     assert lexicon_files("ptbr-norm-2") == (
         "equivalences.tsv",
         "negations.txt",

@@ -78,7 +78,7 @@ def test_score_cli_takes_a_lexicon_and_a_normalizer_version(lexicon: Path, tmp_p
     args = plain_text_pair(tmp_path, "rec1", "Bora ver Dom Pedro II", "vamos embora ver dom pedro segundo")
     assert main([*args, "--lexicon", str(lexicon)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["wer"] == 0 and "norm:ptbr-norm-3@" in data["signature"] and "user-lex:" in data["signature"]
+    assert data["wer"] == 0 and "norm:ptbr-norm-4@" in data["signature"] and "user-lex:" in data["signature"]
     assert main([*args, "--normalizer", "ptbr-norm-1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["wer"] > 0 and "norm:ptbr-norm-1@" in data["signature"] and "user-lex:" not in data["signature"]
@@ -100,7 +100,7 @@ def test_experiment_names_its_lexicon_and_normalizer(lexicon: Path, tmp_path: Pa
     path.write_text(text, encoding="utf-8")
     assert (
         load_experiment(path).score_options().lexicon is None
-        and load_experiment(path).score_options().normalizer == "ptbr-norm-3"
+        and load_experiment(path).score_options().normalizer == "ptbr-norm-4"
     )
     for first, message in (
         ("lexicon = 3", "lexicon must be a file name"),

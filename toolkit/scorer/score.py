@@ -49,6 +49,7 @@ from toolkit.scorer.normalize.registry import POLICIES, normalizer
 from toolkit.scorer.normalize.same_word import word_key
 from toolkit.scorer.optional_align import align_reference
 from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.paired_labels import label_words, paired_labels
 from toolkit.scorer.signature import scorer_signature
 
 if TYPE_CHECKING:  # pandas is imported by the table functions only, so scoring one pair stays quick
@@ -268,12 +269,14 @@ def score_recording(
     ref_words, utt = ref_all.select(keep_ref), utt_all[keep_ref]
     hyp_words = hyp_all.select(keep_hyp)
     groups = _groups(utt)
+    labels = label_words(ref_words.texts, groups)
     tables: dict[str, tuple[TokenTable, TokenTable]] = {}
     counts: dict[str, ErrorCounts] = {}
     aligned: dict[str, AlignedTokens] = {}
     for name in POLICIES:
         if name == "accent-folded" and FOLD_FROM_NORMALIZED:
             ref_t, hyp_t = (fold_table(t) for t in tables["normalized"])
+            pairs = False  # folded from tables whose numerals are paired already
         else:
             norm = normalizer(name, options.normalizer, options.lexicon)
             if name not in (options.policy, options.audit_policy):  # only its counts are read
@@ -283,7 +286,8 @@ def score_recording(
                     continue
             ref_t = tokenize(norm, ref_words, groups, reference=True)
             hyp_t = tokenize(norm, hyp_words, [(0, len(hyp_words))])
-        alignment, counts[name] = _counted(ref_t.texts, hyp_t.texts, ref_t.optional)
+            pairs = bool(norm.policy.paired_labels)
+        hyp_t, alignment, counts[name] = _paired_and_counted(ref_t, hyp_t, labels if pairs else frozenset())
         tables[name] = (ref_t, hyp_t)
         aligned[name] = AlignedTokens(ref_t, hyp_t, alignment)
     at = aligned[options.audit_policy]
@@ -327,6 +331,19 @@ def _counted(ref: list[str], hyp: list[str], optional: np.ndarray) -> tuple[Alig
     out), and its counts."""
     alignment = align_reference(ref, hyp, optional)
     return alignment, error_counts(ref, hyp, alignment)
+
+
+def _paired_and_counted(
+    ref: TokenTable, hyp: TokenTable, labels: frozenset[int]
+) -> tuple[TokenTable, Alignment, ErrorCounts]:
+    """:func:`_counted` of the tables, after the hypothesis reads the reference's list ``labels`` (source words) as
+    the reference does (:mod:`toolkit.scorer.paired_labels`; aligned again only where that changed a token)."""
+    alignment, counts = _counted(ref.texts, hyp.texts, ref.optional)
+    paired = paired_labels(ref, hyp, alignment, labels) if labels else None
+    if paired is None:
+        return hyp, alignment, counts
+    alignment, counts = _counted(ref.texts, paired.texts, ref.optional)
+    return paired, alignment, counts
 
 
 def _written_counts(

@@ -14,6 +14,9 @@
   decimal is no label.
 - After a word that letters a part ("alínea", "letra"), a letter's name is the letter ("alínea bê"
   is "alínea b", whatever a recognizer made of "cê").
+- From ptbr-norm-4 on (``paired_labels``), a list item opened by one of the single-letter numerals L, C, D
+  and M ("L - às presidiárias", the fiftieth inciso) is a Roman label too, unless it goes on a list lettered
+  in capitals (the item before it opened with the letter before it: "K -", "L -"). I, V and X always were.
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ from toolkit.scorer.normalize.stream import Stream
 
 ROMAN_ITEM = "roman"
 LETTER_ITEM = "letter"
-_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _ITEM_END = ".:;"
 _LETTER = re.compile(r"[a-z]\)")
 _LIST_WORDS = frozenset({"e", "a", "ou", "ate"})
 _ROMAN_STARTS = frozenset("IVXLCDM")
 LAST_ORDINAL = 9
+LETTER_NUMERALS = {"L": 50, "C": 100, "D": 500, "M": 1000}  # numerals roman_value refuses alone
 LETTER_NAMES = {
     "á": "a",
     "bê": "b",
@@ -75,8 +79,30 @@ def _item_start(words: Sequence[str], index: int) -> bool:
     return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END))
 
 
-def item_label(words: Sequence[str], index: int) -> tuple[str, tuple[str, ...]] | None:
-    """(kind, reading) when ``words[index]`` opens a list item ("I -", "XXI –", "a)"), else None."""
+def _lettered_list(words: Sequence[str], index: int, letter: str) -> bool:
+    """Whether the list item before ``index`` opened with the capital letter before ``letter`` and a dash
+    ("K -" before "L -"): a list lettered in capitals, not numbered."""
+    for back in range(index - 1, -1, -1):
+        word = words[back].strip()
+        following = words[back + 1].strip()
+        dashed = word[-1:] in DASHES or (following != "" and all(char in DASHES for char in following))
+        if dashed and word[:1].isupper() and _item_start(words, back):
+            return word.rstrip(DASHES) == chr(ord(letter) - 1)
+    return False
+
+
+def _label_value(core: str, words: Sequence[str], index: int, letter_numerals: bool) -> int | None:
+    """The value of the Roman numeral ``core`` opening the item at ``index``; with ``letter_numerals``, a
+    single L, C, D or M counts unless it goes on a list lettered in capitals."""
+    value = roman_value(core)
+    if value is None and letter_numerals and core in LETTER_NUMERALS and not _lettered_list(words, index, core):
+        return LETTER_NUMERALS[core]
+    return value
+
+
+def item_label(words: Sequence[str], index: int, letter_numerals: bool = False) -> tuple[str, tuple[str, ...]] | None:
+    """(kind, reading) when ``words[index]`` opens a list item ("I -", "XXI –", "a)"), else None;
+    ``letter_numerals``: a single L, C, D or M may open one (ptbr-norm-4, ``paired_labels``)."""
     word = words[index]
     letter = len(word) == 2 and word[1] == ")"
     if not (letter or word[:1] in _ROMAN_STARTS) or not _item_start(words, index):
@@ -84,11 +110,11 @@ def item_label(words: Sequence[str], index: int) -> tuple[str, tuple[str, ...]] 
     word = unicodedata.normalize("NFC", word).strip()
     if _LETTER.fullmatch(word):
         return LETTER_ITEM, (word[0],)
-    glued = word[-1] in _DASHES
+    glued = word[-1] in DASHES
     core = word[:-1] if glued else word
     following = words[index + 1].strip() if index + 1 < len(words) else ""
-    if glued or (following and all(char in _DASHES for char in following)):
-        value = roman_value(core)
+    if glued or (following and all(char in DASHES for char in following)):
+        value = _label_value(core, words, index, letter_numerals)
         if value is not None:
             return ROMAN_ITEM, legal_reading(value)
     return None
@@ -135,19 +161,21 @@ def may_label(word: str) -> bool:
     if not label_candidates((word,)):
         return False
     plain = unicodedata.normalize("NFC", word).strip()
-    core = plain[:-1] if plain[-1:] in _DASHES else plain
-    return any((_LETTER.fullmatch(plain), roman_value(core), roman_value(plain.rstrip(",;.:"))))
+    core = plain[:-1] if plain[-1:] in DASHES else plain
+    cited = roman_value(plain.rstrip(",;.:"))
+    return any((_LETTER.fullmatch(plain), roman_value(core), cited, core in LETTER_NUMERALS))
 
 
 def item_labels(
-    words: Sequence[str], candidates: Sequence[int] | None = None
+    words: Sequence[str], candidates: Sequence[int] | None = None, letter_numerals: bool = False
 ) -> dict[int, tuple[str, tuple[str, ...]]]:
     """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
     paragraph number: index -> (kind, reading). ``candidates``: indices in order that hold every word
-    :func:`may_label` (default: :func:`label_candidates`), so that a long text is not read again word by word."""
+    :func:`may_label` (default: :func:`label_candidates`), so that a long text is not read again word by word;
+    ``letter_numerals``: as for :func:`item_label`."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
     for index in label_candidates(words) if candidates is None else candidates:
-        label = item_label(words, index)
+        label = item_label(words, index, letter_numerals)
         if label is None and words[index][:1] in _ROMAN_STARTS:
             value = _cited(words, index, found)
             label = (ROMAN_ITEM, legal_reading(value)) if value is not None else None

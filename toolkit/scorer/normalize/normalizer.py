@@ -299,7 +299,9 @@ class Normalizer:
         marked = _marked(states)
         list_labels = self.policy.list_labels and marked[_LABEL]
         if list_labels or conventions:  # the label bit is set only under a policy that reads list labels
-            labels = item_labels(source_words, marked[_LABEL] if self.policy.list_labels else None)
+            labels = item_labels(
+                source_words, marked[_LABEL] if self.policy.list_labels else None, bool(self.policy.paired_labels)
+            )
         else:
             labels = {}
         columns = self._columns(source_words, labels if list_labels else {}, marked)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 FIRST_VERSION = "ptbr-norm-1"
-POLICY_VERSIONS = (FIRST_VERSION, "ptbr-norm-2", "ptbr-norm-3")
+POLICY_VERSIONS = (FIRST_VERSION, "ptbr-norm-2", "ptbr-norm-3", "ptbr-norm-4")
 POLICY_VERSION = POLICY_VERSIONS[-1]
 # Each option a later version introduced, and that version: off under older versions and absent
 # from their signatures, so an old version's signature and scores are the same as before it existed.
@@ -28,6 +28,7 @@ SINCE = {
     "clock_times": "ptbr-norm-3",
     "colloquial_negation": "ptbr-norm-3",
     "negation_restarts": "ptbr-norm-3",
+    "paired_labels": "ptbr-norm-4",
 }
 LATER_OPTIONS = tuple(SINCE)
 
@@ -68,6 +69,7 @@ class NormalizationPolicy:
     clock_times: bool | None = None
     colloquial_negation: bool | None = None
     negation_restarts: bool | None = None
+    paired_labels: bool | None = None
 
     def __post_init__(self) -> None:
         if self.version not in POLICY_VERSIONS:
@@ -87,7 +89,8 @@ class NormalizationPolicy:
         """The default scoring policy: NFKC, lower case, no punctuation, equivalences, number words
         (from ptbr-norm-2 on: Roman numerals in context, abbreviations, the crase folded, numerals
         a recognizer split into word pieces read whole; from ptbr-norm-3 on: optional reference words,
-        list labels, orthographic variants, units, dates, clock times and the colloquial negation)."""
+        list labels, orthographic variants, units, dates, clock times and the colloquial negation; from
+        ptbr-norm-4 on: a Roman numeral of the reference read the same on the hypothesis side)."""
         return cls(version=version)
 
     @classmethod
