@@ -102,6 +102,7 @@ def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
     from toolkit.scorer.normalize.chars import fold_accents
     from toolkit.scorer.normalize.context import roman_value
     from toolkit.scorer.normalize.digits import cardinal
+    from toolkit.scorer.normalize.numbers import label_number
     from toolkit.scorer.optional_align import align_reference
 
     normalizer = Normalizer(NormalizationPolicy.accent_folded(LATEST), user_lexicon=CONVENTIONS)
@@ -124,8 +125,11 @@ def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
                 group = table.number_group[k]
                 continue
             group = None
-            roman = roman_value(text.upper()) if text.isalpha() else None
-            reading = [fold_accents(w) for w in cardinal(roman)] if roman is not None else [text]
+            written = table.words.texts[int(table.source[k])].strip(".,;:-–")  # a numeral is written in capitals
+            roman = roman_value(written) if text.isalpha() and text.upper() == written else None
+            said = label_number([text], 0)  # a lone "segundo", "quarto": no number group, but a number's word
+            value = roman if roman is not None else said[1] if said is not None and said[0] == 1 else None
+            reading = [fold_accents(w) for w in cardinal(value)] if value is not None else [text]
             texts.extend(reading)
             optional.extend([bool(table.optional[k])] * len(reading))
         return texts, np.asarray(optional, dtype=bool)
