@@ -128,8 +128,8 @@ def recognizer_floor(reference: Reference, hypothesis: Hypothesis) -> int:
             written = table.words.texts[int(table.source[k])].strip(".,;:-–")  # a numeral is written in capitals
             roman = roman_value(written) if text.isalpha() and text.upper() == written else None
             said = label_number([text], 0)  # a lone "segundo", "quarto": no number group, but a number's word
-            value = roman if roman is not None else said[1] if said is not None and said[0] == 1 else None
-            reading = [fold_accents(w) for w in cardinal(value)] if value is not None else [text]
+            magnitude = roman if roman is not None else said[1] if said is not None and said[0] == 1 else None
+            reading = [fold_accents(w) for w in cardinal(magnitude)] if magnitude is not None else [text]
             texts.extend(reading)
             optional.extend([bool(table.optional[k])] * len(reading))
         return texts, np.asarray(optional, dtype=bool)
