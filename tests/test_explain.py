@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from known_causes import EXPECTED, known_causes_run
+from shared_data import PTBR_LONGFORM
 
 from toolkit.cli import main
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.evaluate import score_run
 from toolkit.explain import explain
 from toolkit.explain.changes import errors, word_changes
+from toolkit.scorer.normalize.context import roman_value
 from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import score_recording
 
@@ -202,3 +206,33 @@ def test_a_word_both_inserted_at_one_position_spelled_two_ways_is_neither_a_fix_
     # The same word at the same position is no change at all, and none counted apart.
     same = word_changes(base, _aligned(reference, "insisto é assegurado o direito de propriedade"))
     assert (same.changes, same.same_position) == ([], 0)
+
+
+def test_on_a_shared_chapter_a_reader_added_label_spelled_two_ways_is_never_a_fix_and_a_regression() -> None:
+    """Every item of a real chapter opened by a Roman label: the reader says "inciso" before it, the baseline
+    writes "Insisto 14,", the arm "Inciso XIV -"; the labels cost nothing (ptbr-norm-4 pairs them), the added
+    word is one position wrong in both, and the parts still sum to ΔWER."""
+    chapter = PTBR_LONGFORM / "refs" / "Titulo 2 Art 06 ao 11.txt"
+    if not chapter.is_file():
+        pytest.skip(f"the shared long-form chapters are not at {chapter.parent}")
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    base_words: list[str] = []
+    arm_words: list[str] = []
+    labelled = 0
+    for line in lines:
+        found = re.match(r"^([IVX]+) - (.+)$", line)
+        if found:
+            labelled += 1
+            value = roman_value(found[1])
+            base_words += ["Insisto", f"{value},", *found[2].split()]
+            arm_words += ["Inciso", found[1], "-", *found[2].split()]
+        else:
+            base_words += line.split()
+            arm_words += line.split()
+    reference = Reference("t2", [Utterance(0.0, 1200.0, " ".join(lines))])
+    options = ScoreOptions()
+    base = score_recording(reference, Hypothesis("t2", [Word(w) for w in base_words], "baseline"), options)
+    arm = score_recording(reference, Hypothesis("t2", [Word(w) for w in arm_words], "arm"), options)
+    assert labelled > 20 and base.counts.errors == arm.counts.errors == labelled  # the added word, nothing else
+    found = word_changes(base.primary_aligned, arm.primary_aligned)
+    assert (found.changes, found.same_position) == ([], labelled)

@@ -239,14 +239,26 @@ def numbering_words(labels: dict[str, tuple[str, str]], key: Callable[[str], str
     return {key(word): entry for word, entry in labels.items() if entry[0] == "numbered"}
 
 
+def _closes_list(words: Sequence[str], last: int, following: int) -> bool:
+    """Whether a list of numbers after a numbering word ends after source word ``last`` (the next token's word
+    is ``following``): the word ends with a dash, ":", ";" or ".", or a word of punctuation alone lies between
+    ("Inciso VIII - décimo terceiro salário": the item's text starts after the dash, it numbers nothing)."""
+    if words[last].rstrip()[-1:] in DASHES + ":;.":
+        return True
+    return any(not any(char.isalnum() for char in words[k]) for k in range(last + 1, min(following, len(words))))
+
+
 def legal_numbering(
     stream: Stream,
     key: Callable[[str], str],
     folded: dict[str, tuple[str, str]],
     items: frozenset[int] = frozenset(),
+    words: Sequence[str] | None = None,
 ) -> Stream:
     """``stream`` with every number after a numbering word (``folded``: :func:`numbering_words`), and every
-    Roman list label (source words ``items``), read in the legal convention as a rule-made number."""
+    Roman list label (source words ``items``), read in the legal convention as a rule-made number. With the
+    source ``words`` (ptbr-norm-4, ``paired_labels``), a dash or a full stop after a number ends the list, and
+    after a word naming one part ("inciso", not "incisos") only "e", "ou", "a" or "até" goes on with it."""
     sources = stream.sources
     keys = stream.keys(key)
     if not items and folded.keys().isdisjoint(keys):
@@ -254,6 +266,7 @@ def legal_numbering(
     out = stream.successor(stream)
     pos = 0
     feminine: bool | None = None  # the gender of the numbering word in force, None: none in force
+    plural = False  # whether it names several parts ("incisos"): a list of numbers may follow it
     while pos < len(keys):
         entry = folded.get(keys[pos])
         label = (feminine is not None or sources[pos] in items) and stream.fixed[pos] is None
@@ -267,10 +280,14 @@ def legal_numbering(
                 f"{value}{mark}" if value <= LAST_ORDINAL else str(value),
             )
             pos = end
+            if words is not None:  # one part numbered goes on only after "e", "ou": "inciso VIII, décimo terceiro"
+                joined = plural or (pos < len(keys) and keys[pos] in _LIST_WORDS)
+                if not joined or _closes_list(words, sources[end - 1], sources[pos] if pos < len(keys) else -1):
+                    feminine = None
             continue  # a list may go on: "incisos primeiro segundo e terceiro"
         out.copy_from(stream, pos)
         if entry is not None:
-            feminine = entry[1] == "f"
+            feminine, plural = entry[1] == "f", keys[pos].endswith("s")
         elif keys[pos] not in _LIST_WORDS or feminine is None:
             feminine = None
         pos += 1

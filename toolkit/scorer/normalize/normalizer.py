@@ -336,7 +336,10 @@ class Normalizer:
                 continue
             texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
-            out.append(self._numbered(texts, sources, {}, {}) if state else TokenColumns.plain(texts, sources))
+            if state:
+                out.append(self._numbered(texts, sources, {}, {}, words if self.policy.paired_labels else None))
+            else:
+                out.append(TokenColumns.plain(texts, sources))
         return out
 
     @property
@@ -431,7 +434,7 @@ class Normalizer:
         texts, sources = self._word_forms(source_words, readings, presets)
         if policy.orthographic_variants and marked[_HYPHEN]:
             texts = mesoclisis(texts, sources, list(source_words), rules.literal("á"))
-        columns = self._numbered(texts, sources, presets, labels)
+        columns = self._numbered(texts, sources, presets, labels, source_words if policy.paired_labels else None)
         if undecided:
             columns = columns._replace(undecided=[source in undecided for source in columns.sources])
         return columns
@@ -442,9 +445,11 @@ class Normalizer:
         sources: list[int],
         presets: dict[int, str],
         labels: dict[int, tuple[str, tuple[str, ...]]],
+        words: Sequence[str] | None = None,
     ) -> TokenColumns:
         """The token columns of the words' forms: clock times, dates and the legal numbering read as rule-made
-        numbers (``presets``: numerals kept as written, by position), then the number groups tagged."""
+        numbers (``presets``: numerals kept as written, by position; ``words``: the source words, where a dash
+        ends a list of numbers), then the number groups tagged."""
         rules, policy = self._rules, self.policy
         stream = Stream(texts, sources, [None] * len(texts))
         for position, value in presets.items():  # numerals kept as written, with their value
@@ -453,7 +458,7 @@ class Normalizer:
             stream = times_and_dates(stream, rules.key, rules.literal, bool(policy.clock_times), bool(policy.dates))
         if policy.list_labels and policy.numbers_to_words:
             items = frozenset(index for index, (kind, _) in labels.items() if kind == ROMAN_ITEM)
-            stream = legal_numbering(stream, rules.key, rules.numbering, items)
+            stream = legal_numbering(stream, rules.key, rules.numbering, items, words)
         return self._tag(stream)
 
     def _word_forms(
