@@ -441,3 +441,11 @@ def test_unknown_extensions_and_missing_files_are_refused(tmp_path: Path) -> Non
     with pytest.raises(InputError, match="nada.TextGrid: file not found"):
         read_reference(tmp_path / "nada.TextGrid")
 
+
+def test_untimed_turns_are_never_written_into_a_textgrid_with_invented_times(tmp_path: Path) -> None:
+    from toolkit.formats.plaintext import untimed_turns
+
+    reference = Reference("rec", untimed_turns("Eu não sei.\nO João sabe."))
+    with pytest.raises(InputError, match="untimed turns"):
+        write_reference_textgrid(reference, tmp_path / "rec.TextGrid", 5.0)
+    assert not (tmp_path / "rec.TextGrid").exists()
