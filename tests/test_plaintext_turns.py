@@ -26,6 +26,7 @@ from toolkit.scorer.metrics.tokens import tokenize
 from toolkit.scorer.metrics.turns import lost_turns
 from toolkit.scorer.normalize import POLICY_VERSION, POLICY_VERSIONS
 from toolkit.scorer.normalize.registry import POLICIES, normalizer
+from toolkit.scorer.options import ScoreOptions
 from toolkit.scorer.score import _groups, _reference_words, score_recording
 
 REFS = PTBR_LONGFORM / "refs"
@@ -180,3 +181,43 @@ def test_a_stand_in_hypothesis_scores_the_same_against_one_turn_and_against_line
                 score_recording(_one_turn(reference), stand_in).flat(),
             )
             assert lines == one, path.name
+
+
+def test_a_run_on_a_plain_text_reference_has_a_per_recording_interval_over_its_lines_and_loses_a_line(
+    tmp_path: Path,
+) -> None:
+    """Scored end to end (a constructed run, no decoding): the lines are the turns the ΔWER interval resamples
+    (the report's "one turn: none" is gone), the line the arm dropped is one lost turn, and no change carries a
+    time the reference made up."""
+    from protocol_corpus import SENTENCES, correct, make_corpus, make_experiment, make_run, turns
+
+    from toolkit.corpus.freeze import freeze
+    from toolkit.evaluate import score_run
+    from toolkit.explain import explain
+    from toolkit.pipeline.experiment import load_experiment
+
+    corpus = tmp_path / "corpus"
+    manifest = make_corpus(corpus, {"r1": "tuning"})
+    (corpus / "refs" / "r1.TextGrid").unlink()
+    (corpus / "refs" / "r1.txt").write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    manifest.unlink()
+    freeze(corpus / "audio", corpus / "refs", manifest, splits_csv=corpus / "splits.csv")
+    experiment = load_experiment(make_experiment(tmp_path / "exp", manifest, 'baseline = []\nvad = ["vad"]\n'))
+    said = correct(turns())
+    lost = len(SENTENCES[0].split())
+    arm = said[:lost] + said[lost + len(SENTENCES[1].split()) :]
+    run = make_run(
+        experiment.folder / "runs" / "tuning-plain",
+        manifest,
+        "tuning",
+        {"baseline": {"r1": said}, "vad": {"r1": arm}},
+        experiment=experiment,
+    )
+    evaluation = score_run(run, ScoreOptions())
+    recording = explain(evaluation, "vad").recordings[0]
+    assert len(recording.turn_words) == len(SENTENCES) and recording.interval(200, 0) is not None
+    lost_turns_found = evaluation.scores["vad"]["r1"].lost_turns
+    assert lost_turns_found is not None and (lost_turns_found.recognized, lost_turns_found.lost) == (3, 1)
+    # the deleted words lie between the hypothesis words around them (the arm's times), never at 0..inf
+    spans = {(c.time, c.end) for c in recording.changes}
+    assert spans == {(said[lost - 1].end, said[lost + len(SENTENCES[1].split())].start)}
