@@ -248,3 +248,23 @@ def test_a_correction_replaces_one_speakers_turns_only():
     assert correctable_speaker(reference, 0.0, 0.5) == "ANA"
     with pytest.raises(InputError, match="covers turns of several speakers \\(ANA, BETO\\)"):
         correctable_speaker(reference, 0.5, 2.5)
+
+
+def test_a_decision_changing_a_plain_text_reference_is_refused_when_applied_and_changes_nothing(exp, tmp_path):
+    """Its turns are untimed: a TextGrid would invent their times, so apply says to correct the file instead."""
+    from toolkit.corpus.freeze import freeze
+
+    corpus = exp / "corpus"
+    (corpus / "refs" / "reuniao.TextGrid").unlink()
+    (corpus / "refs" / "reuniao.txt").write_text("a Maria chegou cedo hoje\nnós vamos votar amanhã\n", encoding="utf-8")
+    (corpus / "manifest.json").unlink()
+    freeze(corpus / "audio", corpus / "refs", corpus / "manifest.json", splits_csv=corpus / "splits.csv")
+    adjudication = open_experiment(exp)
+    assert [u.text for u in adjudication.reference("reuniao").utterances] == [
+        "a Maria chegou cedo hoje",
+        "nós vamos votar amanhã",
+    ]
+    adjudication.decide(recording_id="reuniao", start=6.5, end=7.0, action="unresolved", annotator="ana")
+    with pytest.raises(InputError, match=r"untimed turns in a TextGrid tier \(time them first\)"):
+        apply_decisions(adjudication, "ana", tmp_path / "refs-v2")
+    assert not (tmp_path / "refs-v2").exists()

@@ -418,7 +418,7 @@ def test_plain_text_reference_and_hypothesis(tmp_path: Path) -> None:
     path = tmp_path / "rec.txt"
     path.write_text("Eu não sei,\n  o João sabe.\n", encoding="utf-8")
     reference = read_reference(path)
-    assert reference.utterances == [Utterance(0.0, math.inf, "Eu não sei, o João sabe.")]
+    assert reference.utterances == [Utterance(0.0, math.inf, "Eu não sei,"), Utterance(0.0, math.inf, "o João sabe.")]
     assert read_reference(path, duration=4.0).utterances[0].end == math.inf  # never a marked time
     assert [w.text for w in read_hypothesis(path).words] == ["Eu", "não", "sei,", "o", "João", "sabe."]
     assert all(not w.timed for w in read_hypothesis(path).words)
@@ -440,3 +440,12 @@ def test_unknown_extensions_and_missing_files_are_refused(tmp_path: Path) -> Non
         read_hypothesis(tmp_path / "rec.srt")
     with pytest.raises(InputError, match="nada.TextGrid: file not found"):
         read_reference(tmp_path / "nada.TextGrid")
+
+
+def test_untimed_turns_are_never_written_into_a_textgrid_with_invented_times(tmp_path: Path) -> None:
+    from toolkit.formats.plaintext import untimed_turns
+
+    reference = Reference("rec", untimed_turns("Eu não sei.\nO João sabe."))
+    with pytest.raises(InputError, match="untimed turns"):
+        write_reference_textgrid(reference, tmp_path / "rec.TextGrid", 5.0)
+    assert not (tmp_path / "rec.TextGrid").exists()

@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "toolkit": set(),
     "core": set(),
     "audio": {"core"},
-    "formats": {"core"},
+    "formats": {"core", "scorer"},
     "corpus": {"core", "audio", "formats"},
     "scorer": {"toolkit", "core"},
     "asr": {"core", "audio"},

@@ -162,8 +162,8 @@ def test_incisos_cited_after_an_article_number_are_read_as_the_narrator_reads_th
 
 
 def test_every_list_label_of_the_constitution_s_written_text_is_found() -> None:
-    """The shared long-form references (five chapters of the 1988 Constitution, joined into one line as a
-    plain-text reference is): every line opened by "I -" ... "XXXIV -" or "a)" is a label, and every
+    """The shared long-form references (five chapters of the 1988 Constitution, joined into one line, as a
+    one-line plain-text reference would be): every line opened by "I -" ... "XXXIV -" or "a)" is a label, and every
     other Roman numeral read as an inciso is one cited after a number ("arts. 150, II, e 153, § 2º, I")."""
     import re
 

@@ -99,3 +99,20 @@ def test_words_in_unresolved_audio_are_counted_not_shown():
     assert aligned.excluded_words == 2
     stretch = aligned.stretch(reference, 3.0, 5.0)
     assert (stretch.steps, stretch.excluded_turns) == ([], 1)
+
+
+def test_an_untimed_turn_is_shown_where_the_arm_s_words_aligned_to_it_lie():
+    """A plain-text reference's lines have no times: a stretch shows the lines the arm's timed words place in it,
+    a line the arm deleted whole included (it lies between the words around it), never every line."""
+    from toolkit.formats.plaintext import untimed_turns
+
+    reference = Reference("r", untimed_turns("A reunião começou cedo.\nEle chegou em terceiro.\nA Maria não veio."))
+    kept = "a reunião começou cedo a maria não veio".split()
+    words = [Word(w, float(k), k + 0.8) for k, w in enumerate(kept)]
+    aligned = arm_alignment(reference, Hypothesis("r", words), ScoreOptions())
+    third = aligned.stretch(reference, 4.0, 6.0)  # "a maria": the whole third line, as a timed turn would show
+    assert _ops(third.steps) == [(w, w, "equal") for w in ("a", "maria", "não", "veio")]
+    lost = aligned.stretch(reference, 3.8, 4.0)  # the gap between "cedo" and "a", where the arm said nothing
+    assert _ops(lost.steps) == [(w, None, "delete") for w in ("ele", "chegou", "em", "terceiro")]
+    first = aligned.stretch(reference, 0.0, 3.8)
+    assert {s.reference for s in first.steps} == {"a", "reunião", "começou", "cedo"}

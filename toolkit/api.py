@@ -1,7 +1,8 @@
 """The scorer as a library, in the style of jiwer and sacrebleu: ``wer``, ``score`` and ``Scorer``.
 
-A reference or hypothesis may be a plain string (one recording, read as a ``.txt`` file is),
-a list of them (one recording per item, paired in order and micro-averaged), the toolkit's
+A reference or hypothesis may be a plain string (one recording, read as a ``.txt`` file is: a
+reference's turns are its lines, or the sentences of a single line), a list of them (one
+recording per item, paired in order and micro-averaged), the toolkit's
 :class:`~toolkit.core.transcripts.Reference` / :class:`~toolkit.core.transcripts.Hypothesis` records, or a file
 given as a :class:`pathlib.Path` (a reference ``.TextGrid``/``.stm``/``.txt``, a hypothesis
 ``.ctm``/``.json``/``.txt``; a plain ``str`` is always text, never a file name). Only scoring
@@ -11,14 +12,13 @@ scorer and its explanation (:func:`explain_run`) when a run is asked about.
 
 from __future__ import annotations
 
-import math
 import os
 import typing
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.core.transcripts import Hypothesis, Reference, Word
 from toolkit.scorer.options import ScoreOptions, checked_options
 from toolkit.scorer.results import CorpusScore, RecordingScore
 from toolkit.scorer.score import score_recording
@@ -40,12 +40,6 @@ def make_options(**options: Any) -> ScoreOptions:
     return checked_options(options)
 
 
-def _utterances(text: str) -> list[Utterance]:
-    """The whole text as one untimed utterance, as a ``.txt`` reference file is read."""
-    text = " ".join(text.split())
-    return [Utterance(0.0, math.inf, text)] if text else []
-
-
 def _is_single(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike, Reference, Hypothesis))
 
@@ -61,6 +55,7 @@ def _check_side(value: Any, argument: str) -> None:
 def _pair(reference: Side, hypothesis: Side, where: str = "") -> tuple[Reference, Hypothesis]:
     """Both sides as records; two files are paired by the recording id they hold (as ``ablate score``)."""
     from toolkit.formats import read_hypothesis, read_reference
+    from toolkit.formats.plaintext import untimed_turns
 
     _check_side(reference, f"reference{where}")
     _check_side(hypothesis, f"hypothesis{where}")
@@ -76,7 +71,7 @@ def _pair(reference: Side, hypothesis: Side, where: str = "") -> tuple[Reference
     if isinstance(reference, os.PathLike):
         reference = read_reference(Path(reference), recording_id, channel=channel)
     elif isinstance(reference, str):
-        reference = Reference(recording_id or "", _utterances(reference))
+        reference = Reference(recording_id or "", untimed_turns(reference))
     if isinstance(hypothesis, os.PathLike):
         hypothesis = read_hypothesis(Path(hypothesis), recording_id or reference.recording_id or None, channel)
     elif isinstance(hypothesis, str):

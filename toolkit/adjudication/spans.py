@@ -7,14 +7,20 @@ the experiment's options): the steps of the stretch's reference words, with what
 against each and the insertions between them, plus the insertions the scorer placed in the
 gap before and after the stretch's turns. No word is placed by its time, so what the reviewer
 sees coloured is exactly what was counted; words the scorer excluded (inside unresolved audio)
-are counted, not shown. The audio is cut from the original file (the manifest's channel choice
-applied), with context on both sides.
+are counted, not shown. An untimed turn (a plain-text reference's line) has no time to overlap a
+stretch with: the arm's steps show the untimed turns whose words the arm's timed words, aligned to
+them, place in the stretch (a deleted word lies between the timed words around it). The reference
+text a decision is made on is still found by time, so there it is every untimed turn (the whole
+text): a plain-text reference is corrected in its file, or timed in a TextGrid first. The audio
+is cut from the original file (the manifest's channel choice applied), with context on both sides.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import soundfile as sf
@@ -86,17 +92,50 @@ class ArmAlignment:
     untimed_words: int
 
     def stretch(self, reference: Reference, start: float, end: float) -> StretchAlignment:
-        """The steps for the turns overlapping ``[start, end]`` (see :class:`StretchAlignment`)."""
-        turns = {k for k, u in enumerate(reference.utterances) if u.start < end and u.end > start}
+        """The steps for the turns overlapping ``[start, end]`` (see :class:`StretchAlignment`); an untimed turn
+        (a plain-text reference's) overlaps it where this arm's words aligned to it do (:meth:`_placed`)."""
+        timed = [math.isfinite(u.start) and math.isfinite(u.end) for u in reference.utterances]
+        turns = {k for k, u in enumerate(reference.utterances) if timed[k] and u.start < end and u.end > start}
+        turns |= self._placed([not t for t in timed], start, end)
         inside = [k for k, t in enumerate(self.turn) if t in turns]
         excluded = len(turns - {self.turn[k] for k in inside})
         if inside:
             lo, hi = inside[0], inside[-1]
             steps = [s for s, t in zip(self.steps[lo : hi + 1], self.turn[lo : hi + 1]) if t in turns or t < 0]
             return StretchAlignment(steps, self._insertions(lo - 1, -1), self._insertions(hi + 1, 1), excluded)
-        earlier = [k for k, t in enumerate(self.turn) if t >= 0 and reference.utterances[t].end <= start]
+        earlier = [
+            k
+            for k, (t, (_, step_end)) in enumerate(zip(self.turn, self._spans))
+            if t >= 0 and (reference.utterances[t].end <= start if timed[t] else step_end <= start)
+        ]
         slot = (earlier[-1] + 1) if earlier else 0
         return StretchAlignment([], self._insertions(slot, 1), [], excluded)
+
+    def _placed(self, untimed: list[bool], start: float, end: float) -> set[int]:
+        """The untimed turns with a step in ``[start, end]`` by :meth:`_spans` (the arm's word times, never a
+        time of the reference's)."""
+        return {
+            t
+            for t, (lo, hi) in zip(self.turn, self._spans)
+            if t >= 0 and untimed[t] and (lo < end and hi > start or lo == hi and start <= lo <= end)
+        }
+
+    @cached_property
+    def _spans(self) -> list[tuple[float, float]]:
+        """Each step's place in the recording: its hypothesis word's times, else (no word, or an untimed one) the
+        gap between the timed words before and after it (the recording's edges beyond them)."""
+        times = [
+            (s.hyp_start, s.hyp_end) if s.hyp_start is not None and s.hyp_end is not None else None for s in self.steps
+        ]
+        before, previous = [], -math.inf
+        for span in times:
+            before.append(previous)
+            previous = span[1] if span is not None else previous
+        after, following = [], math.inf
+        for span in reversed(times):
+            after.append(following)
+            following = span[0] if span is not None else following
+        return [span or (lo, hi) for span, lo, hi in zip(times, before, reversed(after))]
 
     def _insertions(self, index: int, direction: int) -> list[AlignedWord]:
         """The run of insertions starting at step ``index`` and going in ``direction``, in order."""

@@ -54,8 +54,8 @@ def read_reference(
 ) -> Reference:
     """Read a ``.TextGrid``, ``.stm`` or ``.txt`` reference, with names from ``names_path`` if given.
 
-    ``duration`` (the recording's, in seconds) bounds TextGrid intervals and ends an untimed text;
-    ``channel`` chooses one channel of an STM recording.
+    ``duration`` (the recording's, in seconds) bounds TextGrid intervals and STM segments (a plain text's turns
+    are untimed); ``channel`` chooses one channel of an STM recording.
     """
     path = Path(path)
     kind = REFERENCE_SUFFIXES.get(path.suffix.lower())

@@ -1,8 +1,9 @@
-"""Plain-text transcripts: a ``.txt`` reference is one untimed utterance, a hypothesis untimed words.
+"""Plain-text transcripts: a ``.txt`` reference is untimed turns, a hypothesis untimed words.
 
-An untimed reference is one utterance from ``0`` to infinity: its end is not a time anyone
-marked, so it supports word-level metrics and never a time-based one (its edges are not
-boundary-word times).
+A reference's turns are its non-empty lines in order, or, in a file of one line, its sentences
+(:mod:`toolkit.formats.sentences`). Each is an untimed utterance from ``0`` to infinity: its edges
+are not times anyone marked, so the turns support word-level figures (per-turn intervals, lost
+turns) and never a time-based one.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ from pathlib import Path
 
 from toolkit.core.text import read_text
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
+from toolkit.formats.sentences import text_turns
+
+
+def untimed_turns(text: str) -> list[Utterance]:
+    """The turns of a plain text (:func:`text_turns`) as untimed utterances, in order."""
+    return [Utterance(0.0, math.inf, turn) for turn in text_turns(text)]
 
 
 def read_plaintext_reference(path: str | Path, recording_id: str | None = None) -> Reference:
-    """A reference with the whole text as one untimed utterance; a file of only whitespace is a recording
-    without speech, a file of 0 bytes is refused (an empty file is bad input)."""
-    text = " ".join(read_text(path, allow_empty=False).split())
-    utterances = [Utterance(0.0, math.inf, text)] if text else []
-    return Reference(recording_id or Path(path).stem, utterances)
+    """A reference of untimed turns; a file of only whitespace is a recording without speech, a file of 0 bytes
+    is refused (an empty file is bad input)."""
+    return Reference(recording_id or Path(path).stem, untimed_turns(read_text(path, allow_empty=False)))
 
 
 def read_plaintext_hypothesis(path: str | Path, recording_id: str | None = None) -> Hypothesis:

@@ -116,6 +116,9 @@ def write_textgrid(reference: Reference, path: str | Path, duration: float) -> P
     for speaker in speakers:
         name = UTTERANCES if speakers == [""] else f"{UTTERANCES}{SPEAKER_SEPARATOR}{speaker or UNKNOWN_SPEAKER}"
         tiers.append((name, [(u.start, u.end, u.text) for u in reference.utterances if u.speaker == speaker]))
+    turns = [u.text for u in reference.utterances if not (math.isfinite(u.start) and math.isfinite(u.end))]
+    if turns:  # a plain-text reference's: an interval would invent its times
+        raise InputError(path, f"cannot store untimed turns in a TextGrid tier (time them first): {turns[0][:60]}")
     untimed = [w.text for w in reference.words if not w.timed]
     if untimed:
         raise InputError(path, f"cannot store untimed words in a TextGrid tier: {' '.join(untimed[:5])}")
