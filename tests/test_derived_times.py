@@ -124,3 +124,30 @@ def test_reference_align_times_a_plain_text_reference(tmp_path: Path, capsys: py
     assert timing.onset_abs_median_s == pytest.approx(0.3, abs=0.01)
     assert main(["reference", "align", str(audio), str(out), "--out", str(tmp_path / "again.TextGrid")]) == 2
     assert "already has timed words" in capsys.readouterr().err
+
+
+def test_report_tables_mark_the_recordings_scored_on_derived_times(tmp_path: Path) -> None:
+    """The per-recording and worst-onsets tables gain a column naming derived times where a recording's timing
+    stands on them ("marked" elsewhere), and have no such column when every time is marked."""
+    from known_causes import known_causes_run
+
+    from toolkit.evaluate import score_run
+    from toolkit.report.tables import per_recording_table, worst_onsets_table
+
+    _, folder = known_causes_run(tmp_path)
+    evaluation = score_run(folder)
+    assert "reference word times" not in per_recording_table(evaluation)
+    assert "reference word times" not in worst_onsets_table(evaluation)
+    derived = DerivedTimes("whisper-base", BUNDLED_SHA256, 0.97)
+    evaluation.scores = {
+        arm: {rid: replace(s, timing=replace(s.timing, derived=derived)) for rid, s in by_rec.items()}
+        for arm, by_rec in evaluation.scores.items()
+    }
+    marked = next(iter(evaluation.scores))
+    evaluation.scores[marked] = {
+        rid: replace(s, timing=replace(s.timing, derived=None)) for rid, s in evaluation.scores[marked].items()
+    }
+    for table in (per_recording_table(evaluation), worst_onsets_table(evaluation)):
+        assert len(table), "the run has timed words to show"
+        expected = ["marked" if arm == marked else derived.describe() for arm in table["arm"]]
+        assert table["reference word times"].tolist() == expected

@@ -378,11 +378,12 @@ def critical_instances_table(evaluation: Evaluation) -> pd.DataFrame:
 
 
 def worst_onsets_table(evaluation: Evaluation) -> pd.DataFrame:
-    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from)."""
+    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from); a column says
+    which stand on reference times derived by forced alignment, when any do."""
     rows = worst_onsets(
         {arm: {rec: score.timing for rec, score in by_rec.items()} for arm, by_rec in evaluation.scores.items()}
     )
-    return pd.DataFrame.from_records(
+    table = pd.DataFrame.from_records(
         [
             {
                 "arm": r["arm"],
@@ -391,15 +392,14 @@ def worst_onsets_table(evaluation: Evaluation) -> pd.DataFrame:
                 "reference onset": number(r["ref_onset_s"], 2, " s"),
                 "hypothesis onset": number(r["hyp_onset_s"], 2, " s"),
                 "error": number(r["onset_error_s"], 2, " s"),
-                **(
-                    {"reference times": _derived(evaluation, r["arm"], r["recording"])}
-                    if _derived(evaluation, r["arm"], r["recording"])
-                    else {}
-                ),
             }
             for r in rows
         ]
     )
+    derived = [_derived(evaluation, r["arm"], r["recording"]) for r in rows]
+    if any(derived):
+        table["reference word times"] = [d or "marked" for d in derived]
+    return table
 
 
 def alignment_links(evaluation: Evaluation) -> str:
