@@ -151,3 +151,37 @@ def test_report_tables_mark_the_recordings_scored_on_derived_times(tmp_path: Pat
         assert len(table), "the run has timed words to show"
         expected = ["marked" if arm == marked else derived.describe() for arm in table["arm"]]
         assert table["reference word times"].tolist() == expected
+
+
+@pytest.mark.needs_model
+def test_a_freeze_refuses_derived_holdout_times_coarser_than_a_time_gate(tmp_path: Path, capsys) -> None:
+    """Holdout TextGrids whose word times are derived (p95 0.97 s) under the template's drift gate (0.05 s/min, a
+    fraction of a second over these short recordings) stop the freeze with one line; the onset gate's 1 s does
+    not, and declaring the drift gate not applicable lets the freeze through."""
+    from protocol_corpus import correct, make_corpus, make_experiment, one_line
+
+    from toolkit.audio.io import probe_audio
+    from toolkit.corpus.freeze import freeze
+    from toolkit.protocol.gates_file import TEMPLATE
+
+    manifest = make_corpus(tmp_path / "corpus", {"t1": "tuning", "h1": "holdout", "h2": "holdout"})
+    corpus = tmp_path / "corpus"
+    derived = DerivedTimes("whisper-base", BUNDLED_SHA256, 0.97)
+    for textgrid in (corpus / "refs").glob("h*.TextGrid"):
+        reference = read_reference(textgrid)
+        timed = replace(reference, words=correct(reference.utterances), derived_times=derived)
+        write_textgrid(timed, textgrid, probe_audio(corpus / "audio" / f"{textgrid.stem}.wav").duration)
+    manifest.unlink()
+    freeze(corpus / "audio", corpus / "refs", manifest, splits_csv=corpus / "splits.csv")
+    experiment = make_experiment(tmp_path / "exp", manifest)
+    assert main(["challenger", "freeze", str(experiment), "--arm", "vad", "--gates", str(TEMPLATE)]) == 2
+    error = one_line(capsys)
+    assert "gate drift_s_per_min on the holdout's h1: refused: the reference word times are derived (forced " in error
+    assert "p95 0.97 s), coarser than the 0.01 s (0.05 s/min over h1) this gate judges" in error
+    text = TEMPLATE.read_text(encoding="utf-8")
+    start = text.index("[drift_s_per_min]")
+    end = text.index("\n[", start + 1)
+    declared = tmp_path / "gates.toml"
+    declared.write_text(text[:start] + '[drift_s_per_min]\napplicable = false\nreason = "derived"\n' + text[end:])
+    code = main(["challenger", "freeze", str(experiment), "--arm", "vad", "--gates", str(declared)])
+    assert code == 0, capsys.readouterr().err

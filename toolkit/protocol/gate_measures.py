@@ -156,7 +156,7 @@ def onset_p95(chal_scores: Scores, threshold: float | None = None) -> Measured:
     p95 = pooled.onset_abs_p95_s
     derived = pooled.derived
     if derived is not None and threshold is not None and threshold < derived.error_bound_s:
-        return Measured(None, len(pooled.onset_errors), _too_coarse(derived, f"{threshold:g} s"))
+        return Measured(None, len(pooled.onset_errors), too_coarse(derived, f"{threshold:g} s"))
     per_recording = [
         {"recording": rid, "detail": f"p95 |onset error| {s.timing.to_json()['onset_abs_p95_s']} s"}
         for rid, s in sorted(chal_scores.items())
@@ -178,15 +178,15 @@ def drift(chal_scores: Scores, threshold: float | None = None) -> Measured:
         allowed = abs(threshold) * (span[1] - span[0]) / 60
         if allowed < timing.derived.error_bound_s:
             judged = f"{allowed:.2f} s ({threshold:g} s/min over {rid})"
-            return Measured(None, None, _too_coarse(timing.derived, judged))
+            return Measured(None, None, too_coarse(timing.derived, judged))
     known = {rid: d for rid, d in drifts.items() if d is not None}
     worst = max(known.values(), key=abs) if known else None
     items = [{"recording": rid, "detail": f"drift {d:+.4f} s/min"} for rid, d in known.items()]
     return Measured(worst, len(known), "" if known else "no recording has enough timed words", items)
 
 
-def _too_coarse(derived: DerivedTimes, allowed: str) -> str:
-    """The one line a time gate says when it refuses derived reference times."""
+def too_coarse(derived: DerivedTimes, allowed: str) -> str:
+    """The one line a time gate says when it refuses derived reference times (at freeze and at gate time)."""
     return (
         f"refused: the reference word times are {derived.describe()}, coarser than the {allowed} this gate "
         "judges; mark word times by hand or declare the gate not applicable"
