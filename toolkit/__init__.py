@@ -18,6 +18,7 @@ _PUBLIC = {
     "CorpusScore": "toolkit.scorer.results",
     "ScoreOptions": "toolkit.scorer.options",
     "RecordingScore": "toolkit.scorer.results",
+    "derive_reference_times": "toolkit.asr.derived_times",
 }
 __all__ = ["__version__", *_PUBLIC]
 

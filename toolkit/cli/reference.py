@@ -1,4 +1,5 @@
-"""``ablate reference apply EXP [--out REF_DIR]``: write a new reference version from settled decisions."""
+"""``ablate reference apply EXP [--out REF_DIR]``: write a new reference version from settled decisions;
+``ablate reference align AUDIO REF --out OUT.TextGrid``: derive word times by forced alignment."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "reference",
-        help="reference versions: apply adjudication decisions",
-        description="Reference versions made from the experiment's decisions.",
+        help="reference versions: apply adjudication decisions, derive word times",
+        description="Reference versions made from the experiment's decisions, and word times derived for an "
+        "untimed reference.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     apply = actions.add_parser(
@@ -38,6 +40,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     apply.add_argument("--by", default=None, metavar="NAME", help="who applies (default: the login name)")
     apply.set_defaults(func=_apply)
+    align = actions.add_parser(
+        "align",
+        help="derive word times for an untimed reference by forced alignment (a TextGrid marked as derived)",
+        description="Align the reference's own words to the recording with a Whisper model (30 s windows; words "
+        "that cannot be placed stay untimed) and write a TextGrid whose words tier holds the derived times and "
+        "whose derived_times tier names the model, its weights sha256 and the aligner's measured p95 onset error. "
+        "The scorer marks timing figures measured against it as derived, and a time gate finer than that p95 "
+        "refuses it (docs/forced-alignment.md).",
+    )
+    align.add_argument("audio", type=Path, metavar="AUDIO", help="the recording (mono)")
+    align.add_argument("ref", type=Path, metavar="REF", help="its reference (.txt, .stm or .TextGrid, untimed words)")
+    align.add_argument("--out", type=Path, required=True, metavar="OUT", help="TextGrid to write")
+    align.add_argument("--model", default="whisper-base", help="Whisper model (default: the bundled whisper-base)")
+    align.add_argument("--cpu-threads", type=int, default=2, metavar="N", help="CTranslate2 threads (default 2)")
+    align.set_defaults(func=_align)
 
 
 def _apply(args: argparse.Namespace) -> int:
@@ -58,5 +75,25 @@ def _apply(args: argparse.Namespace) -> int:
     print(
         f"new manifest {result.out_dir / MANIFEST_NAME} (manifest sha256 {result.manifest.sha256}); "
         f"point the experiment's 'manifest =' at it to score against this version"
+    )
+    return 0
+
+
+def _align(args: argparse.Namespace) -> int:
+    from toolkit.asr.derived_times import derive_reference_times
+    from toolkit.audio.io import probe_audio
+    from toolkit.formats import read_reference
+    from toolkit.formats.textgrid import write_textgrid
+
+    duration = probe_audio(args.audio).duration
+    reference = derive_reference_times(
+        read_reference(args.ref, args.audio.stem, duration), args.audio, args.model, args.cpu_threads
+    )
+    write_textgrid(reference, args.out, duration)
+    words = sum(len(u.text.split()) for u in reference.utterances)
+    derived = reference.derived_times
+    print(
+        f"{len(reference.words)} of {words} words timed into {args.out}: "
+        f"{derived.describe() if derived is not None else 'marked times'}"
     )
     return 0

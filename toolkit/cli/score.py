@@ -235,6 +235,7 @@ def render_text(score: RecordingScore) -> str:
             f"drift {_s(t['drift_s_per_min'], ' s/min')}, coverage {t['matched_timed_words']}"
             f"/{t['ref_timed_words']} timed reference words; {t['untimed_hyp_words']} untimed "
             f"hypothesis word(s)"
+            + (f"; reference times {t['derived_word_times']}" if t.get("derived_word_times") else "")
         )
     else:
         why = "no timed reference words" if not t["ref_timed_words"] else "no timed hypothesis words"

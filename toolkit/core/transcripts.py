@@ -6,6 +6,7 @@ be derived" and is counted as such by the scorer, never guessed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import repeat
@@ -92,9 +93,34 @@ SPEECH = "speech"
 NONSPEECH = "nonspeech"
 
 
+DERIVED_METHOD = "forced alignment"
+
+
+@dataclass(frozen=True)
+class DerivedTimes:
+    """Where a reference's word times came from when no listener marked them: a forced alignment by ``model``
+    (weights ``weights_sha256``), whose first-word onsets were measured ``onset_p95_s`` seconds off at the 95th
+    percentile (None: not measured for these weights, so no time-based gate may use them)."""
+
+    model: str
+    weights_sha256: str
+    onset_p95_s: float | None
+
+    @property
+    def error_bound_s(self) -> float:
+        """The measured p95 onset error, infinite when not measured: no time threshold is coarser."""
+        return math.inf if self.onset_p95_s is None else self.onset_p95_s
+
+    def describe(self) -> str:
+        """``derived (forced alignment, p95 0.97 s)``: how a table marks figures measured against these times."""
+        accuracy = "accuracy not measured" if self.onset_p95_s is None else f"p95 {self.onset_p95_s:g} s"
+        return f"derived ({DERIVED_METHOD}, {accuracy})"
+
+
 @dataclass
 class Reference:
-    """Everything a listener says about one recording."""
+    """Everything a listener says about one recording; ``derived_times`` is set when its word times were derived
+    by forced alignment rather than marked."""
 
     recording_id: str
     utterances: list[Utterance]
@@ -102,6 +128,7 @@ class Reference:
     speech: list[Interval] = field(default_factory=list)
     unresolved: list[Interval] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
+    derived_times: DerivedTimes | None = None
 
     @property
     def text(self) -> str:

@@ -2,7 +2,8 @@
 
 Tiers: ``utterances`` (one interval per turn, verbatim text; several speakers may use one tier
 each, named ``utterances/SPEAKER``), ``words`` (optional timed words), ``speech`` (``speech`` or
-``nonspeech``; unlabelled means not annotated) and ``unresolved``. Empty labels are gaps;
+``nonspeech``; unlabelled means not annotated), ``unresolved`` and ``derived_times`` (one interval saying the
+word times were derived by forced alignment: model, weights sha256, measured p95 onset error). Empty labels are gaps;
 other tiers are ignored. A file is refused, naming it, when it is malformed, truncated,
 has intervals out of order, overlapping, reversed, negative or beyond the recording.
 """
@@ -10,6 +11,7 @@ has intervals out of order, overlapping, reversed, negative or beyond the record
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from dataclasses import dataclass
 from itertools import compress, repeat
@@ -25,13 +27,27 @@ from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_text
 from toolkit.core.text import read_text
-from toolkit.core.transcripts import NONSPEECH, SPEECH, Interval, Reference, Utterance, Word
+from toolkit.core.transcripts import (
+    DERIVED_METHOD,
+    NONSPEECH,
+    SPEECH,
+    DerivedTimes,
+    Interval,
+    Reference,
+    Utterance,
+    Word,
+)
 from toolkit.formats.praat_text import PraatEnd, PraatValueError, PraatValues, praat_floats
 
 UTTERANCES = "utterances"
 WORDS = "words"
 SPEECH_TIER = "speech"
 UNRESOLVED = "unresolved"
+DERIVED_TIER = "derived_times"
+_DERIVED_LABEL = re.compile(
+    rf"{DERIVED_METHOD}; model=(?P<model>.+?); weights_sha256=(?P<sha>[0-9a-f]{{64}}); "
+    r"onset_p95_s=(?P<p95>unmeasured|\d+(\.\d+)?)"
+)
 SPEAKER_SEPARATOR = "/"
 UNKNOWN_SPEAKER = "unknown"  # tier utterances/unknown holds unnamed speakers' turns next to named ones
 # An interval may end this far past the recording's duration (rounding in other tools).
@@ -64,7 +80,9 @@ class _Tier:
 def read_textgrid(path: str | Path, recording_id: str | None = None, duration: float | None = None) -> Reference:
     """Read and validate a TextGrid; ``duration`` (seconds), when known, bounds every labelled interval."""
     tiers = {tier.name: tier for tier in _parse(path, read_text(path))}
-    ours = [name for name in tiers if _is_utterance_tier(name) or name in (WORDS, SPEECH_TIER, UNRESOLVED)]
+    ours = [
+        name for name in tiers if _is_utterance_tier(name) or name in (WORDS, SPEECH_TIER, UNRESOLVED, DERIVED_TIER)
+    ]
     if not any(_is_utterance_tier(name) for name in ours):
         raise InputError(path, f"no '{UTTERANCES}' tier (tiers: {', '.join(tiers) or 'none'})")
     for name in ours:
@@ -98,7 +116,27 @@ def read_textgrid(path: str | Path, recording_id: str | None = None, duration: f
         words=_words(tiers.get(WORDS)),
         speech=speech,
         unresolved=[Interval(s, e, label) for s, e, label in labelled(UNRESOLVED)],
+        derived_times=_derived(path, [label for _, _, label in labelled(DERIVED_TIER)]),
     )
+
+
+def derived_label(derived: DerivedTimes) -> str:
+    """The ``derived_times`` tier's one label: ``forced alignment; model=M; weights_sha256=H; onset_p95_s=X``."""
+    p95 = "unmeasured" if derived.onset_p95_s is None else f"{derived.onset_p95_s:g}"
+    return f"{DERIVED_METHOD}; model={derived.model}; weights_sha256={derived.weights_sha256}; onset_p95_s={p95}"
+
+
+def _derived(path: str | Path, labels: list[str]) -> DerivedTimes | None:
+    """The provenance of derived word times, from the ``derived_times`` tier's one label (none: marked times)."""
+    if not labels:
+        return None
+    found = _DERIVED_LABEL.fullmatch(labels[0])
+    if len(labels) > 1 or found is None:
+        raise InputError(
+            path, f"tier '{DERIVED_TIER}' must hold one label '{derived_label(DerivedTimes('MODEL', 64 * '0', 0.5))}'"
+        )
+    p95 = found["p95"]
+    return DerivedTimes(found["model"], found["sha"], None if p95 == "unmeasured" else float(p95))
 
 
 def _words(tier: _Tier | None) -> list[Word]:
@@ -125,6 +163,8 @@ def write_textgrid(reference: Reference, path: str | Path, duration: float) -> P
     tiers.append((WORDS, [(w.start, w.end, w.text) for w in reference.words]))  # type: ignore[misc]
     tiers.append((SPEECH_TIER, [(i.start, i.end, i.label) for i in reference.speech]))
     tiers.append((UNRESOLVED, [(i.start, i.end, i.label or "?") for i in reference.unresolved]))
+    if reference.derived_times is not None:
+        tiers.append((DERIVED_TIER, [(0.0, duration, derived_label(reference.derived_times))]))
 
     grid = praat.Textgrid(0.0, _time(duration))
     for name, entries in tiers:

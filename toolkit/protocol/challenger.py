@@ -201,7 +201,7 @@ def _freeze(
     if frozen is not None and not current.changes_from(frozen):
         return current, False
     manifest = load_manifest(experiment.manifest_path)
-    unmeasurable = unmeasurable_gates(gates, manifest)
+    unmeasurable = unmeasurable_gates(gates, manifest) or derived_too_coarse(gates, manifest)
     if unmeasurable:
         raise refuse(log, "challenger freeze", gates_path, unmeasurable[0])
     power = holdout_power(experiment, arm_name, gates)
@@ -285,6 +285,37 @@ def unmeasurable_gates(gates: Any, manifest: Any) -> list[str]:
                     f"{' and '.join(blind)} references do not have; declare it 'applicable = false' with a "
                     "reason in the gates file, or use TextGrid references"
                 )
+    return problems
+
+
+def derived_too_coarse(gates: Any, manifest: Any) -> list[str]:
+    """Applicable time gates whose threshold is finer than the measured accuracy of a test recording's word times
+    derived by forced alignment (a TextGrid's ``derived_times`` tier): one refusal line each. The drift gate is
+    judged over the whole recording, the most drift its threshold can allow there; at gate time, over the
+    reference's span."""
+    from toolkit.protocol.gate_measures import too_coarse
+
+    derived = [
+        (entry, found)
+        for entry in manifest.recordings
+        if entry.split in TEST_SPLITS
+        and entry.reference_role == "textgrid"
+        and (found := entry.load_reference().derived_times) is not None
+    ]
+    problems = []
+    for name, per_minute in (("onset_p95_s", False), ("drift_s_per_min", True)):
+        gate = gates.gates.get(name)
+        if gate is None or not gate.applicable or gate.threshold is None:
+            continue
+        for entry, times in derived:
+            if per_minute:
+                allowed = abs(gate.threshold) * entry.duration / 60
+                judged = f"{allowed:.2f} s ({gate.threshold:g} s/min over {entry.id})"
+            else:
+                allowed, judged = gate.threshold, f"{gate.threshold:g} s"
+            if allowed < times.error_bound_s:
+                problems.append(f"gate {name} on the {entry.split}'s {entry.id}: {too_coarse(times, judged)}")
+                break
     return problems
 
 

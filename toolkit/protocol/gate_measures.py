@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolkit.core.transcripts import DerivedTimes
 from toolkit.protocol.gate_instances import baseline_at, baseline_inserted, baseline_text, located, occurrence_instance
 from toolkit.protocol.gates_file import DITHER_GATE, WER_GATE, Gate, GatesFile
 from toolkit.scorer.metrics.critical import critical_occurrences, newly_wrong
@@ -65,8 +66,8 @@ def measure_scores(
         "lost_speech_turns": lost_turns(base, chal),
         **seam_errors(base, chal),
         "vad_speech_recall": vad_recall(base, chal),
-        "onset_p95_s": onset_p95(chal),
-        "drift_s_per_min": drift(chal),
+        "onset_p95_s": onset_p95(chal, gates.gates["onset_p95_s"].threshold),
+        "drift_s_per_min": drift(chal, gates.gates["drift_s_per_min"].threshold),
         WER_GATE: wer_reduction(comparison),
         DITHER_GATE: dither_flips(gates.gates[DITHER_GATE], dither),
     }
@@ -148,10 +149,14 @@ def vad_recall(base_scores: Scores, chal_scores: Scores) -> Measured:
     return Measured(recall, None, "" if speech else "no annotated speech", items)
 
 
-def onset_p95(chal_scores: Scores) -> Measured:
-    """The p95 absolute onset error over the corpus's matched timed words, each recording's beside it."""
+def onset_p95(chal_scores: Scores, threshold: float | None = None) -> Measured:
+    """The p95 absolute onset error over the corpus's matched timed words, each recording's beside it; not
+    measurable when reference times derived by forced alignment are coarser than the ``threshold`` judged."""
     pooled = sum((s.timing for s in chal_scores.values()), TimingScore(recordings=0))
     p95 = pooled.onset_abs_p95_s
+    derived = pooled.derived
+    if derived is not None and threshold is not None and threshold < derived.error_bound_s:
+        return Measured(None, len(pooled.onset_errors), too_coarse(derived, f"{threshold:g} s"))
     per_recording = [
         {"recording": rid, "detail": f"p95 |onset error| {s.timing.to_json()['onset_abs_p95_s']} s"}
         for rid, s in sorted(chal_scores.items())
@@ -161,13 +166,31 @@ def onset_p95(chal_scores: Scores) -> Measured:
     return Measured(p95, len(pooled.onset_errors), note, per_recording)
 
 
-def drift(chal_scores: Scores) -> Measured:
-    """The largest per-recording onset drift (by magnitude), out of the recordings with enough timed words."""
+def drift(chal_scores: Scores, threshold: float | None = None) -> Measured:
+    """The largest per-recording onset drift (by magnitude), out of the recordings with enough timed words; not
+    measurable when a recording's derived reference times are coarser than the drift ``threshold`` allows over
+    its reference span (the least drift the gate could tell from the derived times' own error)."""
     drifts = {rid: s.timing.drift_s_per_min for rid, s in sorted(chal_scores.items())}
+    for rid, score in sorted(chal_scores.items()):
+        timing, span = score.timing, score.timing.span
+        if timing.derived is None or threshold is None or drifts[rid] is None or span is None:
+            continue
+        allowed = abs(threshold) * (span[1] - span[0]) / 60
+        if allowed < timing.derived.error_bound_s:
+            judged = f"{allowed:.2f} s ({threshold:g} s/min over {rid})"
+            return Measured(None, None, too_coarse(timing.derived, judged))
     known = {rid: d for rid, d in drifts.items() if d is not None}
     worst = max(known.values(), key=abs) if known else None
     items = [{"recording": rid, "detail": f"drift {d:+.4f} s/min"} for rid, d in known.items()]
     return Measured(worst, len(known), "" if known else "no recording has enough timed words", items)
+
+
+def too_coarse(derived: DerivedTimes, allowed: str) -> str:
+    """The one line a time gate says when it refuses derived reference times (at freeze and at gate time)."""
+    return (
+        f"refused: the reference word times are {derived.describe()}, coarser than the {allowed} this gate "
+        "judges; mark word times by hand or declare the gate not applicable"
+    )
 
 
 def wer_reduction(comparison: PairedComparison | None) -> Measured:

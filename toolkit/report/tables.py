@@ -231,6 +231,8 @@ def paired_tests_table(evaluation: Evaluation) -> pd.DataFrame:
 
 
 def per_recording_table(evaluation: Evaluation) -> pd.DataFrame:
+    """One row per arm and recording; when any reference's word times were derived by forced alignment, a
+    column says which timing figures stand on derived times and how accurate those are."""
     per = evaluation.per_recording
     runtime = evaluation.runtime
     shares = (
@@ -238,7 +240,7 @@ def per_recording_table(evaluation: Evaluation) -> pd.DataFrame:
         if len(runtime) and "fallback_share" in runtime
         else pd.Series(dtype=float)
     )
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "arm": per["arm"],
             "recording": per["recording_id"],
@@ -256,6 +258,16 @@ def per_recording_table(evaluation: Evaluation) -> pd.DataFrame:
             "drift s/min": per["drift_s_per_min"].map(lambda v: number(v, 3)),
         }
     )
+    derived = [_derived(evaluation, arm, recording) for arm, recording in zip(per["arm"], per["recording_id"])]
+    if any(derived):
+        table["reference word times"] = [d or "marked" for d in derived]
+    return table
+
+
+def _derived(evaluation: Evaluation, arm: str, recording: str) -> str | None:
+    """``derived (forced alignment, p95 X s)`` when the recording's reference word times were derived."""
+    score = evaluation.scores.get(arm, {}).get(recording)
+    return None if score is None else score.timing.derived_word_times
 
 
 def fallback_table(evaluation: Evaluation) -> pd.DataFrame:
@@ -366,11 +378,12 @@ def critical_instances_table(evaluation: Evaluation) -> pd.DataFrame:
 
 
 def worst_onsets_table(evaluation: Evaluation) -> pd.DataFrame:
-    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from)."""
+    """Each arm's largest onset errors, times in seconds to the hundredth (where a p95 comes from); a column says
+    which stand on reference times derived by forced alignment, when any do."""
     rows = worst_onsets(
         {arm: {rec: score.timing for rec, score in by_rec.items()} for arm, by_rec in evaluation.scores.items()}
     )
-    return pd.DataFrame.from_records(
+    table = pd.DataFrame.from_records(
         [
             {
                 "arm": r["arm"],
@@ -383,6 +396,10 @@ def worst_onsets_table(evaluation: Evaluation) -> pd.DataFrame:
             for r in rows
         ]
     )
+    derived = [_derived(evaluation, r["arm"], r["recording"]) for r in rows]
+    if any(derived):
+        table["reference word times"] = [d or "marked" for d in derived]
+    return table
 
 
 def alignment_links(evaluation: Evaluation) -> str:

@@ -6,17 +6,21 @@ Drift is the least-squares slope of onset error against reference onset, in seco
 early/middle/late split the reference span into thirds. Every figure is None ("not available")
 when there is nothing to measure: no timed reference words, or no timed hypothesis words.
 The ``WORST_ONSETS`` largest absolute onset errors are listed (reference word and onset,
-hypothesis onset, error) so a reader can see where a p95 comes from.
+hypothesis onset, error) so a reader can see where a p95 comes from. Reference times derived by
+forced alignment rather than marked (``Reference.derived_times``) are said with every figure:
+``derived_word_times`` reads ``derived (forced alignment, p95 0.97 s)``, and a pool is as coarse as
+its coarsest recording.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from toolkit.core.transcripts import DerivedTimes
 from toolkit.scorer.align import EQUAL
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.figures import Figure, Figures
@@ -47,6 +51,7 @@ class TimingScore(Figures):
         Figure("onset_abs_median_s", digits=4),
         Figure("onset_abs_p95_s", digits=4),
         Figure("drift_s_per_min", digits=4, pooled=False),
+        Figure("derived_word_times", "timing_word_times"),
         Figure("hyp_words"),
         Figure("untimed_hyp_words"),
     )
@@ -59,6 +64,12 @@ class TimingScore(Figures):
     span: tuple[float, float] | None = None
     ref_texts: tuple[str, ...] = ()
     recordings: int = 1
+    derived: DerivedTimes | None = None
+
+    @property
+    def derived_word_times(self) -> str | None:
+        """``derived (forced alignment, p95 X s)`` when the reference times were derived, None when marked."""
+        return None if self.derived is None else self.derived.describe()
 
     @property
     def available(self) -> bool:
@@ -146,7 +157,14 @@ class TimingScore(Figures):
             onset_errors=np.concatenate([np.zeros(0), *(s.onset_errors for s in timed)]),
             ref_texts=tuple(t for s in timed for t in s.ref_texts),
             recordings=self.recordings + other.recordings,
+            derived=coarsest(s.derived for s in timed),
         )
+
+
+def coarsest(derivations: Iterable[DerivedTimes | None]) -> DerivedTimes | None:
+    """The least accurate of some recordings' derived times (an unmeasured one first), None when all are marked."""
+    found = [d for d in derivations if d is not None]
+    return max(found, key=lambda d: d.error_bound_s) if found else None
 
 
 def largest_first(values: np.ndarray, count: int) -> np.ndarray:
@@ -183,8 +201,11 @@ def _produced(tokens: TokenTable) -> np.ndarray:
     return produced
 
 
-def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingScore:
-    """Onset errors for reference words matched (as hits) to timed hypothesis words."""
+def timing_score(
+    at: AlignedTokens, span: tuple[float, float] | None, derived: DerivedTimes | None = None
+) -> TimingScore:
+    """Onset errors for reference words matched (as hits) to timed hypothesis words; ``derived`` says where the
+    reference's word times came from when no listener marked them."""
     ref_words, hyp_words = at.ref.words, at.hyp.words
     produced, hyp_produced = _produced(at.ref), _produced(at.hyp)
     ref_timed = int((ref_words.timed & produced).sum())
@@ -204,4 +225,5 @@ def timing_score(at: AlignedTokens, span: tuple[float, float] | None) -> TimingS
         onset_errors=hyp_on[good] - onsets,
         span=span,
         ref_texts=tuple(texts),
+        derived=derived,
     )
