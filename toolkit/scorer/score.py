@@ -311,7 +311,7 @@ def score_recording(
         numbers=number_audit(at, turns, rules),
         short_words=short_word_audit(at, options.short_word_max_letters),
         nonspeech=nonspeech_score(nonspeech, hyp_words, hyp_counted),
-        timing=timing_score(at, _span(reference, ref_words)),
+        timing=timing_score(at, _span(reference, ref_words), reference.derived_times),
         signature=scorer_signature(options),
         excluded=Exclusions(total(unresolved), int((~keep_ref).sum()), int((~keep_hyp).sum())),
         unplaced_word_times=unplaced,
