@@ -89,3 +89,27 @@ def test_reference_words_come_from_the_word_tier_else_the_turns() -> None:
     turns = [Utterance(0.0, math.inf, "Um  dois\ttrês"), Utterance(0.0, math.inf, "quatro")]
     assert reference_words(Reference("r", turns)) == ["Um", "dois", "três", "quatro"]
     assert reference_words(Reference("r", turns, [Word("um", 0.1, 0.2)])) == ["um"]
+
+
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_a_shared_chapter_with_list_labels_aligns_into_a_readable_textgrid(tmp_path) -> None:
+    """A real chapter of the audiobook, its written text as plain turns: a label's "-" is merged into the next
+    word by faster-whisper and stays untimed, so no two words share a time and the TextGrid reads back."""
+    from shared_data import PTBR_LONGFORM
+
+    from toolkit.asr.derived_times import derive_reference_times
+    from toolkit.formats.plaintext import read_plaintext_reference
+    from toolkit.formats.textgrid import write_textgrid
+
+    chapter = "Titulo 1 Art 01 ao 04"
+    if not (PTBR_LONGFORM / "audio" / f"{chapter}.ogg").is_file():
+        pytest.skip(f"the shared long-form chapters are not at {PTBR_LONGFORM}")
+    reference = read_plaintext_reference(PTBR_LONGFORM / "refs" / f"{chapter}.txt", "t1")
+    derived = derive_reference_times(reference, PTBR_LONGFORM / "audio" / f"{chapter}.ogg")
+    said = [w for u in reference.utterances for w in u.text.split() if w.strip() != "-"]
+    timed = derived.words
+    assert all(w.text.strip() != "-" for w in timed) and len(timed) > 0.8 * len(said)
+    assert all(a.end <= b.start for a, b in zip(timed, timed[1:]))
+    back = read_reference(write_textgrid(derived, tmp_path / "t1.TextGrid", 165.0))
+    assert back.derived_times == derived.derived_times and len(back.words) == len(timed)

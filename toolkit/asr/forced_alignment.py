@@ -134,11 +134,18 @@ class ForcedAligner:
         nan = math.nan
         return Alignment(
             [
-                AlignedWord(word, *(found if found is not None else (nan, nan, nan)))
+                AlignedWord(word, *(found if found is not None and not _punctuation(word) else (nan, nan, nan)))
                 for word, found in zip(words, placed)
             ],
             windows,
         )
+
+
+def _punctuation(word: str) -> bool:
+    """Whether a reference word is punctuation that faster-whisper merges into its neighbour (a list label's
+    "-"): it shares that word's time, is never said, and stays untimed."""
+    marks = _PUNCTUATION.prepend_punctuations + _PUNCTUATION.append_punctuations
+    return all(char in marks for char in word.strip())
 
 
 def _plausible(tokens: Sequence[list[int]], first: int, seconds: float) -> int:
