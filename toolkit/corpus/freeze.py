@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.audio.io import AUDIO_SUFFIXES, Channel, probe_audio
+from toolkit.audio.io import AUDIO_SUFFIXES, AudioInfo, Channel, probe_audio
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json, sha256_file
 from toolkit.core.names import unknown_name
@@ -45,6 +45,23 @@ class Assignment:
     channel: Channel = None
 
 
+@dataclass(frozen=True)
+class Recordings:
+    """A corpus as the freeze records it, however it was laid out: audio and reference files by recording id.
+
+    ``source`` (the folder or file listing them) is named in errors about the whole set; ``speakers`` holds a
+    speaker the source names for a recording (a splits CSV's wins); ``declared`` where a recording was declared
+    (file and line), named when its reference is refused; ``decoded`` facts already found by a full decode.
+    """
+
+    source: Path
+    audio: dict[str, Path]
+    references: dict[str, dict[str, Path]]
+    speakers: dict[str, str] = field(default_factory=dict)
+    declared: dict[str, tuple[Path, int]] = field(default_factory=dict)
+    decoded: dict[str, AudioInfo] = field(default_factory=dict)
+
+
 def freeze(
     audio_dir: str | Path,
     refs_dir: str | Path,
@@ -63,31 +80,55 @@ def freeze(
     A reference without words is refused unless the recording is declared to hold no speech
     (``no_speech`` ids, or the stratum ``no-speech`` in the CSV); it is then recorded with that stratum.
     """
-    audio_dir, refs_dir, out = Path(audio_dir), Path(refs_dir), Path(out)
+    audio_dir, refs_dir = Path(audio_dir), Path(refs_dir)
     for folder in (audio_dir, refs_dir):
         if not folder.is_dir():
             raise InputError(folder, "not a folder")
     audio = _audio_files(audio_dir)
     references = _reference_files(refs_dir, audio, audio_dir)
-    assignments = _assignments(audio, splits_csv, split, channel, audio_dir)
+    return freeze_recordings(
+        Recordings(audio_dir, audio, references),
+        out,
+        splits_csv,
+        split,
+        channel,
+        allow_mixed_sample_rates,
+        no_speech,
+    )
+
+
+def freeze_recordings(
+    recordings: Recordings,
+    out: str | Path,
+    splits_csv: str | Path | None = None,
+    split: str | None = None,
+    channel: Channel = None,
+    allow_mixed_sample_rates: bool = False,
+    no_speech: Iterable[str] = (),
+) -> Manifest:
+    """Check, hash and record ``recordings`` (options as :func:`freeze`); write ``out`` atomically, or nothing."""
+    out = Path(out)
+    source, audio, references = recordings.source, recordings.audio, recordings.references
+    assignments = _assignments(audio, splits_csv, split, channel, source)
     for rid in no_speech:
         if rid not in assignments:
-            raise InputError(audio_dir, f"--no-speech names recording '{rid}', which has no audio here")
+            raise InputError(source, f"--no-speech names recording '{rid}', which has no audio here")
         if NO_SPEECH not in assignments[rid].strata:
             assignments[rid] = replace(assignments[rid], strata=[*assignments[rid].strata, NO_SPEECH])
 
-    infos = {rid: probe_audio(path) for rid, path in audio.items()}
-    _check_sample_rates(audio_dir, audio, infos, allow_mixed_sample_rates)
+    infos = {rid: recordings.decoded.get(rid) or probe_audio(path) for rid, path in audio.items()}
+    _check_sample_rates(source, audio, infos, allow_mixed_sample_rates)
     base = out.resolve().parent
     entries = []
     for rid, path in audio.items():
         assignment = assignments[rid]
-        info = probe_audio(path, decode=True)
+        info = recordings.decoded.get(rid) or probe_audio(path, decode=True)
         chosen = _channel_for(path, info.channels, assignment.channel)
         roles = references[rid]
         role = next(r for r in roles if r != NAMES_ROLE)
         reference = read_reference(roles[role], rid, info.duration, roles.get(NAMES_ROLE))
-        _check_speech_declared(roles[role], rid, reference.text, NO_SPEECH in assignment.strata)
+        where, line = recordings.declared.get(rid, (roles[role], 0))
+        _check_speech_declared(where, line, rid, reference.text, NO_SPEECH in assignment.strata)
         entries.append(
             RecordingEntry(
                 id=rid,
@@ -100,7 +141,7 @@ def freeze(
                 channel=chosen,
                 split=assignment.split,
                 strata=list(assignment.strata),
-                speaker=assignment.speaker,
+                speaker=assignment.speaker or recordings.speakers.get(rid, ""),
                 references={
                     r: FileRecord(_relative(p, base), sha256_file(p), p.stat().st_size)
                     for r, p in sorted(roles.items())
@@ -125,17 +166,20 @@ def freeze(
     return manifest
 
 
-def _check_speech_declared(path: Path, rid: str, text: str, declared_no_speech: bool) -> None:
-    """A reference without words is a mistake (a cut or unsaved file) unless the recording is declared silent."""
+def _check_speech_declared(path: Path, line: int, rid: str, text: str, declared_no_speech: bool) -> None:
+    """A reference without words is a mistake (a cut or unsaved file) unless the recording is declared silent;
+    the error names ``path`` (and ``line``, when not 0: where an imported recording was declared)."""
+    at = f"line {line}: " if line else ""
     if not text.strip() and not declared_no_speech:
         raise InputError(
             path,
-            f"the reference has no words; if recording '{rid}' holds no speech, say so "
+            f"{at}the reference has no words; if recording '{rid}' holds no speech, say so "
             f"with --no-speech {rid} (or the stratum '{NO_SPEECH}' in --splits)",
         )
     if text.strip() and declared_no_speech:
         raise InputError(
-            path, f"recording '{rid}' is declared to hold no speech, but its reference has {len(text.split())} word(s)"
+            path,
+            f"{at}recording '{rid}' is declared to hold no speech, but its reference has {len(text.split())} word(s)",
         )
 
 
@@ -188,14 +232,14 @@ def _reference_files(refs_dir: Path, audio: dict[str, Path], audio_dir: Path) ->
 
 
 def _assignments(
-    audio: dict[str, Path], splits_csv: str | Path | None, default: str | None, channel: Channel, audio_dir: Path
+    audio: dict[str, Path], splits_csv: str | Path | None, default: str | None, channel: Channel, source: Path
 ) -> dict[str, Assignment]:
     if default is not None and default not in SPLITS:
         raise InputError(None, unknown_name("split", default, SPLITS))
     rows = {} if splits_csv is None else _read_splits_csv(Path(splits_csv), channel)
     for rid in rows:
         if rid not in audio:
-            raise InputError(splits_csv, f"recording '{rid}' has no audio in {audio_dir}")
+            raise InputError(splits_csv, f"recording '{rid}' has no audio in {source}")
     result = {}
     for rid in audio:
         if rid in rows:
@@ -258,7 +302,7 @@ def _channel_for(path: Path, channels: int, chosen: Channel) -> Channel:
     return chosen
 
 
-def _check_sample_rates(audio_dir: Path, audio: dict[str, Path], infos: dict[str, Any], allowed: bool) -> None:
+def _check_sample_rates(source: Path, audio: dict[str, Path], infos: dict[str, Any], allowed: bool) -> None:
     rates: dict[int, list[str]] = defaultdict(list)
     for rid, info in infos.items():
         rates[info.sample_rate].append(audio[rid].name)
@@ -268,7 +312,7 @@ def _check_sample_rates(audio_dir: Path, audio: dict[str, Path], infos: dict[str
             for rate, names in sorted(rates.items())
         )
         raise InputError(
-            audio_dir,
+            source,
             f"mixed sample rates ({listing}); convert the originals to one rate "
             "or freeze with --allow-mixed-sample-rates",
         )
