@@ -27,9 +27,10 @@ RUNTIME_COLUMNS = {
     "wall_s": "measured wall time of this result's work (decodes, VAD, enhancement), whenever it was computed; "
     "model loading excluded",
     "cpu_s": "measured CPU time of the same work (in its worker processes)",
-    "peak_rss_mb": "largest peak resident memory (MB) of the worker processes that did this result's work, "
-    "each holding one model: the recognizer's during each decode, the enhancer's or the VAD's "
-    "during theirs",
+    "peak_rss_mb": "largest peak resident memory (MB) of the processes that held this result's models, each "
+    "over its model's load and each unit of this result it did (the recognizer's worker for each decode, the "
+    "enhancer's or the VAD's for theirs): the kernel's high-water mark (VmHWM), as worker_peak_rss_mb; the "
+    "process that runs the arms holds no model and is not in it",
     "real_time_factor": "wall_s / duration_s",
     "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
     "this_run_cpu_s": "CPU time this run spent on the result, worker processes included",
@@ -55,8 +56,9 @@ LOAD_COLUMNS = {
     "wall_s": "time to load the model in its worker (charged to no recording)",
     "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
     "cpu_s": "CPU time of that load",
-    "rss_after_load_mb": "the worker's resident memory once the model is loaded",
-    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run",
+    "rss_after_load_mb": "the worker's peak resident memory up to its loaded model (start, imports and the load)",
+    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run, every arm's units included: "
+    "the largest peak_rss_mb of the units it did",
 }
 
 
