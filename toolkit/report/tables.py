@@ -110,7 +110,8 @@ ARMS_COLUMNS = {
     "number errors": "reference numbers the arm got wrong (by value), over the reference numbers",
     "short-word S+D": "words of at most the short-word length substituted or deleted, over those words",
     "invented/min in non-speech": "words written inside human-confirmed non-speech, per minute of it",
-    "seam omissions/duplications": "words lost or written twice at the arm's window seams",
+    "seam omissions/duplications/split words": "words lost, written twice, or cut across two windows and written "
+    'as a piece beside the word ("a alínea") at the arm\'s window seams',
     "lost turns": "reference turns the baseline recognized (at least half of the turn's words right) and the arm "
     "lost entirely (not one word right), over the turns the baseline recognized",
     "VAD recall": "share of annotated speech the arm's VAD kept",
@@ -153,9 +154,7 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
                 "number errors": out_of(agg["numbers_errors"], agg["numbers_ref_count"]),
                 "short-word S+D": out_of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
                 "invented/min in non-speech": number(agg.get("nonspeech_per_minute")),
-                "seam omissions/duplications": f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}"
-                if "seam_omissions" in agg and not pd.isna(agg.get("seam_omissions"))
-                else "—",
+                "seam omissions/duplications/split words": _seam_counts(agg),
                 "lost turns": out_of(agg["lost_turns"], agg["lost_turns_denominator"]) if "lost_turns" in agg else "—",
                 "VAD recall": pct(agg.get("vad_recall"))
                 if "vad_recall" in agg and not pd.isna(agg.get("vad_recall"))
@@ -166,6 +165,17 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
             }
         )
     return pd.DataFrame.from_records(rows)
+
+
+def _seam_counts(agg: Any) -> str:
+    """ "omissions/duplications/split words" of an arm's seams; "—" for an arm without seams (split words "—"
+    in scores made before they were counted)."""
+    if "seam_omissions" not in agg or pd.isna(agg.get("seam_omissions")):
+        return "—"
+    split = agg.get("seam_split_words")
+    return f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}/" + (
+        "—" if split is None or pd.isna(split) else str(int(split))
+    )
 
 
 def _fallback_share(rows: pd.DataFrame) -> str:
@@ -189,7 +199,7 @@ def render_text_table(evaluation: Evaluation) -> str:
         "name errors",
         "number errors",
         "invented/min in non-speech",
-        "seam omissions/duplications",
+        "seam omissions/duplications/split words",
         "lost turns",
         "VAD recall",
         "onset |err| p95",
