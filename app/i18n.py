@@ -102,6 +102,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "detail_unresolved": ("não resolvido", "unresolved"),
     "detail_omission": ("omissão", "omission"),
     "detail_duplication": ("duplicação", "duplication"),
+    "detail_split word": ("palavra partida", "split word"),
     "detail_flagged seam": ("emenda sinalizada", "flagged seam"),
     "detail_vad cut": ("corte do VAD", "VAD cut"),
     "detail_seam": ("emenda", "seam"),

@@ -216,9 +216,24 @@ def test_per_arm_memory_does_not_depend_on_arm_order_and_load_is_reported_apart(
         and load["worker_peak_rss_mb"] >= 0.9 * load["rss_after_load_mb"]
         for load in loads.values()
     )
+    # The largest figure is the largest worker's own peak: the same mark, every model's load included.
+    assert max(after.values()) == pytest.approx(max(load["worker_peak_rss_mb"] for load in loads.values()), abs=0.1)
     # No figure holds two models: each stays below the two smallest workers together.
     two_models = sum(sorted(load["rss_after_load_mb"] for load in loads.values())[:2])
     assert max(before.values()) < two_models
+
+
+def test_an_arms_memory_holds_the_workers_that_held_its_models(corpus) -> None:
+    """The windows arm alone in its run (its recognizer and its Silero pass in their own workers): every
+    recording's figure includes both models' loads, and the largest is no lower than either worker's own peak,
+    measured the same way (the arms' figures compare with the workers' and with each other)."""
+    folder = _experiment(corpus / "windows-alone", 'windows = ["windows", "onset_repair"]\n')
+    record = run_experiment(load_experiment(folder), "tuning", progress=False).folder.read_record().to_json()
+    loads = [*record["recognizer_loads"].values(), *record["stage_loads"].values()]
+    figures = [row["peak_rss_mb"] for row in record["measurements"]]
+    assert len(loads) == 2 and len(figures) == len(CLIPS)
+    assert min(figures) >= max(load["rss_after_load_mb"] for load in loads) - 0.1
+    assert all(max(figures) >= load["worker_peak_rss_mb"] - 0.1 for load in loads)
 
 
 def test_arms_that_share_a_decode_name_it_by_one_key_and_the_plan_counts_it_once(corpus) -> None:

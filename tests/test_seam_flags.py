@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from shared_data import PTBR_LONGFORM
 
 from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.metrics.seam_flags import flag_precision, seam_problems
@@ -98,3 +99,59 @@ def test_precision_per_flag_kind_and_for_review():
             "loss_flagged": 0,
         }
     ]
+
+
+# --- a word split across two windows is not a duplication -------------------------------------------------------
+
+ARTICLE = "Titulo 8 Art 196 ao 200.txt"  # "... inciso I, alínea a, e inciso II ...": a "linea"/"a" split seen there
+
+
+def _spoken(text: str, split: int, pieces: list[str]) -> tuple[Hypothesis, list[tuple[float, float]]]:
+    """``text``'s words 0.5 s apart, with word ``split`` written as ``pieces`` across a seam laid over them."""
+    words = text.split()
+    texts = words[:split] + pieces + words[split + 1 :]
+    hyp = Hypothesis("rec", [Word(t, 0.5 * k, 0.5 * k + 0.4) for k, t in enumerate(texts)])
+    at = 0.5 * split + 0.3  # the left window ends after the first piece, the right starts before the second
+    return hyp, [(at - 0.2, at + 0.2)]
+
+
+def _seam_counts(text: str, split: int, pieces: list[str]) -> tuple[int, int, int, list[str]]:
+    hyp, seams = _spoken(text, split, pieces)
+    score = score_recording(Reference("rec", [Utterance(0.0, 0.5 * len(hyp.words), text)]), hyp, seams=seams)
+    found = score.seams
+    return found.omissions, found.duplications, found.split_words, [i.kind for i in found.instances]
+
+
+@pytest.mark.skipif(
+    not (PTBR_LONGFORM / "refs" / ARTICLE).is_file(), reason=f"shared audiobook absent: {PTBR_LONGFORM}"
+)
+@pytest.mark.parametrize("pieces", [["a", "alínea"], ["a", "linea"]], ids=["prefix", "spelled"])
+def test_the_audiobooks_alinea_split_across_a_seam_is_a_split_word_not_a_duplication(pieces: list[str]) -> None:
+    """The reference paragraph with "alínea" recognized as "a" at the left window's end and "alínea" or "linea" at
+    the right's start: the "a" of "alínea a" two words on made it a duplication."""
+    line = next(
+        ln for ln in (PTBR_LONGFORM / "refs" / ARTICLE).read_text(encoding="utf-8").splitlines() if "alínea a" in ln
+    )
+    split = line.split().index("alínea")
+    omissions, duplications, split_words, kinds = _seam_counts(line, split, pieces)
+    assert (duplications, split_words) == (0, 1) and "seam duplication" not in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "split", "pieces"),
+    [
+        ("conforme alínea b do inciso", 1, ["a", "alínea"]),  # the first syllable, then the word
+        ("conforme alínea b do inciso", 1, ["ali", "linea"]),  # overlapping pieces that spell it
+        ("conforme alínea b do inciso", 1, ["alínea", "nea"]),  # the word, then its last syllable
+        ("a constituição a garante", 1, ["consti", "constituição"]),
+    ],
+)
+def test_a_piece_of_the_next_or_previous_word_is_a_split_word(text: str, split: int, pieces: list[str]) -> None:
+    assert _seam_counts(text, split, pieces)[1:3] == (0, 1)
+
+
+def test_a_word_said_once_and_written_twice_on_both_sides_still_counts_as_a_duplication() -> None:
+    """ "a a" where the reference has one "a", both full words: a copy beside it decides, even where the next word
+    begins with "a" too (the "a" could then be the first syllable of "alínea": it is read as the copy beside it)."""
+    assert _seam_counts("o inciso a diz", 2, ["a", "a"])[1:3] == (1, 0)
+    assert _seam_counts("conforme a alínea b", 1, ["a", "a"])[1:3] == (1, 0)

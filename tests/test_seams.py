@@ -472,3 +472,102 @@ def test_a_word_dropped_under_another_reading_is_noted_but_a_cut_copy_at_the_edg
     _, cut = seam([*left[:3], Word("hoj", 29.8, 30.0)], [*left[:3], Word("hoje", 29.75, 29.99)])
     assert [(d.word.text, d.reason) for d in cut.dropped if d.reason != "duplicate"] == [("hoj", "overlapped")]
     assert not cut.flags
+
+
+@st.composite
+def heard_twice(draw):
+    """Speech around a seam heard by both windows: each whole word a window holds, jittered well inside the onset
+    tolerance; a word crossing a window's seam-side edge heard by that window as a two-letter fragment, as the
+    whole word timed from the edge, or not at all (the other window, which holds it whole, keeps it). Each word
+    is another, so what both windows heard pairs one way only (repeats are seam_case's)."""
+    a = draw(st.floats(20.0, 25.0))
+    b = a + draw(st.floats(1.0, 6.0))
+    truth, t = [], a - draw(st.floats(0.0, 3.0))
+    while t < b + 3.0:
+        duration = draw(st.floats(0.1, 0.6))
+        truth.append(Word(f"palavra{len(truth)}", round(t, 3), round(t + duration, 3)))
+        t += duration + draw(st.floats(0.12, 1.0))  # more than twice the jitter: each window's words stay in order
+    windows = []
+    for k, (start, end) in enumerate(((0.0, b), (a, b + 30.0))):
+        words = []
+        for n, word in enumerate(truth):
+            if word.end <= start or word.start >= end:
+                continue
+            if word.start >= start and word.end <= end:
+                jitter = draw(st.floats(-0.05, 0.05))
+                words.append(Word(word.text, word.start + jitter, word.end + jitter, segment_id=f"{k}.{n}"))
+                continue
+            cut = (max(start, word.start), min(end, word.end))
+            if cut[1] - cut[0] < 0.05:
+                continue
+            heard = draw(st.sampled_from(["fragment", "whole", "nothing"]))
+            if heard != "nothing":
+                text = word.text if heard == "whole" else word.text[:2] + "~"
+                words.append(Word(text, *cut, segment_id=f"{k}.{n}"))
+        windows.append(WindowResult(f"w{k}", start, end, words))
+    return truth, windows
+
+
+def _check_seam_record(report, windows, merged) -> None:
+    """Every seam record's cut lies in its shared interval; a kept copy starting outside it is named; each
+    word of either window is kept (maybe retimed) or dropped with a reason, never both."""
+    assert report.start <= report.cut_time <= report.end
+    if report.straddling is not None:
+        onset = report.straddling.word.start
+        assert not report.start <= onset <= report.end
+        assert report.cut_time == (report.start if onset < report.start else report.end)
+        assert report.straddling.word.segment_id in {m.segment_id for m in merged}
+    merged_ids = [m.segment_id for m in merged]
+    dropped_ids = [d.word.segment_id for d in report.dropped]
+    every = [x.segment_id for window in windows for x in window.words]
+    assert sorted(merged_ids + dropped_ids) == sorted(every)
+
+
+@settings(max_examples=300, deadline=None)
+@given(heard_twice())
+def test_a_seam_heard_by_both_windows_keeps_each_spoken_word_once_with_its_cut_inside_the_interval(case):
+    """The rule on speech both windows heard: the left window's words up to the cut, the right's after it, each
+    spoken word once (a copy cut at an edge, or timed from it, goes); the cut in [a, b] even where the copy kept
+    there is a word crossing an edge, which the record then names."""
+    truth, windows = case
+    merged, reports = reconcile(windows)
+    assert texts(merged) == texts(truth)
+    _check_seam_record(reports[0], windows, merged)
+    # The record's kept words are the merged words of each window that lie in [a, b] once clamped to it.
+    a, b = reports[0].start, reports[0].end
+    kept = {m.segment_id for m in merged}
+    for window, report_kept in zip(windows, (reports[0].kept_left, reports[0].kept_right)):
+        clamped = [
+            (x, min(max(x.start, window.start), window.end), min(max(x.end, window.start), window.end))
+            for x in window.words
+        ]
+        inside = [x.segment_id for x, start, end in clamped if x.segment_id in kept and a <= start and end <= b]
+        assert [x.segment_id for x in report_kept] == inside
+
+
+@settings(max_examples=300, deadline=None)
+@given(seam_case())
+def test_any_seam_records_its_cut_inside_the_shared_interval(case):
+    """Whatever the two windows wrote (other words, repeats, untimed words, straddlers at either edge)."""
+    left_out, left_in, right_in, right_out = case
+    numbered = [
+        [Word(x.text, x.start, x.end, segment_id=f"{k}.{n}") for n, x in enumerate(words)]
+        for k, words in enumerate((left_out + left_in, right_in + right_out))
+    ]
+    windows = [WindowResult("w0", 0.0, B, numbered[0]), WindowResult("w1", A, 55.0, numbered[1])]
+    merged, reports = reconcile(windows)
+    _check_seam_record(reports[0], windows, merged)
+
+
+def test_a_kept_word_crossing_the_interval_start_puts_the_cut_at_the_start_and_is_named():
+    """Seam 45 of a windows run on the audiobook: the kept left copy of a word began 0.56 s before the shared
+    interval, and the cut was recorded there, outside the interval."""
+    left = [w("o", 24.2, 0.2), Word("inciso", 24.44, 25.1)]
+    right = [Word("inciso", 25.0, 25.12), w("segundo", 30.1)]
+    merged, report = seam(left, right)
+    assert texts(merged) == ["o", "inciso", "segundo"]
+    assert [(d.side, d.word.text, d.reason) for d in report.dropped] == [("right", "inciso", "duplicate")]
+    assert report.cut_time == A
+    assert report.straddling is not None and report.straddling.side == "left"
+    assert report.straddling.word.start == 24.44
+    assert report.to_json()["straddling"] == {"side": "left", **report.straddling.word.__dict__}

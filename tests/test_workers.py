@@ -28,3 +28,27 @@ def test_a_failing_request_is_reported_and_the_worker_measures_its_own_work() ->
 
 def _sorter():
     return sorted
+
+
+def test_each_answer_counts_the_load_and_its_own_peak_only_and_the_largest_is_the_workers_peak() -> None:
+    """A service that holds ~100 MB once built, and allocates what each request asks: an answer's peak covers
+    the load and that request's spike (however short), not an earlier request's."""
+    with Workers() as workers:
+        worker = workers.get("allocator", _allocator, ())
+        loaded = worker.load.rss_after_load_mb
+        peaks = [worker.call(megabytes)[1].peak_rss_mb for megabytes in (300, 0, 50)]
+    assert loaded > 100
+    assert peaks[0] > loaded + 250 and loaded <= peaks[1] < peaks[0] - 250 and peaks[1] <= peaks[2] < peaks[0]
+    assert workers.loads()["allocator"].worker_peak_rss_mb == pytest.approx(max(peaks), abs=0.1)
+
+
+def _allocator():
+    import numpy as np
+
+    held = np.ones(100 * 2**20 // 8)  # the "model"
+
+    def allocate(megabytes: int) -> float:
+        spike = np.ones(megabytes * 2**20 // 8)  # freed on return: a spike no sampler is sure to see
+        return float(spike.sum() + held[0])
+
+    return allocate

@@ -47,6 +47,7 @@ SEAM_COLUMNS = [
     "start",
     "end",
     "cut_time",
+    "straddling",
     "kept_left",
     "kept_right",
     "dropped",
@@ -200,12 +201,18 @@ def _seam_row(arm: str, recording: str, seam: dict[str, Any]) -> dict[str, Any]:
         "start": seam.get("start"),
         "end": seam.get("end"),
         "cut_time": seam.get("cut_time"),
+        "straddling": _straddling(seam.get("straddling")),
         "kept_left": len(seam.get("kept_left", [])),
         "kept_right": len(seam.get("kept_right", [])),
         "dropped": len(seam.get("dropped", [])),
         "flags": ";".join(sorted({f.get("kind", "") for f in seam.get("flags", [])})),
         "review": bool(seam.get("review")),
     }
+
+
+def _straddling(copy: dict[str, Any] | None) -> str:
+    """The copy kept at a cut that starts outside the seam's interval, "left: inciso 1117.044" (blank: none)."""
+    return "" if not copy else f"{copy.get('side')}: {copy.get('text')} {copy.get('start')}"
 
 
 def _origin_spread(aggregate: pd.DataFrame, arms: list[dict[str, Any]]) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 Sources, all files a run already wrote (nothing is recomputed):
 
 - ``scores/<arm>/<rec>.json``: negation, name and number audit instances (``critical``), seam
-  omissions and duplications (``seam``) and words in confirmed non-speech (``nonspeech_text``);
+  omissions, duplications and split words (``seam``) and words in confirmed non-speech (``nonspeech_text``);
 - ``scores/explain/<arm>.json``: every word an arm got wrong that the baseline got right, or inserted
   where the baseline did not, with its cause (``regression``; the cause is the detail);
 - ``disagreements/<arm>/<rec>.json``: where an arm disagrees with the baseline (``disagreement``);

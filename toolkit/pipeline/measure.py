@@ -1,8 +1,11 @@
 """Wall time, CPU time and peak resident memory of a block of work.
 
-Peak memory is sampled from /proc/self/statm in a background thread (it sees the C++
-allocations of CTranslate2 and onnxruntime that tracemalloc cannot), falling back to the
-process-lifetime ``ru_maxrss`` where /proc is missing.
+Peak memory is the kernel's high-water mark of resident memory (``VmHWM`` in /proc/self/status), set back to
+the current resident size when a block starts (``5`` written to /proc/self/clear_refs, Linux 4.0 and later): an
+exact peak, which sees the C++ allocations of CTranslate2 and onnxruntime that tracemalloc cannot, measured the
+same way as a process's lifetime peak. Where the mark cannot be set back, /proc/self/statm is sampled in a
+background thread instead (a peak shorter than the interval is missed); where /proc is missing, the
+process-lifetime ``ru_maxrss``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import asdict, dataclass
 
 _STATM = "/proc/self/statm"
 _STATUS = "/proc/self/status"
+_CLEAR_REFS = "/proc/self/clear_refs"
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -36,6 +40,15 @@ class Measurement:
         return {k: round(v, 4) for k, v in asdict(self).items()}
 
 
+class _Marks:
+    """This process's high-water marks: the peak before the mark was last set back, and the blocks measuring now
+    (the mark is set back only when none is, so a block in another thread keeps its peak)."""
+
+    lock = threading.Lock()
+    before_reset_mb = 0.0
+    active = 0
+
+
 def _rss_mb() -> float:
     try:
         with open(_STATM) as handle:
@@ -44,12 +57,8 @@ def _rss_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def lifetime_peak_rss_mb() -> float:
-    """This process's peak resident memory so far: ``VmHWM`` from /proc/self/status.
-
-    Not ``ru_maxrss``: Linux carries the parent's resident size at fork into a spawned child's
-    ``ru_maxrss``, so a small worker started by a large process would report the large one's.
-    """
+def _high_water_mb() -> float | None:
+    """``VmHWM``: the peak resident memory since the process started or its mark was last set back."""
     try:
         with open(_STATUS) as handle:
             for line in handle:
@@ -57,28 +66,77 @@ def lifetime_peak_rss_mb() -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return None
+
+
+def _reset_high_water() -> bool:
+    """Set the high-water mark back to the current resident size, keeping the peak so far; False where the kernel
+    does not allow it. Called with ``_Marks.lock`` held."""
+    before = _high_water_mb()
+    if before is None:
+        return False
+    try:
+        with open(_CLEAR_REFS, "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    _Marks.before_reset_mb = max(_Marks.before_reset_mb, before)
+    return True
+
+
+def lifetime_peak_rss_mb() -> float:
+    """This process's peak resident memory since it started: ``VmHWM``, and the peak before any block set it back.
+
+    Not ``ru_maxrss``: Linux carries the parent's resident size at fork into a spawned child's
+    ``ru_maxrss``, so a small worker started by a large process would report the large one's.
+    """
+    with _Marks.lock:
+        mark = _high_water_mb()
+        if mark is None:
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return max(_Marks.before_reset_mb, mark)
 
 
 @contextmanager
-def measure(interval_s: float = 0.05) -> Iterator[Measurement]:
-    """Measure the enclosed block; the yielded record is filled in when the block ends."""
+def measure(memory: bool = True, interval_s: float = 0.05) -> Iterator[Measurement]:
+    """Measure the enclosed block; the yielded record is filled in when the block ends. With ``memory``, its peak
+    resident memory: the high-water mark from the block's start (from an earlier start when another block of
+    this process was measuring then, so never below the block's own peak); without, the peak stays 0."""
     result = Measurement()
-    peak = [_rss_mb()]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(interval_s):
-            peak[0] = max(peak[0], _rss_mb())
-
-    sampler = threading.Thread(target=sample, daemon=True)
+    with _Marks.lock:
+        exact = memory and (_Marks.active > 0 or _reset_high_water())
+        _Marks.active += exact
+    sampler = None if exact or not memory else _Sampler(interval_s)
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    sampler.start()
     try:
         yield result
     finally:
-        done.set()
-        sampler.join()
         result.wall_s = time.perf_counter() - wall0
         result.cpu_s = time.process_time() - cpu0
-        result.peak_rss_mb = max(peak[0], _rss_mb())
+        if exact:
+            with _Marks.lock:
+                result.peak_rss_mb = _high_water_mb() or 0.0
+                _Marks.active -= 1
+        elif sampler is not None:
+            result.peak_rss_mb = sampler.stop()
+
+
+class _Sampler:
+    """Resident memory sampled every ``interval_s`` in a background thread, for a kernel that cannot set the
+    high-water mark back."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.peak = _rss_mb()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, args=(interval_s,), daemon=True)
+        self.thread.start()
+
+    def _sample(self, interval_s: float) -> None:
+        while not self.done.wait(interval_s):
+            self.peak = max(self.peak, _rss_mb())
+
+    def stop(self) -> float:
+        """The largest resident size seen, the last one included."""
+        self.done.set()
+        self.thread.join()
+        return max(self.peak, _rss_mb())

@@ -93,7 +93,7 @@ def run_recording(
         if stored is None:
             loading = runner.started_wall_s()
             try:
-                with measure() as spent:
+                with measure(memory=False) as spent:
                     signal = signal if signal is not None else entry.load_audio()
                     output = runner.run(arm, entry.sha256, signal)
             except StageError as error:
@@ -105,7 +105,7 @@ def run_recording(
                 result.needs_work = True
                 break
             # Models started on the way are reported apart (their loads), not in the result's time.
-            # Memory is measured per unit in the workers; this process's peak says nothing.
+            # Memory is measured per unit in the workers that hold the models; this process holds none.
             loading = runner.started_wall_s() - loading
             this_run = Measurement(spent.wall_s - loading, spent.cpu_s + output.worker_cpu_s)
             stored = _write_result(folder, arm, entry.id, entry.duration, output, keys[arm.name], times(this_run))

@@ -107,9 +107,27 @@ class RetimedWord:
         return {"side": self.side, **asdict(self.word), "new_start": self.start, "new_end": self.end}
 
 
+@dataclass(frozen=True)
+class StraddlingWord:
+    """The copy kept at the cut when its onset lies outside the shared interval (a word that crosses the
+    interval's edge, or a copy timed beyond it): it is kept whole from ``side``, and the cut is recorded at
+    the edge it crosses, since nothing outside the interval is reconciled."""
+
+    side: str
+    word: Word
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, **asdict(self.word)}
+
+
 @dataclass
 class SeamReport:
-    """What one seam decided: the words of [start, end] kept from each side, dropped, and flagged."""
+    """What one seam decided: the words of [start, end] kept from each side, dropped, and flagged.
+
+    ``cut_time`` always lies in [start, end]: the onset of the copy kept at the cut, or the edge it crosses
+    (``straddling`` then names that copy, unless a later rule dropped it: ``dropped`` says so), or a pause or
+    edge when no pair was cut at.
+    """
 
     index: int
     left_window: str
@@ -123,6 +141,7 @@ class SeamReport:
     flags: list[SeamFlag] = field(default_factory=list)
     empty_side: str | None = None
     retimed: list[RetimedWord] = field(default_factory=list)
+    straddling: StraddlingWord | None = None
 
     @property
     def ambiguous(self) -> bool:
@@ -137,6 +156,7 @@ class SeamReport:
             "start": self.start,
             "end": self.end,
             "cut_time": self.cut_time,
+            "straddling": None if self.straddling is None else self.straddling.to_json(),
             "empty_side": self.empty_side,
             "kept_left": [asdict(w) for w in self.kept_left],
             "kept_right": [asdict(w) for w in self.kept_right],

@@ -24,10 +24,13 @@ Rules, in the order they apply to one seam:
   agreeing pairs (runs of timing pairs only when nothing agrees, flagged). The left
   window's words before the pair and the right window's words after it are kept; of the
   pair, the fixed copy is kept, otherwise the copy farther from its own window's edge
-  (ties keep the left copy). No valid pair at all: when one side has no words in [a, b]
-  the other side's are kept (flagged); otherwise the cut falls in the longest pause both
-  sides leave inside [a, b] (the middle when there is none), each free word going to the
-  side of its midpoint (flagged ``no_agreement``).
+  (ties keep the left copy). The cut's time is the kept copy's onset; a kept copy whose onset
+  lies outside [a, b] (a word crossing the interval's edge) puts the cut at that edge, and the
+  report names the copy (``straddling``): a cut is never recorded outside [a, b]. No valid
+  pair at all: when one side has no words in [a, b] the other side's are kept (flagged);
+  otherwise the cut falls in the longest pause both sides leave inside [a, b] (the middle
+  when there is none), each free word going to the side of its midpoint (flagged
+  ``no_agreement``).
 * A free word overlapping a fixed word of the other side by more than
   ``fragment_overlap`` of its own duration is the edge-cut copy of a word the other
   window heard whole, and is dropped. Every dropped word carries its reason
@@ -79,6 +82,7 @@ from toolkit.pipeline.seam_records import (
     SeamConfig,
     SeamFlag,
     SeamReport,
+    StraddlingWord,
     WindowResult,
 )
 from toolkit.scorer.normalize.same_word import word_key
@@ -196,6 +200,8 @@ def _record_settled(reports: list[SeamReport], kept: tuple[int, Word], dropped: 
     report.dropped.append(DroppedWord(side, word, "duplicate" if same else "overlapped"))
     report.kept_left = [w for w in report.kept_left if w is not word]
     report.kept_right = [w for w in report.kept_right if w is not word]
+    if report.straddling is not None and report.straddling.word is word:
+        report.straddling = None  # no longer kept: the drop says what happened to it
     if not same:
         report.flags.append(
             SeamFlag(
@@ -383,7 +389,11 @@ class _Seam:
             keep_side = LEFT
         else:
             keep_side = RIGHT
-        self.report.cut_time = (left if keep_side == LEFT else right).word.span[0]
+        kept = left if keep_side == LEFT else right
+        onset = kept.word.span[0]
+        self.report.cut_time = min(max(onset, self.a), self.b)
+        if self.report.cut_time != onset:  # nothing outside [a, b] is reconciled: the cut is at the edge crossed
+            self.report.straddling = StraddlingWord(keep_side, kept.word)
         drop_left = {i for i, e in enumerate(self.lz) if not e.fixed and (i > ci or (i == ci and keep_side == RIGHT))}
         drop_right = {j for j, e in enumerate(self.rz) if not e.fixed and (j < cj or (j == cj and keep_side == LEFT))}
         self._apply(drop_left, drop_right, {i for i, _, _ in pairs}, {j for _, j, _ in pairs})
@@ -516,6 +526,8 @@ class _Seam:
                 )
 
     def _drop(self, side: str, entry: _Entry, reason: str) -> None:
+        if self.report.straddling is not None and self.report.straddling.word is entry.word:
+            self.report.straddling = None  # no longer kept: the drop says what happened to it
         self.kept[side].discard(entry.pos)
         (self.dropped_left if side == LEFT else self.dropped_right).add(entry.pos)
         self.report.dropped.append(DroppedWord(side, entry.word, reason))

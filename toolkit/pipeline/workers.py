@@ -2,8 +2,9 @@
 
 A service (a recognizer, an enhancer, a VAD) is built once in its own process, which loads its
 model (measured apart from any recording), then answers requests. Each answer comes back with
-the wall time, CPU time and peak resident memory of that process while it worked, so a figure
-never includes another service's model, whatever ran before it.
+the wall time and CPU time of that process while it worked, and its peak resident memory over the
+load and that request, so a figure never includes another service's model, whatever ran before it,
+and always includes its own.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ Build = Callable[..., Callable[[Any], Any]]  # module-level, so a spawned proces
 
 @dataclass
 class WorkerLoad:
-    """Building one service in its worker: time, memory once loaded, and the worker's lifetime peak.
+    """Building one service in its worker: time, the worker's peak memory up to the loaded model
+    (``rss_after_load_mb``: its start, imports and the load) and its lifetime peak.
 
     ``ready_wall_s`` is what the run waited: starting the process, its imports and the load.
     """
@@ -50,18 +52,22 @@ class WorkerLoad:
 
 
 def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
-    """Worker process: build the service, then answer requests until ``None``.
+    """Worker process: build the service, then answer requests until ``None``, each with its time and the peak
+    resident memory of this process over the load and that request (toolkit.pipeline.measure).
 
     Errors are sent to the parent, which raises them as one line; a failed build ends the worker,
     a failed request does not. Ctrl-C is left to the parent, which stops every worker.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        with measure() as spent:
+        with measure(memory=False) as spent:
             handle = build(*args)
     except Exception as error:
         connection.send(("error", f"{type(error).__name__}: {error}"))
         return
+    # Each answer's peak includes the load's: no request runs without the model, and so the largest answer of
+    # one worker's requests is that worker's lifetime peak, whichever arm asked.
+    spent.peak_rss_mb = loaded_peak = lifetime_peak_rss_mb()
     connection.send(("loaded", spent.to_json()))
     while (request := connection.recv()) is not None:
         try:
@@ -70,6 +76,7 @@ def _serve(build: Build, args: tuple[Any, ...], connection: Connection) -> None:
         except Exception as error:
             connection.send(("error", f"{type(error).__name__}: {error}"))
             continue
+        spent.peak_rss_mb = max(spent.peak_rss_mb, loaded_peak)
         connection.send(("done", response, spent.to_json()))
     connection.send(("closed", lifetime_peak_rss_mb()))
 

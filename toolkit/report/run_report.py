@@ -207,7 +207,8 @@ def _seams(evaluation: Evaluation, explanations: dict[str, Explanation]) -> Sect
     return Section.of(
         "Seams",
         evaluation.seams,
-        f"Seam flags: precision against the reference (flagged seams with an omission, duplication or a word off by "
+        f"Seam flags: precision against the reference (flagged seams with an omission, duplication, split word or a "
+        f"word off by "
         f"more than {TIMING_TOLERANCE_S:g} s) and, by the attribution, recall (seams within whose margin the arm "
         "lost a word to the seam, *seam* in the split by cause, that were flagged) and precision (flagged seams "
         "holding such a loss):"

@@ -27,9 +27,10 @@ RUNTIME_COLUMNS = {
     "wall_s": "measured wall time of this result's work (decodes, VAD, enhancement), whenever it was computed; "
     "model loading excluded",
     "cpu_s": "measured CPU time of the same work (in its worker processes)",
-    "peak_rss_mb": "largest peak resident memory (MB) of the worker processes that did this result's work, "
-    "each holding one model: the recognizer's during each decode, the enhancer's or the VAD's "
-    "during theirs",
+    "peak_rss_mb": "largest peak resident memory (MB) of the processes that held this result's models, each "
+    "over its model's load and each unit of this result it did (the recognizer's worker for each decode, the "
+    "enhancer's or the VAD's for theirs): the kernel's high-water mark (VmHWM), as worker_peak_rss_mb; the "
+    "process that runs the arms holds no model and is not in it",
     "real_time_factor": "wall_s / duration_s",
     "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
     "this_run_cpu_s": "CPU time this run spent on the result, worker processes included",
@@ -55,8 +56,9 @@ LOAD_COLUMNS = {
     "wall_s": "time to load the model in its worker (charged to no recording)",
     "ready_wall_s": "what the run waited for the worker: process start, imports and the load",
     "cpu_s": "CPU time of that load",
-    "rss_after_load_mb": "the worker's resident memory once the model is loaded",
-    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run",
+    "rss_after_load_mb": "the worker's peak resident memory up to its loaded model (start, imports and the load)",
+    "worker_peak_rss_mb": "the worker's peak resident memory over the whole run, every arm's units included: "
+    "the largest peak_rss_mb of the units it did",
 }
 
 
@@ -108,7 +110,8 @@ ARMS_COLUMNS = {
     "number errors": "reference numbers the arm got wrong (by value), over the reference numbers",
     "short-word S+D": "words of at most the short-word length substituted or deleted, over those words",
     "invented/min in non-speech": "words written inside human-confirmed non-speech, per minute of it",
-    "seam omissions/duplications": "words lost or written twice at the arm's window seams",
+    "seam omissions/duplications/split words": "words lost, written twice, or cut across two windows and written "
+    'as a piece beside the word ("a alínea") at the arm\'s window seams',
     "lost turns": "reference turns the baseline recognized (at least half of the turn's words right) and the arm "
     "lost entirely (not one word right), over the turns the baseline recognized",
     "VAD recall": "share of annotated speech the arm's VAD kept",
@@ -151,9 +154,7 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
                 "number errors": out_of(agg["numbers_errors"], agg["numbers_ref_count"]),
                 "short-word S+D": out_of(agg["short_substituted"] + agg["short_deleted"], agg["short_ref_count"]),
                 "invented/min in non-speech": number(agg.get("nonspeech_per_minute")),
-                "seam omissions/duplications": f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}"
-                if "seam_omissions" in agg and not pd.isna(agg.get("seam_omissions"))
-                else "—",
+                "seam omissions/duplications/split words": _seam_counts(agg),
                 "lost turns": out_of(agg["lost_turns"], agg["lost_turns_denominator"]) if "lost_turns" in agg else "—",
                 "VAD recall": pct(agg.get("vad_recall"))
                 if "vad_recall" in agg and not pd.isna(agg.get("vad_recall"))
@@ -164,6 +165,17 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
             }
         )
     return pd.DataFrame.from_records(rows)
+
+
+def _seam_counts(agg: Any) -> str:
+    """ "omissions/duplications/split words" of an arm's seams; "—" for an arm without seams (split words "—"
+    in scores made before they were counted)."""
+    if "seam_omissions" not in agg or pd.isna(agg.get("seam_omissions")):
+        return "—"
+    split = agg.get("seam_split_words")
+    return f"{int(agg['seam_omissions'])}/{int(agg['seam_duplications'])}/" + (
+        "—" if split is None or pd.isna(split) else str(int(split))
+    )
 
 
 def _fallback_share(rows: pd.DataFrame) -> str:
@@ -187,7 +199,7 @@ def render_text_table(evaluation: Evaluation) -> str:
         "name errors",
         "number errors",
         "invented/min in non-speech",
-        "seam omissions/duplications",
+        "seam omissions/duplications/split words",
         "lost turns",
         "VAD recall",
         "onset |err| p95",

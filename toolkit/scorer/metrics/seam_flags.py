@@ -1,13 +1,13 @@
 """Whether a windowed arm's seam flags point at real problems, measured against the reference.
 
 A seam (shared interval ``[a, b]`` widened by the scorer's seam margin) has a **real problem**
-when the scorer locates a seam omission or duplication in it (the span it located the instance
-in meets the seam, the scorer's own rule), or a reference word whose onset
+when the scorer locates a seam omission, duplication or split word in it (the span it located the
+instance in meets the seam, the scorer's own rule), or a reference word whose onset
 lies in it is matched with an onset error larger than ``TIMING_TOLERANCE_S``. The scorer's
-omissions and duplications stay the ground truth; this module only counts, per arm and flag
+seam instances stay the ground truth; this module only counts, per arm and flag
 kind, how many flagged seams had a real problem (precision) and how many seams with an
-omission or duplication went unflagged. Without timed reference words only omissions and
-duplications can count as problems.
+omission, duplication or split word went unflagged. Without timed reference words only those
+can count as problems.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class _Scored(Protocol):
 
 @dataclass(frozen=True)
 class SeamProblems:
-    """Which seams of one recording had an omission/duplication (``loss``) or a word off in time."""
+    """Which seams of one recording had an omission, duplication or split word (``loss``) or a word off in time."""
 
     loss: list[bool]
     off_time: list[bool]
@@ -68,8 +68,8 @@ def flag_precision(
 
     ``seams`` is the run's seam table (columns arm, recording_id, start, end, flags as
     ``;``-joined kinds, review); each row counts the seams, those flagged, those flagged with a
-    real problem (precision = their share) and how many seams with an omission or duplication
-    were flagged.
+    real problem (precision = their share) and how many seams with an omission, duplication or split
+    word were flagged.
     """
     rows: list[dict[str, Any]] = []
     for arm, arm_seams in seams.groupby("arm", sort=False):
