@@ -308,6 +308,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "decisões em trechos sobrepostos mudam os mesmos turnos de formas diferentes",
         "decisions on overlapping stretches change the same turns differently",
     ),
+    "conf_overlap_one": (
+        "{count} trechos que tocam os mesmos turnos, resolvidos juntos: uma decisão vale para todo o "
+        "trecho {start}–{end} s e substitui todas as decisões listadas (elas ficam no histórico).",
+        "{count} stretches touching the same turns, settled together: one decision holds for the whole "
+        "stretch {start}–{end} s and replaces every decision listed (they stay in the history).",
+    ),
     "conf_reference": ("Referência: {text}", "Reference: {text}"),
     "conf_no_turn": ("(nenhum turno)", "(no turn)"),
     "conf_settle_as": ("Como {who}: {action} {text}", "As {who}: {action} {text}"),
@@ -322,8 +328,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "conf_settle": ("Resolver este trecho", "Settle this stretch"),
     "conf_settled": ("Resolvido com a decisão nº {id}.", "Settled with decision #{id}."),
     "conf_own": (
-        "Você decidiu parte deste conflito: outro líder precisa resolvê-lo.",
-        "You decided part of this conflict: another lead settles it.",
+        "Você ouviu e decidiu um destes trechos como ouvinte: outro líder precisa resolver o conflito.",
+        "You decided one of these stretches as a listener: another lead settles the conflict.",
     ),
     "conf_stale": ("Decisões tomadas em outra versão da referência", "Decisions made on another reference version"),
     "conf_transcriptions": ("Conflitos de transcrição às cegas", "Blind transcription conflicts"),

@@ -248,6 +248,26 @@ def test_conflicts_page_is_for_leads_who_settle_only_others_conflicts(monkeypatc
     assert re.search(r"references/v001-\d{8}T\d{6}Z", shown) and str(exp) not in shown
 
 
+def test_overlapping_disagreements_are_one_conflict_the_only_lead_settles_then_applies(monkeypatch, exp):
+    adjudication = open_experiment(exp)
+    for (start, end), ana, beto in (((1.0, 4.0), "keep", "unresolved"), ((1.43, 1.77), "correct", "keep")):
+        text = "eu não sei se o João vem mesmo" if ana == "correct" else ""
+        adjudication.decide(recording_id="entrevista", start=start, end=end, action=ana, annotator="ana", new_text=text)
+        adjudication.decide(recording_id="entrevista", start=start, end=end, action=beto, annotator="beto")
+    at = _page(_app(monkeypatch, exp, annotator="lia", role="lead"), "conflicts")
+    assert "1 conflito para resolver" in _everything(at)
+    assert any("2 trechos que tocam os mesmos turnos, resolvidos juntos" in c.value for c in at.caption)
+    settle = next(b for b in at.button if b.label == "Resolver este trecho")
+    assert not settle.disabled and len(at.dataframe[0].value) == 4  # every decision of both stretches
+    at.radio[0].set_value("other")
+    next(b for b in at.selectbox if b.label == "Outra decisão").select_index(2)  # keep, correct, unresolved
+    settle.click()
+    at.run()
+    assert not next(b for b in at.button if b.label == "Aplicar as decisões").disabled
+    [settlement] = [d for d in DecisionStore(exp / "adjudication.sqlite").decisions() if d.role == "settlement"]
+    assert (settlement.start, settlement.end, settlement.action) == (1.0, 4.0, "unresolved")
+
+
 def test_results_page_reads_the_run_files_in_percent_and_the_agreement(monkeypatch, exp):
     adjudication = open_experiment(exp)
     for who, action in (("ana", "keep"), ("beto", "keep")):

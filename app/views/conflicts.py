@@ -1,6 +1,7 @@
 """For leads: decision conflicts and their settlement, blind-transcription conflicts and the agreed
 transcription, and applying decisions into a new reference version (under the experiment's
-``references/``, with a generated name). A lead never settles a conflict their own decision is in.
+``references/``, with a generated name). A lead never settles a conflict on a stretch they decided
+as a listener; overlapping stretches are shown and settled as one.
 """
 
 from __future__ import annotations
@@ -73,8 +74,12 @@ with app_state.shown_errors():
             current = reference_text(adj.reference(conflict.recording_id), conflict.start, conflict.end)
             st.markdown(app_state.plain(t("conf_reference", text=current or t("conf_no_turn"))))
             app_state.player(adj, conflict.recording_id, conflict.start, conflict.end, key=f"conflict_{k}", main=False)
+            if conflict.kind != LISTENERS:
+                stretches = len({(d.start, d.end) for d in conflict.decisions})
+                whole = {"start": number(conflict.start), "end": number(conflict.end)}
+                st.caption(t("conf_overlap_one", count=stretches, **whole))
             st.dataframe(_decision_rows(conflict.decisions), hide_index=True, width="stretch")
-            own = who.name in conflict.annotators
+            own = not conflict.may_settle(who)
             if own:
                 st.warning(t("conf_own"))
             with st.form(f"settle_{k}"):

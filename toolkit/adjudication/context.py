@@ -127,7 +127,7 @@ class Adjudication:
         exact = {(s.recording_id, s.start, s.end): s for s in states}
         covering: dict[str, list[SpanState]] = {}
         for state in states:
-            if state.effective is not None:
+            if (state.replaced_by or state.effective) is not None:
                 covering.setdefault(state.recording_id, []).append(state)
         result = []
         for recording, start, end in spans:
@@ -158,7 +158,7 @@ class Adjudication:
             return OPEN
         if state.conflict:
             return CONFLICT
-        effective = state.effective
+        effective = state.replaced_by or state.effective
         return STALE if effective is not None and self.is_stale(effective) else DECIDED
 
 

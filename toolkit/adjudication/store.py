@@ -11,7 +11,9 @@ annotator on a span that already has a first decision is a ``second`` (further) 
 ``settlement`` (a lead, on the conflicts page) settles a span on which listeners disagree, and
 is refused from anyone who decided that span as a listener. A decision supersedes only its own
 author's earlier decision in the same role on the same span: one listener never replaces
-another's. A correction whose text is the reference's own text is stored as a keep.
+another's. A settlement over a stretch that contains other spans (an overlap settled as one)
+*replaces* every decision on them older than itself: they stay in the file, read as settled by it.
+A correction whose text is the reference's own text is stored as a keep.
 Each decision records the sha256 of the reference file it was made against (and the
 manifest's identity), so a decision made on an older reference version is recognised as such.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -186,6 +188,11 @@ class SpanState:
     end: float
     listeners: tuple[Decision, ...]
     settlement: Decision | None
+    replaced_by: Decision | None = None  # a later settlement over a stretch containing this span
+
+    @property
+    def span(self) -> tuple[str, float, float]:
+        return (self.recording_id, self.start, self.end)
 
     @property
     def first(self) -> Decision | None:
@@ -212,12 +219,15 @@ class SpanState:
 
     @property
     def conflict(self) -> bool:
-        """Listeners disagree and no later settlement settles it."""
-        return self.disagreement and not self.settled
+        """Listeners disagree and no later settlement settles it (on this span or one containing it)."""
+        return self.disagreement and not self.settled and self.replaced_by is None
 
     @property
     def effective(self) -> Decision | None:
-        """The decision that applies (None while in conflict or undecided)."""
+        """The decision that applies on this span (None while in conflict or undecided, and when a
+        settlement over a containing stretch replaced it: that one applies there)."""
+        if self.replaced_by is not None:
+            return None
         if self.settled:
             return self.settlement
         if self.conflict:
@@ -333,12 +343,13 @@ class DecisionStore:
             if chain in latest:
                 superseded_by[latest[chain].id] = d.id
             latest[chain] = d
-        settled_by = {
-            d.id: state.settlement.id  # type: ignore[union-attr]
-            for state in span_states(decisions)
-            if state.settled and state.disagreement
-            for d in state.listeners
-        }
+        settled_by: dict[int, int] = {}
+        for state in span_states(decisions):  # a span's settlement, or one over a stretch containing it
+            by = state.replaced_by or (state.settlement if state.settled else None)
+            if by is not None:
+                for replaced in (*state.listeners, state.settlement):
+                    if replaced is not None and replaced is not by:
+                        settled_by[replaced.id] = by.id
         applied: dict[int, list[str]] = {}
         for application in self.applications():
             for decision_id in application.applied:
@@ -392,7 +403,7 @@ def span_states(decisions: list[Decision]) -> list[SpanState]:
             settlements[decision.span] = decision
         else:  # a dict keeps insertion order: the annotator who decided first stays first
             listeners.setdefault(decision.span, {})[decision.annotator] = decision
-    return [
+    states = [
         SpanState(
             *span,
             tuple(sorted(listeners.get(span, {}).values(), key=lambda d: d.role != FIRST)),
@@ -400,6 +411,27 @@ def span_states(decisions: list[Decision]) -> list[SpanState]:
         )
         for span in sorted(set(listeners) | set(settlements))
     ]
+    settling = [s.settlement for s in states if s.settled and s.settlement is not None]
+    return [replace(state, replaced_by=_replacer(state, settling)) for state in states]
+
+
+def _replacer(state: SpanState, settling: list[Decision]) -> Decision | None:
+    """The newest settlement in force over a stretch that contains ``state``'s span (and is not
+    it), if it is newer than every decision on the span: it replaces them all."""
+    latest = max(d.id for d in (*state.listeners, state.settlement) if d is not None)
+    return max(
+        (
+            s
+            for s in settling
+            if s.id > latest
+            and s.recording_id == state.recording_id
+            and s.start <= state.start
+            and state.end <= s.end
+            and (s.start, s.end) != (state.start, state.end)
+        ),
+        key=lambda s: s.id,
+        default=None,
+    )
 
 
 def _check_span(path: Path, recording_id: str, start: float, end: float, duration: float | None) -> tuple[float, float]:
