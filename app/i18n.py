@@ -38,6 +38,12 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "who_name": ("Seu nome", "Your name"),
     "who_start": ("Começar", "Start"),
+    "sidebar_bad_name": (
+        "Arquivo de logins: {problem}. O login ainda funciona; dê a essa pessoa outro nome "
+        "(ablate app add-user) e apague este do arquivo.",
+        "Users file: {problem}. The login still works; give that person another name "
+        "(ablate app add-user) and delete this one from the file.",
+    ),
     "who_empty": (
         "Digite seu nome: uma decisão sem autor não pode ser gravada.",
         "Please type your name: a decision without an annotator cannot be stored.",

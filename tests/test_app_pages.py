@@ -386,6 +386,31 @@ def test_login_with_a_role_and_backoff_after_wrong_passwords(monkeypatch, exp, t
     assert not at.title
 
 
+def test_a_lead_is_warned_about_login_names_from_before_the_naming_rules(monkeypatch, exp, tmp_path):
+    from toolkit.adjudication.users import hash_password
+
+    users = tmp_path / "users.json"
+    accounts = {"Lia": "lead", "ana\u200b": "annotator"}  # a zero-width space: another tool wrote it
+    logins = {n: {"role": r, "password": hash_password("segredo123")} for n, r in accounts.items()}
+    users.write_text(json.dumps({"format": 2, "users": logins}))
+    at = _app(monkeypatch, exp, annotator=None, users=users)
+    assert not any("u200b" in w.value for w in at.warning)  # the login page names nobody
+    at.text_input[0].set_value("Lia")
+    at.text_input[1].set_value("segredo123")
+    at.button[0].click()
+    at.run()
+    [warning] = [w.value for w in at.sidebar.warning]
+    assert "ana\\\\u200b" in warning and "ZERO WIDTH SPACE" in warning and "ainda funciona" in warning
+
+
+def test_an_unverified_name_that_runs_as_a_formula_is_refused(monkeypatch, exp):
+    at = _app(monkeypatch, exp, annotator=None)
+    at.text_input[0].set_value("=HYPERLINK(1)")
+    at.button[0].click()
+    at.run()
+    assert any("runs as a formula" in e.value for e in at.error) and not at.title
+
+
 def test_bad_input_is_a_message_not_a_traceback(monkeypatch, exp):
     folder = run_folder(exp)
     folder.hypothesis_json("vad", "entrevista").unlink()
