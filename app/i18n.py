@@ -13,6 +13,7 @@ import os
 import streamlit as st
 
 from toolkit.adjudication.context import APP_ENV
+from toolkit.adjudication.store import ordinal
 
 LANGUAGES = {"pt": "Português (Brasil)", "en": "English"}
 
@@ -180,8 +181,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "This run was scored against reference version {used}; the app opened version {open}: "
         "the alignment below is against the open version.",
     ),
-    "role_first": ("primeiro(a) ouvinte", "first listener"),
-    "role_second": ("segundo(a) ouvinte", "second listener"),
+    "role_listener": ("{place} ouvinte", "{place} listener"),
     "role_settlement": ("decisão do líder", "lead's settlement"),
     "hidden_one": (
         "Outro ouvinte já decidiu este trecho; a decisão dele aparece depois que você decidir.",
@@ -577,6 +577,26 @@ def t(key: str, **values: object) -> str:
     pt, en = TEXT[key]
     text = pt if language() == "pt" else en
     return text.format(**values) if values else text
+
+
+# A listener's place on a stretch in Portuguese, in words up to the tenth (then 11º ...).
+PLACES_PT = ("primeiro(a)", "segundo(a)", "terceiro(a)", "quarto(a)", "quinto(a)") + (
+    "sexto(a)",
+    "sétimo(a)",
+    "oitavo(a)",
+    "nono(a)",
+    "décimo(a)",
+)
+
+
+def role(decision_role: str, place: int | None) -> str:
+    """A decision's role in words: a listener as their place on the stretch (``terceiro(a) ouvinte``,
+    ``third listener``), a settlement as the lead's."""
+    if place is None:
+        return t(f"role_{decision_role}")
+    if language() != "pt":
+        return t("role_listener", place=ordinal(place))
+    return t("role_listener", place=PLACES_PT[place - 1] if place <= len(PLACES_PT) else f"{place}º")
 
 
 def n(count: int, one: str, many: str, **values: object) -> str:

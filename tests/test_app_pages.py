@@ -208,6 +208,18 @@ def test_review_hides_other_listeners_decisions_until_this_listener_decides(monk
     assert desk["item"]["status_label"] == "você decidiu: Manter a referência"
 
 
+def test_a_third_listener_is_labelled_third(monkeypatch, exp):
+    at = _page(_app(monkeypatch, exp, annotator="carla"), "review")  # on the negation's stretch
+    adjudication = open_experiment(exp)
+    for who, action in (("ana", "keep"), ("beto", "keep"), ("carla", "nonspeech")):
+        adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action=action, annotator=who)
+    at.run()
+    rows = _desk(at)["history"]["rows"]
+    assert [row[2] for row in rows] == ["primeiro(a) ouvinte", "segundo(a) ouvinte", "terceiro(a) ouvinte"]
+    at = _page(_app(monkeypatch, exp, annotator="lia", role="lead", lang="en"), "conflicts")
+    assert list(at.dataframe[0].value["role"]) == ["first listener", "second listener", "third listener"]
+
+
 def test_review_gives_back_a_draft(monkeypatch, exp):
     from toolkit.adjudication.drafts import Draft, Drafts
 

@@ -11,14 +11,14 @@ from collections.abc import Callable
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import n, number, percent, t
+from i18n import n, number, percent, role, t
 
 from toolkit.adjudication.agreement import AGREED_FOLDER, compare_recording, write_agreed
 from toolkit.adjudication.apply import apply_decisions
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.conflicts import LISTENERS, plan, settle
 from toolkit.adjudication.spans import reference_text
-from toolkit.adjudication.store import ACTIONS, CORRECT
+from toolkit.adjudication.store import ACTIONS, CORRECT, listener_numbers
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH, SPEECH
 
@@ -35,12 +35,13 @@ def _labels(options: dict[str, str]) -> Callable[[str], str]:
 
 
 def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
+    places = listener_numbers(adj.store.decisions())
     return pd.DataFrame(
         [
             {
                 t("hist_id"): d.id,
                 t("hist_who"): d.annotator,
-                t("hist_role"): t(f"role_{d.role}"),
+                t("hist_role"): role(d.role, places.get(d.id)),
                 t("hist_decision"): t(f"action_{d.outcome[0]}"),
                 t("hist_text"): d.new_text if d.outcome[0] == CORRECT else "",
                 t("hist_note"): d.note,

@@ -7,7 +7,9 @@ decision on the same span by the same role *supersedes* the previous one (it nam
 ``supersedes``), and the history stays readable; triggers refuse any UPDATE or DELETE.
 
 Roles: the first annotator to decide a span is its ``first`` listener; a decision by any other
-annotator on a span that already has a first decision is a ``second`` (further) listener's; a
+annotator on a span that already has a first decision is a ``second`` (further) listener's (the
+file's check allows no other value; ``listener_numbers`` tells the third from the second, and the
+export writes each listener's role as their place: ``third``, ``fourth``...); a
 ``settlement`` (a lead, on the conflicts page) settles a span on which listeners disagree, and
 is refused from anyone who decided that span as a listener. A decision supersedes only its own
 author's earlier decision in the same role on the same span: one listener never replaces
@@ -129,11 +131,14 @@ class ExportedDecision:
     superseded_by: int | None
     settled_by: int | None
     applied_in: tuple[str, ...]
+    role: str  # the decision's role, a listener's as their place on the stretch (``third``)
 
     def to_json(self) -> dict[str, Any]:
-        """One flat row (the export's JSON and CSV): the decision's fields, then the provenance."""
+        """One flat row (the export's JSON and CSV): the decision's fields (a listener's role as their
+        place on the stretch: ``first``, ``second``, ``third``...), then the provenance."""
         return {
             **self.decision.to_json(),
+            "role": self.role,
             "status": self.status,
             "superseded_by": self.superseded_by,
             "settled_by": self.settled_by,
@@ -141,7 +146,9 @@ class ExportedDecision:
         }
 
 
-EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + tuple(f.name for f in fields(ExportedDecision)[1:])
+EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + tuple(
+    f.name for f in fields(ExportedDecision) if f.name not in ("decision", "role")
+)
 
 
 @dataclass(frozen=True)
@@ -350,6 +357,7 @@ class DecisionStore:
                 for replaced in (*state.listeners, state.settlement):
                     if replaced is not None and replaced is not by:
                         settled_by[replaced.id] = by.id
+        numbers = listener_numbers(decisions)
         applied: dict[int, list[str]] = {}
         for application in self.applications():
             for decision_id in application.applied:
@@ -361,6 +369,7 @@ class DecisionStore:
                 superseded_by.get(d.id),
                 settled_by.get(d.id),
                 tuple(applied.get(d.id, [])),
+                ordinal(numbers[d.id]) if d.id in numbers else d.role,
             )
             for d in decisions
         ]
@@ -391,6 +400,27 @@ class DecisionStore:
         """Every application of decisions into a reference version, oldest first."""
         with connect(self.path) as connection:
             return read(connection, self.path, APPLICATIONS, order="id")
+
+
+def listener_numbers(decisions: list[Decision]) -> dict[int, int]:
+    """Decision id -> its author's place among the listeners of its span (1 for the first listener,
+    3 for the third, each listener's every decision there alike); settlements have none."""
+    places: dict[tuple[str, float, float], dict[str, int]] = {}
+    numbers: dict[int, int] = {}
+    for decision in sorted(decisions, key=lambda d: d.id):
+        if decision.role != SETTLEMENT:
+            arrived = places.setdefault(decision.span, {})
+            numbers[decision.id] = arrived.setdefault(decision.annotator, len(arrived) + 1)
+    return numbers
+
+
+def ordinal(number: int) -> str:
+    """``first``, ``second`` ... ``tenth``, then ``11th``, ``21st``: a listener's place as a role."""
+    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    if 1 <= number <= len(words):
+        return words[number - 1]
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def span_states(decisions: list[Decision]) -> list[SpanState]:
