@@ -119,6 +119,21 @@ def test_a_store_where_the_lead_settled_the_two_apart_is_no_longer_stuck(demo04,
     assert apply_decisions(adjudication, "lia", tmp_path / "v2").manifest.entry("demo04").load_reference().unresolved
 
 
+def test_a_settlement_never_replaces_a_decision_its_lead_did_not_see(demo04, tmp_path):
+    adjudication = _fresh(demo04, tmp_path)
+    _two_disagreements(adjudication)
+    [shown] = plan(adjudication).conflicts
+    seen = max(d.id for d in adjudication.store.decisions())
+    late = adjudication.decide(recording_id="demo04", start=22.5, end=23.0, action=KEEP, annotator="carla")
+    with pytest.raises(InputError, match="no longer open"):  # carla's keep joined the conflict on the page
+        settle(adjudication, shown, Login("lia", LEAD), UNRESOLVED)
+    with pytest.raises(InputError, match=rf"decision #{late.id} on demo04 22.5-23 s was saved meanwhile"):
+        adjudication.decide(
+            recording_id="demo04", start=21.52, end=24.61, action=UNRESOLVED, annotator="lia", settle=True, seen=seen
+        )
+    assert [d.role for d in adjudication.store.decisions()].count("settlement") == 0
+
+
 def test_a_lead_who_listened_still_cannot_settle_and_is_told_why(demo04, tmp_path):
     adjudication = _fresh(demo04, tmp_path)
     adjudication.decide(recording_id="demo04", start=21.52, end=24.61, action=KEEP, annotator="lia")

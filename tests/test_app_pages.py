@@ -472,6 +472,7 @@ def test_a_damaged_decision_row_is_one_line_on_the_page(monkeypatch, exp):
         (["app", "{exp}", "--port", "0"], "--port must be 1-65535"),
         (["app", "{exp}", "extra"], "unexpected argument 'extra'"),
         (["app", "add-user", "ana"], "usage: ablate app add-user NAME --users FILE"),
+        (["app", "{exp}", "--annotator", "ana\u200b"], "--annotator: login name 'ana\\u200b' holds invisible"),
     ],
 )
 def test_app_command_refuses_bad_input_before_starting(exp, capsys, argv, message):

@@ -140,6 +140,7 @@ def settle(
             None,
             f"{lead.name} decided part of {conflict.describe()} as a listener; another lead settles it",
         )
+    seen = max((d.id for d in adjudication.store.decisions()), default=0)  # then nothing newer may be replaced
     if _identity(conflict) not in {_identity(c) for c in plan(adjudication).conflicts}:
         raise InputError(None, f"{conflict.describe()} is no longer open (settled or changed meanwhile)")
     return adjudication.decide(
@@ -151,6 +152,7 @@ def settle(
         new_text=new_text,
         note=note,
         settle=True,
+        seen=seen,
         source="settlement of " + ", ".join(f"#{d.id}" for d in conflict.decisions),
     )
 

@@ -92,8 +92,10 @@ class Adjudication:
         note: str = "",
         source: str = "",
         settle: bool = False,
+        seen: int | None = None,
     ) -> Decision:
-        """Store a decision on the current reference version of ``recording_id``."""
+        """Store a decision on the current reference version of ``recording_id`` (``seen``: see
+        ``DecisionStore.record``)."""
         entry = self.entry(recording_id)
         if action == CORRECT:
             correctable_speaker(self.reference(recording_id), start, end)
@@ -110,6 +112,7 @@ class Adjudication:
             note=note,
             source=source,
             settle=settle,
+            seen=seen,
             duration=entry.duration,
         )
 

@@ -285,10 +285,13 @@ class DecisionStore:
         source: str = "",
         settle: bool = False,
         duration: float | None = None,
+        seen: int | None = None,
     ) -> Decision:
         """Store one decision in its own transaction; the role and what it supersedes are decided here.
 
-        ``duration`` (the recording's, seconds), when given, bounds the span.
+        ``duration`` (the recording's, seconds), when given, bounds the span. ``seen`` (a settlement's:
+        the newest decision id its lead saw) refuses it if a newer decision lies inside the span,
+        which the settlement would replace unseen.
         """
         annotator = " ".join((annotator or "").split())
         start, end = _check_span(self.path, recording_id, start, end, duration)
@@ -311,6 +314,15 @@ class DecisionStore:
                     f"{annotator} decided {recording_id} {start:g}-{end:g} s as a listener and cannot settle it; "
                     "another lead settles it",
                 )
+            if seen is not None:
+                where = 'recording_id = ? AND start >= ? AND "end" <= ? AND id > ?'
+                unseen = read(connection, self.path, DECISIONS, where, (recording_id, start, end, seen), "id")
+                if unseen:
+                    raise InputError(
+                        self.path,
+                        f"decision #{unseen[0].id} on {recording_id} {unseen[0].start:g}-{unseen[0].end:g} s was "
+                        "saved meanwhile; look at the conflict again before settling it",
+                    )
             role, supersedes = _role(rows, annotator, settle)
             return write(
                 connection,
