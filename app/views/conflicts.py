@@ -34,8 +34,8 @@ def _labels(options: dict[str, str]) -> Callable[[str], str]:
     return lambda option: app_state.plain(options[option])
 
 
-def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
-    places = listener_numbers(adj.store.decisions())
+def _decision_rows(decisions, places: dict[int, int]) -> pd.DataFrame:  # noqa: ANN001
+    """One row per decision; ``places``: each listener's place on their stretch (``listener_numbers``)."""
     return pd.DataFrame(
         [
             {
@@ -54,6 +54,7 @@ def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
 
 with app_state.shown_errors():
     todo = plan(adj)
+    places = listener_numbers(adj.store.decisions())
     st.markdown(
         " · ".join(
             [
@@ -79,7 +80,7 @@ with app_state.shown_errors():
                 stretches = len({(d.start, d.end) for d in conflict.decisions})
                 whole = {"start": number(conflict.start), "end": number(conflict.end)}
                 st.caption(t("conf_overlap_one", count=stretches, **whole))
-            st.dataframe(_decision_rows(conflict.decisions), hide_index=True, width="stretch")
+            st.dataframe(_decision_rows(conflict.decisions, places), hide_index=True, width="stretch")
             own = not conflict.may_settle(who)
             if own:
                 st.warning(t("conf_own"))
@@ -117,7 +118,7 @@ with app_state.shown_errors():
         st.success(st.session_state.pop("settled"))
     if todo.stale:
         st.subheader(t("conf_stale"))
-        st.dataframe(_decision_rows(todo.stale), hide_index=True, width="stretch")
+        st.dataframe(_decision_rows(todo.stale, places), hide_index=True, width="stretch")
 
     st.header(t("conf_transcriptions"))
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
