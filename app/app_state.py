@@ -22,7 +22,18 @@ from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.queue import ReviewQueue, build_queue
 from toolkit.adjudication.sessions import Sessions, client_address
 from toolkit.adjudication.spans import CONTEXT_S
-from toolkit.adjudication.users import ANNOTATOR, LEAD, TRANSCRIBER, Login, authenticate, check_role, read_users
+from toolkit.adjudication.users import (
+    ANNOTATOR,
+    LEAD,
+    TRANSCRIBER,
+    Login,
+    authenticate,
+    check_role,
+    login_name,
+    name_problem,
+    name_problems,
+    read_users,
+)
 from toolkit.core.errors import ToolkitError
 from toolkit.runs.folder import RunFolder
 
@@ -119,7 +130,7 @@ def login(adj: Adjudication) -> Login:
             _hand_over_cookie()
         return st.session_state["ablate_login"]
     users_file = os.environ.get(APP_ENV["users"])
-    fixed = " ".join(os.environ.get(APP_ENV["annotator"], "").split())
+    fixed = login_name(os.environ.get(APP_ENV["annotator"], ""))
     if users_file:
         _login_form(sessions, users_file)
     elif fixed:
@@ -178,7 +189,7 @@ def _login_form(sessions: Sessions, users_file: str) -> None:
         name = st.text_input(t("login_name"))
         password = st.text_input(t("login_password"), type="password")
         if st.form_submit_button(t("login_button"), type="primary"):
-            typed = " ".join(name.split())
+            typed = login_name(name)
             peer, forwarded = st.context.ip_address, st.context.headers.get("X-Forwarded-For")
             address = client_address(*(v if isinstance(v, str) else None for v in (peer, forwarded)))
             refusal = sessions.refusal(typed, address)
@@ -200,10 +211,13 @@ def _name_form(sessions: Sessions) -> None:
         st.caption(t("who_caption"))
         name = st.text_input(t("who_name"))
         if st.form_submit_button(t("who_start"), type="primary"):
+            refused = name_problem(login_name(name))
             if not name.strip():
                 st.error(t("who_empty"))
+            elif refused is not None:
+                st.error(plain(refused))
             else:
-                _start(sessions, Login(" ".join(name.split()), _fixed_role()))
+                _start(sessions, Login(login_name(name), _fixed_role()))
 
 
 def session_keeper() -> None:
@@ -241,8 +255,13 @@ def sidebar(adj: Adjudication, who: Login) -> None:
         f"**{t('sidebar_experiment')}** {plain(adj.name)}  \n**{t('sidebar_you')}** {plain(who.name)} "
         f"({t('role_' + who.role)})"
     )
-    if not os.environ.get(APP_ENV["users"]):
+    users_file = os.environ.get(APP_ENV["users"])
+    if not users_file:
         st.sidebar.caption(t("sidebar_unverified"))
+    elif who.is_lead:  # names from before the naming rules still log in; the lead is told which
+        with shown_errors():
+            for problem in name_problems(read_users(users_file)):
+                st.sidebar.warning(plain(t("sidebar_bad_name", problem=problem)))
     st.sidebar.caption(t("sidebar_reference", sha=adj.manifest.sha256[:12]))
     codes = list(LANGUAGES)
     st.session_state.setdefault("lang", language())

@@ -13,6 +13,7 @@ import os
 import streamlit as st
 
 from toolkit.adjudication.context import APP_ENV
+from toolkit.adjudication.store import ordinal
 
 LANGUAGES = {"pt": "Português (Brasil)", "en": "English"}
 
@@ -38,6 +39,12 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "who_name": ("Seu nome", "Your name"),
     "who_start": ("Começar", "Start"),
+    "sidebar_bad_name": (
+        "Arquivo de logins: {problem}. O login ainda funciona; dê a essa pessoa outro nome "
+        "(ablate app add-user) e apague este do arquivo.",
+        "Users file: {problem}. The login still works; give that person another name "
+        "(ablate app add-user) and delete this one from the file.",
+    ),
     "who_empty": (
         "Digite seu nome: uma decisão sem autor não pode ser gravada.",
         "Please type your name: a decision without an annotator cannot be stored.",
@@ -175,8 +182,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "This run was scored against reference version {used}; the app opened version {open}: "
         "the alignment below is against the open version.",
     ),
-    "role_first": ("primeiro(a) ouvinte", "first listener"),
-    "role_second": ("segundo(a) ouvinte", "second listener"),
+    "role_listener": ("{place} ouvinte", "{place} listener"),
     "role_settlement": ("decisão do líder", "lead's settlement"),
     "hidden_one": (
         "Outro ouvinte já decidiu este trecho; a decisão dele aparece depois que você decidir.",
@@ -309,6 +315,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "decisões em trechos sobrepostos mudam os mesmos turnos de formas diferentes",
         "decisions on overlapping stretches change the same turns differently",
     ),
+    "conf_overlap_one": (
+        "{count} trechos que tocam os mesmos turnos, resolvidos juntos: uma decisão vale para todo o "
+        "trecho {start}–{end} s e substitui todas as decisões listadas (elas ficam no histórico).",
+        "{count} stretches touching the same turns, settled together: one decision holds for the whole "
+        "stretch {start}–{end} s and replaces every decision listed (they stay in the history).",
+    ),
     "conf_reference": ("Referência: {text}", "Reference: {text}"),
     "conf_no_turn": ("(nenhum turno)", "(no turn)"),
     "conf_settle_as": ("Como {who}: {action} {text}", "As {who}: {action} {text}"),
@@ -323,8 +335,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "conf_settle": ("Resolver este trecho", "Settle this stretch"),
     "conf_settled": ("Resolvido com a decisão nº {id}.", "Settled with decision #{id}."),
     "conf_own": (
-        "Você decidiu parte deste conflito: outro líder precisa resolvê-lo.",
-        "You decided part of this conflict: another lead settles it.",
+        "Você ouviu e decidiu um destes trechos como ouvinte: outro líder precisa resolver o conflito.",
+        "You decided one of these stretches as a listener: another lead settles the conflict.",
     ),
     "conf_stale": ("Decisões tomadas em outra versão da referência", "Decisions made on another reference version"),
     "conf_transcriptions": ("Conflitos de transcrição às cegas", "Blind transcription conflicts"),
@@ -566,6 +578,26 @@ def t(key: str, **values: object) -> str:
     pt, en = TEXT[key]
     text = pt if language() == "pt" else en
     return text.format(**values) if values else text
+
+
+# A listener's place on a stretch in Portuguese, in words up to the tenth (then 11º ...).
+PLACES_PT = ("primeiro(a)", "segundo(a)", "terceiro(a)", "quarto(a)", "quinto(a)") + (
+    "sexto(a)",
+    "sétimo(a)",
+    "oitavo(a)",
+    "nono(a)",
+    "décimo(a)",
+)
+
+
+def role(decision_role: str, place: int | None) -> str:
+    """A decision's role in words: a listener as their place on the stretch (``terceiro(a) ouvinte``,
+    ``third listener``), a settlement as the lead's."""
+    if place is None:
+        return t(f"role_{decision_role}")
+    if language() != "pt":
+        return t("role_listener", place=ordinal(place))
+    return t("role_listener", place=PLACES_PT[place - 1] if place <= len(PLACES_PT) else f"{place}º")
 
 
 def n(count: int, one: str, many: str, **values: object) -> str:

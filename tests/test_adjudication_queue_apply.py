@@ -158,7 +158,7 @@ def test_overlapping_decisions_with_different_outcomes_are_a_conflict_a_lead_set
     )
     [conflict] = plan(adjudication).conflicts
     assert (conflict.kind, conflict.start, conflict.end) == (OVERLAP, 1.0, 4.0)
-    assert conflict.annotators == {"ana", "beto"}
+    assert conflict.listeners == {"ana", "beto"}
     with pytest.raises(InputError, match="must be settled by a lead"):
         apply_decisions(adjudication, "lia")
     settle(adjudication, conflict, Login("lia", LEAD), "correct", new_text="eu não sei se o João vem mesmo")
@@ -195,7 +195,7 @@ def test_only_a_lead_settles_and_never_a_conflict_of_their_own(exp):
     assert conflict.kind == LISTENERS
     with pytest.raises(InputError, match="only a lead settles conflicts"):
         settle(adjudication, conflict, Login("carla", ANNOTATOR), "keep")
-    with pytest.raises(InputError, match="lia decided part of .*another lead settles it"):
+    with pytest.raises(InputError, match="lia decided part of .*as a listener; another lead settles it"):
         settle(adjudication, conflict, Login("lia", LEAD), "keep")
     with pytest.raises(InputError, match="cannot settle it"):  # the store refuses it too, whoever calls
         adjudication.decide(

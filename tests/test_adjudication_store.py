@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from adjudication_fixture import decide
 
-from toolkit.adjudication.store import DecisionStore
+from toolkit.adjudication.store import DecisionStore, ordinal
 from toolkit.cli import main
 from toolkit.core.errors import InputError
 
@@ -115,7 +115,7 @@ def test_export_without_store_is_one_line_error(tmp_path, capsys):
 
 _WRITER = """
 import sys
-from toolkit.adjudication.store import DecisionStore
+from toolkit.adjudication.store import DecisionStore, ordinal
 store = DecisionStore(sys.argv[1])
 name = sys.argv[2]
 for i in range(int(sys.argv[3])):
@@ -159,6 +159,30 @@ def test_a_third_listener_never_replaces_the_second_and_every_listener_counts(tm
     assert again.supersedes == carla.id
     [state] = store.span_states()
     assert not state.conflict and state.effective.annotator == "ana"
+
+
+def test_the_nth_listener_is_exported_as_the_nth(tmp_path, capsys):
+    store = DecisionStore(tmp_path / "adjudication.sqlite")
+    for who in ("ana", "beto", "carla", "davi", "ana"):  # ana's second decision is still the first listener's
+        decide(store, who, "keep")
+    decide(store, "lia", "keep", start=5.0, end=6.0)  # another stretch: lia is its first listener
+    assert [row.to_json()["role"] for row in store.export()] == ["first", "second", "third", "fourth", "first", "first"]
+    assert [d.role for d in store.decisions()][:4] == ["first", "second", "second", "second"]  # as the file keeps it
+    assert main(["decisions", "export", str(tmp_path), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["role"] for r in rows] == ["first", "second", "third", "fourth", "first", "first"]
+    assert [ordinal(k) for k in (1, 10, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "first",
+        "tenth",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+    ]
 
 
 def test_a_correction_that_changes_nothing_is_a_keep_and_agrees_with_one(tmp_path):

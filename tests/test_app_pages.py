@@ -208,6 +208,18 @@ def test_review_hides_other_listeners_decisions_until_this_listener_decides(monk
     assert desk["item"]["status_label"] == "você decidiu: Manter a referência"
 
 
+def test_a_third_listener_is_labelled_third(monkeypatch, exp):
+    at = _page(_app(monkeypatch, exp, annotator="carla"), "review")  # on the negation's stretch
+    adjudication = open_experiment(exp)
+    for who, action in (("ana", "keep"), ("beto", "keep"), ("carla", "nonspeech")):
+        adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action=action, annotator=who)
+    at.run()
+    rows = _desk(at)["history"]["rows"]
+    assert [row[2] for row in rows] == ["primeiro(a) ouvinte", "segundo(a) ouvinte", "terceiro(a) ouvinte"]
+    at = _page(_app(monkeypatch, exp, annotator="lia", role="lead", lang="en"), "conflicts")
+    assert list(at.dataframe[0].value["role"]) == ["first listener", "second listener", "third listener"]
+
+
 def test_review_gives_back_a_draft(monkeypatch, exp):
     from toolkit.adjudication.drafts import Draft, Drafts
 
@@ -246,6 +258,26 @@ def test_conflicts_page_is_for_leads_who_settle_only_others_conflicts(monkeypatc
     [applied] = [s.value for s in at.success if "references" in s.value]
     shown = applied.replace("\\", "")  # plain text: every punctuation mark escaped for Markdown
     assert re.search(r"references/v001-\d{8}T\d{6}Z", shown) and str(exp) not in shown
+
+
+def test_overlapping_disagreements_are_one_conflict_the_only_lead_settles_then_applies(monkeypatch, exp):
+    adjudication = open_experiment(exp)
+    for (start, end), ana, beto in (((1.0, 4.0), "keep", "unresolved"), ((1.43, 1.77), "correct", "keep")):
+        text = "eu não sei se o João vem mesmo" if ana == "correct" else ""
+        adjudication.decide(recording_id="entrevista", start=start, end=end, action=ana, annotator="ana", new_text=text)
+        adjudication.decide(recording_id="entrevista", start=start, end=end, action=beto, annotator="beto")
+    at = _page(_app(monkeypatch, exp, annotator="lia", role="lead"), "conflicts")
+    assert "1 conflito para resolver" in _everything(at)
+    assert any("2 trechos que tocam os mesmos turnos, resolvidos juntos" in c.value for c in at.caption)
+    settle = next(b for b in at.button if b.label == "Resolver este trecho")
+    assert not settle.disabled and len(at.dataframe[0].value) == 4  # every decision of both stretches
+    at.radio[0].set_value("other")
+    next(b for b in at.selectbox if b.label == "Outra decisão").select_index(2)  # keep, correct, unresolved
+    settle.click()
+    at.run()
+    assert not next(b for b in at.button if b.label == "Aplicar as decisões").disabled
+    [settlement] = [d for d in DecisionStore(exp / "adjudication.sqlite").decisions() if d.role == "settlement"]
+    assert (settlement.start, settlement.end, settlement.action) == (1.0, 4.0, "unresolved")
 
 
 def test_results_page_reads_the_run_files_in_percent_and_the_agreement(monkeypatch, exp):
@@ -366,6 +398,31 @@ def test_login_with_a_role_and_backoff_after_wrong_passwords(monkeypatch, exp, t
     assert not at.title
 
 
+def test_a_lead_is_warned_about_login_names_from_before_the_naming_rules(monkeypatch, exp, tmp_path):
+    from toolkit.adjudication.users import hash_password
+
+    users = tmp_path / "users.json"
+    accounts = {"Lia": "lead", "ana\u200b": "annotator"}  # a zero-width space: another tool wrote it
+    logins = {n: {"role": r, "password": hash_password("segredo123")} for n, r in accounts.items()}
+    users.write_text(json.dumps({"format": 2, "users": logins}))
+    at = _app(monkeypatch, exp, annotator=None, users=users)
+    assert not any("u200b" in w.value for w in at.warning)  # the login page names nobody
+    at.text_input[0].set_value("Lia")
+    at.text_input[1].set_value("segredo123")
+    at.button[0].click()
+    at.run()
+    [warning] = [w.value for w in at.sidebar.warning]
+    assert "ana\\\\u200b" in warning and "ZERO WIDTH SPACE" in warning and "ainda funciona" in warning
+
+
+def test_an_unverified_name_that_runs_as_a_formula_is_refused(monkeypatch, exp):
+    at = _app(monkeypatch, exp, annotator=None)
+    at.text_input[0].set_value("=HYPERLINK(1)")
+    at.button[0].click()
+    at.run()
+    assert any("runs as a formula" in e.value for e in at.error) and not at.title
+
+
 def test_bad_input_is_a_message_not_a_traceback(monkeypatch, exp):
     folder = run_folder(exp)
     folder.hypothesis_json("vad", "entrevista").unlink()
@@ -415,6 +472,7 @@ def test_a_damaged_decision_row_is_one_line_on_the_page(monkeypatch, exp):
         (["app", "{exp}", "--port", "0"], "--port must be 1-65535"),
         (["app", "{exp}", "extra"], "unexpected argument 'extra'"),
         (["app", "add-user", "ana"], "usage: ablate app add-user NAME --users FILE"),
+        (["app", "{exp}", "--annotator", "ana\u200b"], "--annotator: login name 'ana\\u200b' holds invisible"),
     ],
 )
 def test_app_command_refuses_bad_input_before_starting(exp, capsys, argv, message):

@@ -1,6 +1,7 @@
 """For leads: decision conflicts and their settlement, blind-transcription conflicts and the agreed
 transcription, and applying decisions into a new reference version (under the experiment's
-``references/``, with a generated name). A lead never settles a conflict their own decision is in.
+``references/``, with a generated name). A lead never settles a conflict on a stretch they decided
+as a listener; overlapping stretches are shown and settled as one.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from collections.abc import Callable
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import n, number, percent, t
+from i18n import n, number, percent, role, t
 
 from toolkit.adjudication.agreement import AGREED_FOLDER, compare_recording, write_agreed
 from toolkit.adjudication.apply import apply_decisions
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.conflicts import LISTENERS, plan, settle
 from toolkit.adjudication.spans import reference_text
-from toolkit.adjudication.store import ACTIONS, CORRECT
+from toolkit.adjudication.store import ACTIONS, CORRECT, listener_numbers
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import NONSPEECH, SPEECH
 
@@ -33,13 +34,14 @@ def _labels(options: dict[str, str]) -> Callable[[str], str]:
     return lambda option: app_state.plain(options[option])
 
 
-def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
+def _decision_rows(decisions, places: dict[int, int]) -> pd.DataFrame:  # noqa: ANN001
+    """One row per decision; ``places``: each listener's place on their stretch (``listener_numbers``)."""
     return pd.DataFrame(
         [
             {
                 t("hist_id"): d.id,
                 t("hist_who"): d.annotator,
-                t("hist_role"): t(f"role_{d.role}"),
+                t("hist_role"): role(d.role, places.get(d.id)),
                 t("hist_decision"): t(f"action_{d.outcome[0]}"),
                 t("hist_text"): d.new_text if d.outcome[0] == CORRECT else "",
                 t("hist_note"): d.note,
@@ -52,6 +54,7 @@ def _decision_rows(decisions) -> pd.DataFrame:  # noqa: ANN001
 
 with app_state.shown_errors():
     todo = plan(adj)
+    places = listener_numbers(adj.store.decisions())
     st.markdown(
         " · ".join(
             [
@@ -73,8 +76,12 @@ with app_state.shown_errors():
             current = reference_text(adj.reference(conflict.recording_id), conflict.start, conflict.end)
             st.markdown(app_state.plain(t("conf_reference", text=current or t("conf_no_turn"))))
             app_state.player(adj, conflict.recording_id, conflict.start, conflict.end, key=f"conflict_{k}", main=False)
-            st.dataframe(_decision_rows(conflict.decisions), hide_index=True, width="stretch")
-            own = who.name in conflict.annotators
+            if conflict.kind != LISTENERS:
+                stretches = len({(d.start, d.end) for d in conflict.decisions})
+                whole = {"start": number(conflict.start), "end": number(conflict.end)}
+                st.caption(t("conf_overlap_one", count=stretches, **whole))
+            st.dataframe(_decision_rows(conflict.decisions, places), hide_index=True, width="stretch")
+            own = not conflict.may_settle(who)
             if own:
                 st.warning(t("conf_own"))
             with st.form(f"settle_{k}"):
@@ -111,7 +118,7 @@ with app_state.shown_errors():
         st.success(st.session_state.pop("settled"))
     if todo.stale:
         st.subheader(t("conf_stale"))
-        st.dataframe(_decision_rows(todo.stale), hide_index=True, width="stretch")
+        st.dataframe(_decision_rows(todo.stale, places), hide_index=True, width="stretch")
 
     st.header(t("conf_transcriptions"))
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)

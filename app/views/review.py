@@ -16,12 +16,13 @@ from typing import Any
 import alignments
 import app_state
 import streamlit as st
-from i18n import detail, n, number, t
+from i18n import detail, n, number, role, t
 
 from toolkit.adjudication.drafts import Drafts
 from toolkit.adjudication.form import Submission, resolve
 from toolkit.adjudication.queue import QueueItem
 from toolkit.adjudication.spans import reference_text
+from toolkit.adjudication.store import listener_numbers
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.runs.folder import RunFolder
 
@@ -77,13 +78,14 @@ def _history(item: QueueItem, who_name: str) -> dict:
     mine = any(d.annotator == who_name and d.role != "settlement" for d in decisions)
     others = {d.annotator for d in decisions if d.annotator != who_name and d.role != "settlement"}
     shown = decisions if mine else [d for d in decisions if d.annotator == who_name]
+    places = listener_numbers(decisions)
     names = ("hist_id", "hist_who", "hist_role", "hist_decision", "hist_text", "hist_note", "hist_time", "hist_version")
     columns = [t(k) for k in names]
     rows = [
         [
             str(d.id),
             d.annotator,
-            t(f"role_{d.role}"),
+            role(d.role, places.get(d.id)),
             t(f"action_{d.outcome[0]}"),
             d.new_text if d.outcome[0] == "correct" else "",
             d.note,
@@ -150,7 +152,7 @@ def _save() -> None:
         recording=item.recording_id,
         start=number(start),
         end=number(end),
-        role=t(f"role_{decision.role}"),
+        role=role(decision.role, listener_numbers(adj.store.decisions()).get(decision.id)),
     )
     if submitted.action == "correct" and decision.action == "keep":
         text += t("review_saved_keep")

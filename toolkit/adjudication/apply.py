@@ -1,6 +1,7 @@
 """Turn settled decisions into a new reference version: new TextGrids, a new manifest, a record.
 
-Only each stretch's effective decision counts (the first listener's, or a lead's settlement).
+Only each stretch's effective decision counts (the first listener's, or a lead's settlement on it
+or on a stretch containing it).
 Per decision:
 
 - ``keep``: nothing changes (the stretch is confirmed);

@@ -1,10 +1,15 @@
 """Conflicts a lead settles before decisions are applied, and the plan of what applying would do.
 
-Two kinds: listeners who disagree on one stretch (``listeners``), and decisions on different
-stretches that touch the same turns with different outcomes (``overlap``: a keep and a
-correction of one turn, two different corrections), which would otherwise be applied one over
-the other without anyone noticing. Only a lead settles, never a conflict their own decision is
-part of; a settlement over the union of an overlap's stretches replaces the decisions inside it.
+Every current decision is grouped with the others whose turns it touches (each widened to its
+whole turns). A group is a conflict when listeners disagree on one of its stretches, or when its
+decisions do different things to the same turns (a keep and a correction of one turn, two
+different corrections), which would otherwise be applied one over the other. A group of one
+disagreeing stretch is a ``listeners`` conflict; anything larger is an ``overlap``, shown and
+settled as one: a settlement over the union of its stretches replaces every decision inside it
+(``store.SpanState.replaced_by``), so two overlapping stretches are never settled apart into two
+settlements that contradict each other. Only a lead settles, never a conflict on a stretch they
+decided as a listener; a settlement bars nobody, so a lead may always settle again over their
+own or another lead's settlement, and a lead who listened to nothing can always reach Apply.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 
 from toolkit.adjudication.context import Adjudication
 from toolkit.adjudication.spans import extent
-from toolkit.adjudication.store import KEEP, SETTLEMENT, Decision
+from toolkit.adjudication.store import KEEP, Decision, SpanState
 from toolkit.adjudication.users import Login
 from toolkit.core.errors import InputError
 
@@ -23,19 +28,20 @@ LISTENERS, OVERLAP = "listeners", "overlap"
 @dataclass(frozen=True)
 class Conflict:
     """Decisions a lead must settle before applying: listeners who disagree on one stretch
-    (``listeners``), or decisions on stretches touching the same turns with different outcomes
-    (``overlap``). A settlement is recorded on ``start``-``end``."""
+    (``listeners``), or decisions on stretches touching the same turns where listeners disagree or
+    outcomes differ (``overlap``). A settlement is recorded on ``start``-``end``, which contains
+    every stretch of ``decisions``; ``listeners`` decided one of them as listeners."""
 
     kind: str
     recording_id: str
     start: float
     end: float
     decisions: tuple[Decision, ...]
+    listeners: frozenset[str]
 
-    @property
-    def annotators(self) -> set[str]:
-        """Everyone whose decision is part of the conflict (none of them may settle it)."""
-        return {d.annotator for d in self.decisions}
+    def may_settle(self, lead: Login) -> bool:
+        """A lead who decided none of its stretches as a listener."""
+        return lead.is_lead and lead.name not in self.listeners
 
     def describe(self) -> str:
         sides = ", ".join(f"#{d.id} {d.annotator}: {d.outcome[0]}" for d in self.decisions)
@@ -51,62 +57,64 @@ class Plan:
     conflicts: list[Conflict]
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One span's share of a group: its disagreeing listeners, or its one effective decision."""
+
+    state: SpanState
+    decisions: tuple[Decision, ...]
+    disputed: bool
+
+
 def plan(adjudication: Adjudication) -> Plan:
     """Effective decisions split into applicable and stale, and the conflicts that block applying."""
-    effective: list[Decision] = []
+    parts: list[_Part] = []
     stale: list[Decision] = []
-    conflicts: list[Conflict] = []
-    for state in adjudication.store.span_states():
+    states = adjudication.store.span_states()
+    for state in states:
         if state.conflict:
-            current = tuple(d for d in state.listeners if not adjudication.is_stale(d))
-            if current:
-                conflicts.append(Conflict(LISTENERS, state.recording_id, state.start, state.end, state.listeners))
+            if any(not adjudication.is_stale(d) for d in state.listeners):
+                parts.append(_Part(state, state.listeners, True))
             continue
         decision = state.effective
-        if decision is not None:
-            (stale if adjudication.is_stale(decision) else effective).append(decision)
-    effective = _without_settled(effective)
+        if decision is not None and adjudication.is_stale(decision):
+            stale.append(decision)
+        elif decision is not None:
+            parts.append(_Part(state, (decision,), False))
     applicable: list[Decision] = []
-    for group in _touching(adjudication, effective):
-        if len(group) > 1 and not _compatible(group):
-            start, end = min(d.start for d in group), max(d.end for d in group)
-            conflicts.append(Conflict(OVERLAP, group[0].recording_id, start, end, tuple(group)))
+    conflicts: list[Conflict] = []
+    for group in _touching(adjudication, parts):
+        decisions = [d for part in group for d in part.decisions]
+        if any(part.disputed for part in group) or (len(group) > 1 and not _compatible(decisions)):
+            kind = LISTENERS if len(group) == 1 else OVERLAP
+            start, end = min(d.start for d in decisions), max(d.end for d in decisions)
+            on_it = [st for st in states if st.span == (decisions[0].recording_id, start, end)]  # the store checks it
+            listeners = frozenset(name for st in on_it + [part.state for part in group] for name in st.annotators)
+            conflicts.append(Conflict(kind, decisions[0].recording_id, start, end, tuple(decisions), listeners))
         else:
-            applicable.extend(group)
+            applicable.extend(decisions)
     conflicts.sort(key=lambda c: (c.recording_id, c.start, c.end))
     return Plan(sorted(applicable, key=lambda d: (d.recording_id, d.start, d.id)), stale, conflicts)
 
 
-def _without_settled(decisions: list[Decision]) -> list[Decision]:
-    """Drop decisions that a later settlement over a stretch containing theirs has replaced."""
-    settlements = [d for d in decisions if d.role == SETTLEMENT]
-    return [
-        d
-        for d in decisions
-        if not any(
-            s.id > d.id and s.recording_id == d.recording_id and s.start <= d.start and d.end <= s.end
-            for s in settlements
-        )
-    ]
-
-
-def _touching(adjudication: Adjudication, decisions: list[Decision]) -> list[list[Decision]]:
-    """Decisions grouped where the turns they change overlap (each widened to its whole turns)."""
-    groups: list[list[Decision]] = []
+def _touching(adjudication: Adjudication, parts: list[_Part]) -> list[list[_Part]]:
+    """Parts grouped where the turns they change overlap (each widened to its whole turns)."""
+    groups: list[list[_Part]] = []
     reach: list[tuple[str, float]] = []  # per group: recording and where its turns end
-    for decision in sorted(decisions, key=lambda d: (d.recording_id, *_reach(adjudication, d), d.id)):
-        lo, hi = _reach(adjudication, decision)
-        if groups and reach[-1][0] == decision.recording_id and lo < reach[-1][1]:
-            groups[-1].append(decision)
-            reach[-1] = (decision.recording_id, max(reach[-1][1], hi))
+    for part in sorted(parts, key=lambda p: (p.state.recording_id, *_reach(adjudication, p), p.decisions[0].id)):
+        lo, hi = _reach(adjudication, part)
+        if groups and reach[-1][0] == part.state.recording_id and lo < reach[-1][1]:
+            groups[-1].append(part)
+            reach[-1] = (part.state.recording_id, max(reach[-1][1], hi))
         else:
-            groups.append([decision])
-            reach.append((decision.recording_id, hi))
+            groups.append([part])
+            reach.append((part.state.recording_id, hi))
     return groups
 
 
-def _reach(adjudication: Adjudication, decision: Decision) -> tuple[float, float]:
-    return extent(adjudication.reference(decision.recording_id), decision.start, decision.end)
+def _reach(adjudication: Adjudication, part: _Part) -> tuple[float, float]:
+    state = part.state
+    return extent(adjudication.reference(state.recording_id), state.start, state.end)
 
 
 def _compatible(group: list[Decision]) -> bool:
@@ -123,16 +131,17 @@ def settle(
     new_text: str = "",
     note: str = "",
 ) -> Decision:
-    """Record a lead's settlement of ``conflict`` (still open, and not the lead's own)."""
+    """Record a lead's settlement of ``conflict`` (still open as shown, and none of its stretches
+    decided by the lead as a listener) over its whole stretch."""
     if not lead.is_lead:
         raise InputError(None, f"{lead.name} is {lead.role}: only a lead settles conflicts")
-    if lead.name in conflict.annotators:
+    if not conflict.may_settle(lead):
         raise InputError(
             None,
-            f"{lead.name} decided part of {conflict.describe()}; another lead settles it",
+            f"{lead.name} decided part of {conflict.describe()} as a listener; another lead settles it",
         )
-    still = {(c.kind, c.recording_id, c.start, c.end) for c in plan(adjudication).conflicts}
-    if (conflict.kind, conflict.recording_id, conflict.start, conflict.end) not in still:
+    seen = max((d.id for d in adjudication.store.decisions()), default=0)  # then nothing newer may be replaced
+    if _identity(conflict) not in {_identity(c) for c in plan(adjudication).conflicts}:
         raise InputError(None, f"{conflict.describe()} is no longer open (settled or changed meanwhile)")
     return adjudication.decide(
         recording_id=conflict.recording_id,
@@ -143,5 +152,11 @@ def settle(
         new_text=new_text,
         note=note,
         settle=True,
+        seen=seen,
         source="settlement of " + ", ".join(f"#{d.id}" for d in conflict.decisions),
     )
+
+
+def _identity(conflict: Conflict) -> tuple[str, str, float, float, tuple[int, ...]]:
+    """What the lead saw: a decision added or settled meanwhile makes it another conflict."""
+    return (conflict.kind, conflict.recording_id, conflict.start, conflict.end, tuple(d.id for d in conflict.decisions))

@@ -92,8 +92,10 @@ class Adjudication:
         note: str = "",
         source: str = "",
         settle: bool = False,
+        seen: int | None = None,
     ) -> Decision:
-        """Store a decision on the current reference version of ``recording_id``."""
+        """Store a decision on the current reference version of ``recording_id`` (``seen``: see
+        ``DecisionStore.record``)."""
         entry = self.entry(recording_id)
         if action == CORRECT:
             correctable_speaker(self.reference(recording_id), start, end)
@@ -110,6 +112,7 @@ class Adjudication:
             note=note,
             source=source,
             settle=settle,
+            seen=seen,
             duration=entry.duration,
         )
 
@@ -127,7 +130,7 @@ class Adjudication:
         exact = {(s.recording_id, s.start, s.end): s for s in states}
         covering: dict[str, list[SpanState]] = {}
         for state in states:
-            if state.effective is not None:
+            if (state.replaced_by or state.effective) is not None:
                 covering.setdefault(state.recording_id, []).append(state)
         result = []
         for recording, start, end in spans:
@@ -158,7 +161,7 @@ class Adjudication:
             return OPEN
         if state.conflict:
             return CONFLICT
-        effective = state.effective
+        effective = state.replaced_by or state.effective
         return STALE if effective is not None and self.is_stale(effective) else DECIDED
 
 

@@ -7,11 +7,15 @@ decision on the same span by the same role *supersedes* the previous one (it nam
 ``supersedes``), and the history stays readable; triggers refuse any UPDATE or DELETE.
 
 Roles: the first annotator to decide a span is its ``first`` listener; a decision by any other
-annotator on a span that already has a first decision is a ``second`` (further) listener's; a
+annotator on a span that already has a first decision is a ``second`` (further) listener's (the
+file's check allows no other value; ``listener_numbers`` tells the third from the second, and the
+export writes each listener's role as their place: ``third``, ``fourth``...); a
 ``settlement`` (a lead, on the conflicts page) settles a span on which listeners disagree, and
 is refused from anyone who decided that span as a listener. A decision supersedes only its own
 author's earlier decision in the same role on the same span: one listener never replaces
-another's. A correction whose text is the reference's own text is stored as a keep.
+another's. A settlement over a stretch that contains other spans (an overlap settled as one)
+*replaces* every decision on them older than itself: they stay in the file, read as settled by it.
+A correction whose text is the reference's own text is stored as a keep.
 Each decision records the sha256 of the reference file it was made against (and the
 manifest's identity), so a decision made on an older reference version is recognised as such.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -127,11 +131,14 @@ class ExportedDecision:
     superseded_by: int | None
     settled_by: int | None
     applied_in: tuple[str, ...]
+    role: str  # the decision's role, a listener's as their place on the stretch (``third``)
 
     def to_json(self) -> dict[str, Any]:
-        """One flat row (the export's JSON and CSV): the decision's fields, then the provenance."""
+        """One flat row (the export's JSON and CSV): the decision's fields (a listener's role as their
+        place on the stretch: ``first``, ``second``, ``third``...), then the provenance."""
         return {
             **self.decision.to_json(),
+            "role": self.role,
             "status": self.status,
             "superseded_by": self.superseded_by,
             "settled_by": self.settled_by,
@@ -139,7 +146,9 @@ class ExportedDecision:
         }
 
 
-EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + tuple(f.name for f in fields(ExportedDecision)[1:])
+EXPORT_COLUMNS = tuple(f.name for f in fields(Decision)) + tuple(
+    f.name for f in fields(ExportedDecision) if f.name not in ("decision", "role")
+)
 
 
 @dataclass(frozen=True)
@@ -186,6 +195,11 @@ class SpanState:
     end: float
     listeners: tuple[Decision, ...]
     settlement: Decision | None
+    replaced_by: Decision | None = None  # a later settlement over a stretch containing this span
+
+    @property
+    def span(self) -> tuple[str, float, float]:
+        return (self.recording_id, self.start, self.end)
 
     @property
     def first(self) -> Decision | None:
@@ -212,12 +226,15 @@ class SpanState:
 
     @property
     def conflict(self) -> bool:
-        """Listeners disagree and no later settlement settles it."""
-        return self.disagreement and not self.settled
+        """Listeners disagree and no later settlement settles it (on this span or one containing it)."""
+        return self.disagreement and not self.settled and self.replaced_by is None
 
     @property
     def effective(self) -> Decision | None:
-        """The decision that applies (None while in conflict or undecided)."""
+        """The decision that applies on this span (None while in conflict or undecided, and when a
+        settlement over a containing stretch replaced it: that one applies there)."""
+        if self.replaced_by is not None:
+            return None
         if self.settled:
             return self.settlement
         if self.conflict:
@@ -268,10 +285,13 @@ class DecisionStore:
         source: str = "",
         settle: bool = False,
         duration: float | None = None,
+        seen: int | None = None,
     ) -> Decision:
         """Store one decision in its own transaction; the role and what it supersedes are decided here.
 
-        ``duration`` (the recording's, seconds), when given, bounds the span.
+        ``duration`` (the recording's, seconds), when given, bounds the span. ``seen`` (a settlement's:
+        the newest decision id its lead saw) refuses it if a newer decision lies inside the span,
+        which the settlement would replace unseen.
         """
         annotator = " ".join((annotator or "").split())
         start, end = _check_span(self.path, recording_id, start, end, duration)
@@ -294,6 +314,15 @@ class DecisionStore:
                     f"{annotator} decided {recording_id} {start:g}-{end:g} s as a listener and cannot settle it; "
                     "another lead settles it",
                 )
+            if seen is not None:
+                where = 'recording_id = ? AND start >= ? AND "end" <= ? AND id > ?'
+                unseen = read(connection, self.path, DECISIONS, where, (recording_id, start, end, seen), "id")
+                if unseen:
+                    raise InputError(
+                        self.path,
+                        f"decision #{unseen[0].id} on {recording_id} {unseen[0].start:g}-{unseen[0].end:g} s was "
+                        "saved meanwhile; look at the conflict again before settling it",
+                    )
             role, supersedes = _role(rows, annotator, settle)
             return write(
                 connection,
@@ -333,12 +362,14 @@ class DecisionStore:
             if chain in latest:
                 superseded_by[latest[chain].id] = d.id
             latest[chain] = d
-        settled_by = {
-            d.id: state.settlement.id  # type: ignore[union-attr]
-            for state in span_states(decisions)
-            if state.settled and state.disagreement
-            for d in state.listeners
-        }
+        settled_by: dict[int, int] = {}
+        for state in span_states(decisions):  # a span's settlement, or one over a stretch containing it
+            by = state.replaced_by or (state.settlement if state.settled else None)
+            if by is not None:
+                for replaced in (*state.listeners, state.settlement):
+                    if replaced is not None and replaced is not by:
+                        settled_by[replaced.id] = by.id
+        numbers = listener_numbers(decisions)
         applied: dict[int, list[str]] = {}
         for application in self.applications():
             for decision_id in application.applied:
@@ -350,6 +381,7 @@ class DecisionStore:
                 superseded_by.get(d.id),
                 settled_by.get(d.id),
                 tuple(applied.get(d.id, [])),
+                ordinal(numbers[d.id]) if d.id in numbers else d.role,
             )
             for d in decisions
         ]
@@ -382,6 +414,27 @@ class DecisionStore:
             return read(connection, self.path, APPLICATIONS, order="id")
 
 
+def listener_numbers(decisions: list[Decision]) -> dict[int, int]:
+    """Decision id -> its author's place among the listeners of its span (1 for the first listener,
+    3 for the third, each listener's every decision there alike); settlements have none."""
+    places: dict[tuple[str, float, float], dict[str, int]] = {}
+    numbers: dict[int, int] = {}
+    for decision in sorted(decisions, key=lambda d: d.id):
+        if decision.role != SETTLEMENT:
+            arrived = places.setdefault(decision.span, {})
+            numbers[decision.id] = arrived.setdefault(decision.annotator, len(arrived) + 1)
+    return numbers
+
+
+def ordinal(number: int) -> str:
+    """``first``, ``second`` ... ``tenth``, then ``11th``, ``21st``: a listener's place as a role."""
+    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    if 1 <= number <= len(words):
+        return words[number - 1]
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
 def span_states(decisions: list[Decision]) -> list[SpanState]:
     """Group decisions by span: each listener's latest decision (the first listener first, then in
     the order listeners arrived) and the latest settlement."""
@@ -392,7 +445,7 @@ def span_states(decisions: list[Decision]) -> list[SpanState]:
             settlements[decision.span] = decision
         else:  # a dict keeps insertion order: the annotator who decided first stays first
             listeners.setdefault(decision.span, {})[decision.annotator] = decision
-    return [
+    states = [
         SpanState(
             *span,
             tuple(sorted(listeners.get(span, {}).values(), key=lambda d: d.role != FIRST)),
@@ -400,6 +453,27 @@ def span_states(decisions: list[Decision]) -> list[SpanState]:
         )
         for span in sorted(set(listeners) | set(settlements))
     ]
+    settling = [s.settlement for s in states if s.settled and s.settlement is not None]
+    return [replace(state, replaced_by=_replacer(state, settling)) for state in states]
+
+
+def _replacer(state: SpanState, settling: list[Decision]) -> Decision | None:
+    """The newest settlement in force over a stretch that contains ``state``'s span (and is not
+    it), if it is newer than every decision on the span: it replaces them all."""
+    latest = max(d.id for d in (*state.listeners, state.settlement) if d is not None)
+    return max(
+        (
+            s
+            for s in settling
+            if s.id > latest
+            and s.recording_id == state.recording_id
+            and s.start <= state.start
+            and state.end <= s.end
+            and (s.start, s.end) != (state.start, state.end)
+        ),
+        key=lambda s: s.id,
+        default=None,
+    )
 
 
 def _check_span(path: Path, recording_id: str, start: float, end: float, duration: float | None) -> tuple[float, float]:

@@ -13,6 +13,15 @@ someone else. Roles:
 A check of an unknown name costs the same scrypt work as a known one, so timing does not tell
 which names exist. Concurrent ``add-user`` calls on one file take a lock around the
 read-modify-write, so none is lost.
+
+A name is stored in Unicode NFC with runs of whitespace as one space, and must read as what it
+is (``name_problem``): no control or format character (categories Cc, Cf: zero-width spaces and
+joiners, bidirectional overrides), no leading ``=``, ``+``, ``-`` or ``@`` (a formula in a
+spreadsheet opening an exported CSV), and not confusable with another login: two names are
+confusable when they are equal after NFKC, case folding and removing format characters
+(``José`` typed decomposed, ``ANA``, ``ａｎａ`` in full width and ``ana`` are one name). A users
+file written before these rules still loads (nobody is locked out); ``name_problems`` lists its
+names that break them, for the app to warn about.
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ import fcntl
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +46,9 @@ LEAD, ANNOTATOR, TRANSCRIBER = "lead", "annotator", "transcriber"
 ROLES = (LEAD, ANNOTATOR, TRANSCRIBER)
 _N, _R, _P = 2**14, 8, 1
 MIN_PASSWORD_LENGTH = 8
+# A cell starting with one of these is a formula to a spreadsheet opening a CSV export.
+FORMULA_STARTS = ("=", "+", "-", "@")
+_INVISIBLE = ("Cc", "Cf")  # control and format characters: zero-width, bidirectional overrides...
 # Checked when a name has no login, so an unknown name costs the same scrypt time as a known one.
 _UNKNOWN = f"scrypt${_N}${_R}${_P}${'00' * 16}${'00' * 32}"
 
@@ -64,6 +77,50 @@ def check_role(role: str, where: str | Path | None = None) -> str:
     if role not in ROLES:
         raise InputError(where, f"unknown role '{role}' (known: {', '.join(ROLES)})")
     return role
+
+
+def login_name(typed: str) -> str:
+    """A typed name as logins store and compare it: NFC, runs of whitespace as one space."""
+    return " ".join(unicodedata.normalize("NFC", typed or "").split())
+
+
+def look_alike(name: str) -> str:
+    """What confusable names share: NFKC, case folding and NFKC again (Unicode's NFKC_Casefold
+    recipe), without format characters, whitespace runs as one space."""
+    visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
+    return " ".join(folded.split())
+
+
+def shown(name: str) -> str:
+    """``name`` with its control and format characters written as ``\\uXXXX``, so a message shows them."""
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in _INVISIBLE else c for c in name)
+
+
+def name_problem(name: str, others: Iterable[str] = ()) -> str | None:
+    """Why ``name`` (as stored) cannot be a login beside ``others``, in one clause; None if it can."""
+    invisible = sorted({c for c in name if unicodedata.category(c) in _INVISIBLE})
+    if invisible:
+        found = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}" for c in invisible)
+        return f"login name '{shown(name)}' holds invisible control or format characters ({found})"
+    if name.startswith(FORMULA_STARTS):
+        return f"login name '{name}' starts with '{name[0]}', which a spreadsheet runs as a formula in a CSV export"
+    if unicodedata.normalize("NFC", name) != name:
+        return f"login name '{name}' is not in Unicode NFC form (it looks like its NFC form but differs)"
+    twin = next((o for o in others if o != name and look_alike(o) == look_alike(name)), None)
+    if twin is not None:
+        return (
+            f"login name '{name}' looks the same as the login '{shown(twin)}' "
+            "(equal after NFKC, case folding and removing format characters)"
+        )
+    return None
+
+
+def name_problems(users: dict[str, Account]) -> list[str]:
+    """One line per name of a users file (written before the naming rules) that breaks them."""
+    names = sorted(users)
+    found = (name_problem(name, names[:k]) for k, name in enumerate(names))
+    return [problem for problem in found if problem is not None]
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -135,15 +192,22 @@ def add_user(path: str | Path, name: str, password: str, role: str = ANNOTATOR, 
     """Add (or, with ``replace``, change the password and role of) one login; the file is written
     atomically under a lock, readable by its owner only (it holds password hashes)."""
     path = Path(path)
-    name = " ".join(name.split())
     check_role(role, path)
+    typed = unicodedata.normalize("NFC", name).strip()
+    name = login_name(name)
     if not name:
         raise InputError(path, "a login name cannot be empty")
+    refused = name_problem(typed)  # on the name as typed: control characters would vanish in whitespace
+    if refused is not None:
+        raise InputError(path, f"{refused}; choose another name")
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InputError(path, f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
     hashed = hash_password(password)  # outside the lock: scrypt is the slow part
     with _locked(path):
         users = read_users(path) if path.exists() else {}
+        refused = name_problem(name, users)
+        if refused is not None and not (replace and name in users):  # a new password for an old name
+            raise InputError(path, f"{refused}; choose another name")
         if name in users and not replace:
             raise InputError(path, f"'{name}' already has a login (use --replace to change the password or role)")
         users[name] = Account(role, hashed)
@@ -159,8 +223,12 @@ def add_user(path: str | Path, name: str, password: str, role: str = ANNOTATOR, 
 
 
 def authenticate(users: dict[str, Account], name: str, password: str) -> Login | None:
-    """The login when ``name``/``password`` match, else None; an unknown name costs the same scrypt work."""
-    name = " ".join((name or "").split())
-    account = users.get(name)
+    """The login when ``name``/``password`` match, else None; an unknown name costs the same scrypt work.
+
+    The typed name is compared in NFC, so a name stored decomposed by an older file still logs in
+    (under its stored spelling, which its decisions carry)."""
+    name = login_name(name)
+    stored = name if name in users else next((n for n in users if login_name(n) == name), name)
+    account = users.get(stored)
     matches = check_password(password, account.password if account is not None else _UNKNOWN)
-    return Login(name, account.role) if account is not None and matches else None
+    return Login(stored, account.role) if account is not None and matches else None

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if args.users is not None and args.role is not None:
         raise InputError(None, "--role and --users exclude each other: with --users each login has its role")
     from toolkit.adjudication.context import APP_ENV, open_experiment
-    from toolkit.adjudication.users import read_users
+    from toolkit.adjudication.users import login_name, name_problem, name_problems, read_users
 
     if not 0 < args.port < 65536:
         raise InputError(None, f"--port must be 1-65535, not {args.port}")
@@ -111,8 +111,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, "the app needs Streamlit: install the 'app' extra (pip install -e '.[app]')")
     command = streamlit_command(args.host, args.port)  # a broken install fails here, before the experiment
     adjudication = open_experiment(args.experiment, args.manifest)  # bad input fails here, before the server
-    if args.users is not None and not read_users(args.users):
-        raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
+    if args.users is not None:
+        users = read_users(args.users)
+        if not users:
+            raise InputError(args.users, f"has no logins; add one with 'ablate app {ADD_USER} NAME --users FILE'")
+        for problem in name_problems(users):  # written before the naming rules: still served, never locked out
+            print(f"ablate app: warning: {args.users}: {problem}", file=sys.stderr, flush=True)
+    if args.annotator is not None and (refused := name_problem(login_name(args.annotator))) is not None:
+        raise InputError(None, f"--annotator: {refused}")
     if not local and args.users is None:
         _warn_red(
             f"ablate app: INSECURE: serving {adjudication.name} on {args.host} without logins; anyone who "
