@@ -4,6 +4,7 @@ stays an error, and the older versions keep their scores."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -12,7 +13,10 @@ from hypothesis import strategies as st
 from shared_data import PTBR_LONGFORM
 
 import toolkit
+from toolkit.core.transcripts import Hypothesis, Reference, Utterance, Word
 from toolkit.scorer.normalize.digits import cardinal, ordinal
+from toolkit.scorer.options import ScoreOptions
+from toolkit.scorer.score import score_recording
 
 FORMAT_ONLY = [  # the recognizer wrote the label the reader said; only its form differs
     ("XIV - é assegurado", "XIV, é assegurado"),
@@ -25,6 +29,7 @@ FORMAT_ONLY = [  # the recognizer wrote the label the reader said; only its form
     ("I - a casa", "1 - a casa"),
     ("I - a casa", "um a casa"),
     ("XXI – os bens", "21º os bens"),
+    ("XIV - é assegurado", "xiv, é assegurado"),
     ("art. 5º, II, da lei", "art. 5º, 2, da lei"),
     ("VIII - décimo terceiro salário", "Inciso VIII - décimo terceiro salário"),  # "inciso" said, the text goes on
     ("VIII - décimo terceiro salário", "Inciso VIII, décimo terceiro salário"),
@@ -36,7 +41,28 @@ REAL_ERRORS = [  # (reference, hypothesis, errors): a difference in what was sai
     ("II - o direito", "dois dois o direito", 1),
     ("Dom Pedro II reinou", "Dom Pedro dois reinou", 1),  # no label: a name's numeral is no list item
     ("K - a; L - b", "K - a; cinquenta b", 1),  # a list lettered in capitals: "L" is a letter
+    ("H - a; I - b", "H - a; um b", 1),  # ... and so is "I" after "H"
+    ("U - a; V - b", "U - a; cinco b", 1),
+    ("I - os estados", "uma os estados", 1),  # a label is read in the masculine: "uma" is the article
 ]
+
+
+@pytest.mark.parametrize(
+    ("lines", "hypothesis", "expected"),
+    [
+        (["K - os estados;", "L - os municípios;"], "K os estados; cinquenta os municípios", 1),
+        (["H - os estados;", "I - os municípios;"], "H os estados; um os municípios", 1),
+        (["XLIX - a;", "L - b;"], "49, a cinquenta b", 0),
+        (["H - x;", "Art. 5º Todos:", "I - a;"], "H x artigo quinto todos um a", 0),  # a line between ends a list
+    ],
+)
+def test_a_lettered_list_goes_on_across_lines(lines: list[str], hypothesis: str, expected: int) -> None:
+    """A plain-text reference's lines are turns read apart; whether "L -" is a letter or fifty is not: the
+    same items give the same errors on one line and on several."""
+    reference = Reference("r", [Utterance(0.0, math.inf, line) for line in lines])
+    found = score_recording(reference, Hypothesis("r", [Word(w) for w in hypothesis.split()]), ScoreOptions())
+    assert found.counts.errors == expected
+    assert errors(" ".join(lines), hypothesis) == expected
 
 
 def errors(reference: str, hypothesis: str, normalizer: str = "ptbr-norm-4") -> int:

@@ -23,11 +23,12 @@ from toolkit.scorer.align import EQUAL, INSERT, Alignment
 from toolkit.scorer.metrics.tokens import TokenTable
 from toolkit.scorer.normalize.chars import fold_accents
 from toolkit.scorer.normalize.context import roman_value
-from toolkit.scorer.normalize.labels import DASHES, LETTER_NUMERALS, ROMAN_ITEM, item_labels
+from toolkit.scorer.normalize.labels import DASHES, LETTER_NUMERALS, ROMAN_ITEM, group_openers, item_labels
 from toolkit.scorer.normalize.numbers import label_number
 
 _EDGES = ".,;:!?\"'“”()" + DASHES
 _ORDINAL_MARKS = "ºª°"
+_ARTICLES = frozenset({"uma", "duas"})
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,10 @@ def _digits(word: str) -> int | None:
 
 def _said(token: str) -> int | None:
     """The value of one token said as a label is numbered ("um", "segundo"; a lone "um" is no number
-    elsewhere, but where the reference has a numeral it is that numeral's reading), else None."""
+    elsewhere, but where the reference has a numeral it is that numeral's reading), else None; "uma" and "duas"
+    are not: a list label is read in the masculine, so they are the article and a real difference."""
+    if token in _ARTICLES:
+        return None
     found = label_number([fold_accents(token)], 0)
     return found[1] if found is not None and found[0] == 1 else None
 
@@ -71,10 +75,11 @@ def _value_of(text: str | None) -> int | None:
 def label_words(words: Sequence[str], groups: Sequence[tuple[int, int]]) -> frozenset[int]:
     """The indices of the reference words that are Roman list labels or cited incisos, each ``[begin, end)``
     group read on its own as the normalizer reads it (:func:`~toolkit.scorer.normalize.labels.item_labels`)."""
+    groups = [(begin, end) for begin, end in groups if end > begin]
     return frozenset(
         begin + index
-        for begin, end in groups
-        for index, (kind, _) in item_labels(words[begin:end], letter_numerals=True).items()
+        for (begin, end), before in zip(groups, group_openers(words, groups))
+        for index, (kind, _) in item_labels(words[begin:end], letter_numerals=True, before=before).items()
         if kind == ROMAN_ITEM
     )
 
@@ -158,7 +163,7 @@ def _hypothesis_value(hyp: TokenTable, span: tuple[int, int]) -> int | None:
     word = hyp.words.texts[int(hyp.source[first])]
     value = _value_of(hyp.number_value[first]) if hyp.is_number[first] else None
     if value is None and hyp.source[first] == hyp.source[last]:  # one written word: "XIV,", "-1,", "1º"
-        value = written_numeral(word) or _digits(word)
+        value = written_numeral(word.upper()) or _digits(word)  # "XIV," and "xiv,": the same numeral
     if value is None and first == last:
         value = _said(hyp.texts[first])
     if value is not None and value < 0:

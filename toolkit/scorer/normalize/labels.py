@@ -15,8 +15,9 @@
 - After a word that letters a part ("alínea", "letra"), a letter's name is the letter ("alínea bê"
   is "alínea b", whatever a recognizer made of "cê").
 - From ptbr-norm-4 on (``paired_labels``), a list item opened by one of the single-letter numerals L, C, D
-  and M ("L - às presidiárias", the fiftieth inciso) is a Roman label too, unless it goes on a list lettered
-  in capitals (the item before it opened with the letter before it: "K -", "L -"). I, V and X always were.
+  and M ("L - às presidiárias", the fiftieth inciso) is a Roman label too, and no single letter is one where
+  it goes on a list lettered in capitals (the item before it, on this line or an earlier one, opened with
+  the letter before it: "K -", "L -"; "H -", "I -").
 """
 
 from __future__ import annotations
@@ -79,30 +80,56 @@ def _item_start(words: Sequence[str], index: int) -> bool:
     return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END))
 
 
-def _lettered_list(words: Sequence[str], index: int, letter: str) -> bool:
-    """Whether the list item before ``index`` opened with the capital letter before ``letter`` and a dash
-    ("K -" before "L -"): a list lettered in capitals, not numbered."""
-    for back in range(index - 1, -1, -1):
-        word = words[back].strip()
-        following = words[back + 1].strip()
-        dashed = word[-1:] in DASHES or (following != "" and all(char in DASHES for char in following))
-        if dashed and word[:1].isupper() and _item_start(words, back):
-            return word.rstrip(DASHES) == chr(ord(letter) - 1)
-    return False
+def _opens_dashed_item(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` opens a list item with a capital and a dash ("K -", "XIV –", "K-")."""
+    word = words[index].strip()
+    following = words[index + 1].strip() if index + 1 < len(words) else ""
+    dashed = word[-1:] in DASHES or (following != "" and all(char in DASHES for char in following))
+    return dashed and word[:1].isupper() and _item_start(words, index)
 
 
-def _label_value(core: str, words: Sequence[str], index: int, letter_numerals: bool) -> int | None:
+def last_opener(words: Sequence[str], before: str | None = None) -> str | None:
+    """The word opening the last item of ``words`` with its dash off ("K") when that item opens with a capital
+    and a dash, else None; ``before`` where no item starts in ``words`` (the last opener of the text before
+    them: a list goes on across lines, and anything else that starts an item ends it)."""
+    for index in range(len(words) - 1, -1, -1):
+        if _item_start(words, index):
+            return words[index].strip().rstrip(DASHES) if _opens_dashed_item(words, index) else None
+    return before
+
+
+def group_openers(words: Sequence[str], groups: Sequence[tuple[int, int]]) -> list[str | None]:
+    """For each ``[begin, end)`` group of ``words`` in order, :func:`last_opener` of the group just before it:
+    the item a group's first label may go on from (the turns of a text are read apart, its lists are not; a
+    line that is no item ends a list)."""
+    return [None, *(last_opener(words[begin:end]) for begin, end in groups[:-1])] if groups else []
+
+
+def _lettered_list(words: Sequence[str], index: int, letter: str, before: str | None) -> bool:
+    """Whether the list item before ``index`` (in ``words``, else ``before``: the last opener before them)
+    opened with the capital letter before ``letter`` ("K -" before "L -", "H -" before "I -"): a list lettered
+    in capitals, not numbered."""
+    previous = last_opener(words[:index], before)
+    return previous is not None and previous == chr(ord(letter) - 1)
+
+
+def _label_value(core: str, words: Sequence[str], index: int, letter_numerals: bool, before: str | None) -> int | None:
     """The value of the Roman numeral ``core`` opening the item at ``index``; with ``letter_numerals``, a
-    single L, C, D or M counts unless it goes on a list lettered in capitals."""
+    single L, C, D or M counts too, and no single letter counts where it goes on a list lettered in capitals."""
     value = roman_value(core)
-    if value is None and letter_numerals and core in LETTER_NUMERALS and not _lettered_list(words, index, core):
-        return LETTER_NUMERALS[core]
-    return value
+    if not letter_numerals:
+        return value
+    if len(core) == 1 and _lettered_list(words, index, core, before):
+        return None
+    return value if value is not None else LETTER_NUMERALS.get(core)
 
 
-def item_label(words: Sequence[str], index: int, letter_numerals: bool = False) -> tuple[str, tuple[str, ...]] | None:
+def item_label(
+    words: Sequence[str], index: int, letter_numerals: bool = False, before: str | None = None
+) -> tuple[str, tuple[str, ...]] | None:
     """(kind, reading) when ``words[index]`` opens a list item ("I -", "XXI –", "a)"), else None;
-    ``letter_numerals``: a single L, C, D or M may open one (ptbr-norm-4, ``paired_labels``)."""
+    ``letter_numerals`` (ptbr-norm-4, ``paired_labels``): a single L, C, D or M may open one, and no single
+    letter that goes on a list lettered in capitals does (``before``: :func:`group_openers`)."""
     word = words[index]
     letter = len(word) == 2 and word[1] == ")"
     if not (letter or word[:1] in _ROMAN_STARTS) or not _item_start(words, index):
@@ -114,7 +141,7 @@ def item_label(words: Sequence[str], index: int, letter_numerals: bool = False) 
     core = word[:-1] if glued else word
     following = words[index + 1].strip() if index + 1 < len(words) else ""
     if glued or (following and all(char in DASHES for char in following)):
-        value = _label_value(core, words, index, letter_numerals)
+        value = _label_value(core, words, index, letter_numerals, before)
         if value is not None:
             return ROMAN_ITEM, legal_reading(value)
     return None
@@ -167,15 +194,18 @@ def may_label(word: str) -> bool:
 
 
 def item_labels(
-    words: Sequence[str], candidates: Sequence[int] | None = None, letter_numerals: bool = False
+    words: Sequence[str],
+    candidates: Sequence[int] | None = None,
+    letter_numerals: bool = False,
+    before: str | None = None,
 ) -> dict[int, tuple[str, tuple[str, ...]]]:
     """Every list label of ``words``, and every inciso cited by its Roman numeral after an article or
     paragraph number: index -> (kind, reading). ``candidates``: indices in order that hold every word
     :func:`may_label` (default: :func:`label_candidates`), so that a long text is not read again word by word;
-    ``letter_numerals``: as for :func:`item_label`."""
+    ``letter_numerals`` and ``before``: as for :func:`item_label`."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
     for index in label_candidates(words) if candidates is None else candidates:
-        label = item_label(words, index, letter_numerals)
+        label = item_label(words, index, letter_numerals, before)
         if label is None and words[index][:1] in _ROMAN_STARTS:
             value = _cited(words, index, found)
             label = (ROMAN_ITEM, legal_reading(value)) if value is not None else None

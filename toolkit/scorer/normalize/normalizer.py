@@ -31,6 +31,7 @@ from toolkit.scorer.normalize.context import (
 from toolkit.scorer.normalize.digits import CURRENCY_PREFIXES, find_numeral, might_start_numeral, splits_currency
 from toolkit.scorer.normalize.labels import (
     ROMAN_ITEM,
+    group_openers,
     item_labels,
     label_form,
     label_readings,
@@ -281,12 +282,14 @@ class Normalizer:
         """
         return list(map(Token._make, zip(*self.columns(source_words, reference))))
 
-    def columns(self, source_words: Sequence[str], reference: bool = False) -> TokenColumns:
+    def columns(self, source_words: Sequence[str], reference: bool = False, before: str | None = None) -> TokenColumns:
         """:meth:`tokens` as one list per ``Token`` field, without building a ``Token`` per word (the scorer
-        reads columns)."""
-        return self._passed(source_words, reference, self._rules.states(source_words))
+        reads columns); ``before``: the item the text before these words last opened (``labels.group_openers``)."""
+        return self._passed(source_words, reference, self._rules.states(source_words), before)
 
-    def _passed(self, source_words: Sequence[str], reference: bool, states: list[int]) -> TokenColumns:
+    def _passed(
+        self, source_words: Sequence[str], reference: bool, states: list[int], before: str | None = None
+    ) -> TokenColumns:
         """:meth:`columns` through the pipeline, each word pass reading only the words whose ``states`` have its
         bit (:meth:`_Rules.word_state`: the others can set nothing going) and skipped where none has it. A
         reference's words are the pass's once their parentheses are off (with ``_EVERY`` for every word: each
@@ -299,9 +302,8 @@ class Normalizer:
         marked = _marked(states)
         list_labels = self.policy.list_labels and marked[_LABEL]
         if list_labels or conventions:  # the label bit is set only under a policy that reads list labels
-            labels = item_labels(
-                source_words, marked[_LABEL] if self.policy.list_labels else None, bool(self.policy.paired_labels)
-            )
+            candidates = marked[_LABEL] if self.policy.list_labels else None
+            labels = item_labels(source_words, candidates, bool(self.policy.paired_labels), before)
         else:
             labels = {}
         columns = self._columns(source_words, labels if list_labels else {}, marked)
@@ -323,8 +325,12 @@ class Normalizer:
         reference has hundreds of short utterances)."""
         groups = [(begin, end) for begin, end in groups if end > begin]
         rules = self._rules
+        openers = self._openers(source_words, groups)
         if len(groups) < 2 or (reference and rules.optional):  # one group gains nothing; optional words read all
-            return [self.columns(source_words[begin:end], reference) for begin, end in groups]
+            return [
+                self.columns(source_words[begin:end], reference, before)
+                for (begin, end), before in zip(groups, openers)
+            ]
         states = rules.states(source_words)
         plain = rules.plain_words
         out: list[TokenColumns] = []
@@ -332,7 +338,7 @@ class Normalizer:
             state = reduce(or_, states[begin:end])
             words = source_words[begin:end]
             if state & _LOUD:
-                out.append(self._passed(words, reference, states[begin:end]))
+                out.append(self._passed(words, reference, states[begin:end], openers[len(out)]))
                 continue
             texts = [form for word in words for form in plain[word]]  # type: ignore[union-attr]
             sources = [k for k, word in enumerate(words) for _ in plain[word]]  # type: ignore[union-attr]
@@ -341,6 +347,13 @@ class Normalizer:
             else:
                 out.append(TokenColumns.plain(texts, sources))
         return out
+
+    def _openers(self, source_words: Sequence[str], groups: list[tuple[int, int]]) -> list[str | None]:
+        """Each group's ``before`` (:func:`~toolkit.scorer.normalize.labels.group_openers`) where the policy reads
+        a lettered list across lines (``paired_labels``), else None for every group."""
+        if self.policy.list_labels and self.policy.paired_labels:
+            return group_openers(source_words, groups)
+        return [None] * len(groups)
 
     @property
     def writes_pieces(self) -> bool:
