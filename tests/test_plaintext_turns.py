@@ -84,6 +84,11 @@ def test_only_an_upper_case_letter_a_digit_or_a_quote_opens_a_sentence() -> None
     assert sentences("Ele é J. Silva. Foi... Ah! Etc. Tal") == ["Ele é J. Silva.", "Foi...", "Ah!", "Etc. Tal"]
 
 
+def test_a_money_symbol_or_an_ordinal_mark_keeps_its_dot_before_the_number() -> None:
+    """No cut between a symbol and its number: "R$. 10 mil" cut there scored a deletion and an insertion."""
+    assert sentences("Custou R$. 10 mil. Depois o nº. 6 saiu.") == ["Custou R$. 10 mil.", "Depois o nº. 6 saiu."]
+
+
 def test_a_text_without_words_has_no_turns_and_an_empty_file_is_refused(tmp_path: Path) -> None:
     blank = tmp_path / "blank.txt"
     blank.write_text(" \n\t\n", encoding="utf-8")

@@ -3,7 +3,8 @@
 A sentence ends at a word ending in ``.``, ``!``, ``?`` or ``…`` (closing quotes and brackets after it
 allowed) when the next word starts with an upper-case letter, a digit or an opening quote; a final ``.``
 ends none after an abbreviation of the normalizer's lexicon (``Art.``, ``arts.``, ``Sr.``, ``inc.``), a
-single letter (an initial, ``n.``) or a number (``Art. 10. É``, ``5.)``). Turns only group the text's
+single letter (an initial, ``n.``), a number (``Art. 10. É``, ``5.)``), a word ending in an ordinal mark
+(``nº.``) or a currency symbol (``R$. 10``). Turns only group the text's
 words: joined, they are always its words in order.
 """
 
@@ -45,7 +46,8 @@ def _keeps_its_dot(body: str) -> bool:
     """Whether a word ending in one ``.`` is an abbreviation, an initial or a number, whose dot ends no sentence."""
     form = unicodedata.normalize("NFC", body.lstrip(OPENING).lower())
     stem = form[:-1]
-    return form in _abbreviations() or (len(stem) == 1 and stem.isalpha()) or _is_number(stem)
+    marked = stem[-1:] in "ºª°" or "$" in stem  # "nº.", "R$. 10": a number follows
+    return form in _abbreviations() or (len(stem) == 1 and stem.isalpha()) or _is_number(stem) or marked
 
 
 def _is_number(stem: str) -> bool:
