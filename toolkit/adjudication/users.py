@@ -56,9 +56,9 @@ FORMULA_STARTS = ("=", "+", "-", "@")
 MAX_NAME_LENGTH = 64  # characters of the stored name: a login is a name, not a paragraph
 MAX_MARKS_IN_A_ROW = 2  # combining marks on one letter: more stack into an unreadable smear
 _INVISIBLE = ("Cc", "Cf")  # control and format characters: zero-width, bidirectional overrides...
-# Default_Ignorable_Code_Point, from Unicode 15.1 DerivedCoreProperties.txt
-# (https://www.unicode.org/Public/15.1.0/ucd/DerivedCoreProperties.txt; the stdlib has no such
-# property): characters a renderer shows as nothing, whatever their category.
+# Default_Ignorable_Code_Point, from Unicode 14.0 DerivedCoreProperties.txt, the version of Python
+# 3.11's unicodedata (https://www.unicode.org/Public/14.0.0/ucd/DerivedCoreProperties.txt; the stdlib
+# has no such property): characters a renderer shows as nothing, whatever their category.
 DEFAULT_IGNORABLE = (
     (0x00AD, 0x00AD),  # soft hyphen
     (0x034F, 0x034F),  # combining grapheme joiner
