@@ -15,9 +15,20 @@ from pathlib import Path
 
 import pytest
 from adjudication_fixture import build_experiment
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolkit.adjudication import users as users_module
-from toolkit.adjudication.users import LEAD, Login, add_user, authenticate, look_alike, name_problems, read_users
+from toolkit.adjudication.users import (
+    LEAD,
+    Login,
+    add_user,
+    authenticate,
+    look_alike,
+    name_problem,
+    name_problems,
+    read_users,
+)
 from toolkit.cli import main
 
 NFC_JOSE = unicodedata.normalize("NFC", "José")
@@ -36,7 +47,24 @@ def _add(users, name: str, monkeypatch) -> int:  # noqa: ANN001
         (NFD_JOSE, NFC_JOSE, f"looks the same as the login '{NFD_JOSE}'"),  # an older file's decomposed name
         ("ana", "ANA", "looks the same as the login 'ana'"),
         ("ana", "ａｎａ", "looks the same as the login 'ana'"),  # full-width letters: NFKC
-        ("ana", "ana\u200b", r"'ana\u200b' holds invisible control or format characters (U+200B ZERO WIDTH SPACE)"),
+        ("ana", "ana\u200b", r"'ana\u200b' holds invisible or blank characters (U+200B ZERO WIDTH SPACE)"),
+        (None, "a\u034fna", r"'a\u034fna' holds invisible or blank characters (U+034F COMBINING GRAPHEME JOINER)"),
+        (None, "ana\u3164", "U+3164 HANGUL FILLER"),
+        (None, "\uffa0ana", "U+FFA0 HALFWIDTH HANGUL FILLER"),
+        (None, "ana\ufe0f", "U+FE0F VARIATION SELECTOR-16"),
+        (None, "ana\U000e0061", "U+E0061 TAG LATIN SMALL LETTER A"),
+        (None, "ana\u00ad", "U+00AD SOFT HYPHEN"),
+        (None, "ana\u2800lima", "U+2800 BRAILLE PATTERN BLANK"),
+        (None, "ana\u00a0lima", "U+00A0 NO-BREAK SPACE"),  # whitespace other than a plain space
+        (None, "ana\u3000lima", "U+3000 IDEOGRAPHIC SPACE"),
+        (None, "\u0410na", "mixes letters of several scripts (CYRILLIC, LATIN)"),  # Cyrillic А, Latin na
+        (None, "\u03bfscar", "mixes letters of several scripts (GREEK, LATIN)"),  # Greek ο
+        (None, "x" * 65, f"login name '{'x' * 20}...' has 65 characters; at most 64"),
+        (None, "x" * 5000, "has 5000 characters; at most 64"),
+        (None, "x" + "\u0301" * 9, "stacks more than 2 combining marks on one letter"),
+        (None, "q\u0301\u0302\u0303", "stacks more than 2 combining marks"),  # q has no precomposed accents
+        (None, "\uff1dSUM(1)", "starts with '=', which a spreadsheet runs as a formula"),  # full-width =
+        (None, "\ufe62ana", "starts with '+'"),  # small plus sign
         (None, "ana\u200bbeto", "U+200B ZERO WIDTH SPACE"),
         (None, "\u202eatep", "U+202E RIGHT-TO-LEFT OVERRIDE"),
         (None, "ana\tlima", "U+0009 control character"),
@@ -55,6 +83,16 @@ def test_add_user_refuses_a_name_that_does_not_read_as_itself(tmp_path, monkeypa
     err = capsys.readouterr().err
     assert problem in err and len(err.strip().splitlines()) == 1  # one line naming the problem
     assert (users.read_bytes() if users.exists() else None) == before  # nothing written
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x" * 64, "a\u0301\u0302", "Ana-Lia d'Ávila", "Иван Петров", "Νίκος", "山田 はなこ", "ana_lima.2", "Nguyễn Văn"],
+)
+def test_names_within_the_rules_are_accepted(tmp_path, monkeypatch, name):
+    users = tmp_path / "users.json"
+    assert _add(users, name, monkeypatch) == 0
+    assert list(read_users(users)) == [unicodedata.normalize("NFC", name)]
 
 
 def test_names_are_stored_in_nfc_and_log_in_from_either_form(tmp_path, monkeypatch):
@@ -85,8 +123,24 @@ def test_a_users_file_with_bad_names_still_loads_and_lists_each_problem(tmp_path
     assert any(r"'ana\u200b' holds invisible" in p for p in problems)
 
 
+def test_two_names_that_print_alike_are_told_apart_by_their_code_points(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(
+        json.dumps({"format": 2, "users": {n: {"role": "lead", "password": "x"} for n in (NFD_JOSE, NFC_JOSE)}})
+    )
+    twins = [p for p in name_problems(read_users(path)) if "looks the same" in p]
+    assert len(twins) == 1
+    assert "U+004A U+006F U+0073 U+00E9" in twins[0] and "U+004A U+006F U+0073 U+0065 U+0301" in twins[0]
+    assert not any(
+        "U+" in p
+        for p in name_problems({"ana": users_module.Account("lead", "x"), "ANA": users_module.Account("lead", "x")})
+    )
+
+
 def test_the_look_alike_rule():
     assert look_alike("ANA") == look_alike("ana") == look_alike("ａｎａ") == look_alike("a\u200bna")
+    assert look_alike("ana") == look_alike("a\u034fna") == look_alike("ana\ufe0f") == look_alike("ana\u3164")
+    assert look_alike("José") == look_alike("Jose\u034f\u0301")  # a joiner removed before composing
     assert look_alike(NFD_JOSE) == look_alike(NFC_JOSE) == look_alike("JOSÉ")
     assert look_alike("Straße") == look_alike("STRASSE")  # case folding, not lower()
     assert look_alike("Jose") != look_alike("José") and look_alike("Ana") != look_alike("Ana Lima")
@@ -115,3 +169,14 @@ def test_the_app_starts_with_an_old_users_file_and_warns_about_its_names(tmp_pat
         app.wait(timeout=30)
     assert warning.startswith(f"ablate app: warning: {users}: login name '=1+1' starts with '='")
     assert started.startswith("ablate app: demo at http://127.0.0.1:")
+
+
+@given(
+    st.text(alphabet="abcdefghij ", min_size=1, max_size=12).filter(str.strip),
+    st.one_of(*(st.integers(low, high) for low, high in users_module.DEFAULT_IGNORABLE), st.just(0x2800)),
+    st.integers(0, 12),
+)
+def test_an_invisible_character_anywhere_is_refused_and_ignored_by_the_look_alike_rule(name, code, at):
+    hidden = name[:at] + chr(code) + name[at:]
+    assert name_problem(hidden) is not None and f"U+{code:04X}" in name_problem(hidden)
+    assert look_alike(hidden) == look_alike(name)

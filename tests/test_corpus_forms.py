@@ -268,7 +268,10 @@ def test_a_small_kaldi_folder_freezes(tmp_path: Path) -> None:
         (_edit("text", "a-2 talvez\n", ""), r"segments: line 2: utterance 'a-2' has no transcript in"),
         (_edit("utt2spk", "b-1 S1", "b-1 S1 S2"), r"utt2spk: line 3: expected '<utterance> <speaker>', got 3 fields"),
         (_edit("wav.scp", "b.wav", "b.wav -t wav - |"), r"wav.scp: line 2: recording 'b' is read through a command"),
-        (_edit("text", "<unk> sim", ""), r"wav.scp: line 2: the reference has no words; .* --no-speech b"),
+        (_edit("text", "<unk> sim", ""), r"text: line 3: the reference has no words; .* --no-speech b"),
+        (_edit("text", "talvez", ""), r"text: line 2: a turn of recording 'a' has no words .* while others have some"),
+        (_edit("text", "não sei", "todas as\rmangueiras"), r"text: line 1: holds a line break \(U\+000D\) inside"),
+        (_edit("segments", "a-2 a", "a-2 a\u2028"), r"segments: line 2: holds a line break \(U\+2028\)"),
         (_edit("wav.scp", "b ", "b/c "), r"wav.scp: line 2: .*'b/c'"),
     ],
 )
@@ -281,6 +284,20 @@ def test_bad_kaldi_folders_name_the_file_and_line(
     assert re.search(problem, line), line
 
 
+def test_kaldi_without_segments_names_the_text_line_of_an_empty_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kaldi = _kaldi(tmp_path / "kaldi")
+    (kaldi / "segments").unlink()
+    (kaldi / "utt2spk").unlink()
+    (kaldi / "text").write_text("b sim\na\n", encoding="utf-8")  # the order of wav.scp, reversed
+    line = _freezes_nothing(tmp_path, capsys, "--kaldi", kaldi)
+    assert re.search(r"kaldi/text: line 2: the reference has no words; .* --no-speech a", line), line
+    (kaldi / "text").write_text("b sim\r\na\r\n", encoding="utf-8")  # Windows line ends are line ends
+    line = _freezes_nothing(tmp_path, capsys, "--kaldi", kaldi)
+    assert re.search(r"kaldi/text: line 2: the reference has no words", line), line
+
+
 def _audiofolder(folder: Path) -> Path:
     """An audiofolder of two 2 s recordings in a subfolder, with an extra column."""
     (folder / "clips").mkdir(parents=True)
@@ -290,6 +307,11 @@ def _audiofolder(folder: Path) -> Path:
         'file_name,transcription,age\nclips/a.wav,"não, sei",20\nclips/b.wav,talvez,30\n', encoding="utf-8"
     )
     return folder
+
+
+def _absolute_file_name(folder: Path) -> None:
+    """Row 2 names its (existing) audio file by its absolute path."""
+    _edit("metadata.csv", "clips/b.wav", str(folder.resolve() / "clips" / "b.wav"))(folder)
 
 
 def test_a_small_audiofolder_freezes(tmp_path: Path) -> None:
@@ -317,6 +339,12 @@ def test_a_small_audiofolder_freezes(tmp_path: Path) -> None:
         (_edit("metadata.csv", "talvez,30", "talvez,30,x"), r"metadata.csv: line 3: expected 3 columns"),
         (_edit("metadata.csv", "clips/b.wav", ""), r"metadata.csv: line 3: empty file_name"),
         (_edit("metadata.csv", "talvez", ""), r"metadata.csv: line 3: the reference has no words"),
+        (
+            _edit("metadata.csv", "talvez", "todas as\rmangueiras"),
+            r"metadata.csv: line 3: a carriage return \(CR\) inside a field that is not quoted",
+        ),
+        (_edit("metadata.csv", "clips/b.wav", "../af/clips/b.wav"), r"line 3: file_name '../af/clips/b.wav' is not in"),
+        (_absolute_file_name, r"metadata.csv: line 3: file_name '/.*/af/clips/b.wav' is not inside the folder"),
     ],
 )
 def test_bad_audiofolders_name_the_file_and_line(
@@ -364,6 +392,14 @@ def _lhotse(folder: Path) -> tuple[str, Path, Path]:
             r"jsonl: line 2: .*start must be a number of seconds",
         ),
         (_edit("supervisions.jsonl", '"a-2",', '"a-2"'), r"supervisions.jsonl: line 2: not a lhotse supervision"),
+        (
+            _edit("supervisions.jsonl", '"text": "talvez", ', ""),
+            r"supervisions.jsonl: line 2: a turn of recording 'a' has no words \(an empty or missing transcript\)",
+        ),
+        (
+            _edit("supervisions.jsonl", '"text": "sim", ', ""),
+            r"supervisions.jsonl: line 3: the reference has no words; .* --no-speech b",
+        ),
         (
             _edit("recordings.jsonl", '"type": "file"', '"type": "command"'),
             r"recordings.jsonl: line 1: .*'command' source",

@@ -15,13 +15,17 @@ which names exist. Concurrent ``add-user`` calls on one file take a lock around 
 read-modify-write, so none is lost.
 
 A name is stored in Unicode NFC with runs of whitespace as one space, and must read as what it
-is (``name_problem``): no control or format character (categories Cc, Cf: zero-width spaces and
-joiners, bidirectional overrides), no leading ``=``, ``+``, ``-`` or ``@`` (a formula in a
-spreadsheet opening an exported CSV), and not confusable with another login: two names are
-confusable when they are equal after NFKC, case folding and removing format characters
-(``José`` typed decomposed, ``ANA``, ``ａｎａ`` in full width and ``ana`` are one name). A users
-file written before these rules still loads (nobody is locked out); ``name_problems`` lists its
-names that break them, for the app to warn about.
+is (``name_problem``): at most ``MAX_NAME_LENGTH`` characters; no invisible or blank character
+(controls and format characters, categories Cc and Cf; every Unicode Default_Ignorable_Code_Point,
+such as the combining grapheme joiner, variation selectors and the Hangul fillers; the braille
+blank; whitespace other than a plain space); no more than ``MAX_MARKS_IN_A_ROW`` combining marks in
+a row; letters of one script (Latin, Cyrillic, Greek...; digits, spaces and punctuation belong to
+none); no leading ``=``, ``+``, ``-`` or ``@``, even after NFKC (a formula in a spreadsheet opening an
+exported CSV); and not confusable with another login: two names are confusable when they are equal
+after NFKC, case folding and removing invisible characters (``José`` typed decomposed, ``ANA``,
+``ａｎａ`` in full width and ``ana`` are one name). A users file written before these rules still
+loads (nobody is locked out); ``name_problems`` lists its names that break them, for the app to
+warn about.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from toolkit.core.data_files import parse_json
 from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_json
 from toolkit.core.text import read_text
+from toolkit.formats.ids import code_points
 
 FORMAT_VERSION = 2  # version 1 had no roles: its logins read as annotators
 LEAD, ANNOTATOR, TRANSCRIBER = "lead", "annotator", "transcriber"
@@ -48,7 +53,34 @@ _N, _R, _P = 2**14, 8, 1
 MIN_PASSWORD_LENGTH = 8
 # A cell starting with one of these is a formula to a spreadsheet opening a CSV export.
 FORMULA_STARTS = ("=", "+", "-", "@")
+MAX_NAME_LENGTH = 64  # characters of the stored name: a login is a name, not a paragraph
+MAX_MARKS_IN_A_ROW = 2  # combining marks on one letter: more stack into an unreadable smear
 _INVISIBLE = ("Cc", "Cf")  # control and format characters: zero-width, bidirectional overrides...
+# Default_Ignorable_Code_Point, from Unicode 14.0 DerivedCoreProperties.txt, the version of Python
+# 3.11's unicodedata (https://www.unicode.org/Public/14.0.0/ucd/DerivedCoreProperties.txt; the stdlib
+# has no such property): characters a renderer shows as nothing, whatever their category.
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x061C, 0x061C),  # Arabic letter mark
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian free variation selectors and vowel separator
+    (0x200B, 0x200F),  # zero-width space, joiners, directional marks
+    (0x202A, 0x202E),  # bidirectional embeddings and overrides
+    (0x2060, 0x206F),  # word joiner, invisible operators, bidirectional isolates, deprecated formats
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors
+    (0xFEFF, 0xFEFF),  # zero-width no-break space (byte-order mark)
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xFFF0, 0xFFF8),  # unassigned, reserved as ignorable
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls
+    (0x1D173, 0x1D17A),  # musical symbol formats
+    (0xE0000, 0xE0FFF),  # tags and variation selectors supplement
+)
+_BLANK = {0x2800}  # braille pattern blank: a visible cell that prints as a space
+# Scripts that one name writes together (Japanese mixes kanji, hiragana and katakana).
+_ONE_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "KATAKANA-HIRAGANA": "CJK"}
 # Checked when a name has no login, so an unknown name costs the same scrypt time as a known one.
 _UNKNOWN = f"scrypt${_N}${_R}${_P}${'00' * 16}${'00' * 32}"
 
@@ -84,36 +116,81 @@ def login_name(typed: str) -> str:
     return " ".join(unicodedata.normalize("NFC", typed or "").split())
 
 
+def invisible(c: str) -> bool:
+    """Whether character ``c`` shows as nothing or as a blank: a control or format character, a
+    Default_Ignorable_Code_Point, the braille blank, or whitespace other than a plain space."""
+    code = ord(c)
+    return (
+        unicodedata.category(c) in _INVISIBLE
+        or any(low <= code <= high for low, high in DEFAULT_IGNORABLE)
+        or code in _BLANK
+        or (c.isspace() and c != " ")
+    )
+
+
 def look_alike(name: str) -> str:
     """What confusable names share: NFKC, case folding and NFKC again (Unicode's NFKC_Casefold
-    recipe), without format characters, whitespace runs as one space."""
-    visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
+    recipe), without invisible characters (removed before, since a joiner blocks composition, and
+    after, since NFKC makes the Hangul filler U+3164 another filler), whitespace runs as one space."""
+    visible = "".join(c for c in name if c.isspace() or not invisible(c))
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
-    return " ".join(folded.split())
+    return " ".join("".join(c for c in folded if c.isspace() or not invisible(c)).split())
 
 
 def shown(name: str) -> str:
-    """``name`` with its control and format characters written as ``\\uXXXX``, so a message shows them."""
-    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in _INVISIBLE else c for c in name)
+    """``name`` with its invisible characters written as ``\\uXXXX``, so a message shows them."""
+    return "".join(f"\\u{ord(c):04x}" if invisible(c) else c for c in name)
+
+
+def scripts(name: str) -> list[str]:
+    """The scripts of the letters of ``name`` after NFKC (``LATIN``, ``CYRILLIC``...: the first word of each
+    letter's Unicode name), sorted; digits, spaces, marks and punctuation have none."""
+    found = set()
+    for c in unicodedata.normalize("NFKC", name):
+        if unicodedata.category(c).startswith("L"):
+            script = unicodedata.name(c, "UNNAMED").split()[0]
+            if script != "MODIFIER":  # modifier letters (an apostrophe-like ʼ) belong to no script
+                found.add(_ONE_SCRIPT.get(script, script))
+    return sorted(found)
 
 
 def name_problem(name: str, others: Iterable[str] = ()) -> str | None:
     """Why ``name`` (as stored) cannot be a login beside ``others``, in one clause; None if it can."""
-    invisible = sorted({c for c in name if unicodedata.category(c) in _INVISIBLE})
-    if invisible:
-        found = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}" for c in invisible)
-        return f"login name '{shown(name)}' holds invisible control or format characters ({found})"
-    if name.startswith(FORMULA_STARTS):
-        return f"login name '{name}' starts with '{name[0]}', which a spreadsheet runs as a formula in a CSV export"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"login name '{shown(name[:20])}...' has {len(name)} characters; at most {MAX_NAME_LENGTH}"
+    hidden = sorted({c for c in name if invisible(c)})
+    if hidden:
+        found = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}" for c in hidden)
+        return f"login name '{shown(name)}' holds invisible or blank characters ({found})"
+    run = 0
+    for c in name:
+        run = run + 1 if unicodedata.category(c).startswith("M") else 0
+        if run > MAX_MARKS_IN_A_ROW:
+            return (
+                f"login name '{name}' stacks more than {MAX_MARKS_IN_A_ROW} combining marks on one letter "
+                f"({code_points(name)})"
+            )
+    if unicodedata.normalize("NFKC", name).startswith(FORMULA_STARTS):
+        first = unicodedata.normalize("NFKC", name)[0]
+        return f"login name '{name}' starts with '{first}', which a spreadsheet runs as a formula in a CSV export"
+    if len(mixed := scripts(name)) > 1:
+        return f"login name '{name}' mixes letters of several scripts ({', '.join(mixed)}), which can look alike"
     if unicodedata.normalize("NFC", name) != name:
         return f"login name '{name}' is not in Unicode NFC form (it looks like its NFC form but differs)"
     twin = next((o for o in others if o != name and look_alike(o) == look_alike(name)), None)
     if twin is not None:
         return (
-            f"login name '{name}' looks the same as the login '{shown(twin)}' "
-            "(equal after NFKC, case folding and removing format characters)"
+            f"login name '{shown(name)}' looks the same as the login '{shown(twin)}' "
+            f"(equal after NFKC, case folding and removing invisible characters{_spelled(name, twin)})"
         )
     return None
+
+
+def _spelled(name: str, twin: str) -> str:
+    """For two names that print alike, what each is made of, so a message tells them apart."""
+    if unicodedata.normalize("NFC", shown(name)) != unicodedata.normalize("NFC", shown(twin)):
+        return ""
+    return f"; '{shown(name)}' is {code_points(name)}, '{shown(twin)}' is {code_points(twin)}"
 
 
 def name_problems(users: dict[str, Account]) -> list[str]:

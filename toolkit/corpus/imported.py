@@ -44,13 +44,20 @@ class Line:
 
 @dataclass(frozen=True)
 class Turn:
-    """One transcribed stretch of a recording; ``end`` None runs to the recording's end (Kaldi's ``-1``)."""
+    """One transcribed stretch of a recording; ``end`` None runs to the recording's end (Kaldi's ``-1``).
+    ``line`` declared its times, ``words_line`` its words when another file holds them (Kaldi's ``text``)."""
 
     start: float
     end: float | None
     text: str
     speaker: str
     line: Line
+    words_line: Line | None = None
+
+    @property
+    def text_line(self) -> Line:
+        """Where the turn's words were written: an empty transcript is refused there."""
+        return self.words_line or self.line
 
 
 @dataclass
@@ -93,6 +100,7 @@ def freeze_imported(
     decoded = {recording.id: _checked_audio(recording) for recording in ordered}
     for recording in ordered:
         _check_turns(recording, decoded[recording.id].duration)
+        _check_words(recording)
     refs = out.parent / REFS_FOLDER
     created = False
     try:
@@ -103,7 +111,7 @@ def freeze_imported(
                 {r.id: r.audio for r in ordered},
                 {r.id: {REFERENCE_SUFFIXES[_suffix(r)]: refs / f"{r.id}{_suffix(r)}"} for r in ordered},
                 speakers={r.id: speaker for r in ordered if (speaker := _one_speaker(r))},
-                declared={r.id: (r.line.path, r.line.number) for r in ordered},
+                declared={r.id: _declared(r) for r in ordered},
                 decoded=decoded,
             ),
             out,
@@ -149,6 +157,24 @@ def _check_turns(recording: ImportedRecording, duration: float) -> None:
             )
         if turn.text:
             last[turn.speaker] = turn
+
+
+def _check_words(recording: ImportedRecording) -> None:
+    """Refuse a turn without words beside turns with words: it would vanish from the reference unseen. A recording
+    whose turns all lack words is refused by the freeze unless it is declared to hold no speech."""
+    words = _words(recording)
+    empty = next((turn for turn in recording.turns if not turn.text), None)
+    if words and empty is not None:
+        raise empty.text_line.error(
+            f"a turn of recording '{recording.id}' has no words (an empty or missing transcript) while others "
+            "have some; give it its words or remove it"
+        )
+
+
+def _declared(recording: ImportedRecording) -> tuple[Path, int]:
+    """Where a reference without words is refused: its first (empty) transcript, else the recording's line."""
+    line = recording.turns[0].text_line if recording.turns else recording.line
+    return line.path, line.number
 
 
 def _end(turn: Turn, duration: float) -> float:

@@ -17,6 +17,8 @@ from toolkit.core.errors import InputError
 from toolkit.core.text import parse_number, read_text
 from toolkit.corpus.imported import ImportedRecording, Line, Turn
 
+_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines also splits at, besides "\n"
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -50,7 +52,8 @@ def read_kaldi_folder(folder: str | Path) -> list[ImportedRecording]:
         if speakers and key not in speakers:
             raise turn.line.error(f"utterance '{key}' has no speaker in {folder / 'utt2spk'}")
         speaker = speakers[key].value if speakers else ""
-        recordings[rid].turns.append(Turn(turn.start, turn.end, " ".join(texts[key].value.split()), speaker, turn.line))
+        text = " ".join(texts[key].value.split())
+        recordings[rid].turns.append(Turn(turn.start, turn.end, text, speaker, turn.line, texts[key].line))
     return list(recordings.values())
 
 
@@ -114,9 +117,18 @@ def _table(
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
-    """Each non-blank line, stripped, with its number (from 1)."""
-    return [
-        (number, line.strip())
-        for number, line in enumerate(read_text(path, allow_empty=False).splitlines(), 1)
-        if line.strip()
-    ]
+    """Each non-blank line, stripped, with its number (from 1). Lines end at a newline, as Kaldi reads them
+    (a CR before it is dropped); any other line break inside a line (a bare CR) is refused, since other
+    readers would split the line there."""
+    found = []
+    for number, line in enumerate(read_text(path, allow_empty=False).split("\n"), 1):
+        line = line.removesuffix("\r")
+        breaks = [c for c in line if c in _LINE_BREAKS]
+        if breaks:
+            raise Line(path, number).error(
+                f"holds a line break (U+{ord(breaks[0]):04X}) inside the line, not at its end; Kaldi reads lines "
+                "split at newlines only: remove it or end the line with a newline"
+            )
+        if line.strip():
+            found.append((number, line.strip()))
+    return found

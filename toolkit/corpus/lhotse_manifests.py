@@ -2,10 +2,12 @@
 
 lhotse opens the files and builds each line's ``Recording`` or ``SupervisionSegment``; this module checks what it
 built, line by line, since lhotse takes a wrong field as it comes. Each supervision is a timed turn of its
-recording, with its speaker. A recording must be one audio file (a relative path is relative to the current
-folder, as lhotse reads it) that lhotse reads unchanged or only resampled: a command, a URL, audio held in the
-manifest, one file per channel or a speed or volume change is refused, since the manifest hashes one file as
-it is. Supervisions of one recording must be on one channel. lhotse comes with the ``asr`` extra (it needs torch).
+recording, with its speaker. A supervision without ``text`` is refused (naming its line) as an empty Kaldi
+transcript is, unless every supervision of its recording lacks words and the recording is declared to hold no
+speech. A recording must be one audio file (a relative path is relative to the current folder, as lhotse reads
+it) that lhotse reads unchanged or only resampled: a command, a URL, audio held in the manifest, one file per
+channel or a speed or volume change is refused, since the manifest hashes one file as it is. Supervisions of one
+recording must be on one channel. lhotse comes with the ``asr`` extra (it needs torch).
 """
 
 from __future__ import annotations
