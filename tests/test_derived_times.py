@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from shared_clips import RECORDING, build_recording
 from shared_data import PTBR_DEV
 
-from toolkit.asr.derived_times import stretches
+from toolkit.asr.derived_times import _in_order, stretches
+from toolkit.asr.forced_alignment import AlignedWord
 from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -267,6 +268,28 @@ def test_each_turn_is_aligned_once_in_order_within_its_own_stretch(turns: list[U
         before = [u.end for u in turns[: indices[0]] if math.isfinite(u.end)]
         after = [u.start for u in turns[indices[-1] + 1 :] if math.isfinite(u.start)]
         assert start == max(before, default=0.0) and end == min(after, default=duration)
+
+
+@given(
+    drawn=st.lists(st.tuples(st.booleans(), st.floats(0, 20), st.floats(0.02, 3)), max_size=12),
+)
+def test_words_of_overlapping_turns_stay_untimed_rather_than_overlap(drawn: list[tuple[bool, float, float]]) -> None:
+    """Aligned words in turn order (overlapping timed turns give words that go back in time): the words keep their
+    order and text, placed ones keep their times, and a placed word that starts before an earlier kept word ends is
+    left untimed, so the words tier never overlaps."""
+    words = [
+        AlignedWord(f"w{k}", start, start + length, 0.5) if placed else AlignedWord(f"w{k}", math.nan, math.nan, 0.0)
+        for k, (placed, start, length) in enumerate(drawn)
+    ]
+    kept = _in_order(words)
+    assert [w.text for w in kept] == [w.text for w in words]
+    latest = -math.inf
+    for before, after in zip(words, kept):
+        if after.placed:
+            assert after == before and after.start >= latest
+            latest = after.end
+        else:
+            assert not before.placed or before.start < latest
 
 
 @pytest.fixture(scope="module")
