@@ -334,7 +334,7 @@ def test_the_wrong_recording_is_refused_unless_a_partial_alignment_is_asked_for(
     two_minutes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """One minute's plain-text transcript against another minute's audio places few of its words: refused in one line
-    naming the audio, nothing written; --allow-partial writes what was placed."""
+    naming the audio, nothing written; --allow-partial writes what was placed and says the p95 may not hold."""
     from protocol_corpus import one_line
 
     known = read_reference(two_minutes[0] / "refs" / f"{RECORDING}.TextGrid")
@@ -348,4 +348,5 @@ def test_the_wrong_recording_is_refused_unless_a_partial_alignment_is_asked_for(
     assert "under the 70% a matching recording reaches" in error, error
     assert not out.exists()
     assert main([*command, "--allow-partial"]) == 0
+    assert "placed: that accuracy, measured on matching audio, may not hold" in capsys.readouterr().out
     assert len(read_reference(out).words) < 0.7 * len(known.text.split())

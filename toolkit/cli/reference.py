@@ -123,8 +123,11 @@ def _align(args: argparse.Namespace) -> int:
     write_textgrid(reference, args.out, info.duration)
     words = sum(len(u.text.split()) for u in reference.utterances)
     derived = reference.derived_times
-    print(
-        f"{len(reference.words)} of {words} words timed into {args.out}: "
-        f"{derived.describe() if derived is not None else 'marked times'}"
+    caution = (
+        f" (fewer than {MIN_PLACED_SHARE:.0%} placed: that accuracy, measured on matching audio, may not hold)"
+        if len(reference.words) < MIN_PLACED_SHARE * words
+        else ""
     )
+    described = derived.describe() if derived is not None else "marked times"
+    print(f"{len(reference.words)} of {words} words timed into {args.out}: {described}{caution}")
     return 0
