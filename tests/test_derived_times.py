@@ -8,12 +8,15 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from shared_clips import RECORDING, build_recording
 from shared_data import PTBR_DEV
 
+from toolkit.asr.derived_times import _in_order, stretches
+from toolkit.asr.forced_alignment import AlignedWord
 from toolkit.asr.models import BUNDLED_SHA256
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -25,6 +28,7 @@ from toolkit.scorer.metrics.timing import TimingScore
 from toolkit.scorer.results import RecordingScore
 from toolkit.scorer.score import score_recording
 
+UNKNOWN_MODEL = "no-such-model"  # a refusal that names the input, not this, came before any model was looked for
 TEXT = "o réu assinou o contrato ontem à tarde com a testemunha presente na sala"
 
 
@@ -122,7 +126,7 @@ def test_reference_align_times_a_plain_text_reference(tmp_path: Path, capsys: py
     timing = score_recording(derived, late).timing
     assert timing.onset_abs_median_s == pytest.approx(0.3, abs=0.01)
     assert main(["reference", "align", str(audio), str(out), "--out", str(tmp_path / "again.TextGrid")]) == 2
-    assert "already has timed words" in capsys.readouterr().err
+    assert f"{out}: the reference already has timed words" in capsys.readouterr().err
 
 
 def test_report_tables_mark_the_recordings_scored_on_derived_times(tmp_path: Path) -> None:
@@ -184,3 +188,165 @@ def test_a_freeze_refuses_derived_holdout_times_coarser_than_a_time_gate(tmp_pat
     declared.write_text(text[:start] + '[drift_s_per_min]\napplicable = false\nreason = "derived"\n' + text[end:])
     code = main(["challenger", "freeze", str(experiment), "--arm", "vad", "--gates", str(declared)])
     assert code == 0, capsys.readouterr().err
+
+
+def _noise(path: Path, channels: int = 1) -> Path:
+    """Two seconds of quiet noise, written as a real WAV file with ``channels`` channels."""
+    import soundfile
+
+    soundfile.write(path, 0.01 * np.random.default_rng(7).standard_normal((32000, channels)), 16000)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("case", "problem"),
+    [
+        ("blank", "{ref}: the reference holds no words; nothing to align"),
+        ("timed words", "{ref}: the reference already has timed words; nothing to derive"),
+        ("stereo", "{audio}: has 2 channels; choose one with --channel (0-1 or mix)"),
+        ("not a TextGrid", "{out}: --out must name a .TextGrid file"),
+    ],
+)
+def test_reference_align_refuses_bad_input_in_one_line_before_any_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, problem: str
+) -> None:
+    """A blank reference, one already timed (named, not the audio), stereo audio without --channel and an --out that
+    is not a TextGrid are each refused in one line naming the file, before the model is looked for; nothing is
+    written."""
+    from protocol_corpus import one_line
+
+    audio = _noise(tmp_path / "r.wav", 2 if case == "stereo" else 1)
+    ref = tmp_path / "r.txt"
+    ref.write_text(" \n\t\n" if case == "blank" else TEXT + "\n", encoding="utf-8")
+    if case == "timed words":
+        timed = Reference("r", [Utterance(0.0, 2.0, "o réu")], [Word("o", 0.1, 0.3), Word("réu", 0.4, 0.8)])
+        ref = write_textgrid(timed, tmp_path / "r.TextGrid", 2.0)
+    out = tmp_path / ("r.txt.out" if case == "not a TextGrid" else "out.TextGrid")
+    command = ["reference", "align", str(audio), str(ref), "--out", str(out), "--model", UNKNOWN_MODEL]
+    assert main(command) == 2
+    assert one_line(capsys).startswith(f"ablate: error: {problem.format(ref=ref, audio=audio, out=out)}")
+    assert not out.exists()
+
+
+def test_reference_align_takes_a_channel_of_stereo_audio(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --channel, stereo audio passes the channel check (the next refusal is the unknown model's)."""
+    from protocol_corpus import one_line
+
+    audio, ref = _noise(tmp_path / "r.wav", 2), tmp_path / "r.txt"
+    ref.write_text(TEXT + "\n", encoding="utf-8")
+    command = ["reference", "align", str(audio), str(ref), "--out", str(tmp_path / "o.TextGrid")]
+    assert main([*command, "--channel", "1", "--model", UNKNOWN_MODEL]) == 2
+    assert UNKNOWN_MODEL in one_line(capsys)
+    assert main([*command, "--channel", "left"]) == 2
+    assert "--channel: channel must be a channel number" in one_line(capsys)
+
+
+def _laid_out(drawn: list[tuple[bool, float, float]]) -> list[Utterance]:
+    """Turns one after another, each after a gap and of a length as drawn, timed or (NaN times) not."""
+    turns, cursor = [], 0.0
+    for k, (timed, gap, length) in enumerate(drawn):
+        start, cursor = cursor + gap, cursor + gap + length
+        turns.append(Utterance(start, cursor, f"t{k}") if timed else Utterance(math.nan, math.nan, f"t{k}"))
+    return turns
+
+
+_turns = st.lists(st.tuples(st.booleans(), st.floats(0, 5), st.floats(0.1, 5)), min_size=1, max_size=8).map(_laid_out)
+
+
+@given(turns=_turns, tail=st.floats(0, 10))
+def test_each_turn_is_aligned_once_in_order_within_its_own_stretch(turns: list[Utterance], tail: float) -> None:
+    """Every turn is in exactly one stretch, in order; a timed turn's stretch is its own interval; a run of untimed
+    turns lies between the timed turns around it, inside the recording."""
+    duration = max([u.end for u in turns if math.isfinite(u.end)], default=0.0) + tail
+    found = stretches(turns, duration)
+    assert [index for _, _, indices in found for index in indices] == list(range(len(turns)))
+    for start, end, indices in found:
+        assert 0 <= start <= end <= duration
+        if math.isfinite(turns[indices[0]].start):
+            assert indices == [indices[0]] and (start, end) == (turns[indices[0]].start, turns[indices[0]].end)
+            continue
+        before = [u.end for u in turns[: indices[0]] if math.isfinite(u.end)]
+        after = [u.start for u in turns[indices[-1] + 1 :] if math.isfinite(u.start)]
+        assert start == max(before, default=0.0) and end == min(after, default=duration)
+
+
+@given(
+    drawn=st.lists(st.tuples(st.booleans(), st.floats(0, 20), st.floats(0.02, 3)), max_size=12),
+)
+def test_words_of_overlapping_turns_stay_untimed_rather_than_overlap(drawn: list[tuple[bool, float, float]]) -> None:
+    """Aligned words in turn order (overlapping timed turns give words that go back in time): the words keep their
+    order and text, placed ones keep their times, and a placed word that starts before an earlier kept word ends is
+    left untimed, so the words tier never overlaps."""
+    words = [
+        AlignedWord(f"w{k}", start, start + length, 0.5) if placed else AlignedWord(f"w{k}", math.nan, math.nan, 0.0)
+        for k, (placed, start, length) in enumerate(drawn)
+    ]
+    kept = _in_order(words)
+    assert [w.text for w in kept] == [w.text for w in words]
+    latest = -math.inf
+    for before, after in zip(words, kept):
+        if after.placed:
+            assert after == before and after.start >= latest
+            latest = after.end
+        else:
+            assert not before.placed or before.start < latest
+
+
+@pytest.fixture(scope="module")
+def two_minutes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two different minutes of the shared clips joined by pauses (seeds 13 and 31), each with its timed turns."""
+    if not (PTBR_DEV / "commonvoice-pt").is_dir():
+        pytest.skip(f"shared clips absent: {PTBR_DEV}")
+    folders = tmp_path_factory.mktemp("seed13"), tmp_path_factory.mktemp("seed31")
+    for folder, seed in zip(folders, (13, 31)):
+        build_recording(folder, 1.0, seed=seed)
+    return folders
+
+
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_timed_turns_hold_their_own_words(two_minutes, tmp_path: Path) -> None:
+    """A reference whose turns are timed (an STM of concatenated clips, as the recording's TextGrid of turns): each
+    derived word lies inside a turn that holds it, and the turns keep their times."""
+    folder = two_minutes[0]
+    audio, ref, out = (
+        folder / "audio" / f"{RECORDING}.wav",
+        folder / "refs" / f"{RECORDING}.TextGrid",
+        tmp_path / "d.TextGrid",
+    )
+    assert main(["reference", "align", str(audio), str(ref), "--out", str(out)]) == 0
+    known, derived = read_reference(ref), read_reference(out)
+    assert [(u.start, u.end, u.text) for u in derived.utterances] == [
+        (u.start, u.end, u.text) for u in known.utterances
+    ]
+    assert len(derived.words) >= 0.8 * len(known.text.split())
+    outside = [
+        (w.text, w.start)
+        for w in derived.words
+        if not any(u.start <= w.span[0] <= w.span[1] <= u.end and w.text in u.text.split() for u in known.utterances)
+    ]
+    assert not outside, outside
+
+
+@pytest.mark.slow
+@pytest.mark.needs_model
+def test_the_wrong_recording_is_refused_unless_a_partial_alignment_is_asked_for(
+    two_minutes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One minute's plain-text transcript against another minute's audio places few of its words: refused in one line
+    naming the audio, nothing written; --allow-partial writes what was placed and says the p95 may not hold."""
+    from protocol_corpus import one_line
+
+    known = read_reference(two_minutes[0] / "refs" / f"{RECORDING}.TextGrid")
+    text = tmp_path / f"{RECORDING}.txt"
+    text.write_text("\n".join(u.text for u in known.utterances) + "\n", encoding="utf-8")
+    audio, out = two_minutes[1] / "audio" / f"{RECORDING}.wav", tmp_path / "wrong.TextGrid"
+    command = ["reference", "align", str(audio), str(text), "--out", str(out)]
+    assert main(command) == 2
+    error = one_line(capsys)
+    assert error.startswith(f"ablate: error: {audio}: only "), error
+    assert "under the 70% a matching recording reaches" in error, error
+    assert not out.exists()
+    assert main([*command, "--allow-partial"]) == 0
+    assert "placed: that accuracy, measured on matching audio, may not hold" in capsys.readouterr().out
+    assert len(read_reference(out).words) < 0.7 * len(known.text.split())

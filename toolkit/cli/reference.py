@@ -43,15 +43,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     align = actions.add_parser(
         "align",
         help="derive word times for an untimed reference by forced alignment (a TextGrid marked as derived)",
-        description="Align the reference's own words to the recording with a Whisper model (30 s windows; words "
-        "that cannot be placed stay untimed) and write a TextGrid whose words tier holds the derived times and "
-        "whose derived_times tier names the model, its weights sha256 and the aligner's measured p95 onset error. "
-        "The scorer marks timing figures measured against it as derived, and a time gate finer than that p95 "
-        "refuses it (docs/forced-alignment.md).",
+        description="Align the reference's own words to the recording with a Whisper model (a timed turn's words "
+        "within its own interval, untimed turns' in 30 s windows; words that cannot be placed stay untimed) and "
+        "write a TextGrid whose words tier holds the derived times and whose derived_times tier names the model, "
+        "its weights sha256 and the aligner's measured p95 onset error, which holds only for the reference's own "
+        "recording: when fewer than 70% of the words can be placed the recording is refused as not the "
+        "reference's, unless --allow-partial. The scorer marks timing figures measured against it as derived, and "
+        "a time gate finer than that p95 refuses it (docs/forced-alignment.md).",
     )
-    align.add_argument("audio", type=Path, metavar="AUDIO", help="the recording (mono)")
-    align.add_argument("ref", type=Path, metavar="REF", help="its reference (.txt, .stm or .TextGrid, untimed words)")
-    align.add_argument("--out", type=Path, required=True, metavar="OUT", help="TextGrid to write")
+    align.add_argument("audio", type=Path, metavar="AUDIO", help="the recording")
+    align.add_argument("ref", type=Path, metavar="REF", help="its reference (.txt, .stm or .TextGrid: untimed words)")
+    align.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="OUT.TextGrid",
+        help="TextGrid to write (missing folders are created, as other commands' --out do)",
+    )
+    align.add_argument("--channel", metavar="N|mix", help="the channel of multichannel audio: a number or 'mix'")
+    align.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="write the alignment even when fewer than 70%% of the words can be placed (the measured accuracy "
+        "then does not hold)",
+    )
     align.add_argument("--model", default="whisper-base", help="Whisper model (default: the bundled whisper-base)")
     align.add_argument("--cpu-threads", type=int, default=2, metavar="N", help="CTranslate2 threads (default 2)")
     align.set_defaults(func=_align)
@@ -80,20 +95,39 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _align(args: argparse.Namespace) -> int:
-    from toolkit.asr.derived_times import derive_reference_times
+    from toolkit.asr.derived_times import MIN_PLACED_SHARE, derive_reference_times
     from toolkit.audio.io import probe_audio
+    from toolkit.core.errors import InputError
+    from toolkit.corpus.freeze import parse_channel
     from toolkit.formats import read_reference
     from toolkit.formats.textgrid import write_textgrid
 
-    duration = probe_audio(args.audio).duration
+    if args.out.suffix.lower() != ".textgrid":
+        raise InputError(args.out, "--out must name a .TextGrid file (the command writes a TextGrid)")
+    channel = parse_channel(args.channel, "--channel")
+    info = probe_audio(args.audio)
+    if info.channels > 1 and channel is None:
+        raise InputError(
+            args.audio, f"has {info.channels} channels; choose one with --channel (0-{info.channels - 1} or mix)"
+        )
+    reference = read_reference(args.ref, args.audio.stem, info.duration)
     reference = derive_reference_times(
-        read_reference(args.ref, args.audio.stem, duration), args.audio, args.model, args.cpu_threads
+        reference,
+        args.audio,
+        args.model,
+        args.cpu_threads,
+        channel=channel,
+        source=args.ref,
+        min_placed=0.0 if args.allow_partial else MIN_PLACED_SHARE,
     )
-    write_textgrid(reference, args.out, duration)
+    write_textgrid(reference, args.out, info.duration)
     words = sum(len(u.text.split()) for u in reference.utterances)
     derived = reference.derived_times
-    print(
-        f"{len(reference.words)} of {words} words timed into {args.out}: "
-        f"{derived.describe() if derived is not None else 'marked times'}"
+    caution = (
+        f" (fewer than {MIN_PLACED_SHARE:.0%} placed: that accuracy, measured on matching audio, may not hold)"
+        if len(reference.words) < MIN_PLACED_SHARE * words
+        else ""
     )
+    described = derived.describe() if derived is not None else "marked times"
+    print(f"{len(reference.words)} of {words} words timed into {args.out}: {described}{caution}")
     return 0
