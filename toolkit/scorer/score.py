@@ -269,7 +269,9 @@ def score_recording(
     ref_words, utt = ref_all.select(keep_ref), utt_all[keep_ref]
     hyp_words = hyp_all.select(keep_hyp)
     groups = _groups(utt)
-    labels = label_words(ref_words.texts, groups)
+    # the reference's list labels, read only under a version that pairs them (ptbr-norm-4 on)
+    paired = NormalizationPolicy.normalized(options.normalizer).paired_labels
+    labels = label_words(ref_words.texts, groups) if paired else frozenset()
     tables: dict[str, tuple[TokenTable, TokenTable]] = {}
     counts: dict[str, ErrorCounts] = {}
     aligned: dict[str, AlignedTokens] = {}

@@ -80,12 +80,15 @@ def _item_start(words: Sequence[str], index: int) -> bool:
     return words[index - 1].rstrip(")\"'”’»").endswith(tuple(_ITEM_END))
 
 
+def _dashed(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` ends with a dash or the next word is only dashes ("XIV -", "XIV–")."""
+    following = words[index + 1].strip() if index + 1 < len(words) else ""
+    return words[index].strip()[-1:] in DASHES or (following != "" and all(char in DASHES for char in following))
+
+
 def _opens_dashed_item(words: Sequence[str], index: int) -> bool:
     """Whether ``words[index]`` opens a list item with a capital and a dash ("K -", "XIV –", "K-")."""
-    word = words[index].strip()
-    following = words[index + 1].strip() if index + 1 < len(words) else ""
-    dashed = word[-1:] in DASHES or (following != "" and all(char in DASHES for char in following))
-    return dashed and word[:1].isupper() and _item_start(words, index)
+    return words[index].strip()[:1].isupper() and _dashed(words, index) and _item_start(words, index)
 
 
 def last_opener(words: Sequence[str], before: str | None = None) -> str | None:
@@ -109,8 +112,7 @@ def _lettered_list(words: Sequence[str], index: int, letter: str, before: str | 
     """Whether the list item before ``index`` (in ``words``, else ``before``: the last opener before them)
     opened with the capital letter before ``letter`` ("K -" before "L -", "H -" before "I -"): a list lettered
     in capitals, not numbered."""
-    previous = last_opener(words[:index], before)
-    return previous is not None and previous == chr(ord(letter) - 1)
+    return last_opener(words[:index], before) == chr(ord(letter) - 1)
 
 
 def _label_value(core: str, words: Sequence[str], index: int, letter_numerals: bool, before: str | None) -> int | None:
@@ -137,10 +139,8 @@ def item_label(
     word = unicodedata.normalize("NFC", word).strip()
     if _LETTER.fullmatch(word):
         return LETTER_ITEM, (word[0],)
-    glued = word[-1] in DASHES
-    core = word[:-1] if glued else word
-    following = words[index + 1].strip() if index + 1 < len(words) else ""
-    if glued or (following and all(char in DASHES for char in following)):
+    if _dashed(words, index):
+        core = word[:-1] if word[-1] in DASHES else word
         value = _label_value(core, words, index, letter_numerals, before)
         if value is not None:
             return ROMAN_ITEM, legal_reading(value)
