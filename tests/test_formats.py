@@ -272,6 +272,20 @@ def test_stm_round_trip_with_comments_labels_and_ignored_segments(tmp_path: Path
     assert read_reference(again, recording_id="entrevista") == reference
 
 
+_STM_WORD = st.text(alphabet="<>ab,ã", min_size=1, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.lists(_STM_WORD, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=3))
+def test_stm_round_trip_keeps_words_that_look_like_labels(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str]
+) -> None:
+    """A turn whose first word starts with '<' (a '<unk>' tag) is written behind a label and read back whole."""
+    reference = Reference("rec", [Utterance(float(i), i + 0.5, text) for i, text in enumerate(texts)])
+    path = write_stm([reference], tmp_path_factory.mktemp("stm") / "rec.stm")
+    assert read_reference(path).utterances == reference.utterances
+
+
 @pytest.mark.parametrize(
     "line, problem",
     [

@@ -23,6 +23,7 @@ IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"
 UNKNOWN_SPEAKER = "unknown"
 CHANNEL = "1"
+OVERALL_LABEL = "<o>"
 
 
 def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
@@ -128,9 +129,15 @@ def write_stm(references: Iterable[Reference], path: str | Path) -> Path:
                     path, f"recording {reference.recording_id}: an untimed utterance cannot be written to STM"
                 )
             lines.append(
-                f"{reference.recording_id} {CHANNEL} {speaker.replace(' ', '_')} {start:.3f} {end:.3f} {text}".rstrip()
+                f"{reference.recording_id} {CHANNEL} {speaker.replace(' ', '_')} {start:.3f} {end:.3f} "
+                f"{_labelled(text)}".rstrip()
             )
     return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def _labelled(text: str) -> str:
+    """Text that starts with ``<`` (a ``<unk>`` tag) behind an explicit ``<o>`` label, so no reader takes it for one."""
+    return f"{OVERALL_LABEL} {text}" if text.startswith("<") else text
 
 
 def _drop_label(path: str | Path, line: int, fields: list[str]) -> list[str]:
