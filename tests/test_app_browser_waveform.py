@@ -6,7 +6,7 @@ the word lanes; a click seeks the audio; keys alone select an interval and store
 non-speech, which survives a reload and is in the listener's transcription TextGrid, where
 the scorer reads it; a boundary moved with the keys or dragged with the mouse is stored too.
 The blind page shows the waveform with the listener's own lane only. ABLATE_SCREENSHOTS=DIR
-keeps a screenshot of the view (docs/img/waveform.png is one).
+keeps a 1366x768 screenshot of the view.
 """
 
 from __future__ import annotations

@@ -134,6 +134,7 @@ class Player {
     for (const rate of RATES) this.rateSelect.append(el("option", { value: String(rate), text: `${rate}×`, selected: rate === 1 }));
     this.status = el("span", { class: "ab-status" });
     this.sound.setAttribute("data-testid", "ab-audio");
+    this.sound.addEventListener("seeked", () => this.audio && this.draw()); // a seek from the waveform view too
     this.root.append(
       this.sound,
       el("div", { class: "ab-player-row" },
