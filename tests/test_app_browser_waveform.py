@@ -11,9 +11,13 @@ keeps a 1366x768 screenshot of the view.
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import sys
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -181,11 +185,42 @@ def test_the_stretch_on_screen_a_click_seeks_and_keys_store_a_nonspeech_interval
         page.wait_for_function(f"a => {WAVE}.marks[0].id !== a", arg=moved["id"], timeout=15000)
         (dragged,) = _marks(page)
         assert dragged["end"] - moved["end"] == pytest.approx(40 / box["width"] * clip["duration"], abs=0.05)
+
+        # w: a selection early in the stretch's turn times the turn's first word
+        turn = page.evaluate(f"{WAVE}.wave.lanes[0].turns").pop(0)
+        first_word = turn["text"].split()[0]
+        at = turn["start"] + 0.1 - clip["clipStart"]
+        page.mouse.click(box["x"] + at / clip["duration"] * box["width"], box["y"] + box["height"] / 2)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        for key in ("m", "ArrowRight", "ArrowRight", "m", "w"):
+            page.keyboard.press(key)
+        page.wait_for_function(f"{WAVE}.marks.length === 2", timeout=15000)
+        word = next(m for m in _marks(page) if m["kind"] == "word")
+        assert word["label"] == first_word and word["end"] - word["start"] == pytest.approx(0.2, abs=0.02)
     # the listener's transcription TextGrid holds it, in the tier the scorer reads
     exported = read_reference(app["exp"] / "transcriptions" / "ana" / f"{clip['recording']}.TextGrid")
     assert [(i.start, i.end) for i in exported.nonspeech()] == [(dragged["start"], dragged["end"])]
+    assert [(w.text, w.start, w.end) for w in exported.words] == [(first_word, word["start"], word["end"])]
     history = MarkStore(app["exp"] / "adjudication.sqlite").current(clip["recording"], "ana")
-    assert [m.id for m in history] == [dragged["id"]]
+    assert [m.id for m in history] == [dragged["id"], word["id"]]
+
+
+def _stored_marks(app) -> int:  # noqa: ANN001
+    with sqlite3.connect(MarkStore(app["exp"] / "adjudication.sqlite").path) as connection:
+        return connection.execute("SELECT count(*) FROM marks").fetchone()[0]
+
+
+def test_marks_are_refused_without_a_session(app):
+    before = _stored_marks(app)
+    request = urllib.request.Request(
+        f"{app['url']}/api/marks",
+        data=json.dumps({"recording": "entrevista", "kind": "nonspeech", "start": 1, "end": 2}).encode(),
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
+    assert _stored_marks(app) == before
 
 
 def test_the_blind_page_shows_the_waveform_with_the_listeners_own_lane_only(playwright, app):
