@@ -41,9 +41,17 @@ HERE = Path(__file__).resolve().parent
 PROTOCOL = HERE.parent / "protocol"
 CONVENTIONS = {"pt": PROTOCOL / "transcription-convention.pt-BR.md", "en": PROTOCOL / "transcription-convention.md"}
 _log = logging.getLogger("ablate.app")
+# One module: the vendored wavesurfer.js builds (they define the global WaveSurfer), the waveform view, the rest.
+_SCRIPTS = (
+    "vendor/wavesurfer.min.js",
+    "vendor/regions.min.js",
+    "vendor/spectrogram.min.js",
+    "waveform.js",
+    "ablate.js",
+)
 _component = st.components.v2.component(
     "ablate",
-    js=(HERE / "components" / "ablate.js").read_text(encoding="utf-8"),
+    js="\n".join((HERE / "components" / name).read_text(encoding="utf-8") for name in _SCRIPTS),
     css=(HERE / "components" / "ablate.css").read_text(encoding="utf-8"),
     isolate_styles=False,
 )
@@ -325,14 +333,24 @@ def queue(adj: Adjudication, folder: RunFolder) -> ReviewQueue:
     return _queue(adj, str(folder.root), adj.manifest.sha256, _stamp(folder))
 
 
-def player(adj: Adjudication, recording_id: str, start: float, end: float, key: str, main: bool = True) -> None:
+def player(
+    adj: Adjudication,
+    recording_id: str,
+    start: float,
+    end: float,
+    key: str,
+    main: bool = True,
+    wave: dict[str, Any] | None = None,
+) -> None:
     """The audio player at ``[start, end]`` with context. The page's ``main`` player stays in view while
-    the page scrolls and answers the keyboard; others (a list of conflicts) have buttons only."""
+    the page scrolls and answers the keyboard; others (a list of conflicts) have buttons only. ``wave``
+    (``waveform.view``) adds the waveform view under it."""
     _component(
         key=key,
         data={
             "mode": "player",
             "main": main,
+            "wave": wave,
             "lang": language(),
             "strings": browser_strings(),
             "audio": {

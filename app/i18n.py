@@ -483,6 +483,49 @@ TEXT: dict[str, tuple[str, str]] = {
     "res_col_nonspeech_per_minute": ("palavras em não fala por minuto", "words in non-speech per minute"),
     "res_col_drift_s_per_min": ("deriva (s/min)", "drift (s/min)"),
     "res_col_onset_abs_p95_s": ("erro de início p95 (s)", "onset error p95 (s)"),
+    # --- waveform view (views/review.py, views/blind.py; components/waveform.js)
+    "wave_lane_reference": ("referência", "reference"),
+    "wave_lane_yours": ("sua transcrição", "your transcription"),
+    "js_wave_title": (
+        "Clique para ir a um ponto; arraste para selecionar; arraste uma marca ou a borda dela para acertá-la",
+        "Click to jump; drag to select; drag a mark or its edge to set it",
+    ),
+    "js_wave_keys": (
+        "Forma de onda: ← → cursor (Shift: 1 s) · m m selecionar · x não fala · f fala · w tempo da palavra · "
+        "b escolher uma borda · , . mover a borda 10 ms · Delete apagar a marca",
+        "Waveform: ← → cursor (Shift: 1 s) · m m select · x non-speech · f speech · w word time · "
+        "b pick a boundary · , . move the boundary 10 ms · Delete remove the mark",
+    ),
+    "js_wave_nonspeech": ("não fala", "non-speech"),
+    "js_wave_speech": ("fala", "speech"),
+    "js_wave_word": ("palavra", "word"),
+    "js_wave_selected": (
+        "Seleção {from}–{to} s: x não fala · f fala · w tempo da palavra",
+        "Selection {from}–{to} s: x non-speech · f speech · w word time",
+    ),
+    "js_wave_pending": (
+        "Início da seleção em {at} s: leve o cursor ao fim e tecle m",
+        "Selection starts at {at} s: move the cursor to its end and press m",
+    ),
+    "js_wave_too_short": ("Seleção curta demais (menos de 10 ms).", "Selection too short (under 10 ms)."),
+    "js_wave_no_selection": (
+        "Selecione antes um intervalo (m m, ou arraste na forma de onda).",
+        "Select an interval first (m m, or drag on the waveform).",
+    ),
+    "js_wave_no_word": (
+        "Nenhuma palavra da transcrição aqui: o tempo de palavra vale para uma palavra com tempo ou a primeira/última de um turno.",
+        "No transcribed word here: a word time is for a timed word or the first/last word of a turn.",
+    ),
+    "js_wave_stored": ("Marca gravada: {mark} {from}–{to} s", "Mark stored: {mark} {from}–{to} s"),
+    "js_wave_withdrawn": (
+        "Marca apagada (continua no histórico do arquivo).",
+        "Mark removed (it stays in the store's history).",
+    ),
+    "js_wave_not_stored": ("Marca não gravada", "Mark not stored"),
+    "js_wave_no_marks": ("Nenhuma marca sua neste trecho.", "None of your marks in this clip."),
+    "js_wave_no_edge": ("Escolha antes uma borda de marca (b).", "Pick a mark's boundary first (b)."),
+    "js_wave_edge_start": ("Início de {mark} em {at} s: , . movem a borda", "Start of {mark} at {at} s: , . move it"),
+    "js_wave_edge_end": ("Fim de {mark} em {at} s: , . movem a borda", "End of {mark} at {at} s: , . move it"),
     # --- review desk (browser side)
     "js_play_context": ("▶ Trecho com contexto (espaço)", "▶ With context (space)"),
     "js_play_alone": ("▶ Só o trecho (s)", "▶ Stretch alone (s)"),

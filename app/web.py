@@ -1,4 +1,5 @@
-"""HTTP routes beside the Streamlit pages: the session cookie, the audio, the drafts; and ``/media`` closed.
+"""HTTP routes beside the Streamlit pages: the session cookie, the audio, the drafts, the waveform marks;
+and ``/media`` closed.
 
 Every route but the cookie's own answers only a request carrying a live session cookie
 (``toolkit.adjudication.sessions``); the cookie is HttpOnly and SameSite=Strict, so page scripts
@@ -16,12 +17,14 @@ import os
 from functools import lru_cache
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.drafts import Draft, Drafts
+from toolkit.adjudication.marks import MarkStore
 from toolkit.adjudication.sessions import SESSION_TTL_S, Sessions
 from toolkit.adjudication.spans import audio_clip
 from toolkit.adjudication.users import TRANSCRIBER, Login, read_users
@@ -30,6 +33,7 @@ from toolkit.core.errors import ToolkitError
 SESSION_PATH = "/api/session"
 AUDIO_PATH = "/api/audio"
 DRAFT_PATH = "/api/draft"
+MARKS_PATH = "/api/marks"
 MAX_CLIP_S = 150.0  # a stretch and its context; longer requests are refused
 MAX_DRAFT_BYTES = 100_000
 
@@ -175,9 +179,51 @@ async def draft(request: Request) -> Response:
     return PlainTextResponse("kept")
 
 
+async def marks(request: Request) -> Response:
+    """POST one waveform mark of the listener (JSON: ``recording``, ``kind``, ``start``, ``end``, ``label``,
+    ``replaces``; or ``withdraw``: a mark's id); answered with their current marks of the recording.
+    Each store rewrites the listener's transcription TextGrid, where the scorer reads the marks."""
+    login = _login(request)
+    if login is None:
+        return PlainTextResponse("log in first", status_code=403)
+    if not _same_origin(request):
+        return PlainTextResponse("wrong origin", status_code=403)
+    body = await request.body()
+    if len(body) > MAX_DRAFT_BYTES:
+        return PlainTextResponse("mark too large", status_code=413)
+    adjudication = experiment()
+    try:
+        data = json.loads(body)
+        recording = str(data["recording"])
+        entry = adjudication.entry(recording)
+        store = MarkStore(adjudication.store.path)
+        if data.get("withdraw") is not None:
+            mark = store.withdraw(recording_id=recording, annotator=login.name, mark_id=int(data["withdraw"]))
+        else:
+            mark = store.add(
+                recording_id=recording,
+                annotator=login.name,
+                kind=str(data["kind"]),
+                start=float(data["start"]),
+                end=float(data["end"]),
+                duration=entry.duration,
+                label=str(data.get("label") or ""),
+                replaces=None if data.get("replaces") is None else int(data["replaces"]),
+            )
+        TranscriptStore(adjudication.store.path, adjudication.experiment_dir).write_textgrid(
+            recording, login.name, entry.duration
+        )
+    except (ValueError, KeyError, TypeError, ToolkitError) as error:
+        message = str(error).replace(str(adjudication.experiment_dir), "EXP")
+        return PlainTextResponse(f"mark not stored: {message}", status_code=400)
+    current = store.current(recording, login.name)
+    return JSONResponse({"mark": mark.to_json(), "marks": [m.to_json() for m in current]})
+
+
 def routes() -> list[Route]:
     return [
         Route(SESSION_PATH, session, methods=["POST", "DELETE"]),
         Route(AUDIO_PATH, audio, methods=["GET"]),
         Route(DRAFT_PATH, draft, methods=["PUT"]),
+        Route(MARKS_PATH, marks, methods=["POST"]),
     ]

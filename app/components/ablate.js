@@ -1,5 +1,6 @@
 // The app's browser side: the session cookie, the audio player and the stretch-review desk.
-// One Streamlit component (st.components.v2), three modes chosen by data.mode. Every piece of
+// One Streamlit component (st.components.v2), three modes chosen by data.mode; the player shows
+// the waveform view of waveform.js when the page gives it data.wave. Every piece of
 // user or reference text is put in the page with textContent, never as HTML.
 
 const KEY = "__ablate";
@@ -133,6 +134,7 @@ class Player {
     for (const rate of RATES) this.rateSelect.append(el("option", { value: String(rate), text: `${rate}×`, selected: rate === 1 }));
     this.status = el("span", { class: "ab-status" });
     this.sound.setAttribute("data-testid", "ab-audio");
+    this.sound.addEventListener("seeked", () => this.audio && this.draw()); // a seek from the waveform view too
     this.root.append(
       this.sound,
       el("div", { class: "ab-player-row" },
@@ -142,6 +144,10 @@ class Player {
         this.label, this.status),
       this.bar,
     );
+    if (data.wave) {
+      this.wave = new Waveform(this); // waveform.js, loaded before this file
+      this.root.append(this.wave.root);
+    }
   }
 
   async load(data) {
@@ -160,6 +166,7 @@ class Player {
       this.sound.src = clip.src;
       this.sound.playbackRate = this.rate;
       this.status.textContent = "";
+      if (this.wave && data.wave) this.wave.load(clip.src, this.clipStart, data.wave);
       this.sound.addEventListener("loadedmetadata", () => this.draw(), { once: true });
     } catch (error) {
       this.status.textContent = `${this.strings.audio_error}: ${error.message}`;
@@ -219,6 +226,7 @@ class Player {
 
   onKey(event) {
     if (!this.main || !plainKey(event) || typing(event) || !this.root.isConnected) return;
+    if (this.wave && this.wave.onKey(event)) return;
     const step = RATES.indexOf(this.rate);
     const actions = {
       " ": () => this.toggle("context"),
@@ -243,6 +251,7 @@ class Player {
 
   destroy() {
     this.sound.pause();
+    if (this.wave) this.wave.destroyWaves();
     document.removeEventListener("keydown", this.onKey);
     shared.players.delete(this);
   }

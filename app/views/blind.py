@@ -9,6 +9,7 @@ from __future__ import annotations
 import app_state
 import pandas as pd
 import streamlit as st
+import waveform
 from i18n import language, number, t
 
 from toolkit.adjudication.blind import TranscriptStore
@@ -88,7 +89,11 @@ with app_state.shown_errors():
     start = left.number_input(t("blind_start"), 0.0, duration, key="blind_start", step=0.1, format="%.3f")
     end = right.number_input(t("blind_end"), 0.0, duration, key="blind_end", step=0.1, format="%.3f")
     if end > start:
-        app_state.player(adj, recording, float(start), float(end), key="blind_player")
+        yours = waveform.transcript_lane(
+            t("wave_lane_yours"), transcripts.reference(recording, who.name), float(start), float(end)
+        )
+        wave = waveform.view(adj.store.path, who.name, recording, [yours])
+        app_state.player(adj, recording, float(start), float(end), key="blind_player", wave=wave)
     else:
         st.warning(t("blind_end_before"))
     st.caption(t("blind_keys"))

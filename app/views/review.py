@@ -16,6 +16,7 @@ from typing import Any
 import alignments
 import app_state
 import streamlit as st
+import waveform
 from i18n import detail, n, number, role, t
 
 from toolkit.adjudication.drafts import Drafts
@@ -215,10 +216,13 @@ with app_state.shown_errors():
     )
     item = items[index]
     start, end = float(item.start), float(item.end)  # type: ignore[arg-type]
-    app_state.player(adj, item.recording_id, start, end, key="player")
-
     record = folder.read_record()
     arm_names = list(record.config.arm_names)
+    arms = _arm_rows(folder, arm_names, item)
+    lanes = [waveform.transcript_lane(t("wave_lane_reference"), adj.reference(item.recording_id), start, end)]
+    wave = waveform.view(adj.store.path, who.name, item.recording_id, lanes + waveform.arm_lanes(arms))
+    app_state.player(adj, item.recording_id, start, end, key="player", wave=wave)
+
     used = record.manifest.sha256
     notice = (
         ""
@@ -245,7 +249,7 @@ with app_state.shown_errors():
             else n(views[index].listeners, "listeners_one", "listeners_many"),
         },
         "position": f"{index + 1} / {len(items)}",
-        "arms": _arm_rows(folder, arm_names, item),
+        "arms": arms,
         "history": _history(item, who.name),
         "draft": None if draft is None else {"action": draft.action, "text": draft.text, "note": draft.note},
         "ask": st.session_state.pop("ask", ""),

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from toolkit.adjudication.conflicts import plan
 from toolkit.adjudication.context import Adjudication
+from toolkit.adjudication.marks import without
 from toolkit.adjudication.spans import correctable_speaker, extent, overlapping_turns, reference_text
 from toolkit.adjudication.store import CORRECT, KEEP, NONSPEECH, UNRESOLVED, Decision
 from toolkit.core.errors import InputError
@@ -192,7 +193,7 @@ def _correct(reference: Reference, decision: Decision) -> None:
         key=lambda u: (u.start, u.end, u.speaker),
     )
     reference.words = [w for w in reference.words if not _inside(w.start, w.end, start, end)]
-    reference.speech = _without(reference.speech, start, end, only=NONSPEECH_LABEL)
+    reference.speech = without(reference.speech, start, end, only=NONSPEECH_LABEL)
 
 
 def _unresolved(reference: Reference, decision: Decision) -> None:
@@ -215,26 +216,14 @@ def _nonspeech(reference: Reference, decision: Decision) -> None:
     silent = subtract(merge([(start, end)]), merge((u.start, u.end) for u in reference.utterances))
     speech = reference.speech
     for lo, hi in silent.tolist():
-        speech = _without(speech, lo, hi)
+        speech = without(speech, lo, hi)
     nonspeech = merge([(i.start, i.end) for i in speech if i.label == NONSPEECH_LABEL] + silent.tolist())
     others = [i for i in speech if i.label != NONSPEECH_LABEL]
     for lo, hi in nonspeech.tolist():
-        others = _without(others, lo, hi)
+        others = without(others, lo, hi)
     reference.speech = sorted(
         others + [Interval(lo, hi, NONSPEECH_LABEL) for lo, hi in nonspeech.tolist()], key=lambda i: i.start
     )
-
-
-def _without(intervals: list[Interval], start: float, end: float, only: str | None = None) -> list[Interval]:
-    """``intervals`` with ``[start, end]`` cut out of each (of those labelled ``only``, if given)."""
-    kept = []
-    for interval in intervals:
-        if (only is not None and interval.label != only) or interval.end <= start or interval.start >= end:
-            kept.append(interval)
-            continue
-        for lo, hi in subtract(merge([(interval.start, interval.end)]), merge([(start, end)])).tolist():
-            kept.append(Interval(lo, hi, interval.label))
-    return sorted(kept, key=lambda i: i.start)
 
 
 def _inside(start: float | None, end: float | None, lo: float, hi: float) -> bool:

@@ -9,7 +9,8 @@ the experiment's decision store (table ``transcript_segments``); a later segment
 annotator overlapping an earlier one supersedes it, and nothing is deleted. After each save the
 annotator's TextGrid ``transcriptions/<annotator>/<recording>.TextGrid`` is rewritten from the
 current segments with the tiers the toolkit reads (``utterances``, ``words``, ``speech``,
-``unresolved``), so it opens in Praat and freezes like any reference. Triggers in the store
+``unresolved``; the annotator's waveform marks of the recording go into ``speech`` and
+``words``), so it opens in Praat and freezes like any reference. Triggers in the store
 refuse to change or delete a saved segment.
 
 Where two listeners' transcriptions of one stretch differ, a lead settles it
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.adjudication.marks import MarkStore, with_marks
 from toolkit.adjudication.rows import Table, append_only, connect, read, transaction, write
 from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS
 from toolkit.adjudication.stretches import Stretch
@@ -250,7 +252,8 @@ class TranscriptStore:
         )
 
     def reference(self, recording_id: str, annotator: str) -> Reference:
-        """The annotator's current segments as a reference (turns, boundary words, speech, unresolved)."""
+        """The annotator's current segments as a reference (turns, boundary words, speech, unresolved),
+        with their waveform marks laid over it (``toolkit.adjudication.marks``)."""
         utterances, words, speech, unresolved = [], [], [], []
         for s in self.segments(recording_id, annotator):
             tokens = s.text.split()
@@ -265,7 +268,8 @@ class TranscriptStore:
                 speech.append(Interval(s.start, s.end, label))
             if s.unresolved_start is not None:
                 unresolved.append(Interval(s.unresolved_start, s.unresolved_end, s.unresolved_note))  # type: ignore[arg-type]
-        return Reference(recording_id, utterances, words, speech, unresolved)
+        segments = Reference(recording_id, utterances, words, speech, unresolved)
+        return with_marks(segments, MarkStore(self.path).current(recording_id, annotator))
 
 
 def _said(recording_id: str, start: float, end: float, text: str, speaker: str, speech: str) -> dict[str, Any]:
