@@ -184,22 +184,51 @@ def constructed_holdout(
     holdout run of ``recordings``, both arms with the correct words, through the calls the CLI makes."""
     from toolkit.protocol.challenger import freeze_challenger
     from toolkit.protocol.gates_file import TEMPLATE
-    from toolkit.protocol.testsplit import open_test_split, record_run
 
     freeze_challenger(experiment, "vad", gates or TEMPLATE)
+    return constructed_holdout_of(experiment, "vad", recordings, vad)
+
+
+def constructed_holdout_of(
+    experiment: Experiment,
+    challenger: str,
+    recordings: list[str],
+    vad: dict[str, list[tuple[float, float]]] | None = None,
+) -> RunSummary:
+    """Open the holdout for the frozen ``challenger`` and register a finished constructed run of ``recordings``: the
+    baseline with the correct words, the challenger with them too or, imported, with its files' words."""
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.protocol.testsplit import open_test_split, record_run
+
     open_test_split(experiment, "holdout", None)
     words = {rid: correct(turns()) for rid in recordings}
+    imported = experiment.arms[challenger].imported
+    durations = {e.id: e.duration for e in load_manifest(experiment.manifest_path).recordings}
+    theirs = words if imported is None else {rid: imported.words(rid, durations[rid]) for rid in recordings}
     folder = make_run(
         experiment.folder / "runs" / "holdout-constructed",
         experiment.manifest_path,
         "holdout",
-        {"baseline": words, "vad": words},
+        {"baseline": words, challenger: theirs},
         vad=vad,
         experiment=experiment,
     )
-    summary = RunSummary(folder, "holdout", ["baseline", "vad"], recordings, 4, 0)
+    summary = RunSummary(folder, "holdout", ["baseline", challenger], recordings, 4, 0)
     record_run(experiment, "holdout", summary)
     return summary
+
+
+def imported_gates(path: Path) -> Path:
+    """The gates template with the gates an imported challenger can never be measured on declared not applicable."""
+    from toolkit.protocol.gates_file import TEMPLATE
+
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for gate in ("seam_omissions", "seam_duplications", "vad_speech_recall", "verdict_flips_under_dither"):
+        start = text.index(f"[{gate}]")
+        end = text.index("\n[", start + 1) if "\n[" in text[start + 1 :] else len(text)
+        text = text[:start] + f'[{gate}]\napplicable = false\nreason = "imported hypotheses"\n' + text[end:]
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:
