@@ -194,9 +194,11 @@ def constructed_holdout_of(
     challenger: str,
     recordings: list[str],
     vad: dict[str, list[tuple[float, float]]] | None = None,
+    theirs: dict[str, list[Word]] | None = None,
 ) -> RunSummary:
     """Open the holdout for the frozen ``challenger`` and register a finished constructed run of ``recordings``: the
-    baseline with the correct words, the challenger with them too or, imported, with its files' words."""
+    baseline with the correct words, the challenger with ``theirs`` or the correct words or, imported, with its
+    files' words."""
     from toolkit.corpus.manifest import load_manifest
     from toolkit.protocol.testsplit import open_test_split, record_run
 
@@ -204,7 +206,8 @@ def constructed_holdout_of(
     words = {rid: correct(turns()) for rid in recordings}
     imported = experiment.arms[challenger].imported
     durations = {e.id: e.duration for e in load_manifest(experiment.manifest_path).recordings}
-    theirs = words if imported is None else {rid: imported.words(rid, durations[rid]) for rid in recordings}
+    if theirs is None:
+        theirs = words if imported is None else {rid: imported.words(rid, durations[rid]) for rid in recordings}
     folder = make_run(
         experiment.folder / "runs" / "holdout-constructed",
         experiment.manifest_path,

@@ -255,3 +255,22 @@ def test_an_imported_challenger_goes_through_freeze_holdout_and_gate_and_its_fil
     assert main(["gate", folder]) == 2
     error = one_line(capsys)
     assert "changed after challenger 'legacy' was frozen" in error
+
+
+@needs_bundled_model
+def test_a_run_that_read_other_words_than_the_frozen_files_cannot_stand_behind_a_verdict(
+    experiment, tmp_path: Path, capsys
+) -> None:
+    """A file swapped while the holdout run read it and put back after hashes as frozen again; the run's words,
+    recorded as evidence, are compared with the frozen file's words by the gate."""
+    folder = str(experiment.folder)
+    assert main(["arms", "import", folder, "--arm", "legacy", str(_source(tmp_path / "elsewhere"))]) == 0
+    gates = str(imported_gates(tmp_path / "gates.toml"))
+    assert main(["challenger", "freeze", folder, "--arm", "legacy", "--gates", gates]) == 0
+    swapped = correct(turns())
+    swapped[0] = Word("nós", swapped[0].start, swapped[0].end)
+    run = constructed_holdout_of(load_experiment(experiment.folder), "legacy", ["h1"], theirs={"h1": swapped})
+    capsys.readouterr()
+    assert main(["gate", folder]) == 2
+    error = one_line(capsys)
+    assert str(run.folder.hypothesis_json("legacy", "h1")) in error and "not those of its frozen file" in error
