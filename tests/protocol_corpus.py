@@ -87,6 +87,41 @@ def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
     return manifest
 
 
+# Two recordings of two synthesized pt-BR sentences each (12 s): "tune" for tuning, "test" for the holdout.
+SPOKEN = {
+    "tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
+    "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas."),
+}
+
+
+def spoken_corpus(root: Path) -> Path:
+    """SPOKEN synthesized (the demo's voices), with timed TextGrid references, frozen; returns the manifest path."""
+    import soxr
+
+    from toolkit.demo.sounds import trim_silence
+    from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+
+    voice = detect_voice()
+    (root / "audio").mkdir(parents=True)
+    (root / "refs").mkdir()
+    for rid, sentences in SPOKEN.items():
+        samples = np.zeros(int(12 * RATE), dtype=np.float32)
+        utterances = []
+        for text, onset in zip(sentences, (1.0, 6.5)):
+            clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
+            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[: int(5 * RATE)]
+            start = int(onset * RATE)
+            samples[start : start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+            utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
+        soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
+        reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
+        write_reference_textgrid(reference, root / "refs" / f"{rid}.TextGrid", len(samples) / RATE)
+    with open(root / "splits.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "split"], ["tune", "tuning"], ["test", "holdout"]])
+    freeze(root / "audio", root / "refs", root / "manifest.json", splits_csv=root / "splits.csv")
+    return root / "manifest.json"
+
+
 def make_experiment(
     root: Path, manifest: Path | str, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n'
 ) -> Path:
