@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.experiment[0] == IMPORT and len(args.experiment) in (2, 3):
         given = [*args.experiment[2:], *(args.arm or [])[1:]]
+        if args.combine or args.leave_one_out or args.write:
+            raise ToolkitError(f"ablate arms {IMPORT} takes --arm NAME only, not --combine, --leave-one-out or --write")
         if args.arm is None or len(given) != 1:
             raise ToolkitError(f"usage: ablate arms {IMPORT} EXPERIMENT --arm NAME DIR (one arm name, one folder)")
         return _import(args.experiment[1], args.arm[0], Path(given[0]))

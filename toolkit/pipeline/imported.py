@@ -105,7 +105,8 @@ class ImportedArm:
 def read_import(folder: Path) -> ImportedArm:
     """The imported arm in ``folder`` (its ``import.json`` checked key by key; file names inside the folder)."""
     path = folder / RECORD
-    record = read_record(ImportRecord, path, "import record (run 'ablate arms import')")
+    what = "import record (restore the folder, or take the arm's line out of [arms] and import it again)"
+    record = read_record(ImportRecord, path, what)
     for item in record.files:
         name = Path(item.file)
         if name.name != item.file or item.file.startswith(".") or name.suffix.lower() not in SUFFIXES:
