@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from protocol_corpus import (
     constructed_holdout_of,
     correct,
@@ -22,9 +24,11 @@ from protocol_corpus import (
 )
 
 from toolkit.cli import main
+from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Hypothesis, Word
 from toolkit.formats import write_ctm, write_hypothesis_json
 from toolkit.pipeline.experiment import load_experiment
+from toolkit.pipeline.imported import imported_words
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gates_file import TEMPLATE
 from toolkit.runs.record import IMPORTED
@@ -274,3 +278,37 @@ def test_a_run_that_read_other_words_than_the_frozen_files_cannot_stand_behind_a
     assert main(["gate", folder]) == 2
     error = one_line(capsys)
     assert str(run.folder.hypothesis_json("legacy", "h1")) in error and "not those of its frozen file" in error
+
+
+@st.composite
+def timed_words(draw: st.DrawFn) -> tuple[list[Word], float]:
+    """Words in time order inside a recording (each after the one before), and the recording's duration."""
+    words, clock = [], 0.0
+    for text in draw(st.lists(st.sampled_from(["não", "Maria", "vinte", "é", "casa"]), max_size=30)):
+        start = round(clock + draw(st.floats(0.0, 2.0)), 3)
+        end = round(start + draw(st.floats(0.01, 1.5)), 3)
+        words.append(Word(text, start, end))
+        clock = end
+    return words, round(clock + draw(st.floats(0.0, 3.0)), 3)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(timed_words(), st.sampled_from([".ctm", ".json"]), st.floats(0.02, 5.0))
+def test_imported_words_are_the_words_written_and_a_word_past_the_end_is_named(
+    tmp_path: Path, case: tuple[list[Word], float], suffix: str, late: float
+) -> None:
+    words, duration = case
+    path = tmp_path / f"r1{suffix}"
+    (write_ctm if suffix == ".ctm" else write_hypothesis_json)(Hypothesis("r1", words), path)
+    read = imported_words(path, "r1", duration)
+    assert [w.text for w in read] == [w.text for w in words]
+    assert all(0 <= w.start <= w.end <= duration for w in read if w.start is not None and w.end is not None)
+    times = [t for w in read for t in (w.start, w.end)]
+    assert times == pytest.approx([t for w in words for t in (w.start, w.end)], abs=1.5e-3)
+    if words:  # the last word moved past the end: refused, naming its CTM line (after the header) or JSON word
+        last = words[-1]
+        moved = [*words[:-1], Word(last.text, last.start, duration + late)]
+        (write_ctm if suffix == ".ctm" else write_hypothesis_json)(Hypothesis("r1", moved), path)
+        place = f"line {len(words) + 1}" if suffix == ".ctm" else f"word {len(words)}"
+        with pytest.raises(InputError, match=f"{place}: word '{last.text}' ends at .* past the end of recording"):
+            imported_words(path, "r1", duration)
