@@ -51,10 +51,12 @@ class ImportRecord:
     files: tuple[ImportedFile, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The record as ``import.json`` holds it (and as the arm's configuration: every key and freeze)."""
         data: dict[str, Any] = record_to_json(self)
         return data
 
     def file_of(self, recording: str) -> ImportedFile | None:
+        """The file imported for ``recording`` (None: none was)."""
         return next((f for f in self.files if f.recording == recording), None)
 
 
@@ -67,9 +69,11 @@ class ImportedArm:
     folder: Path = field(compare=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The arm's identity: its record, not where the experiment folder lies."""
         return self.record.to_json()
 
     def path(self, item: ImportedFile) -> Path:
+        """Where the copy of ``item`` lies."""
         return self.folder / item.file
 
     def verify_files(self, recordings: list[str] | None = None) -> None:
@@ -85,7 +89,9 @@ class ImportedArm:
                 )
             path = self.path(item)
             if not path.is_file() or path.is_symlink():
-                raise InputError(path, f"imported hypothesis file of arm {self.record.arm!r} is missing")
+                raise InputError(
+                    path, f"imported file of arm {self.record.arm!r} is missing (or a link: only its copy counts)"
+                )
             found = sha256_file(path)
             if found != item.sha256:
                 raise InputError(
@@ -115,6 +121,7 @@ def read_import(folder: Path) -> ImportedArm:
 
 
 def write_import(folder: Path, record: ImportRecord) -> Path:
+    """``import.json`` in ``folder``, written atomically."""
     return write_record(folder / RECORD, record)
 
 
