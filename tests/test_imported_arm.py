@@ -200,6 +200,8 @@ def test_an_imported_arm_scores_as_the_run_it_was_exported_from(experiment, tmp_
     assert {row.result for row in rows} == {IMPORTED} and {row.wall_s for row in rows} == {None}
     report = (run.root / "report.md").read_text(encoding="utf-8")
     assert "not measured (imported)" in report
+    assert main(["plan", str(experiment.folder), "--hours", "10"]) == 2  # nothing decoded here: nothing to plan
+    assert "every arm of this run is imported" in one_line(capsys)
 
 
 @needs_bundled_model

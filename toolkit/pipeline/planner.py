@@ -197,6 +197,10 @@ def make_plan(
     if not hours > 0:
         raise InputError(None, f"--hours must be a positive number of hours of audio, not {hours}")
     costs, mean_s, device = measured_costs(run)
+    if not costs:
+        raise InputError(
+            run / "run.json", "every arm of this run is imported (decoded elsewhere): there is no decoding to plan"
+        )
     if resources.gpus and not device.startswith("cuda"):
         raise InputError(
             run / "run.json",
