@@ -95,6 +95,11 @@ BAD_SOURCES = {
         "t1.txt",
     ),
     "unknown format": (lambda s: shutil.copy(s / "h1.ctm", s / "h1.srt"), "unknown hypothesis format '.srt'", "h1.srt"),
+    "a file without an extension": (
+        lambda s: (s / "README").write_text("made by system X"),
+        "unknown hypothesis format (no extension)",
+        "README",
+    ),
     "a subfolder": (lambda s: (s / "notes").mkdir(), "no subfolders", "notes"),
     "a word past the end": (
         lambda s: (s / "h1.ctm").write_text(_ctm_line("h1", 1.0, 0.5, "eu") + _ctm_line("h1", 12.9, 0.5, "casa")),

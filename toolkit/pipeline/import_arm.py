@@ -76,7 +76,8 @@ def _match(source: Path, recordings: list[str]) -> dict[str, Path]:
         if not path.is_file():
             mistakes.add(path, "not a hypothesis file (an imported arm is one file per recording, no subfolders)")
         elif suffix not in SUFFIXES:
-            mistakes.add(path, f"unknown hypothesis format '{path.suffix}' (expected {', '.join(SUFFIXES)})")
+            shown = f"'{path.suffix}'" if path.suffix else "(no extension)"
+            mistakes.add(path, f"unknown hypothesis format {shown} (expected {', '.join(SUFFIXES)})")
         elif recording not in recordings:
             mistakes.add(path, f"no recording {recording!r} in the manifest{did_you_mean(recording, recordings)}"[:300])
         elif recording in found:
