@@ -101,8 +101,8 @@ def measure_run(folder: Path, arms: list[str], **options: Any) -> dict[str, Any]
         "rtf": round(wall / audio, 4),
         "load_wall_s": round(summary.load_wall_s, 2),
         # Summed over the measured units: contention shows as unit wall time, spinning threads as CPU time.
-        "unit_wall_s": round(sum(r.wall_s for r in record.measurements), 2),
-        "unit_cpu_s": round(sum(r.cpu_s for r in record.measurements), 2),
+        "unit_wall_s": round(sum(r.wall_s or 0.0 for r in record.measurements), 2),
+        "unit_cpu_s": round(sum(r.cpu_s or 0.0 for r in record.measurements), 2),
         "wer": {arm: round(float(overall.loc[arm, "wer"]), 4) for arm in arms},
         "memory_per_worker": memory,
         "_hypotheses": hypotheses,

@@ -75,7 +75,7 @@ def measure(root: Path, manifest: Path, name: str, jobs: int, arms: list[str]) -
     wall = time.perf_counter() - started
     record = summary.folder.read_record()
     audio = sum(m.duration_s for m in record.measurements) / len(arms)
-    compute = sum(m.wall_s for m in record.measurements)
+    compute = sum(m.wall_s or 0.0 for m in record.measurements)
     # Inside the worker, per recording: everything around the decodes (audio, bookkeeping, writing).
     this_run = sum(m.this_run_wall_s for m in record.measurements if isinstance(m.this_run_wall_s, float))
     parallel = record.parallel or {}

@@ -87,6 +87,41 @@ def make_corpus(root: Path, splits: dict[str, str], *, seed: int = 0) -> Path:
     return manifest
 
 
+# Two recordings of two synthesized pt-BR sentences each (12 s): "tune" for tuning, "test" for the holdout.
+SPOKEN = {
+    "tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
+    "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas."),
+}
+
+
+def spoken_corpus(root: Path) -> Path:
+    """SPOKEN synthesized (the demo's voices), with timed TextGrid references, frozen; returns the manifest path."""
+    import soxr
+
+    from toolkit.demo.sounds import trim_silence
+    from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+
+    voice = detect_voice()
+    (root / "audio").mkdir(parents=True)
+    (root / "refs").mkdir()
+    for rid, sentences in SPOKEN.items():
+        samples = np.zeros(int(12 * RATE), dtype=np.float32)
+        utterances = []
+        for text, onset in zip(sentences, (1.0, 6.5)):
+            clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
+            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[: int(5 * RATE)]
+            start = int(onset * RATE)
+            samples[start : start + len(speech)] += 0.5 * speech / np.abs(speech).max()
+            utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
+        soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
+        reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
+        write_reference_textgrid(reference, root / "refs" / f"{rid}.TextGrid", len(samples) / RATE)
+    with open(root / "splits.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([["id", "split"], ["tune", "tuning"], ["test", "holdout"]])
+    freeze(root / "audio", root / "refs", root / "manifest.json", splits_csv=root / "splits.csv")
+    return root / "manifest.json"
+
+
 def make_experiment(
     root: Path, manifest: Path | str, arms: str = 'baseline = []\nvad = ["vad"]\nwindows = ["windows"]\n'
 ) -> Path:
@@ -184,22 +219,54 @@ def constructed_holdout(
     holdout run of ``recordings``, both arms with the correct words, through the calls the CLI makes."""
     from toolkit.protocol.challenger import freeze_challenger
     from toolkit.protocol.gates_file import TEMPLATE
-    from toolkit.protocol.testsplit import open_test_split, record_run
 
     freeze_challenger(experiment, "vad", gates or TEMPLATE)
+    return constructed_holdout_of(experiment, "vad", recordings, vad)
+
+
+def constructed_holdout_of(
+    experiment: Experiment,
+    challenger: str,
+    recordings: list[str],
+    vad: dict[str, list[tuple[float, float]]] | None = None,
+    theirs: dict[str, list[Word]] | None = None,
+) -> RunSummary:
+    """Open the holdout for the frozen ``challenger`` and register a finished constructed run of ``recordings``: the
+    baseline with the correct words, the challenger with ``theirs`` or the correct words or, imported, with its
+    files' words."""
+    from toolkit.corpus.manifest import load_manifest
+    from toolkit.protocol.testsplit import open_test_split, record_run
+
     open_test_split(experiment, "holdout", None)
     words = {rid: correct(turns()) for rid in recordings}
+    imported = experiment.arms[challenger].imported
+    durations = {e.id: e.duration for e in load_manifest(experiment.manifest_path).recordings}
+    if theirs is None:
+        theirs = words if imported is None else {rid: imported.words(rid, durations[rid]) for rid in recordings}
     folder = make_run(
         experiment.folder / "runs" / "holdout-constructed",
         experiment.manifest_path,
         "holdout",
-        {"baseline": words, "vad": words},
+        {"baseline": words, challenger: theirs},
         vad=vad,
         experiment=experiment,
     )
-    summary = RunSummary(folder, "holdout", ["baseline", "vad"], recordings, 4, 0)
+    summary = RunSummary(folder, "holdout", ["baseline", challenger], recordings, 4, 0)
     record_run(experiment, "holdout", summary)
     return summary
+
+
+def imported_gates(path: Path) -> Path:
+    """The gates template with the gates an imported challenger can never be measured on declared not applicable."""
+    from toolkit.protocol.gates_file import TEMPLATE
+
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for gate in ("seam_omissions", "seam_duplications", "vad_speech_recall", "verdict_flips_under_dither"):
+        start = text.index(f"[{gate}]")
+        end = text.index("\n[", start + 1) if "\n[" in text[start + 1 :] else len(text)
+        text = text[:start] + f'[{gate}]\napplicable = false\nreason = "imported hypotheses"\n' + text[end:]
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -6,7 +6,6 @@ holdout run recomputes nothing and the verdict repeats; the audit log verifies.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -16,52 +15,16 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
-import soundfile
-import soxr
-from protocol_corpus import make_experiment
+from protocol_corpus import make_experiment, spoken_corpus
 
 from toolkit.cli import main
-from toolkit.core.transcripts import Interval, Reference, Utterance
-from toolkit.corpus.freeze import freeze
-from toolkit.demo.sounds import trim_silence
-from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
-from toolkit.formats import write_reference_textgrid
 from toolkit.protocol.audit import AuditLog
 from toolkit.protocol.gates import PROMOTE, RETAIN
 from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE
 from toolkit.runs.folder import latest_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_model]
-
-RATE = 16_000
-SENTENCES = {
-    "tune": ("Ninguém sabia onde estava o documento.", "O relatório chegou atrasado outra vez."),
-    "test": ("Maria Aparecida não concordou com a proposta.", "A reunião começou às dez horas."),
-}
-
-
-def _corpus(root: Path) -> Path:
-    voice = detect_voice()
-    (root / "audio").mkdir(parents=True)
-    (root / "refs").mkdir()
-    for rid, sentences in SENTENCES.items():
-        samples = np.zeros(int(12 * RATE), dtype=np.float32)
-        utterances = []
-        for text, onset in zip(sentences, (1.0, 6.5)):
-            clip = synthesize(text, voice, SPEAKERS[0], root / "synth-cache")
-            speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, RATE), RATE)[: int(5 * RATE)]
-            start = int(onset * RATE)
-            samples[start : start + len(speech)] += 0.5 * speech / np.abs(speech).max()
-            utterances.append(Utterance(start / RATE, (start + len(speech)) / RATE, text, "a"))
-        soundfile.write(root / "audio" / f"{rid}.wav", samples, RATE, subtype="PCM_16")
-        reference = Reference(rid, utterances, speech=[Interval(u.start, u.end, "speech") for u in utterances])
-        write_reference_textgrid(reference, root / "refs" / f"{rid}.TextGrid", len(samples) / RATE)
-    with open(root / "splits.csv", "w", newline="") as handle:
-        csv.writer(handle).writerows([["id", "split"], ["tune", "tuning"], ["test", "holdout"]])
-    freeze(root / "audio", root / "refs", root / "manifest.json", splits_csv=root / "splits.csv")
-    return root / "manifest.json"
 
 
 def _killed_holdout_run(experiment: str) -> None:
@@ -85,7 +48,9 @@ def _killed_holdout_run(experiment: str) -> None:
 
 
 def test_the_protocol_end_to_end(tmp_path: Path, capsys) -> None:
-    experiment = str(make_experiment(tmp_path / "exp", _corpus(tmp_path / "corpus"), 'baseline = []\nvad = ["vad"]\n'))
+    experiment = str(
+        make_experiment(tmp_path / "exp", spoken_corpus(tmp_path / "corpus"), 'baseline = []\nvad = ["vad"]\n')
+    )
     assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
     assert main(["run", experiment, "--split", "holdout", "--quiet"]) == 2
     assert "without a frozen challenger" in capsys.readouterr().err

@@ -149,6 +149,9 @@ def plan_run(experiment: Experiment, split: str, arm_names: list[str] | None, di
         splits = list(dict.fromkeys(entry.split for entry in manifest.recordings))
         raise InputError(experiment.manifest_path, unknown_name("split", split, splits))
     arms = experiment.select_arms(arm_names)
+    for arm in arms:  # an imported arm's files hash to its record, one for every recording of the split
+        if arm.imported is not None:
+            arm.imported.verify_files([entry.id for entry in entries])
     pool = RecognizerPool(experiment)
     identities = pool.identities()
     runtimes = pool.runtimes()

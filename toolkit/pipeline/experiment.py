@@ -17,6 +17,7 @@ from toolkit.core.data_files import parse_toml
 from toolkit.core.errors import InputError, Mistakes
 from toolkit.core.names import path_name_problem, unknown_name
 from toolkit.core.text import read_text
+from toolkit.pipeline.imported import ImportedArm, read_import
 from toolkit.pipeline.vad_profiles import PROFILES, resolve_vad_profiles
 from toolkit.scorer.options import ScoreOptions, checked_options
 
@@ -62,11 +63,13 @@ class Component:
 
 @dataclass(frozen=True)
 class Arm:
-    """A named pipeline; ``variant_of`` names the arm it reruns with a shifted window origin."""
+    """A named pipeline; ``variant_of`` names the arm it reruns with a shifted window origin. An ``imported`` arm
+    has no stages: its words are files made elsewhere (toolkit.pipeline.imported)."""
 
     name: str
     components: tuple[Component, ...]
     variant_of: str | None = None
+    imported: ImportedArm | None = None
 
     def stage(self, stage: str) -> Component | None:
         return next((c for c in self.components if c.stage == stage), None)
@@ -85,7 +88,8 @@ class Arm:
         return variants
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "components": [c.to_json() for c in self.components], "variant_of": self.variant_of}
+        data = {"name": self.name, "components": [c.to_json() for c in self.components], "variant_of": self.variant_of}
+        return data if self.imported is None else {**data, "imported": self.imported.to_json()}
 
 
 @dataclass
@@ -360,8 +364,12 @@ def _arm(
     from toolkit.pipeline.stages import STAGES
 
     _require_path_name(path, "arm", name)
+    if isinstance(members, dict):
+        return _imported_arm(path, name, members)
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
-        raise InputError(path, f"arm {name!r} must be a list of component names")
+        raise InputError(
+            path, f'arm {name!r} must be a list of component names (or {{ imported = "imported/{name}" }})'
+        )
     if declared is None:
         return None
     unknown = [m for m in members if m not in declared]
@@ -380,3 +388,18 @@ def _arm(
         raise InputError(path, f"arm {name!r} has more than one {', '.join(repeated)} component")
     chosen.sort(key=lambda c: list(STAGES).index(c.stage))
     return Arm(name, tuple(chosen))
+
+
+def _imported_arm(path: Path, name: str, table: dict[str, Any]) -> Arm:
+    """``NAME = { imported = "imported/NAME" }``: the arm ``ablate arms import`` copied into that folder."""
+    from toolkit.pipeline.imported import FOLDER
+
+    expected = f"{FOLDER}/{name}"
+    if set(table) != {"imported"} or table["imported"] != expected:
+        raise InputError(
+            path, f"imported arm {name!r} must be written {name} = {{ imported = {expected!r} }} (ablate arms import)"
+        )
+    imported = read_import(path.parent / expected)
+    if imported.record.arm != name:
+        raise InputError(imported.folder, f"import record is for arm {imported.record.arm!r}, not {name!r}")
+    return Arm(name, (), imported=imported)

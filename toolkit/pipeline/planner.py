@@ -152,6 +152,8 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     for arm in config["arms"]:
         rows = [m for m in typed.measurements if m.arm == arm["name"]]
         names = typed.config.recognizers_of(arm)
+        if not names:  # an imported arm: read from its files, decoded elsewhere, nothing here to plan
+            continue
         threads = max(int(identities[n]["decoding"].get("cpu_threads", 1)) for n in names)
         stage_names = {c["name"] for c in arm["components"]}
         services = tuple((k, v) for k, v in loads.items() if k in names or k.split(" ", 1)[-1] in stage_names)
@@ -159,8 +161,8 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
             ArmCost(
                 arm["name"],
                 sum(r.duration_s for r in rows),
-                sum(r.wall_s for r in rows),
-                sum(r.cpu_s for r in rows),
+                sum(r.wall_s or 0.0 for r in rows),
+                sum(r.cpu_s or 0.0 for r in rows),
                 threads,
                 services,
             )
@@ -195,6 +197,10 @@ def make_plan(
     if not hours > 0:
         raise InputError(None, f"--hours must be a positive number of hours of audio, not {hours}")
     costs, mean_s, device = measured_costs(run)
+    if not costs:
+        raise InputError(
+            run / "run.json", "every arm of this run is imported (decoded elsewhere): there is no decoding to plan"
+        )
     if resources.gpus and not device.startswith("cuda"):
         raise InputError(
             run / "run.json",

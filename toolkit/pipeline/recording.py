@@ -22,7 +22,7 @@ from toolkit.pipeline.runner import ArmOutput, ArmRunner, StageError, reuse_coun
 from toolkit.pipeline.workers import WorkNeeded
 from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.runs.folder import RunFolder
-from toolkit.runs.record import ArmFailure, RuntimeRow
+from toolkit.runs.record import IMPORTED, ArmFailure, RuntimeRow
 
 
 @dataclass
@@ -94,8 +94,11 @@ def run_recording(
             loading = runner.started_wall_s()
             try:
                 with measure(memory=False) as spent:
-                    signal = signal if signal is not None else entry.load_audio()
-                    output = runner.run(arm, entry.sha256, signal)
+                    if arm.imported is not None:  # made elsewhere: read, never decoded, no cost measured
+                        output = ArmOutput(words=arm.imported.words(entry.id, entry.duration))
+                    else:
+                        signal = signal if signal is not None else entry.load_audio()
+                        output = runner.run(arm, entry.sha256, signal)
             except StageError as error:
                 result.arm_failures.append(arm_failure(arm.name, entry.id, error))
                 if bar is not None:
@@ -118,7 +121,7 @@ def run_recording(
         result.this_run.add(this_run or Measurement())
         result.measured.add(Measurement(**asdict(stored.compute)))
         outputs[arm.name] = stored
-        result.rows.append(_row(arm.name, entry.id, entry.duration, stored, this_run))
+        result.rows.append(_row(arm, entry.id, entry.duration, stored, this_run))
         if bar is not None:
             bar.update()
     if not result.needs_work:
@@ -180,26 +183,28 @@ def _write_result(
     return folder.write_arm_output(arm.name, recording, stored)
 
 
-def _row(arm: str, recording: str, duration: float, stored: ArmOutputFile, this_run: Measurement | None) -> RuntimeRow:
+def _row(arm: Arm, recording: str, duration: float, stored: ArmOutputFile, this_run: Measurement | None) -> RuntimeRow:
     """One runtime row (``this_run`` None: the stored result was reused whole); RUNTIME_COLUMNS in
-    toolkit.report.tables says what each figure means."""
+    toolkit.report.tables says what each figure means. An imported arm's cost was spent elsewhere: its figures are
+    None (not measured), never zeros."""
     from toolkit.asr.segments import temperature_summary
 
     units = stored.reuse.values() if this_run is not None else []
     this_run = this_run or Measurement()
     temperatures = temperature_summary(stored.segments)
+    measured = arm.imported is None
     return RuntimeRow(
-        arm=arm,
+        arm=arm.name,
         recording=recording,
         duration_s=duration,
         words=len(stored.words),
-        wall_s=stored.compute.wall_s,
-        cpu_s=stored.compute.cpu_s,
-        peak_rss_mb=stored.compute.peak_rss_mb,
-        real_time_factor=stored.real_time_factor,
+        wall_s=stored.compute.wall_s if measured else None,
+        cpu_s=stored.compute.cpu_s if measured else None,
+        peak_rss_mb=stored.compute.peak_rss_mb if measured else None,
+        real_time_factor=stored.real_time_factor if measured else None,
         this_run_wall_s=round(this_run.wall_s, 4),
         this_run_cpu_s=round(this_run.cpu_s, 4),
-        result="computed" if units else "reused",
+        result=IMPORTED if not measured else "computed" if units else "reused",
         units_computed=sum(u.computed for u in units),
         units_reused=sum(u.reused for u in units),
         decoded_s=temperatures["decoded_s"],

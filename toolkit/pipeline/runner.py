@@ -266,7 +266,9 @@ class ArmRunner:
         self.recognizers.may_start = self.stages.may_start = not only
 
     def recognizers_for(self, arm: Arm) -> list[str]:
-        """The recognizers ``arm`` decodes with, in combine order."""
+        """The recognizers ``arm`` decodes with, in combine order (none for an imported arm)."""
+        if arm.imported is not None:
+            return []
         second = arm.stage("second_model")
         if second is None:
             return [self.experiment.primary]

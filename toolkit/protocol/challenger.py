@@ -19,7 +19,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import atomic_write_bytes, atomic_write_json, config_hash, sha256_file
 from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.protocol.calibration import tuning_calibration
-from toolkit.protocol.gates_file import WER_GATE, load_gates
+from toolkit.protocol.gates_file import DITHER_GATE, WER_GATE, load_gates
 from toolkit.protocol.lock import protocol_lock
 from toolkit.protocol.power_check import holdout_power
 from toolkit.protocol.state import TEST_SPLITS, named, refuse, replay, verified_log
@@ -27,7 +27,7 @@ from toolkit.runs.record import BASELINE
 
 # What a change of each fingerprint field means, in the refusal.
 FIELDS = {
-    "config_sha256": "the challenger's or baseline's configuration (stages, recognizers, weights)",
+    "config_sha256": "the challenger's or baseline's configuration (stages, recognizers, weights, imported files)",
     "gates_sha256": "the gates file",
     "manifest_sha256": "the manifest",
     "signature_hash": "the scorer options (signature)",
@@ -101,14 +101,33 @@ class ChallengerRecord:
 
 
 def changed_file(experiment: Experiment, current: Fingerprint, frozen: dict[str, Any]) -> Path:
-    """The file a refusal after a change should name: the gates copy, the manifest, or the experiment file."""
+    """The file a refusal after a change should name: an imported file, the gates copy, the manifest, or the
+    experiment file."""
     if current.config_sha256 != frozen.get("config_sha256"):
-        return experiment.path
+        return changed_import(experiment, current) or experiment.path
     if current.gates_sha256 != frozen.get("gates_sha256"):
         return gates_copy(experiment)
     if current.manifest_sha256 != frozen.get("manifest_sha256"):
         return experiment.manifest_path
     return experiment.path  # the scorer options
+
+
+def changed_import(experiment: Experiment, current: Fingerprint) -> Path | None:
+    """The first file of the imported challenger that was added, removed or replaced since the freeze (its
+    ``import.json`` when only the record's other fields changed); None when the import is as frozen."""
+    from toolkit.pipeline.imported import RECORD
+
+    arm = experiment.arms.get(current.arm)
+    if arm is None or arm.imported is None or not challenger_file(experiment).is_file():
+        return None
+    was = ChallengerRecord.read(challenger_file(experiment)).fingerprint.config["challenger"].get("imported")
+    now = current.config["challenger"]["imported"]
+    if was == now:
+        return None
+    before = {f["file"]: f["sha256"] for f in was["files"]} if isinstance(was, dict) else {}
+    after = {f["file"]: f["sha256"] for f in now["files"]}
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    return arm.imported.folder / (changed[0] if changed else RECORD)
 
 
 def _recognizers_used(experiment: Experiment, arms: list[Arm]) -> list[str]:
@@ -134,6 +153,9 @@ def fingerprint(experiment: Experiment, arm_name: str, gates_sha256: str) -> Fin
     if arm_name == BASELINE:
         raise InputError(experiment.path, "the baseline cannot be its own challenger; name another arm")
     challenger, baseline = experiment.select_arms([arm_name, BASELINE])
+    for arm in (challenger, baseline):  # every imported file hashes to its record before anything rests on it
+        if arm.imported is not None:
+            arm.imported.verify_files()
     identities = RecognizerPool(experiment).identities()
     config = {
         "challenger": challenger.to_json(),
@@ -201,7 +223,12 @@ def _freeze(
     if frozen is not None and not current.changes_from(frozen):
         return current, False
     manifest = load_manifest(experiment.manifest_path)
-    unmeasurable = unmeasurable_gates(gates, manifest) or derived_too_coarse(gates, manifest)
+    challenger = experiment.arms[arm_name]
+    unmeasurable = (
+        unmeasurable_gates(gates, manifest)
+        or derived_too_coarse(gates, manifest)
+        or (imported_unmeasurable(gates) if challenger.imported is not None else [])
+    )
     if unmeasurable:
         raise refuse(log, "challenger freeze", gates_path, unmeasurable[0])
     power = holdout_power(experiment, arm_name, gates)
@@ -257,9 +284,39 @@ def _freeze(
             named("file", copy, gates.sha256, experiment.folder),
             named("file", challenger_file(experiment), sha256_file(challenger_file(experiment)), experiment.folder),
             named("manifest", experiment.manifest_path, current.manifest_sha256, experiment.folder),
+            *imported_hashes(experiment, challenger),
         ],
     )
     return current, True
+
+
+def imported_hashes(experiment: Experiment, arm: Arm) -> list[dict[str, str]]:
+    """An imported arm's files as the freeze entry names them, so the log itself holds their hashes: a file
+    replaced after the freeze fails every check of the log (``audit verify``, the gate), naming it."""
+    if arm.imported is None:
+        return []
+    return [named("file", arm.imported.path(f), f.sha256, experiment.folder) for f in arm.imported.record.files]
+
+
+# Gates an imported challenger can never measure: the toolkit never saw its windows or its VAD, and cannot decode
+# its audio again under dither.
+_IMPORTED_BLIND = {
+    "seam_omissions": "its window seams",
+    "seam_duplications": "its window seams",
+    "vad_speech_recall": "what audio its recognizer was given",
+    DITHER_GATE: "a re-decoding under dither",
+}
+
+
+def imported_unmeasurable(gates: Any) -> list[str]:
+    """Applicable gates an imported challenger can never be measured on: one refusal line each (a value the
+    toolkit made up, no seams or all audio decoded, would pass them)."""
+    return [
+        f"gate {name} can never be measured on an imported challenger: it needs {needs}, which hypotheses made "
+        "elsewhere do not carry; declare it 'applicable = false' with a reason in the gates file"
+        for name, needs in _IMPORTED_BLIND.items()
+        if (gate := gates.gates.get(name)) is not None and gate.applicable
+    ]
 
 
 # What a gate needs from the references, and the reference formats that can never hold it.

@@ -53,6 +53,7 @@ def recorded_run(experiment: Experiment, split: str, run: str) -> RunFolder:
             f"the run's recordings ({', '.join(record.recordings)}) are not "
             f"the manifest's {split} split ({', '.join(expected)})",
         )
+    _require_imported_words(experiment, folder, frozen["challenger"]["name"], split)
     codes: dict[str, Path] = {}
     for arm in record.config.arm_names:
         for rid in expected:
@@ -70,3 +71,21 @@ def recorded_run(experiment: Experiment, split: str, run: str) -> RunFolder:
             "two code versions are never mixed in one verdict",
         )
     return folder
+
+
+def _require_imported_words(experiment: Experiment, folder: RunFolder, arm: str, split: str) -> None:
+    """An imported challenger's words in the run are exactly its frozen files' words, recording by recording: a file
+    swapped while the run read it and put back after (so its hash holds again) cannot stand behind the verdict."""
+    from toolkit.corpus.manifest import load_manifest
+
+    imported = experiment.arms[arm].imported if arm in experiment.arms else None
+    if imported is None:
+        return
+    for entry in load_manifest(experiment.manifest_path).split(split):
+        if folder.read_hypothesis(arm, entry.id).words != imported.words(entry.id, entry.duration):
+            item = imported.record.file_of(entry.id)
+            raise InputError(
+                folder.hypothesis_json(arm, entry.id),
+                f"the words of imported arm {arm!r} here are not those of its frozen file "
+                f"{imported.path(item) if item else entry.id}: the run did not read what was frozen",
+            )

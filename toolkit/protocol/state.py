@@ -187,6 +187,15 @@ class ProtocolError(InputError):
     """A protocol rule refused the command (exit 2); the refusal is in the audit log."""
 
 
+def frozen_arms(log: AuditLog) -> set[str]:
+    """Every arm any freeze in the log named as the challenger, in any protocol record."""
+    return {
+        str(entry.other["challenger"].get("arm"))
+        for entry in log.entries()
+        if entry.event == "challenger frozen" and isinstance(entry.other.get("challenger"), dict)
+    }
+
+
 def refuse(log: AuditLog, command: str, path: Path | str | None, problem: str) -> ProtocolError:
     """Log a refusal and return the error to raise."""
     log.append("refusal", command=command, reason=problem)

@@ -40,6 +40,7 @@ from toolkit.report.tables import (
     paired_tests_table,
     per_recording_table,
     render_text_table,
+    runtime_table,
     stability_table,
     strata_table,
     worst_onsets_table,
@@ -112,7 +113,7 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
         Section.of("Temperature fallback", fallback_notes(evaluation), fallback_table(evaluation)),
         Section.of(
             "Runtime and memory",
-            evaluation.runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS) if c in evaluation.runtime]],
+            runtime_table(evaluation),
             "Model loading, in each worker this run started:" if not loads_table(evaluation).empty else "",
             loads_table(evaluation),
         ),

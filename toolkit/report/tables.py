@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from toolkit.core.json_records import record_to_json
+from toolkit.runs.record import IMPORTED
 from toolkit.scorer.metrics.timing import worst_onsets
 from toolkit.scorer.stats import holm_adjusted
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from toolkit.runs.scored import Evaluation
 
 MAX_INSTANCES = 40
+# What a runtime figure of an imported arm shows: its hypotheses were made elsewhere, at a cost never measured here.
+NOT_MEASURED = "not measured (imported)"
 # Every runtime and memory column of run.json's measurements, scores/runtime.csv and the report.
 RUNTIME_COLUMNS = {
     "duration_s": "length of the recording (s)",
@@ -34,7 +37,8 @@ RUNTIME_COLUMNS = {
     "real_time_factor": "wall_s / duration_s",
     "this_run_wall_s": "wall time this run spent on the result (0 when the stored result was reused)",
     "this_run_cpu_s": "CPU time this run spent on the result, worker processes included",
-    "result": "computed in this run, or reused whole from the run folder",
+    "result": "computed in this run, reused whole from the run folder, or imported (hypotheses made elsewhere: "
+    "their time and memory were never measured here, so those figures read 'not measured (imported)')",
     "units_computed": "decodes, VAD passes and enhancements this run computed for the result",
     "units_reused": "the same units this run took from the cache instead",
     "decoded_s": "seconds of audio inside the decoded segments (summed over the arm's recognizers)",
@@ -133,6 +137,7 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
         audio = spent["duration_s"].sum() if len(spent) else 0.0
         rtf = spent["wall_s"].sum() / audio if audio else None
         cpu_rtf = spent["cpu_s"].sum() / audio if audio else None
+        imported = len(spent) > 0 and bool(spent["wall_s"].isna().all())  # decoded elsewhere: nothing measured
         rows.append(
             {
                 "arm": arm,
@@ -160,11 +165,21 @@ def arms_table(evaluation: Evaluation) -> pd.DataFrame:
                 if "vad_recall" in agg and not pd.isna(agg.get("vad_recall"))
                 else "—",
                 "onset |err| p95": number(agg.get("onset_abs_p95_s"), 2, " s"),
-                "RTF": number(rtf, 3),
-                "CPU RTF": number(cpu_rtf, 3),
+                "RTF": NOT_MEASURED if imported else number(rtf, 3),
+                "CPU RTF": NOT_MEASURED if imported else number(cpu_rtf, 3),
             }
         )
     return pd.DataFrame.from_records(rows)
+
+
+def runtime_table(evaluation: Evaluation) -> pd.DataFrame:
+    """The per-recording runtime rows (RUNTIME_COLUMNS), an imported arm's unmeasured figures said so, not blank."""
+    runtime = evaluation.runtime
+    table = runtime[[c for c in ("arm", "recording", *RUNTIME_COLUMNS) if c in runtime]].astype(object)
+    if "result" in table:
+        figures = [c for c in ("wall_s", "cpu_s", "peak_rss_mb", "real_time_factor") if c in table]
+        table.loc[table["result"] == IMPORTED, figures] = NOT_MEASURED
+    return table
 
 
 def _seam_counts(agg: Any) -> str:

@@ -87,14 +87,14 @@ class RuntimeRow:
     arm: str
     recording: str
     duration_s: float
-    wall_s: float
-    cpu_s: float
+    wall_s: float | None  # None: not measured here, an imported arm's (its result is IMPORTED)
+    cpu_s: float | None
     words: int | Absent = optional_key()
-    peak_rss_mb: float | Absent = optional_key()
+    peak_rss_mb: float | None | Absent = optional_key()
     real_time_factor: float | None | Absent = optional_key()
     this_run_wall_s: float | Absent = optional_key()
     this_run_cpu_s: float | Absent = optional_key()
-    result: str | Absent = optional_key()  # "computed" or "reused"
+    result: str | Absent = optional_key()  # "computed", "reused" or IMPORTED
     units_computed: int | Absent = optional_key()
     units_reused: int | Absent = optional_key()
     decoded_s: float | Absent = optional_key()
@@ -107,6 +107,7 @@ class RuntimeRow:
 
 
 BASELINE = "baseline"  # the arm name the protocol and every comparison take as the baseline
+IMPORTED = "imported"  # the result of an imported arm's row: made elsewhere, so its cost was never measured here
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,10 @@ class RunConfig:
         return next((arm for arm in self.arms if arm["name"] == name), None)
 
     def recognizers_of(self, arm: dict[str, Any]) -> list[str]:
-        """The recognizers ``arm`` decodes with: a second model in place of the primary or beside it."""
+        """The recognizers ``arm`` decodes with: a second model in place of the primary or beside it; none for an
+        imported arm (its words were made elsewhere)."""
+        if "imported" in arm:
+            return []
         for component in arm["components"]:
             if component["stage"] == "second_model":
                 second = component["config"]["recognizer"]
