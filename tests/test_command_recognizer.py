@@ -12,11 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from demo_variant import demo_variant
 
 from toolkit.asr import make_recognizer, relation
 from toolkit.asr.run_command import CommandFailed
 from toolkit.audio.signal import Signal
 from toolkit.core.errors import InputError
+from toolkit.pipeline.experiment import load_experiment
 
 SCRIPT = Path(__file__).resolve().parent / "commands" / "fixed_words.py"
 RATE = 16_000
@@ -178,3 +180,45 @@ def test_a_declared_model_folder_is_hashed_file_by_file(tmp_path: Path) -> None:
     (tmp_path / "model" / "b.txt").write_text("vocabulary", encoding="utf-8")
     second = make_recognizer(spec).identity()
     assert first["weights_sha256"] and first["weights_sha256"] != second["weights_sha256"]
+
+
+COMMAND_TABLE = """
+[recognizers.mine]
+backend = "command"
+label = "my decoder"
+command = ["python3", "tools/decode.py", "{audio}", "{output}"]
+version = "1"
+timeout_s = 60.0
+output_format = "json"
+
+[components.second_mine]
+stage = "second_model"
+recognizer = "mine"
+mode = "replace"
+
+[arms]"""
+
+
+def test_the_experiment_file_takes_a_command_recognizer_table(tmp_path: Path) -> None:
+    path = demo_variant(tmp_path, "\n[arms]", COMMAND_TABLE)
+    path.write_text(path.read_text(encoding="utf-8") + 'mine = ["second_mine"]\n', encoding="utf-8")
+    spec = load_experiment(path).recognizers["mine"]
+    assert (spec.backend, spec.model, spec.decoding["version"]) == ("command", "", "1")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('version = "1"\n', "", "[recognizers.mine] must write out every parameter; missing version"),
+        ('version = "1"', 'version = "1"\nthreads = 2', "[recognizers.mine] has unknown parameter(s) threads"),
+        ('output_format = "json"', 'output_format = "srt"', "recognizers.mine.output_format must be one of"),
+        ("timeout_s = 60.0", "timeout_s = 0.0", "timeout_s must be a positive number of seconds"),
+        ('"{output}"]', '"{out}"]', "unknown placeholder(s) {out}"),
+        ('label = "my decoder"\n', "", "[recognizers.mine] needs a label"),
+    ],
+)
+def test_a_bad_command_table_is_one_line_naming_the_key(tmp_path: Path, old: str, new: str, problem: str) -> None:
+    path = demo_variant(tmp_path, "\n[arms]", COMMAND_TABLE.replace(old, new))
+    with pytest.raises(InputError) as refusal:
+        load_experiment(path)
+    assert problem in str(refusal.value) and "\n" not in str(refusal.value)

@@ -60,12 +60,15 @@ def find_executable(folder: Path, name: str) -> Path:
     (not symlink-resolved: a virtual environment's python finds its packages by the path it was started as)."""
     if "/" in name:
         path = _in_folder(folder, name)
-        if not path.is_file() or not os.access(path, os.X_OK):
+        found: Path | str | None = path if path.is_file() and os.access(path, os.X_OK) else None
+        if found is None:
             raise InputError(path, "the command's executable is not an executable file here")
-        return path.absolute()
-    found = shutil.which(name)
-    if found is None:
-        raise InputError(name, "the command's executable is not on PATH here")
+    else:
+        found = shutil.which(name)
+        if found is None:
+            raise InputError(name, "the command's executable is not on PATH here")
+    if not os.access(found, os.R_OK):
+        raise InputError(found, "the command's executable cannot be read here, so it cannot be pinned by its sha256")
     return Path(found).absolute()
 
 
@@ -106,6 +109,18 @@ def program_files(folder: Path, command: tuple[str, ...], model: str) -> list[Pr
             raise InputError(where, "the command recognizer's model (file or folder) is not there")
         files.append(ProgramFile("model", model, str(where.absolute()), content_sha256(where.resolve())))
     return files
+
+
+def locate(folder: Path, role: str, name: str) -> Path:
+    """Where a file of an identity (``role``, ``name`` as written) is on this machine, to name it in a refusal."""
+    if role == "executable":
+        found = shutil.which(name) if "/" not in name else None
+        return Path(found) if found else _in_folder(folder, name)
+    if role == "model" and name == BUNDLED_NAME:
+        from toolkit.asr.models import cache_dir
+
+        return cache_dir() / BUNDLED_NAME
+    return _in_folder(folder, name)
 
 
 def changed(files: list[ProgramFile]) -> Iterator[tuple[ProgramFile, str]]:

@@ -7,6 +7,10 @@ model name, weight hash, full decoding configuration: the run record and cache k
 ``.notes`` (how word times were obtained and whether temperature fallback exists, for
 hypothesis meta; an integer note counts something in the last decode, e.g. chunk tails decoded
 again, and an arm sums it over its decoded units).
+
+The backends are registered in ``BACKENDS``, the one list the experiment loader and the pipeline ask:
+``faster-whisper`` and ``whisperx`` decode a CTranslate2 Whisper folder in this process's worker, and
+``command`` runs any external program once per decoded unit (toolkit.asr.command_backend).
 """
 
 from __future__ import annotations

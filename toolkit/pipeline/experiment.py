@@ -301,8 +301,15 @@ def _recognizer(path: Path, name: str, table: Any) -> RecognizerSpec:
     known = BACKENDS.get(table.get("backend")) if isinstance(table.get("backend"), str) else None
     flat = known is not None and known.flat_table  # an unknown backend is refused by check_recognizer
     if flat:
+        if "label" not in table:
+            raise InputError(path, f"[recognizers.{name}] needs a label")
         settings = {k: v for k, v in table.items() if k not in ("backend", "label", "model")}
-        table = {"model": "", **table, "decoding": settings}
+        table = {
+            "backend": table["backend"],
+            "label": table["label"],
+            "model": table.get("model", ""),
+            "decoding": settings,
+        }
     expected = {"backend", "model", "label", "decoding"}
     if set(table) != expected:
         raise InputError(

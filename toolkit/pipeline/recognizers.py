@@ -106,3 +106,11 @@ class RecognizerPool(Workers):
 
     def runtimes(self) -> dict[str, dict[str, Any]]:
         return {name: self.runtime(name) for name in self._recognizers}
+
+
+def program_file_path(experiment: Experiment, role: str, name: str) -> Path:
+    """Where a file of an external command recognizer's identity (its ``role`` and ``name`` as written) is on this
+    machine, for a refusal that names it (toolkit.asr.program_files)."""
+    from toolkit.asr.program_files import locate
+
+    return locate(experiment.folder, role, name)
