@@ -38,6 +38,12 @@ stage = "second_model"
 recognizer = "fixed"
 mode = "replace"
 
+[components.combine_fixed]
+stage = "second_model"
+recognizer = "fixed"
+mode = "combine"
+pair_collar_s = 0.5
+
 [components.grid]
 stage = "windows"
 length_s = 4.0
@@ -126,9 +132,16 @@ def test_an_executable_that_is_not_there_is_refused_before_anything_runs(tmp_pat
 def test_a_command_challenger_goes_through_the_protocol_and_a_changed_executable_is_refused(
     tmp_path: Path, capsys
 ) -> None:
-    folder = _experiment(tmp_path, 'baseline = []\nfixed = ["second_fixed"]\n', executable=True)
+    arms = 'baseline = []\nfixed = ["second_fixed"]\ncombined = ["combine_fixed"]\n'
+    folder = _experiment(tmp_path, arms, executable=True)
     experiment = str(folder)
     assert main(["run", experiment, "--split", "tuning", "--quiet"]) == 0
+    tuning = _run(folder, "tuning")
+    for rid in ("r1", "r2"):  # combined word by word with the primary Whisper's words
+        output = tuning.read_arm_output("combined", rid)
+        assert {u["recognizer"] for u in output.units} == {"whisper_base", "fixed"}
+        assert any("combined whisper_base with fixed" in note for note in output.notes)
+        check_stream(tuning.read_hypothesis("combined", rid).words, output.duration, "combined words")
     freeze = ["challenger", "freeze", experiment, "--arm", "fixed", "--gates", str(TEMPLATE), "--allow-underpowered"]
     assert main(freeze) == 0
     frozen = json.loads((folder / "protocol" / "challenger.json").read_text(encoding="utf-8"))
