@@ -82,7 +82,7 @@ def _run(folder: Path, split: str) -> RunFolder:
     return latest_run(folder, split)
 
 
-def test_the_command_decodes_each_window_and_its_words_come_back_in_original_time(tmp_path: Path) -> None:
+def test_the_command_decodes_each_window_and_its_words_come_back_in_original_time(tmp_path: Path, capsys) -> None:
     folder = _experiment(tmp_path, 'baseline = []\nfixed_windows = ["grid", "second_fixed"]\n')
     assert main(["run", str(folder), "--split", "tuning", "--arms", "fixed_windows", "--quiet"]) == 0
     run = _run(folder, "tuning")
@@ -103,6 +103,11 @@ def test_the_command_decodes_each_window_and_its_words_come_back_in_original_tim
             window = next(u for u in units if str(word.segment_id).startswith(u["unit"]))
             assert window["original_start"] - 1e-6 <= word.start <= word.end <= window["original_end"] + 1e-6
         assert output.seams  # the windows' seams were reconciled around the command's words
+        where = output.recognizer_notes["fixed"]["files"]["argument commands/fixed_words.py"]
+        assert where == str(folder / "commands" / "fixed_words.py")  # where the pinned script was, on this machine
+    capsys.readouterr()
+    assert main(["plan", str(folder), "--hours", "10"]) == 0  # a full run planned from the command's measured cost
+    assert "fixed_windows" in capsys.readouterr().out
 
 
 def test_a_failing_command_fails_its_arm_alone_with_its_stderr(tmp_path: Path, capsys) -> None:

@@ -88,6 +88,7 @@ class CommandRecognizer:
             "decoder": DECODER,
             "word_times": "the external command's",
             "temperature_fallback": "unknown (an external command reports no segments)",
+            "files": {f"{f.role} {f.name}": f.path for f in self.files},  # where each pinned file is here
         }
 
     def load(self) -> None:
@@ -163,8 +164,9 @@ class CommandRecognizer:
         return ordered
 
     def runtime(self) -> dict[str, Any]:
-        """Where each pinned file is on this machine (in the run record and cache keys, not the identity)."""
-        return {"device": "external command", "files": {f"{f.role} {f.name}": f.path for f in self.files}}
+        """What runs it here: the program itself (its files' content is the identity, and where they are on this
+        machine is in the notes, so a worker that finds the same files elsewhere decodes alike)."""
+        return {"device": "external command"}
 
     def identity(self) -> dict[str, Any]:
         """The command as written, its declared version and settings, and the sha256 of every file it runs or reads
