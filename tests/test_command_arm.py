@@ -133,6 +133,61 @@ def test_an_executable_that_is_not_there_is_refused_before_anything_runs(tmp_pat
     assert not (folder / "runs").exists() and not (folder / "protocol" / "challenger.json").exists()
 
 
+def _speech_corpus(root: Path) -> Path:
+    """One 12 s recording of two synthesized sentences (at 1 s and 7 s, silence between), frozen for tuning."""
+    import numpy as np
+    import soundfile
+    import soxr
+
+    from toolkit.core.transcripts import Reference, Utterance
+    from toolkit.corpus.freeze import freeze
+    from toolkit.demo.sounds import trim_silence
+    from toolkit.demo.synth import SPEAKERS, detect_voice, synthesize
+    from toolkit.formats import write_reference_textgrid
+
+    (root / "audio").mkdir(parents=True)
+    (root / "refs").mkdir()
+    samples, utterances = np.zeros(12 * 16000, dtype=np.float32), []
+    for text, onset in (("Ninguém sabia onde estava o documento.", 1.0), ("A reunião começou às dez horas.", 7.0)):
+        clip = synthesize(text, detect_voice(), SPEAKERS[0], root / "synth-cache")
+        speech = trim_silence(soxr.resample(clip.samples, clip.sample_rate, 16000), 16000)[: 4 * 16000]
+        start = int(onset * 16000)
+        samples[start : start + len(speech)] = 0.5 * speech / np.abs(speech).max()
+        utterances.append(Utterance(onset, onset + len(speech) / 16000, text, "a"))
+    soundfile.write(root / "audio" / "s1.wav", samples, 16000, subtype="PCM_16")
+    write_reference_textgrid(Reference("s1", utterances), root / "refs" / "s1.TextGrid", 12.0)
+    freeze(root / "audio", root / "refs", root / "manifest.json", split="tuning")
+    return root / "manifest.json"
+
+
+@pytest.mark.slow
+def test_the_command_decodes_the_joined_vad_stream_and_its_words_land_in_speech(tmp_path: Path) -> None:
+    manifest = _speech_corpus(tmp_path / "corpus")
+    folder = make_experiment(
+        tmp_path / "exp", manifest, 'baseline = []\nvad_fixed = ["vad", "second_fixed"]\n' + TABLES
+    )
+    (folder / "experiment.toml").write_text(
+        (folder / "experiment.toml")
+        .read_text(encoding="utf-8")
+        .replace(
+            "COMMAND", json.dumps(["python3", "commands/fixed_words.py", "--threshold=0.02", "{audio}", "{output}"])
+        ),
+        encoding="utf-8",
+    )
+    (folder / "commands").mkdir()
+    shutil.copy(SCRIPT, folder / "commands" / "fixed_words.py")
+    assert main(["run", str(folder), "--split", "tuning", "--arms", "vad_fixed", "--quiet"]) == 0
+    run = _run(folder, "tuning")
+    output = run.read_arm_output("vad_fixed", "s1")
+    units = [u["unit"] for u in output.units]  # the joined speech (and any stretch of it decoded again alone)
+    assert units[0] == "vadjoined" and all(u.startswith("vadjoined") for u in units)
+    speech = output.mapped_speech()
+    words = [w for w in run.read_hypothesis("vad_fixed", "s1").words if w.timed]
+    assert words and speech
+    for word in words:  # mapped back through the joins: inside the speech Silero kept
+        assert any(a - 1e-6 <= word.start and word.end <= b + 1e-6 for a, b in speech), word
+
+
 @pytest.mark.slow
 def test_a_command_challenger_goes_through_the_protocol_and_a_changed_executable_is_refused(
     tmp_path: Path, capsys
