@@ -1,7 +1,7 @@
 """A command recognizer as an arm's second model, through the real engine and protocol: decoded once per unit
-(windows and their seams work around it), its words in original time, a failing command a failed arm with its
-stderr, and an experiment whose challenger decodes with it goes through tuning, freeze, holdout and gate; a
-program changed after the freeze is refused in one line naming it.
+(windows and their seams, a joined VAD stream and combine work around it), its words in original time, a
+failing command a failed arm with its stderr, and an experiment whose challenger decodes with it goes through
+tuning, freeze, holdout and gate; a program changed after the freeze is refused in one line naming it.
 
 The experiment is the demo's (every parameter written out) on a constructed corpus; the command is
 tests/commands/fixed_words.py, copied into the experiment's folder and run by the system's python3.
