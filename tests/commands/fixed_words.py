@@ -62,6 +62,8 @@ def main() -> None:
     parser.add_argument("output")
     args = parser.parse_args()
     print(f"fixed_words: {args.mode} on {os.path.basename(args.audio)}", file=sys.stderr)
+    if args.mode == "hang":  # first, so the pids are written long before any timeout
+        _hang(args.pids)
     samples, rate = _samples(args.audio)
     duration = len(samples) / rate
     words = _words(samples, rate, args.threshold)
@@ -71,8 +73,6 @@ def main() -> None:
         sys.exit(3)
     if mode == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)
-    if mode == "hang":
-        _hang(args.pids)
     if mode == "nothing":
         return
     if mode == "empty":
