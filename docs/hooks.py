@@ -107,6 +107,7 @@ def _fields_table(
 
 def experiment_reference() -> str:
     """Markdown: each table of an experiment file, from the dataclass its loader builds it into."""
+    from toolkit.asr.command_backend import CommandConfig
     from toolkit.asr.faster_whisper_backend import DecodingConfig
     from toolkit.asr.whisperx_backend import WhisperXConfig
     from toolkit.audio.vad import SileroVadConfig
@@ -121,6 +122,11 @@ def experiment_reference() -> str:
         (
             "`[recognizers.NAME.decoding]`, backend `whisperx`: the keys above, and",
             _fields_table(WhisperXConfig, DecodingConfig),
+        ),
+        (
+            "`[recognizers.NAME]`, backend `command`: `label`, an optional `model` (a file, a folder or "
+            "`whisper-base`, hashed), and ([Bring your own recognizer](../command-recognizer.md))",
+            _fields_table(CommandConfig, every_key=True),
         ),
         (
             'Silero: `[vad_profiles.NAME]`, or a table in place of `vad_profile = "NAME"` (the `vad` stage, '

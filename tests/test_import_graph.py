@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "formats": {"core", "scorer"},
     "corpus": {"core", "audio", "formats"},
     "scorer": {"toolkit", "core"},
-    "asr": {"core", "audio"},
+    "asr": {"core", "audio", "formats"},
     "enhance": {"core", "audio"},
     "demo": {"core", "audio", "formats"},
     "runs": {"core", "formats", "scorer"},

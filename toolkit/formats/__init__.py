@@ -33,6 +33,7 @@ __all__ = [
     "write_reference_textgrid",
     "write_stm",
     "read_hypothesis",
+    "read_words_json",
     "hypothesis_json_id",
     "write_ctm",
     "write_hypothesis_json",
@@ -89,6 +90,17 @@ def read_hypothesis(path: str | Path, recording_id: str | None = None, channel: 
     if suffix == ".json":
         return _read_hypothesis_json(path, recording_id)
     raise InputError(path, f"unknown hypothesis format '{path.suffix}' (expected .ctm, .json or .txt)")
+
+
+def read_words_json(path: str | Path) -> list[Word]:
+    """The words of a ``{"words": [{"text", "start", "end"[, "confidence"]}, ...]}`` file (what an external
+    recognizer writes for one piece of audio; other top-level keys are ignored), each checked like a CTM line."""
+    path = Path(path)
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("words"), list):
+        raise InputError(path, "not a words file: expected an object with a list 'words'")
+    words = _words_at_once(data["words"])
+    return _checked_words(path, data["words"]) if words is None else words
 
 
 def write_hypothesis_json(hypothesis: Hypothesis, path: str | Path) -> Path:

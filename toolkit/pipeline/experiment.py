@@ -296,16 +296,31 @@ def _entry(path: Path, key: str, name: str, table: Any) -> dict[str, Any]:
 
 
 def _recognizer(path: Path, name: str, table: Any) -> RecognizerSpec:
+    """``[recognizers.NAME]``: backend, label, and the backend's settings where its registry entry says they are
+    (under ``[decoding]`` beside ``model``; or, for a command, in the table itself with ``model`` optional)."""
+    from toolkit.asr.registry import BACKENDS
     from toolkit.pipeline.stages import check_recognizer
 
     _entry(path, "recognizers", name, table)
+    known = BACKENDS.get(table.get("backend")) if isinstance(table.get("backend"), str) else None
+    flat = known is not None and known.flat_table  # an unknown backend is refused by check_recognizer
+    if flat:
+        if "label" not in table:
+            raise InputError(path, f"[recognizers.{name}] needs a label")
+        settings = {k: v for k, v in table.items() if k not in ("backend", "label", "model")}
+        table = {
+            "backend": table["backend"],
+            "label": table["label"],
+            "model": table.get("model", ""),
+            "decoding": settings,
+        }
     expected = {"backend", "model", "label", "decoding"}
     if set(table) != expected:
         raise InputError(
             path, f"[recognizers.{name}] needs exactly {', '.join(sorted(expected))}; got {', '.join(sorted(table))}"
         )
     mistakes = Mistakes()
-    for key in ("backend", "model", "label"):
+    for key in ("backend", "label") if flat and not table["model"] else ("backend", "model", "label"):
         mistakes.check(_require_text, path, f"recognizers.{name}.{key}", table[key])
     if not isinstance(table["decoding"], dict):
         mistakes.add(path, f"[recognizers.{name}.decoding] must be a table, not {table['decoding']!r}")

@@ -172,7 +172,8 @@ def measured_costs(run: Path) -> tuple[list[ArmCost], float, str]:
     if "cuda" in devices:
         gpus = {r.get("gpu") for r in config.get("recognizer_runtime", {}).values() if r.get("device") == "cuda"}
         return costs, mean, f"cuda ({', '.join(sorted(str(g) for g in gpus))})"
-    isas = {r.get("isa") for r in config.get("recognizer_runtime", {}).values()}
+    runtimes = config.get("recognizer_runtime", {}).values()
+    isas = {r.get("isa") for r in runtimes if "isa" in r}  # an external command runs its own code: none
     cpu = (typed.hardware and typed.hardware.cpu) or "an unnamed CPU"
     return costs, mean, f"cpu ({cpu}, CTranslate2 ISA {', '.join(sorted(str(i) for i in isas))})"
 

@@ -55,23 +55,37 @@ class RecognizerPool(Workers):
         super().__init__()
         self._specs = experiment.recognizers
         self.experiment_path = experiment.path
+        self.folder = experiment.folder
         self.seed = experiment.seed
-        # Resolved and verified here (weights hashed), loaded only in the workers.
-        self._recognizers: dict[str, Any] = {
-            name: make_recognizer(spec.to_json()) for name, spec in self._specs.items()
-        }
+        # Resolved and verified here (weights or a command's files hashed), loaded only in the workers.
+        self._recognizers: dict[str, Any] = {name: make_recognizer(self._spec(name)) for name in self._specs}
+
+    def _spec(self, name: str) -> dict[str, Any]:
+        """Recognizer ``name`` as the registry builds it: its table, and the experiment's folder (a command's
+        relative paths are read from there)."""
+        return {**self._specs[name].to_json(), "folder": str(self.folder)}
 
     def transcribe(self, name: str, signal: Signal) -> Decoded:
-        """Decode ``signal`` (times in its own seconds) in recognizer ``name``'s worker."""
+        """Decode ``signal`` (times in its own seconds) in recognizer ``name``'s worker. An external command's own
+        CPU time and peak memory (its notes) are added to what its worker spent: the two ran at once."""
         (transcript, notes), spent = self._worker(name).call(Signal.original(signal.samples, signal.sample_rate))
+        spent.cpu_s += notes.pop("external_cpu_s", 0.0)
+        spent.peak_rss_mb += notes.pop("external_peak_rss_mb", 0.0)
         return Decoded(transcript, spent, notes)
 
     def _worker(self, name: str) -> Worker:
-        return self.get(name, _recognizer_service, (self._specs[name].to_json(), self.seed))
+        return self.get(name, _recognizer_service, (self._spec(name), self.seed))
 
     def weights_mb(self, names: list[str]) -> list[float]:
-        """Size of each named recognizer's weight file (what a worker holding it needs, roughly twice that)."""
-        return [Path(self._recognizers[name].model.path, "model.bin").stat().st_size / 2**20 for name in names]
+        """Size of each named recognizer's weight file (what a worker holding it needs, roughly twice that); 0 for
+        an external command, whose memory is its own process's."""
+        from toolkit.asr.models import ModelInfo
+
+        models = [getattr(self._recognizers[name], "model", None) for name in names]
+        return [
+            Path(model.path, "model.bin").stat().st_size / 2**20 if isinstance(model, ModelInfo) else 0.0
+            for model in models
+        ]
 
     def identity(self, name: str) -> dict[str, Any]:
         return {"name": name, "label": self._specs[name].label, "seed": self.seed, **self._recognizers[name].identity()}
@@ -92,3 +106,11 @@ class RecognizerPool(Workers):
 
     def runtimes(self) -> dict[str, dict[str, Any]]:
         return {name: self.runtime(name) for name in self._recognizers}
+
+
+def program_file_path(experiment: Experiment, role: str, name: str) -> Path:
+    """Where a file of an external command recognizer's identity (its ``role`` and ``name`` as written) is on this
+    machine, for a refusal that names it (toolkit.asr.program_files)."""
+    from toolkit.asr.program_files import locate
+
+    return locate(experiment.folder, role, name)

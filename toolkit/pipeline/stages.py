@@ -20,7 +20,6 @@ from toolkit.core.config import build_config, require_non_negative
 from toolkit.core.errors import InputError
 
 STAGES = ("enhance", "vad", "windows", "second_model", "onset_repair")
-BACKENDS = ("faster-whisper", "whisperx")
 
 
 @dataclass(frozen=True)
@@ -248,13 +247,14 @@ def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> Enhance
 
 
 def check_recognizer(spec: Any, *, path: Path) -> None:
-    """Refuse an unknown backend or bad decoding parameters when the experiment is loaded."""
+    """Refuse an unknown backend (one not in toolkit.asr.registry) or bad decoding parameters when the experiment
+    is loaded."""
+    from toolkit.asr.registry import BACKENDS
+
     if spec.backend not in BACKENDS:
         raise InputError(
             path, f"[recognizers.{spec.name}] backend must be one of {', '.join(BACKENDS)}, not {spec.backend!r}"
         )
-    from toolkit.asr import decoding_config_class
-
-    build_config(
-        decoding_config_class(spec.backend), spec.decoding, path=path, where=f"recognizers.{spec.name}.decoding"
-    )
+    chosen = BACKENDS[spec.backend]
+    where = f"recognizers.{spec.name}" if chosen.flat_table else f"recognizers.{spec.name}.decoding"
+    build_config(chosen.config, spec.decoding, path=path, where=where)

@@ -130,6 +130,48 @@ def changed_import(experiment: Experiment, current: Fingerprint) -> Path | None:
     return arm.imported.folder / (changed[0] if changed else RECORD)
 
 
+def refusal_subject(
+    experiment: Experiment, current: Fingerprint, frozen: dict[str, Any], default: Path
+) -> tuple[Path, list[str]]:
+    """What a refusal after a change names, and the changes it lists: where a file of an external command
+    recognizer differs from the frozen challenger's (challenger.json, when it is the one the audit log froze),
+    that file, named in place of "the configuration" with both hashes; else ``default``."""
+    from toolkit.pipeline.recognizers import program_file_path
+
+    changed = current.changes_from(frozen)
+    if FIELDS["config_sha256"] not in changed:
+        return default, changed
+    try:
+        record = ChallengerRecord.read(challenger_file(experiment)).fingerprint
+    except InputError:
+        return default, changed
+    if record.config_sha256 != frozen.get("config_sha256"):
+        return default, changed
+    files = changed_program_files(current.config, record.config)
+    if not files:
+        return default, changed
+    named = ", ".join(
+        f"recognizer {name}'s {role} {file} (sha256 {then[:12]}… when frozen, {now[:12]}… now)"
+        for name, role, file, then, now in files
+    )
+    _, role, file, _, _ = files[0]
+    return program_file_path(experiment, role, file), [named if c == FIELDS["config_sha256"] else c for c in changed]
+
+
+def changed_program_files(config: dict[str, Any], frozen: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """The files of an external command recognizer (toolkit.asr.program_files) whose sha256 differs between a
+    frozen configuration and ``config``: recognizer, role, name as written, sha256 when frozen, sha256 now."""
+    before = frozen.get("recognizers", {})
+    found = []
+    for name, identity in config.get("recognizers", {}).items():
+        then = {(f["role"], f["name"]): f["sha256"] for f in before.get(name, {}).get("files", [])}
+        for file in identity.get("files", []):
+            old = then.get((file["role"], file["name"]))
+            if old is not None and old != file["sha256"]:
+                found.append((name, file["role"], file["name"], old, file["sha256"]))
+    return found
+
+
 def _recognizers_used(experiment: Experiment, arms: list[Arm]) -> list[str]:
     used = {experiment.primary}
     for arm in arms:

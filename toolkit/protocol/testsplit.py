@@ -18,7 +18,14 @@ from toolkit.core.files import sha256_file
 from toolkit.corpus.content import split_content
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import challenger_file, changed_import, fingerprint, gates_copy, note_manifest
+from toolkit.protocol.challenger import (
+    challenger_file,
+    changed_import,
+    fingerprint,
+    gates_copy,
+    note_manifest,
+    refusal_subject,
+)
 from toolkit.protocol.evidence import EvidenceChanged, EvidenceGuard, recorded_evidence
 from toolkit.protocol.ledger import Opening, claim
 from toolkit.protocol.lock import protocol_lock
@@ -64,12 +71,14 @@ def open_test_split(
     copy = gates_copy(experiment)
     gates_sha = sha256_file(copy) if copy.is_file() else "missing"
     current = fingerprint(experiment, frozen["arm"], gates_sha)
-    changed = current.changes_from(frozen)
+    refused_file, changed = refusal_subject(
+        experiment, current, frozen, changed_import(experiment, current) or experiment.path
+    )
     if changed and split in state.opened:
         raise refuse(
             log,
             command,
-            changed_import(experiment, current) or experiment.path,
+            refused_file,
             f"the {split} was already opened; {', '.join(changed)} changed since: needs fresh test data "
             f"(a new manifest with new recordings, which starts a new protocol record)",
         )
@@ -77,7 +86,7 @@ def open_test_split(
         raise refuse(
             log,
             command,
-            changed_import(experiment, current) or experiment.path,
+            refused_file,
             f"{', '.join(changed)} changed since challenger {frozen['arm']!r} was frozen: "
             f"freeze the challenger again before opening the {split}",
         )

@@ -16,7 +16,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.files import sha256_file
 from toolkit.pipeline.experiment import Experiment
 from toolkit.protocol.audit import AuditLog
-from toolkit.protocol.challenger import changed_file, fingerprint, gates_copy
+from toolkit.protocol.challenger import changed_file, fingerprint, gates_copy, refusal_subject
 from toolkit.protocol.dither_evidence import dither_outcome
 from toolkit.protocol.gates import GateReport, evaluate_gates
 from toolkit.protocol.gates_file import load_gates
@@ -64,12 +64,12 @@ def _verdict(experiment: Experiment) -> GateReport:
     copy = gates_copy(experiment)
     gates = load_gates(copy)
     current = fingerprint(experiment, frozen["arm"], sha256_file(copy))
-    changed = current.changes_from(frozen)
+    refused_file, changed = refusal_subject(experiment, current, frozen, changed_file(experiment, current, frozen))
     if changed:
         raise refuse(
             AuditLog(experiment.folder),
             "gate",
-            changed_file(experiment, current, frozen),
+            refused_file,
             f"{', '.join(changed)} changed after challenger {frozen['arm']!r} was frozen and the holdout "
             f"opened: needs fresh test data",
         )

@@ -257,8 +257,7 @@ def _about(evaluation: Evaluation) -> str:
             "(the hash of its recorded content, as `ablate manifest freeze` and `verify` print it)",
             f"- work: {_reuse(record)}",
             *[
-                f"- recognizer `{name}`: {r.get('label', '')} — model `{r.get('model', '')}`, weights sha256 "
-                f"`{str(r.get('weights_sha256', ''))[:16]}…`"
+                f"- recognizer `{name}`: {r.get('label', '')} — {_what_decodes(r)}"
                 + (
                     f" ({relations[name]['relation']} relative to `{record.config.primary}`)"
                     if name in relations
@@ -301,9 +300,21 @@ def _reuse(record: RunRecord) -> str:
     )
 
 
+def _what_decodes(identity: dict[str, Any]) -> str:
+    """A recognizer's model and weights, or an external command (its argument list, version and files' hash)."""
+    if "program_sha256" in identity:
+        decoding = identity.get("decoding", {})
+        return (
+            f"command `{' '.join(decoding.get('command', []))}`, version `{decoding.get('version', '')}`, "
+            f"program sha256 `{str(identity['program_sha256'])[:16]}…`"
+        )
+    return f"model `{identity.get('model', '')}`, weights sha256 `{str(identity.get('weights_sha256', ''))[:16]}…`"
+
+
 def _cpu_code(runtime: dict[str, Any] | None) -> str:
-    """What CTranslate2 ran on this machine's CPU (its words depend on it), for the run section."""
-    if not runtime:
+    """What CTranslate2 ran on this machine's CPU (its words depend on it), for the run section; nothing for an
+    external command, which runs its own code."""
+    if not runtime or "isa" not in runtime:
         return ""
     forced = " (forced by CT2_FORCE_CPU_ISA)" if runtime.get("forced_isa") else ""
     return (

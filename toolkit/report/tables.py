@@ -327,7 +327,9 @@ def fallback_notes(evaluation: Evaluation) -> str:
     lines = [
         f"- `{name}`: "
         + (
-            f"batched decoding, no fallback: one temperature {r['decoding']['temperature'][0]}"
+            "an external command: how it decodes is its own, and it reports no segments"
+            if "temperature" not in r["decoding"]
+            else f"batched decoding, no fallback: one temperature {r['decoding']['temperature'][0]}"
             if r.get("backend") == "whisperx"
             else f"sequential, temperatures {r['decoding']['temperature']}"
         )
