@@ -26,13 +26,13 @@ def test_every_stage_has_its_own_name_and_its_sources_exist() -> None:
 
 
 def test_an_unknown_stage_is_one_line_listing_the_registered_ones() -> None:
-    with pytest.raises(InputError, match=r"\[components\.x\] has unknown stage 'loud'; stages are enhance, vad"):
+    with pytest.raises(InputError, match=r"\[components\.x\] has unknown stage 'loud'; stages are enhance, loudness"):
         stage_named("loud", path=Path("experiment.toml"), where="components.x")
 
 
 def test_explain_lists_each_stage_cause_between_the_recorded_causes_and_recognition() -> None:
     causes = presence_causes(list(names()))
-    assert causes == ("enhancement",)
+    assert causes == ("enhancement", "loudness")
     assert CAUSES[-1] == RECOGNITION and CAUSES[-1 - len(causes) : -1] == causes
 
 

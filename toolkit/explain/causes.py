@@ -15,7 +15,7 @@ applies is the change's:
 5. **formatting**: the erring side wrote the reference word in another form only (accents, case,
    hyphens, spaces): a probable normalizer gap, not a recognition difference;
 6. a **stage's cause**: the arm has a stage that changes its whole signal and the baseline has not
-   (``enhancement``: the cause each such stage names in the stage registry,
+   (``enhancement``, ``loudness``: the cause each such stage names in the stage registry,
    toolkit/pipeline/stage_registry.py, the first in pipeline order), and nothing above applies;
 7. **recognition**: the rest: the recognizer heard differently.
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.pipeline.loudness import LOUDNESS
 from toolkit.pipeline.stage import Stage
 from toolkit.pipeline.stages import ENHANCE, ONSET_REPAIR, SECOND_MODEL, VAD, WINDOWS
 
-STAGES: tuple[Stage, ...] = (ENHANCE, VAD, WINDOWS, SECOND_MODEL, ONSET_REPAIR)
+STAGES: tuple[Stage, ...] = (ENHANCE, LOUDNESS, VAD, WINDOWS, SECOND_MODEL, ONSET_REPAIR)
 
 
 def stage_named(name: object, *, path: Path, where: str) -> Stage:
