@@ -56,7 +56,8 @@ def make_recognizer(spec: Mapping[str, Any]) -> Recognizer:
     if not isinstance(decoding, config_class):
         decoding = build_config(config_class, decoding, path=f"recognizer {name}", where="decoding", require_all=False)
     model = resolve_model(str(spec.get("model", "")))
-    return _BACKENDS[backend][1](model, decoding)
+    recognizer: Recognizer = _BACKENDS[backend][1](model, decoding)
+    return recognizer
 
 
 def relation(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
