@@ -1,4 +1,5 @@
-"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine, repair onsets.
+"""Run one arm on one recording: enhance, resample, the signal stages (loudness), segment, decode, map back,
+reconcile, combine, repair onsets; each stage is found through its object in the stage registry, never its name.
 
 Every word leaves this module in original recording time: each decoded unit is a Signal
 whose composed time map leads back to the original, and a recognizer time that cannot be
