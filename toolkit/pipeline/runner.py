@@ -32,7 +32,8 @@ from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.skipped_speech import inserted, skipped_stretches
-from toolkit.pipeline.stages import ENHANCE, ONSET_REPAIR, SECOND_MODEL, VAD, WINDOWS, WindowsConfig, make_enhancer
+from toolkit.pipeline.stage import Speech
+from toolkit.pipeline.stages import ENHANCE, SECOND_MODEL, VAD, WINDOWS, WindowsConfig, make_enhancer
 from toolkit.pipeline.workers import Workers, WorkNeeded
 
 if TYPE_CHECKING:
@@ -235,10 +236,14 @@ class ArmRunner:
             output.words = streams[0]
         if output.partly_decoded:  # a recognizer dropped audio itself (batched: its VAD chunks only)
             output.vad_segments = dropped_audio_kept(output, duration)
-        if arm.component(ONSET_REPAIR) is not None:
-            with stage(ONSET_REPAIR.name):
-                self._repair_onsets(arm, prepared, lineage, output)
-                check_stream(output.words, duration, "repaired words")
+        for component in arm.components:  # the word stages, on the arm's final words
+            with stage(component.stage.name):
+                speech = self._speech(component.name, prepared, lineage, output)
+                done = component.stage.finish(component.config, output.words, speech)
+                if done is not None:
+                    output.words = done.words
+                    output.retimed_onsets += done.retimed_onsets
+                    check_stream(output.words, duration, f"words after {component.stage.name}")
         return output
 
     def stage_devices(self) -> dict[str, dict[str, Any]]:
@@ -391,22 +396,16 @@ class ArmRunner:
         )
         return [(w.start, w.end, w.to_json()) for w in placed]
 
-    def _repair_onsets(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> None:
-        """With an onset_repair stage, the arm's final words (after seams and combine) get the repair of
-        toolkit/pipeline/onset_repair.py against the speech of its own Silero pass on ``prepared``, mapped to
-        original time."""
-        component, config = arm.component(ONSET_REPAIR), arm.config(ONSET_REPAIR)
-        if component is None or config is None:
-            return
-        from toolkit.pipeline.onset_repair import clamp_onsets
+    def _speech(self, name: str, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> Speech:
+        """How component ``name`` asks for the speech of a Silero pass on ``prepared``: its regions in original
+        time, cached and counted as every VAD pass is (a region that maps nowhere is left out)."""
 
-        regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
-        speech = [
-            (a, b) for a, b in self._original_spans(prepared, regions) if a is not None and b is not None and b > a
-        ]
-        output.words, output.retimed_onsets = clamp_onsets(
-            output.words, speech, config.min_pause_s, config.clamp_word_s
-        )
+        def speech(silero: SileroVadConfig) -> list[tuple[float, float]]:
+            regions = self._vad_regions(name, silero, prepared, lineage, output)
+            spans = self._original_spans(prepared, regions)
+            return [(a, b) for a, b in spans if a is not None and b is not None and b > a]
+
+        return speech
 
     def _original_spans(
         self, prepared: Signal, spans: list[tuple[float, float]]

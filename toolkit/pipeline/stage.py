@@ -4,12 +4,14 @@ protocol through the registry (toolkit/pipeline/stage_registry.py), never by its
 A stage parses its ``[components.NAME]`` table into a frozen config dataclass, names the identity that goes
 into run records and cache keys, names the cause explain gives a change it made, and says what it does:
 a *signal* stage changes the prepared signal before it is cut into decode units (``prepare``: its time map
-composes onto the signal's), the others segment it, pick recognizers or change the word stream, as the
-runner's step for them does. ``StageBase`` gives the defaults, so a new stage writes only what it changes.
+composes onto the signal's), a *word* stage changes the arm's final words in original time (``finish``);
+the stages that cut the signal into units (vad, windows) or pick recognizers (second_model) are the
+runner's own steps. ``StageBase`` gives the defaults, so a new stage writes only what it changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
@@ -18,6 +20,7 @@ from toolkit.audio.signal import Signal
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -28,6 +31,8 @@ else:
 
 C = TypeVar("C", bound="StageConfig")
 JsonRecord = dict[str, object]  # a JSON object written into a run record or cache key
+# Silero's speech regions of the arm's prepared signal for these parameters, in original time (cached).
+Speech = Callable[[SileroVadConfig], list[tuple[float, float]]]
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,15 @@ class Prepared:
 
     signal: Signal
     record: JsonRecord
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A word stage's result: the arm's words, still in original time, and how many starts it moved later
+    (added to the arm output's ``retimed_onsets``)."""
+
+    words: list[Word]
+    retimed_onsets: int
 
 
 class Stage(Protocol):
@@ -85,6 +99,11 @@ class Stage(Protocol):
         """A signal stage's work on the prepared 16 kHz signal before segmentation; None for other stages."""
         ...
 
+    def finish(self, config: StageConfig, words: list[Word], speech: Speech) -> Finished | None:
+        """A word stage's work on the arm's final words (after seams and combine), with ``speech`` to ask for a
+        Silero pass; None for other stages."""
+        ...
+
 
 class StageBase(Generic[C]):
     """Defaults for a stage whose config is ``config_class`` built strictly from its table: no recognizer,
@@ -117,6 +136,9 @@ class StageBase(Generic[C]):
         return ()
 
     def prepare(self, config: StageConfig, signal: Signal) -> Prepared | None:
+        return None
+
+    def finish(self, config: StageConfig, words: list[Word], speech: Speech) -> Finished | None:
         return None
 
 

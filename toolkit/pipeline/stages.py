@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config, require_non_negative
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
+from toolkit.pipeline.onset_repair import clamp_onsets
 from toolkit.pipeline.seam_records import SeamConfig
-from toolkit.pipeline.stage import StageBase, StageConfig, subtable
+from toolkit.pipeline.stage import Finished, Speech, StageBase, StageConfig, subtable
 from toolkit.pipeline.windows import PauseConfig, check_pause_layout
 
 if TYPE_CHECKING:
@@ -262,6 +264,12 @@ class OnsetRepairStage(StageBase[OnsetRepairConfig]):
 
     def silero_sites(self) -> tuple[tuple[str, ...], ...]:
         return (("vad",),)
+
+    def finish(self, config: StageConfig, words: list[Word], speech: Speech) -> Finished:
+        """The repair of toolkit/pipeline/onset_repair.py against the speech of the stage's own Silero pass."""
+        own = self.own(config)
+        repaired, moved = clamp_onsets(words, speech(own.vad), own.min_pause_s, own.clamp_word_s)
+        return Finished(repaired, moved)
 
 
 ENHANCE, VAD, WINDOWS, SECOND_MODEL, ONSET_REPAIR = (
