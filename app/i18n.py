@@ -117,6 +117,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "detail_fallback": ("fallback de temperatura", "temperature fallback"),
     "detail_formatting": ("formatação", "formatting"),
     "detail_enhancement": ("realce", "enhancement"),
+    "detail_loudness": ("normalização de volume", "loudness normalization"),
     "detail_recognition": ("reconhecimento", "recognition"),
     "status_open": ("aberto", "open"),
     "status_decided": ("decidido", "decided"),

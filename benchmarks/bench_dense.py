@@ -131,10 +131,11 @@ def write_experiment(root: Path, manifest: Path, arms: list[str]) -> None:
     """The demo experiment with the variants' components and recognizers added, and the chosen arms."""
     head = demo_head(manifest)
     from toolkit.pipeline.experiment import load_experiment
+    from toolkit.pipeline.stages import VAD
     from toolkit.pipeline.vad_profiles import profile_table
 
     vad = table(head, "[components.vad]")
-    silero = load_experiment(DEMO).components["vad"].config.silero()
+    silero = VAD.own(load_experiment(DEMO).components["vad"].config).silero()
     extra = [
         profile_table(REGIONS_30, replace(silero, max_speech_duration_s=OLD_REGION_S)),
         with_values(vad, {"vad_profile": f'"{REGIONS_30}"', **MERGED_APART}, "vad_30"),

@@ -37,6 +37,7 @@ from toolkit.explain import explain_arms  # noqa: E402
 from toolkit.explain.seam_recall import flag_recall  # noqa: E402
 from toolkit.pipeline.engine import run_experiment  # noqa: E402
 from toolkit.pipeline.experiment import load_experiment  # noqa: E402
+from toolkit.pipeline.stages import WINDOWS  # noqa: E402
 from toolkit.pipeline.vad_profiles import profile_table  # noqa: E402
 from toolkit.runs.window_edges import window_edges  # noqa: E402
 from toolkit.scorer.metrics.seam_flags import flag_precision  # noqa: E402
@@ -91,14 +92,27 @@ def write_experiment(root: Path) -> None:
     text = DEMO.read_text(encoding="utf-8")
     head = text[: text.rindex("\n[arms]") + 1]
     windows = head[head.index("[components.windows]") : head.index("# Onset repair (toolkit/pipeline/onset_repair.py)")]
-    silero = load_experiment(DEMO).components["windows"].config.pauses.vad
+    pauses = WINDOWS.own(load_experiment(DEMO).components["windows"].config).pauses
+    assert pauses is not None, "the demo's windows move their edges into pauses"
+    silero = pauses.vad
     variants = []
     for name, (min_pause_s, settings) in PAUSE_PASSES.items():
         variant = windows.replace("[components.windows", f"[components.{name}")
         line = next(line for line in variant.splitlines() if line.startswith("min_pause_s = "))
         variant = variant.replace(line, f"min_pause_s = {min_pause_s}", 1)
         variant = variant.replace('vad_profile = "demo"', f'vad_profile = "{name}"')
-        variants.append(variant + "\n" + profile_table(name, replace(silero, **settings)))
+        variants.append(
+            variant
+            + "\n"
+            + profile_table(
+                name,
+                replace(
+                    silero,
+                    min_silence_duration_ms=settings["min_silence_duration_ms"],
+                    speech_pad_ms=settings["speech_pad_ms"],
+                ),
+            )
+        )
     (root / "experiment.toml").write_text(head + "\n" + "\n".join(variants) + "\n" + ARMS, encoding="utf-8")
 
 

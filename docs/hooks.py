@@ -112,6 +112,7 @@ def experiment_reference() -> str:
     from toolkit.asr.whisperx_backend import WhisperXConfig
     from toolkit.audio.vad import SileroVadConfig
     from toolkit.enhance import ENHANCERS
+    from toolkit.pipeline.loudness import LoudnessConfig
     from toolkit.pipeline.seam_records import SeamConfig
     from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, VadStageConfig, WindowsConfig
     from toolkit.pipeline.windows import PauseConfig
@@ -144,6 +145,7 @@ def experiment_reference() -> str:
             _fields_table(PauseConfig, every_key=True),
         ),
         ('`[components.NAME]`, `stage = "onset_repair"`', _fields_table(OnsetRepairConfig, every_key=True)),
+        ('`[components.NAME]`, `stage = "loudness"`', _fields_table(LoudnessConfig, every_key=True)),
         ('`[components.NAME]`, `stage = "second_model"`', _fields_table(SecondModelConfig)),
         *(
             (f'`[components.NAME.params]`, `stage = "enhance"`, `method = "{method}"`', _fields_table(params))

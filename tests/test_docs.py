@@ -59,6 +59,15 @@ def test_every_python_snippet_runs(page: Path, tmp_path: Path, monkeypatch) -> N
             pytest.fail(f"{name}: {type(error).__name__}: {error}")
 
 
+def test_the_architecture_page_works_one_example_of_each_extension_point() -> None:
+    """Each "Add a ..." section holds a snippet, which the test above runs."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for title in ("Add a stage", "Add a recognizer backend", "Add a gate", "Add a normalizer rule"):
+        assert f"### {title}\n" in text, title
+        section = text.split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
+        assert SNIPPET.search(section), title
+
+
 def test_no_docstring_or_page_cites_what_lies_outside_the_repository() -> None:
     """A reader has the repository: not the specification, the issue tracker or the design card it grew from
     (where the shared recordings lie is said in tests/shared_data.py and, for a user setting up, the README)."""

@@ -17,6 +17,7 @@ from tiny_corpus import tiny_experiment
 from toolkit.core.errors import InputError, InputErrors
 from toolkit.pipeline.expand import expand_arms
 from toolkit.pipeline.experiment import load_experiment
+from toolkit.pipeline.stages import WINDOWS
 
 
 def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> None:
@@ -28,14 +29,14 @@ def test_demo_experiment_loads_with_stages_in_pipeline_order(tmp_path: Path) -> 
     experiment = load_experiment(path)
     assert list(experiment.arms)[:2] == ["baseline", "vad"]
     assert experiment.arms["baseline"].components == ()
-    assert [c.stage for c in experiment.arms["all"].components] == [
+    assert [c.stage.name for c in experiment.arms["all"].components] == [
         "enhance",
         "vad",
         "windows",
         "second_model",
         "onset_repair",
     ]
-    assert experiment.arms["windows"].stage("windows").config.seam.onset_tolerance == 0.25
+    assert experiment.arms["windows"].config(WINDOWS).seam.onset_tolerance == 0.25
     assert experiment.manifest_path == tmp_path / "corpus" / "manifest.json"
 
 
@@ -280,9 +281,9 @@ def test_shifted_window_origins_add_rerun_arms_next_to_each_windowed_arm(tmp_pat
     assert list(arms)[:5] == ["baseline", "vad", "windows", "windows@12.5s", "windows@5s"]
     shifted = arms["windows@12.5s"]
     assert shifted.variant_of == "windows" and arms["windows"].variant_of is None
-    config = shifted.stage("windows").config
+    config = shifted.config(WINDOWS)
     assert (config.origin_s, config.shifted_origins_s, config.length_s) == (12.5, (), 30.0)
-    assert arms["windows"].stage("windows").config.origin_s == 0.0
+    assert arms["windows"].config(WINDOWS).origin_s == 0.0
 
 
 @pytest.mark.parametrize(

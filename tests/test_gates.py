@@ -11,9 +11,9 @@ from protocol_corpus import correct, make_corpus, make_run, turns
 from toolkit.core.errors import InputError
 from toolkit.core.transcripts import Word
 from toolkit.evaluate import evaluate_run
-from toolkit.protocol.gate_measures import DitherOutcome
+from toolkit.protocol.gate_measures import MEASURES, DitherOutcome
 from toolkit.protocol.gates import PROMOTE, RETAIN, evaluate_gates
-from toolkit.protocol.gates_file import DITHER_GATE, TEMPLATE, load_gates
+from toolkit.protocol.gates_file import DITHER_GATE, SPECS, TEMPLATE, load_gates
 from toolkit.scorer.options import ScoreOptions
 
 RECORDINGS = ("r1", "r2", "r3")
@@ -258,6 +258,10 @@ def test_unknown_and_missing_gates_are_named(tmp_path: Path) -> None:
 def test_the_template_writes_out_every_gate() -> None:
     gates = load_gates(TEMPLATE)
     assert all(g.applicable and g.threshold is not None for g in gates.gates.values())
+
+
+def test_every_gate_has_one_measure_in_the_gates_order() -> None:
+    assert list(MEASURES) == [spec.name for spec in SPECS]
 
 
 def test_a_duplication_the_baseline_made_too_is_not_counted_against_the_seam(tmp_path: Path, manifest: Path) -> None:

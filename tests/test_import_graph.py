@@ -30,7 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "demo": {"core", "audio", "formats"},
     "runs": {"core", "formats", "scorer"},
     "pipeline": {"core", "audio", "formats", "corpus", "scorer", "asr", "enhance", "runs"},
-    "explain": {"core", "runs", "scorer"},
+    "explain": {"core", "runs", "scorer", "pipeline"},
     "report": {"core", "runs", "scorer", "explain"},
     "evaluate": {"core", "corpus", "runs", "scorer", "explain", "report"},
     "protocol": {"core", "audio", "corpus", "runs", "scorer", "pipeline", "evaluate", "report", "explain"},

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from toolkit.audio.vad import LIBRARY_DEFAULTS
 from toolkit.core.errors import InputError, ToolkitError
 from toolkit.pipeline.experiment import load_experiment
+from toolkit.pipeline.stages import WINDOWS
 from toolkit.pipeline.windows import (
     EDGE,
     GRID,
@@ -183,7 +184,7 @@ def test_the_grid_needs_no_pauses_table_and_vad_pauses_cannot_do_without(tmp_pat
     with pytest.raises(InputError, match=r"needs a \[components.windows.pauses\] table"):
         load_experiment(path)
     path.write_text(text.replace('placement = "vad_pauses"', 'placement = "grid"'), encoding="utf-8")
-    config = load_experiment(path).arms["windows"].stage("windows").config
+    config = load_experiment(path).arms["windows"].config(WINDOWS)
     assert (config.placement, config.pauses) == ("grid", None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from toolkit.audio.vad import LIBRARY_DEFAULTS, merge_regions
 from toolkit.core.errors import InputError
 from toolkit.pipeline.runner import in_stream
-from toolkit.pipeline.stages import VadStageConfig, parse_stage
+from toolkit.pipeline.stages import VAD, VadStageConfig
 
 REGIONS = [(1.0, 4.0), (4.5, 9.0), (9.2, 20.0), (26.0, 28.0), (29.0, 40.0), (41.0, 80.0), (81.0, 82.0)]
 
@@ -92,11 +93,11 @@ def _table(**changes) -> dict:
 
 
 def test_vad_stage_writes_out_the_merge_and_keeps_silero_apart() -> None:
-    config = parse_stage("vad", _table(), path="exp.toml", where="components.vad")
+    config = VAD.parse(_table(), path=Path("exp.toml"), where="components.vad")
     assert isinstance(config, VadStageConfig) and config.merge_max_s == 30.0
     assert config.silero() == replace(LIBRARY_DEFAULTS, max_speech_duration_s=30.0)
     # A merge change is a different stage identity, but the Silero regions it merges are the same.
-    other = parse_stage("vad", _table(merge_max_gap_s=2.0), path="exp.toml", where="components.vad")
+    other = VAD.parse(_table(merge_max_gap_s=2.0), path=Path("exp.toml"), where="components.vad")
     assert asdict(other) != asdict(config) and other.silero() == config.silero()
 
 
@@ -115,12 +116,12 @@ def test_vad_stage_writes_out_the_merge_and_keeps_silero_apart() -> None:
 def test_bad_merge_settings_are_refused(changes: dict, message: str) -> None:
     table = {k: v for k, v in _table(**changes).items() if v is not None}
     with pytest.raises(InputError, match=message):
-        parse_stage("vad", table, path="exp.toml", where="components.vad")
+        VAD.parse(table, path=Path("exp.toml"), where="components.vad")
 
 
 def test_no_merge_allows_any_region_length() -> None:
-    config = parse_stage(
-        "vad", _table(merge_max_s=0.0, max_speech_duration_s=60.0), path="exp.toml", where="components.vad"
+    config = VAD.parse(
+        _table(merge_max_s=0.0, max_speech_duration_s=60.0), path=Path("exp.toml"), where="components.vad"
     )
     assert merge_regions([(0.0, 59.0), (59.5, 60.0)], config.merge_max_s, config.merge_max_gap_s) == [
         (0.0, 59.0),

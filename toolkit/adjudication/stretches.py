@@ -23,6 +23,7 @@ from toolkit.audio.vad import LIBRARY_DEFAULTS, SAMPLE_RATE, SileroVadConfig, me
 from toolkit.corpus.manifest import RecordingEntry
 from toolkit.pipeline.cache import ResultCache, read_vad_entry, unenhanced_lineage, vad_key, write_vad_entry
 from toolkit.pipeline.experiment import Experiment
+from toolkit.pipeline.stages import ENHANCE, VAD
 
 MAX_STRETCH_S = 15.0
 JOIN_PAUSE_S = 0.5
@@ -90,9 +91,9 @@ def fixed(duration: float, length: float = FALLBACK_S) -> list[Stretch]:
 def vad_config(experiment: Experiment) -> SileroVadConfig:
     """The Silero parameters of the experiment's first VAD stage in an arm without enhancement."""
     for arm in experiment.arms.values():
-        vad = arm.stage("vad")
-        if vad is not None and arm.stage("enhance") is None:
-            return vad.config.silero()
+        vad = arm.config(VAD)
+        if vad is not None and arm.component(ENHANCE) is None:
+            return vad.silero()
     return LIBRARY_DEFAULTS
 
 

@@ -276,7 +276,8 @@ def true_text_decoder(whisper: Any) -> Callable[[list[int]], str]:
     from faster_whisper.tokenizer import Tokenizer
 
     tokenizer = Tokenizer(whisper.hf_tokenizer, whisper.model.is_multilingual, task="transcribe", language="pt")
-    return tokenizer.decode
+    decode: Callable[[list[int]], str] = tokenizer.decode
+    return decode
 
 
 def recognizer_identity(backend: str, decoder: str, model: ModelInfo, config: DecodingConfig) -> dict[str, Any]:

@@ -207,8 +207,8 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
             else np.zeros((0, 2))
         )
         context = RecordingContext(
-            SideRecord.of(evaluation.outputs.get((arm, rid))),
-            SideRecord.of(evaluation.outputs.get((base_name, rid))),
+            SideRecord.of(evaluation.outputs.get((arm, rid)), _stages(evaluation, arm)),
+            SideRecord.of(evaluation.outputs.get((base_name, rid)), _stages(evaluation, base_name)),
             nonspeech,
             evaluation.options.seam_margin_s,
         )
@@ -233,6 +233,12 @@ def explain(evaluation: Evaluation, arm: str, against: str | None = None) -> Exp
 def explain_arms(evaluation: Evaluation) -> dict[str, Explanation]:
     """Every arm compared with the baseline in ``evaluation``, explained against it, in the run's order."""
     return {arm: explain(evaluation, arm) for arm in evaluation.comparisons}
+
+
+def _stages(evaluation: Evaluation, arm: str) -> list[str]:
+    """The names of ``arm``'s stages, as its run recorded them."""
+    record = evaluation.record.config.arm(arm)
+    return [] if record is None else [component["stage"] for component in record["components"]]
 
 
 def _turns(utterance_of_word: np.ndarray | None, at: AlignedTokens) -> np.ndarray:

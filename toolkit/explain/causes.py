@@ -14,7 +14,9 @@ applies is the change's:
    the other did not;
 5. **formatting**: the erring side wrote the reference word in another form only (accents, case,
    hyphens, spaces): a probable normalizer gap, not a recognition difference;
-6. **enhancement**: the arm enhances its audio (and nothing above applies);
+6. a **stage's cause**: the arm has a stage that changes its whole signal and the baseline has not
+   (``enhancement``, ``loudness``: the cause each such stage names in the stage registry,
+   toolkit/pipeline/stage_registry.py, the first in pipeline order), and nothing above applies;
 7. **recognition**: the rest: the recognizer heard differently.
 
 A word is located in time as the scorer locates a seam omission (its own time, else its partner's,
@@ -30,21 +32,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from toolkit.explain.changes import ARM, Change
+from toolkit.pipeline.stage_registry import all_presence_causes, presence_causes
 from toolkit.runs.arm_output_file import ArmOutputFile
 from toolkit.scorer.metrics.aligned import AlignedTokens
 from toolkit.scorer.metrics.intervals import merge, overlap
 from toolkit.scorer.metrics.seam_errors import locate_reference_token
 
-VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, ENHANCEMENT, RECOGNITION = (
+VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, RECOGNITION = (
     "vad cut",
     "seam",
     "non-speech",
     "fallback",
     "formatting",
-    "enhancement",
     "recognition",
 )
-CAUSES = (VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, ENHANCEMENT, RECOGNITION)
+CAUSES = (VAD_CUT, SEAM, NONSPEECH, FALLBACK, FORMATTING, *all_presence_causes(), RECOGNITION)
 FIRST_TEMPERATURE = "first temperature"
 
 
@@ -55,13 +57,14 @@ class SideRecord:
     speech: np.ndarray | None  # merged regions that reached the recognizer (None: all audio did)
     seams: np.ndarray  # shared window intervals (k, 2)
     hot: np.ndarray  # merged spans of segments decoded above the first temperature
-    enhanced: bool
+    stage_causes: tuple[str, ...]  # the causes of its stages that change the whole signal, in pipeline order
 
     @classmethod
-    def of(cls, output: ArmOutputFile | None) -> SideRecord:
-        """From an arm's full output (``outputs/<arm>/<recording>.json``); None for a failed arm."""
+    def of(cls, output: ArmOutputFile | None, stages: list[str]) -> SideRecord:
+        """From an arm's full output (``outputs/<arm>/<recording>.json``; None for a failed arm) and the names
+        of its stages (from the run record)."""
         if output is None:
-            return cls(speech=None, seams=np.zeros((0, 2)), hot=merge([]), enhanced=False)
+            return cls(speech=None, seams=np.zeros((0, 2)), hot=merge([]), stage_causes=())
         speech = output.mapped_speech()
         hot = [
             (s["start"], s["end"])
@@ -75,7 +78,7 @@ class SideRecord:
             speech=None if speech is None else merge(speech),
             seams=np.array(sorted(set(seams)), dtype=float).reshape(-1, 2),
             hot=merge(hot),
-            enhanced=output.enhancement is not None,
+            stage_causes=presence_causes(stages),
         )
 
 
@@ -147,6 +150,7 @@ def cause_of(change: Change, arm: AlignedTokens, base: AlignedTokens, context: R
             return FALLBACK
     if _only_form(change, at):
         return FORMATTING
-    if context.arm.enhanced and not context.baseline.enhanced:
-        return ENHANCEMENT
+    for cause in context.arm.stage_causes:
+        if cause not in context.baseline.stage_causes:
+            return cause
     return RECOGNITION

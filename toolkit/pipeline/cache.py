@@ -43,9 +43,10 @@ class ResultCache:
         if not path.is_file():
             return None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            entry = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             return None  # unreadable entries are recomputed and overwritten
+        return entry if isinstance(entry, dict) else None  # so is one that is not an object
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         atomic_write_json(self._path(key), value)

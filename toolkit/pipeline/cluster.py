@@ -267,7 +267,8 @@ class Cluster:
         if self.slurm is None:
             return None
         workers = len(self.client.scheduler_info()["workers"])
-        return self.slurm.housekeep(recordings_left, workers)
+        reason: str | None = self.slurm.housekeep(recordings_left, workers)
+        return reason
 
     def _died(self, error: Exception) -> str:
         """One line for a task Dask gave up on: its workers died (killed, out of memory, SLURM ended their jobs)."""

@@ -13,8 +13,11 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+from toolkit.pipeline.stage_registry import STAGES
+
 PACKAGE = Path(__file__).resolve().parents[1]
-# The source of each step, as paths under toolkit/ (a folder stands for its .py files).
+# The source of each step, as paths under toolkit/ (a folder stands for its .py files): the steps below, and
+# each stage that names its own code (``Stage.sources``: its cached or signal step) under the stage's name.
 STEP_SOURCES: dict[str, tuple[str, ...]] = {
     "decode": (
         "asr",
@@ -30,7 +33,6 @@ STEP_SOURCES: dict[str, tuple[str, ...]] = {
         "formats/whisper_json.py",
     ),
     "vad": ("audio/vad.py", "audio/signal.py", "audio/timemap.py"),
-    "enhance": ("enhance", "audio/signal.py", "audio/timemap.py"),
     "dither": ("audio/dither.py", "audio/signal.py"),
     "arm": (
         "pipeline",
@@ -42,6 +44,7 @@ STEP_SOURCES: dict[str, tuple[str, ...]] = {
         "scorer/align.py",
         "scorer/normalize/same_word.py",
     ),
+    **{stage.name: stage.sources for stage in STAGES if stage.sources},
 }
 
 

@@ -18,6 +18,9 @@ from toolkit.core.errors import InputError, Mistakes
 from toolkit.core.names import path_name_problem, unknown_name
 from toolkit.core.text import read_text
 from toolkit.pipeline.imported import ImportedArm, read_import
+from toolkit.pipeline.stage import Stage, StageBase, StageConfig
+from toolkit.pipeline.stage_registry import position, stage_named
+from toolkit.pipeline.stages import WINDOWS
 from toolkit.pipeline.vad_profiles import PROFILES, resolve_vad_profiles
 from toolkit.scorer.options import ScoreOptions, checked_options
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from toolkit.scorer.options import ScoreOptions
 
 T = TypeVar("T")
+C = TypeVar("C", bound=StageConfig)
 
 
 @dataclass(frozen=True)
@@ -49,16 +53,14 @@ class RecognizerSpec:
 
 @dataclass(frozen=True)
 class Component:
-    """A named, fully configured stage (``stage`` is one of toolkit.pipeline.stages.STAGES)."""
+    """A named, fully configured stage (one of toolkit.pipeline.stage_registry.STAGES)."""
 
     name: str
-    stage: str
-    config: Any
+    stage: Stage
+    config: StageConfig
 
-    def to_json(self) -> dict[str, Any]:
-        from toolkit.pipeline.stages import stage_identity
-
-        return {"name": self.name, "stage": self.stage, "config": stage_identity(self.config)}
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "stage": self.stage.name, "config": self.stage.identity(self.config)}
 
 
 @dataclass(frozen=True)
@@ -71,18 +73,26 @@ class Arm:
     variant_of: str | None = None
     imported: ImportedArm | None = None
 
-    def stage(self, stage: str) -> Component | None:
-        return next((c for c in self.components if c.stage == stage), None)
+    def component(self, stage: Stage) -> Component | None:
+        """The arm's component of ``stage`` (an arm has at most one per stage), or None."""
+        return next((c for c in self.components if c.stage is stage), None)
+
+    def config(self, stage: StageBase[C]) -> C | None:
+        """The config of the arm's ``stage`` component, typed as that stage's, or None."""
+        component = self.component(stage)
+        return None if component is None else stage.own(component.config)
 
     def origin_variants(self) -> list[Arm]:
         """This arm rerun at each of its windows' shifted origins, named ``NAME@<origin>s``."""
-        windows = self.stage("windows")
-        if windows is None:
+        windows = self.component(WINDOWS)
+        config = self.config(WINDOWS)
+        if windows is None or config is None:
             return []
         variants = []
-        for origin in windows.config.shifted_origins_s:
-            config = replace(windows.config, origin_s=origin, shifted_origins_s=())
-            moved = Component(f"{windows.name}@{origin:g}s", "windows", config)
+        for origin in config.shifted_origins_s:
+            moved = Component(
+                f"{windows.name}@{origin:g}s", WINDOWS, replace(config, origin_s=origin, shifted_origins_s=())
+            )
             components = tuple(moved if c is windows else c for c in self.components)
             variants.append(Arm(f"{self.name}@{origin:g}s", components, variant_of=self.name))
         return variants
@@ -337,23 +347,18 @@ def _recognizer(path: Path, name: str, table: Any) -> RecognizerSpec:
 
 
 def _component(path: Path, name: str, table: Any, recognizers: dict[str, Any] | None, primary: str | None) -> Component:
-    """``[components.NAME]``; a second model's recognizer is checked against the declared recognizers
-    (``None``: their section was refused, so it cannot be)."""
-    from toolkit.pipeline.stages import STAGES, parse_stage
-
+    """``[components.NAME]``; the recognizers a stage decodes with are checked against the declared
+    recognizers (``None``: their section was refused, so they cannot be)."""
     _entry(path, "components", name, table)
-    stage = table.get("stage")
-    if stage not in STAGES:
-        raise InputError(path, f"[components.{name}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
-    params = {k: v for k, v in table.items() if k != "stage"}
-    config = parse_stage(stage, params, path=path, where=f"components.{name}")
-    if stage == "second_model" and recognizers is not None:
-        if config.recognizer not in recognizers or config.recognizer == primary:
+    where = f"components.{name}"
+    stage = stage_named(table.get("stage"), path=path, where=where)
+    config = stage.parse({k: v for k, v in table.items() if k != "stage"}, path=path, where=where)
+    for recognizer in stage.recognizers(config):
+        if recognizers is not None and (recognizer not in recognizers or recognizer == primary):
             other = f" other than the primary {primary!r}" if primary is not None else ""  # None: it was refused
             raise InputError(
                 path,
-                f"[components.{name}] recognizer {config.recognizer!r} must be one of "
-                f"[recognizers]{other}: {', '.join(recognizers)}",
+                f"[{where}] recognizer {recognizer!r} must be one of [recognizers]{other}: {', '.join(recognizers)}",
             )
     return Component(name, stage, config)
 
@@ -376,8 +381,6 @@ def _arm(
 ) -> Arm | None:
     """The arm, or None when it names a component that was itself refused (``declared`` None: every one
     was), since what it would be cannot be known."""
-    from toolkit.pipeline.stages import STAGES
-
     _require_path_name(path, "arm", name)
     if isinstance(members, dict):
         return _imported_arm(path, name, members)
@@ -397,11 +400,11 @@ def _arm(
     if any(m not in components for m in members):
         return None
     chosen = [components[m] for m in members]
-    stages = [c.stage for c in chosen]
+    stages = [c.stage.name for c in chosen]
     repeated = sorted({s for s in stages if stages.count(s) > 1})
     if repeated:
         raise InputError(path, f"arm {name!r} has more than one {', '.join(repeated)} component")
-    chosen.sort(key=lambda c: list(STAGES).index(c.stage))
+    chosen.sort(key=lambda c: position(c.stage.name))
     return Arm(name, tuple(chosen))
 
 

@@ -100,7 +100,7 @@ class RecognizerPool(Workers):
         from toolkit.core.devices import NoCuda
 
         try:
-            return self._recognizers[name].runtime()
+            return dict(self._recognizers[name].runtime())
         except NoCuda as error:
             raise InputError(self.experiment_path, f"[recognizers.{name}.decoding] {error}") from None
 

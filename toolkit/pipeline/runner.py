@@ -1,4 +1,5 @@
-"""Run one arm on one recording: enhance, resample, segment, decode, map back, reconcile, combine, repair onsets.
+"""Run one arm on one recording: enhance, resample, the signal stages (loudness), segment, decode, map back,
+reconcile, combine, repair onsets; each stage is found through its object in the stage registry, never its name.
 
 Every word leaves this module in original recording time: each decoded unit is a Signal
 whose composed time map leads back to the original, and a recognizer time that cannot be
@@ -13,10 +14,10 @@ Decoding, VAD and enhancement results are cached by content, so arms that share 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.audio.dither import Dither
 from toolkit.audio.signal import Signal, crop, cut, resample
@@ -31,8 +32,13 @@ from toolkit.pipeline.experiment import Arm, Experiment
 from toolkit.pipeline.measure import Measurement
 from toolkit.pipeline.recognizers import RecognizerPool
 from toolkit.pipeline.skipped_speech import inserted, skipped_stretches
-from toolkit.pipeline.stages import OnsetRepairConfig, SecondModelConfig, WindowsConfig
+from toolkit.pipeline.stage import Speech
+from toolkit.pipeline.stages import ENHANCE, SECOND_MODEL, VAD, WINDOWS, WindowsConfig, make_enhancer
 from toolkit.pipeline.workers import Workers, WorkNeeded
+
+if TYPE_CHECKING:
+    from toolkit.enhance.base import EnhancementResult, Enhancer
+    from toolkit.pipeline.stages import EnhanceConfig
 
 SAMPLE_RATE = 16_000
 UNIT_KINDS = ("decode", "vad", "enhance")  # the cached units of work, counted computed or reused
@@ -106,6 +112,8 @@ class ArmOutput:
     decoded: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     partly_decoded: bool = False
     retimed_onsets: int = 0  # words whose start the onset repair moved later (toolkit/pipeline/onset_repair.py)
+    # What each signal stage (StageBase.prepare) did to the recording, by stage name (a loudness gain).
+    prepared: dict[str, dict[str, object]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     # Each unit of work by its cache key, with its kind and measured cost: arms that share a decode,
     # a VAD pass or an enhancement name the same key, so a run's cost counts it once (ablate plan).
@@ -131,6 +139,9 @@ class ArmOutput:
         """The output as its run folder stores it (toolkit.runs.arm_output_file), with the unit key and code
         that made it and what this run spent on it."""
         rtf = round(self.compute.wall_s / duration, 4) if duration > 0 else None
+        fields = asdict(self)
+        if not self.prepared:  # an arm without a signal stage stores what it stored before there were any
+            del fields["prepared"]
         return {
             "unit_key": unit_key,
             "code": code,
@@ -138,16 +149,14 @@ class ArmOutput:
             "recording": recording,
             "duration": duration,
             "this_run": this_run,
-            **asdict(self),
+            **fields,
             "compute": self.compute.to_json(),  # rounded
             "real_time_factor": rtf,
         }
 
 
-def _enhancer_service(config: Any) -> Any:
+def _enhancer_service(config: EnhanceConfig) -> Callable[[Signal], EnhancementResult]:
     """In a worker: build the enhancer (loading its model); each request enhances one signal."""
-    from toolkit.pipeline.stages import make_enhancer
-
     return make_enhancer(config).run
 
 
@@ -170,8 +179,6 @@ class ArmRunner:
         arms: list[Arm],
         dither: Dither | None = None,
     ) -> None:
-        from toolkit.pipeline.stages import make_enhancer
-
         self.experiment = experiment
         self.dither = dither
         self.cache = cache
@@ -181,10 +188,10 @@ class ArmRunner:
         self.stages = Workers()
         # Built once, before any decoding, so a model that cannot load (or a device this machine
         # lacks) stops the run up front.
-        self._enhancers = {}
-        for component in (c for arm in arms for c in arm.components if c.stage == "enhance"):
+        self._enhancers: dict[str, Enhancer] = {}
+        for component in (c for arm in arms for c in arm.components if c.stage is ENHANCE):
             try:
-                self._enhancers[component.name] = make_enhancer(component.config)
+                self._enhancers[component.name] = make_enhancer(ENHANCE.own(component.config))
             except InputError as error:
                 raise InputError(experiment.path, f"[components.{component.name}] {error.problem}") from None
 
@@ -197,11 +204,12 @@ class ArmRunner:
         if self.dither is not None:
             original = self.dither.apply(original, audio_sha256)
             source["dither"] = dither_identity(self.dither)
-        with stage("enhance"):
+        with stage(ENHANCE.name):
             prepared, lineage = self._enhance(arm, source, original, output)
             prepared = resample(prepared, SAMPLE_RATE)
         lineage = {**lineage, "sample_rate": SAMPLE_RATE}
-        with stage("vad" if arm.stage("vad") else "segment"):
+        prepared = self._prepare(arm, prepared, lineage, output)
+        with stage(VAD.name if arm.component(VAD) else "segment"):
             groups = self._segment(arm, prepared, lineage, output)
 
         names = self.recognizers_for(arm)
@@ -210,17 +218,17 @@ class ArmRunner:
         if len(streams) == 2:
             from toolkit.pipeline.combine import combine_streams
 
-            config: SecondModelConfig = arm.stage("second_model").config  # type: ignore[union-attr]
-            collar = config.pair_collar_s
+            config = arm.config(SECOND_MODEL)
+            collar = None if config is None else config.pair_collar_s
             if collar is None:  # the experiment loader refuses a combine without it
                 raise ValueError('mode = "combine" needs pair_collar_s')
-            with stage("second_model combine"):
+            with stage(f"{SECOND_MODEL.name} combine"):
                 output.words, output.disagreements = combine_streams(
                     streams[0], streams[1], labels=(names[0], names[1]), pair_collar_s=collar
                 )
                 check_stream(output.words, duration, "combined words")
             output.notes.append(
-                f"combined {names[0]} with {names[1]}: words paired within {config.pair_collar_s} s; each "
+                f"combined {names[0]} with {names[1]}: words paired within {collar} s; each "
                 "disagreement run goes to the side with the higher mean word confidence (ties keep the first), "
                 "grown where needed so the words stay in time order"
             )
@@ -228,10 +236,14 @@ class ArmRunner:
             output.words = streams[0]
         if output.partly_decoded:  # a recognizer dropped audio itself (batched: its VAD chunks only)
             output.vad_segments = dropped_audio_kept(output, duration)
-        if arm.stage("onset_repair") is not None:
-            with stage("onset_repair"):
-                self._repair_onsets(arm, prepared, lineage, output)
-                check_stream(output.words, duration, "repaired words")
+        for component in arm.components:  # the word stages, on the arm's final words
+            with stage(component.stage.name):
+                speech = self._speech(component.name, prepared, lineage, output)
+                done = component.stage.finish(component.config, output.words, speech)
+                if done is not None:
+                    output.words = done.words
+                    output.retimed_onsets += done.retimed_onsets
+                    check_stream(output.words, duration, f"words after {component.stage.name}")
         return output
 
     def stage_devices(self) -> dict[str, dict[str, Any]]:
@@ -242,18 +254,12 @@ class ArmRunner:
         devices: dict[str, dict[str, Any]] = {}
         for arm in self.arms:
             for component in arm.components:
-                config = component.config
-                passes = {
-                    "vad": lambda c: c.silero(),
-                    "windows": lambda c: c.pauses.vad if c.pauses is not None else None,
-                    "onset_repair": lambda c: c.vad,
-                }
-                if component.stage in passes and (silero := passes[component.stage](config)) is not None:
+                for silero in component.stage.silero_passes(component.config):
                     try:
                         devices[component.name] = device_record(silero_device(silero))
                     except ValueError as error:
                         raise InputError(self.experiment.path, f"[components.{component.name}] {error}") from None
-                elif component.stage == "enhance":
+                if component.stage is ENHANCE:
                     devices[component.name] = self._enhancers[component.name].identity()["runs_on"]
         return devices
 
@@ -269,10 +275,9 @@ class ArmRunner:
         """The recognizers ``arm`` decodes with, in combine order (none for an imported arm)."""
         if arm.imported is not None:
             return []
-        second = arm.stage("second_model")
-        if second is None:
+        config = arm.config(SECOND_MODEL)
+        if config is None:
             return [self.experiment.primary]
-        config: SecondModelConfig = second.config
         return [config.recognizer] if config.mode == "replace" else [self.experiment.primary, config.recognizer]
 
     # --- stages -------------------------------------------------------------------------
@@ -281,19 +286,19 @@ class ArmRunner:
     ) -> tuple[Signal, dict[str, Any]]:
         """The arm's enhanced signal (cached) and its lineage: ``source`` (the audio, and its dither if any)
         and the enhancer."""
-        component = arm.stage("enhance")
-        lineage: dict[str, Any] = {**source, "enhance": None}
+        component = arm.component(ENHANCE)
+        lineage: dict[str, Any] = {**source, ENHANCE.name: None}
         if component is None:
             return original, lineage
         enhancer = self._enhancers[component.name]
         identity = enhancer.identity()
-        key = self.cache.key_for({"kind": "enhance", **source, "enhancer": identity, "code": code_digest("enhance")})
+        key = self.cache.key_for({"kind": "enhance", **source, "enhancer": identity, "code": code_digest(ENHANCE.name)})
         cached, samples = self.cache.get(key), self.cache.get_array(key)
         if samples is None:  # an entry is complete only with its array
             cached = None
         computed = cached is None
         if cached is None or samples is None:
-            worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (component.config,))
+            worker = self.stages.get(f"enhance {component.name}", _enhancer_service, (ENHANCE.own(component.config),))
             result, spent = worker.call(original)
             samples = result.signal.samples
             cached = {
@@ -307,31 +312,45 @@ class ArmRunner:
         output.count("enhance", key, cached["measurement"], computed)
         output.enhancement = {**identity, **cached["meta"], "measurement": cached["measurement"]}
         enhanced = Signal(samples, cached["sample_rate"], TimeMap.from_json(cached["timemap"]))
-        lineage["enhance"] = identity
+        lineage[ENHANCE.name] = identity
         return enhanced, lineage
+
+    def _prepare(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> Signal:
+        """The arm's signal stages (those with a ``prepare``), in pipeline order, on the 16 kHz signal: each one's
+        identity and code join the lineage (so every later cache key holds them: none is keyed without one) and
+        its record the arm's output."""
+        for component in arm.components:
+            name = component.stage.name
+            with stage(name):
+                done = component.stage.prepare(component.config, prepared)
+            if done is not None:
+                prepared = done.signal
+                lineage[name] = {"config": component.stage.identity(component.config), "code": code_digest(name)}
+                output.prepared[name] = done.record
+        return prepared
 
     def _segment(
         self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput
     ) -> list[list[DecodeUnit]]:
         """Units to decode, grouped: units in one group are overlapping windows to reconcile."""
-        vad = arm.stage("vad")
-        windows = arm.stage("windows")
-        if vad is None:
+        vad, vad_config = arm.component(VAD), arm.config(VAD)
+        windows, windows_config = arm.component(WINDOWS), arm.config(WINDOWS)
+        if vad is None or vad_config is None:
             streams = [("full", [(0.0, prepared.duration)], False)]
         else:
-            speech = self._vad_regions(vad.name, vad.config.silero(), prepared, lineage, output)
+            speech = self._vad_regions(vad.name, vad_config.silero(), prepared, lineage, output)
             output.vad_segments = self._original_spans(prepared, speech)
             # Cut & merge: each unit is cropped whole (pauses between its regions kept), so its time map is
             # the prepared signal's, offset by the unit's start; joined, the units go back to back in one stream.
-            regions = merge_regions(speech, vad.config.merge_max_s, vad.config.merge_max_gap_s)
-            if vad.config.join_units and regions:
+            regions = merge_regions(speech, vad_config.merge_max_s, vad_config.merge_max_gap_s)
+            if vad_config.join_units and regions:
                 streams = [("vadjoined", regions, True)]
             else:
                 streams = [(f"vad{i:03d}", [unit], False) for i, unit in enumerate(regions)]
         groups = []
         for prefix, pieces, joined in streams:
             kept = tuple(pieces) if joined else ()
-            if windows is None:
+            if windows is None or windows_config is None:
                 groups.append([DecodeUnit(prefix, cut(prepared, pieces), (pieces[0][0], pieces[-1][1]), joined=kept)])
                 continue
             # A unit's windows are cropped from (and keyed by their span of) the prepared signal, a joined
@@ -346,14 +365,17 @@ class ArmRunner:
                         placement,
                         kept,
                     )
-                    for i, (a, b, placement) in enumerate(self._windows(windows, prepared, pieces, lineage, output))
+                    for i, (a, b, placement) in enumerate(
+                        self._windows(windows.name, windows_config, prepared, pieces, lineage, output)
+                    )
                 ]
             )
         return groups
 
     def _windows(
         self,
-        component: Any,
+        name: str,
+        config: WindowsConfig,
         prepared: Signal,
         pieces: list[tuple[float, float]],
         lineage: dict[str, Any],
@@ -361,7 +383,6 @@ class ArmRunner:
     ) -> list[tuple[float, float, dict[str, str] | None]]:
         """Window spans over the stream of ``pieces`` of ``prepared`` put back to back (one piece: a unit or the
         whole file), in the stream's seconds: on the grid, or with edges in the pauses of a VAD pass."""
-        config: WindowsConfig = component.config
         duration = sum(end - start for start, end in pieces)
         if config.placement == "grid":
             from toolkit.pipeline.windows import plan_windows
@@ -369,31 +390,24 @@ class ArmRunner:
             return [(a, b, None) for a, b in plan_windows(duration, config.length_s, config.overlap_s, config.origin_s)]
         from toolkit.pipeline.windows import plan_pause_windows
 
-        regions = self._vad_regions(
-            f"{component.name.split('@')[0]}.pauses", config.pauses.vad, prepared, lineage, output
-        )
+        if config.pauses is None:  # WindowsConfig refuses vad_pauses without its pauses table
+            raise ValueError('placement = "vad_pauses" needs its pauses table')
+        regions = self._vad_regions(f"{name.split('@')[0]}.pauses", config.pauses.vad, prepared, lineage, output)
         placed = plan_pause_windows(
             duration, config.length_s, config.overlap_s, config.origin_s, in_stream(regions, pieces), config.pauses
         )
         return [(w.start, w.end, w.to_json()) for w in placed]
 
-    def _repair_onsets(self, arm: Arm, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> None:
-        """With an onset_repair stage, the arm's final words (after seams and combine) get the repair of
-        toolkit/pipeline/onset_repair.py against the speech of its own Silero pass on ``prepared``, mapped to
-        original time."""
-        component = arm.stage("onset_repair")
-        if component is None:
-            return
-        from toolkit.pipeline.onset_repair import clamp_onsets
+    def _speech(self, name: str, prepared: Signal, lineage: dict[str, Any], output: ArmOutput) -> Speech:
+        """How component ``name`` asks for the speech of a Silero pass on ``prepared``: its regions in original
+        time, cached and counted as every VAD pass is (a region that maps nowhere is left out)."""
 
-        config: OnsetRepairConfig = component.config
-        regions = self._vad_regions(component.name, config.vad, prepared, lineage, output)
-        speech = [
-            (a, b) for a, b in self._original_spans(prepared, regions) if a is not None and b is not None and b > a
-        ]
-        output.words, output.retimed_onsets = clamp_onsets(
-            output.words, speech, config.min_pause_s, config.clamp_word_s
-        )
+        def speech(silero: SileroVadConfig) -> list[tuple[float, float]]:
+            regions = self._vad_regions(name, silero, prepared, lineage, output)
+            spans = self._original_spans(prepared, regions)
+            return [(a, b) for a, b in spans if a is not None and b is not None and b > a]
+
+        return speech
 
     def _original_spans(
         self, prepared: Signal, spans: list[tuple[float, float]]
@@ -440,25 +454,26 @@ class ArmRunner:
                 from toolkit.pipeline.seam_records import WindowResult
                 from toolkit.pipeline.seams import reconcile
 
-                with stage(f"windows (seams of {name})"):
+                windows = arm.config(WINDOWS)
+                if windows is None:  # only the windows stage puts more than one unit in a group
+                    raise ValueError(f"decode units of {name} overlap without a windows stage")
+                with stage(f"{WINDOWS.name} (seams of {name})"):
                     results = [
                         WindowResult(window_id=unit.unit_id, start=span[0], end=span[1], words=unit_words)
                         for unit, unit_words in zip(group, decoded)
                         for span in [unit.original_span]
                     ]
-                    merged, reports = reconcile(results, arm.stage("windows").config.seam)  # type: ignore[union-attr]
+                    merged, reports = reconcile(results, windows.seam)
                     check_stream(merged, duration, "reconciled words")
                 output.seams.extend({"recognizer": name, **report.to_json()} for report in reports)
-            vad = arm.stage("vad")
-            if len(group) == 1 and group[0].joined and vad is not None and vad.config.redecode_skipped_s > 0:
-                with stage(f"vad (skipped speech of {name})"):
-                    merged = self._redecode_skipped(
-                        name, group[0], merged, vad.config.redecode_skipped_s, lineage, output
-                    )
+            vad = arm.config(VAD)
+            if len(group) == 1 and group[0].joined and vad is not None and vad.redecode_skipped_s > 0:
+                with stage(f"{VAD.name} (skipped speech of {name})"):
+                    merged = self._redecode_skipped(name, group[0], merged, vad.redecode_skipped_s, lineage, output)
                     check_stream(merged, duration, "words with skipped speech decoded again")
             words.extend(merged)
         if len(groups) > 1:
-            with stage(f"vad (cut & merge join of {name})"):
+            with stage(f"{VAD.name} (cut & merge join of {name})"):
                 check_stream(words, duration, "joined words")
         return words
 

@@ -1,25 +1,33 @@
-"""The stage types an arm can combine, in pipeline order, and how each is configured.
+"""The stages the pipeline was built with: each one's config dataclass and its stage class.
 
 enhance (waveform) -> vad (speech regions, merged into decode units) -> windows (overlapping
 windows, inside VAD units when both are on) -> second_model (replace or combine the recognizer)
 -> onset_repair (long words that run through a VAD pause cut back to the speech onset, on the
-arm's final words, whatever stages made them). Each
-stage's parameters are parsed strictly (``toolkit.core.config.build_config``) into a dataclass
-whose fields are all written out in the experiment file.
+arm's final words, whatever stages made them). The registry (toolkit/pipeline/stage_registry.py)
+lists them, and stages added since in their own modules, in pipeline order. Each stage's parameters
+are parsed strictly (``toolkit.core.config.build_config``) into a dataclass whose fields are all
+written out in the experiment file.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config, require_non_negative
 from toolkit.core.errors import InputError
+from toolkit.core.transcripts import Word
+from toolkit.pipeline.onset_repair import clamp_onsets
+from toolkit.pipeline.seam_records import SeamConfig
+from toolkit.pipeline.stage import Finished, Speech, StageBase, StageConfig, subtable
+from toolkit.pipeline.windows import PauseConfig, check_pause_layout
 
-STAGES = ("enhance", "vad", "windows", "second_model", "onset_repair")
+if TYPE_CHECKING:
+    from toolkit.enhance.base import Enhancer
+
 
 
 @dataclass(frozen=True)
@@ -84,8 +92,8 @@ class WindowsConfig:
     origin_s: float
     shifted_origins_s: tuple[float, ...]
     placement: Literal["grid", "vad_pauses"]
-    seam: Any
-    pauses: Any
+    seam: SeamConfig
+    pauses: PauseConfig | None  # placement = "vad_pauses" only
 
     def __post_init__(self) -> None:
         if self.length_s <= 0 or self.overlap_s < 0:
@@ -105,8 +113,8 @@ class WindowsConfig:
         if len({self.origin_s, *self.shifted_origins_s}) != 1 + len(self.shifted_origins_s):
             raise ValueError("shifted_origins_s must differ from origin_s and from each other")
         if self.placement == "vad_pauses":
-            from toolkit.pipeline.windows import check_pause_layout
-
+            if self.pauses is None:
+                raise ValueError('placement = "vad_pauses" needs its pauses table')
             check_pause_layout(self.length_s, self.overlap_s, self.pauses.search_s)
 
 
@@ -157,39 +165,122 @@ class EnhanceConfig:
     params: dict[str, Any]
 
 
-def _subtable(table: dict[str, Any], key: str, config_class: type, what: str, *, path: Path, where: str) -> Any:
-    """Take the required nested table ``[where.key]`` out of ``table`` and build its configuration."""
-    sub = table.pop(key, None)
-    if not isinstance(sub, dict):
-        raise InputError(path, f"[{where}.{key}] must be a table of {what}")
-    return build_config(config_class, sub, path=path, where=f"{where}.{key}")
+class EnhanceStage(StageBase[EnhanceConfig]):
+    """Speech enhancement of the whole recording (toolkit/enhance), before resampling; the runner runs the
+    enhancer in its own worker and caches its signal (with the enhancer's delay as its time map)."""
+
+    name = "enhance"
+    config_class = EnhanceConfig
+    cause = "enhancement"
+    sources = ("enhance", "audio/signal.py", "audio/timemap.py")
+
+    def parse(self, table: dict[str, object], *, path: Path, where: str) -> EnhanceConfig:
+        """``method`` plus a ``params`` table naming every parameter of that enhancer."""
+        import dataclasses
+
+        from toolkit.enhance import ENHANCERS
+
+        extra = sorted(set(table) - {"method", "params"})
+        if extra:
+            raise InputError(path, f"[{where}] has unknown key(s) {', '.join(extra)}; use method and [{where}.params]")
+        method = table.get("method")
+        if not isinstance(method, str) or method not in ENHANCERS:
+            raise InputError(path, f"[{where}] method must be one of {', '.join(ENHANCERS)}, not {method!r}")
+        params = table.get("params")
+        if not isinstance(params, dict):
+            raise InputError(path, f"[{where}.params] must be a table of every {method} parameter")
+        missing = [f.name for f in dataclasses.fields(ENHANCERS[method][1]) if f.name not in params]
+        if missing:
+            raise InputError(path, f"[{where}.params] must write out every parameter; missing {', '.join(missing)}")
+        try:
+            ENHANCERS[method][1].from_mapping(params)  # checks types and ranges, loads no model
+        except InputError as error:
+            raise InputError(path, f"[{where}.params] {error.problem}") from None
+        return EnhanceConfig(method, dict(params))
 
 
-def parse_stage(stage: str, params: dict[str, Any], *, path: Path, where: str) -> Any:
-    """Build a stage's configuration, refusing unknown, missing or ill-typed parameters."""
-    if stage == "vad":
-        return build_config(VadStageConfig, params, path=path, where=where)
-    if stage == "windows":
+class VadStage(StageBase[VadStageConfig]):
+    """Silero's speech regions, cut & merged into the units decoded (toolkit/audio/vad.py)."""
+
+    name = "vad"
+    config_class = VadStageConfig
+
+    def silero_passes(self, config: StageConfig) -> tuple[SileroVadConfig, ...]:
+        return (self.own(config).silero(),)
+
+    def silero_sites(self) -> tuple[tuple[str, ...], ...]:
+        return ((),)
+
+
+class WindowsStage(StageBase[WindowsConfig]):
+    """Overlapping windows, their seams reconciled (toolkit/pipeline/windows.py, seams.py)."""
+
+    name = "windows"
+    config_class = WindowsConfig
+
+    def parse(self, table: dict[str, object], *, path: Path, where: str) -> WindowsConfig:
         from toolkit.pipeline.seam_records import SeamConfig
 
-        table = dict(params)
-        seam_config = _subtable(table, "seam", SeamConfig, "seam reconciliation parameters", path=path, where=where)
-        pauses = _parse_pauses(table.pop("pauses", None), table.get("placement"), path=path, where=where)
-        return build_config(WindowsConfig, {**table, "seam": seam_config, "pauses": pauses}, path=path, where=where)
-    if stage == "second_model":
-        return build_config(SecondModelConfig, params, path=path, where=where, require_all=False)
-    if stage == "enhance":
-        return _parse_enhance(params, path=path, where=where)
-    if stage == "onset_repair":
-        table = dict(params)
-        vad_config = _subtable(
-            table, "vad", SileroVadConfig, "the Silero parameters of the pause pass", path=path, where=where
-        )
-        return build_config(OnsetRepairConfig, {**table, "vad": vad_config}, path=path, where=where)
-    raise InputError(path, f"[{where}] has unknown stage {stage!r}; stages are {', '.join(STAGES)}")
+        rest = dict(table)
+        seam_config = subtable(rest, "seam", SeamConfig, "seam reconciliation parameters", path=path, where=where)
+        pauses = _parse_pauses(rest.pop("pauses", None), rest.get("placement"), path=path, where=where)
+        return build_config(WindowsConfig, {**rest, "seam": seam_config, "pauses": pauses}, path=path, where=where)
+
+    def silero_passes(self, config: StageConfig) -> tuple[SileroVadConfig, ...]:
+        pauses = self.own(config).pauses
+        return () if pauses is None else (pauses.vad,)
+
+    def silero_sites(self) -> tuple[tuple[str, ...], ...]:
+        return (("pauses", "vad"),)
 
 
-def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
+class SecondModelStage(StageBase[SecondModelConfig]):
+    """Another recognizer in place of the primary, or beside it with the streams combined (combine.py)."""
+
+    name = "second_model"
+    config_class = SecondModelConfig
+
+    def parse(self, table: dict[str, object], *, path: Path, where: str) -> SecondModelConfig:
+        return build_config(SecondModelConfig, table, path=path, where=where, require_all=False)
+
+    def recognizers(self, config: StageConfig) -> tuple[str, ...]:
+        return (self.own(config).recognizer,)
+
+
+class OnsetRepairStage(StageBase[OnsetRepairConfig]):
+    """Long words that run through a pause moved to the speech onset, on the arm's final words."""
+
+    name = "onset_repair"
+    config_class = OnsetRepairConfig
+
+    def parse(self, table: dict[str, object], *, path: Path, where: str) -> OnsetRepairConfig:
+        rest = dict(table)
+        vad = subtable(rest, "vad", SileroVadConfig, "the Silero parameters of the pause pass", path=path, where=where)
+        return build_config(OnsetRepairConfig, {**rest, "vad": vad}, path=path, where=where)
+
+    def silero_passes(self, config: StageConfig) -> tuple[SileroVadConfig, ...]:
+        return (self.own(config).vad,)
+
+    def silero_sites(self) -> tuple[tuple[str, ...], ...]:
+        return (("vad",),)
+
+    def finish(self, config: StageConfig, words: list[Word], speech: Speech) -> Finished:
+        """The repair of toolkit/pipeline/onset_repair.py against the speech of the stage's own Silero pass."""
+        own = self.own(config)
+        repaired, moved = clamp_onsets(words, speech(own.vad), own.min_pause_s, own.clamp_word_s)
+        return Finished(repaired, moved)
+
+
+ENHANCE, VAD, WINDOWS, SECOND_MODEL, ONSET_REPAIR = (
+    EnhanceStage(),
+    VadStage(),
+    WindowsStage(),
+    SecondModelStage(),
+    OnsetRepairStage(),
+)
+
+
+def _parse_pauses(table: object, placement: object, *, path: Path, where: str) -> PauseConfig | None:
     """``[where.pauses]`` (with its ``vad`` table) is required by ``placement = "vad_pauses"`` and refused otherwise."""
     if placement != "vad_pauses":
         if table is not None and placement == "grid":
@@ -202,7 +293,6 @@ def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
             path,
             f'placement = "vad_pauses" needs a [{where}.pauses] table with its [{where}.pauses.vad] Silero parameters',
         )
-    from toolkit.audio.vad import SileroVadConfig
     from toolkit.pipeline.windows import PauseConfig
 
     rest = dict(table)
@@ -210,40 +300,11 @@ def _parse_pauses(table: Any, placement: Any, *, path: Path, where: str) -> Any:
     return build_config(PauseConfig, {**rest, "vad": vad}, path=path, where=f"{where}.pauses")
 
 
-def stage_identity(config: Any) -> dict[str, Any]:
-    """A JSON description of a configured stage, for run records and cache keys."""
-    return asdict(config)
-
-
-def make_enhancer(config: EnhanceConfig) -> Any:
+def make_enhancer(config: EnhanceConfig) -> Enhancer:
+    """The enhancer ``config`` names, built (its model loaded) for this machine."""
     from toolkit.enhance import build_enhancer
 
     return build_enhancer(config.method, config.params)
-
-
-def _parse_enhance(params: dict[str, Any], *, path: Path, where: str) -> EnhanceConfig:
-    """``method`` plus a ``params`` table naming every parameter of that enhancer."""
-    import dataclasses
-
-    from toolkit.enhance import ENHANCERS
-
-    extra = sorted(set(params) - {"method", "params"})
-    if extra:
-        raise InputError(path, f"[{where}] has unknown key(s) {', '.join(extra)}; use method and [{where}.params]")
-    method = params.get("method")
-    if method not in ENHANCERS:
-        raise InputError(path, f"[{where}] method must be one of {', '.join(ENHANCERS)}, not {method!r}")
-    table = params.get("params")
-    if not isinstance(table, dict):
-        raise InputError(path, f"[{where}.params] must be a table of every {method} parameter")
-    missing = [f.name for f in dataclasses.fields(ENHANCERS[method][1]) if f.name not in table]
-    if missing:
-        raise InputError(path, f"[{where}.params] must write out every parameter; missing {', '.join(missing)}")
-    try:
-        ENHANCERS[method][1].from_mapping(table)  # checks types and ranges, loads no model
-    except InputError as error:
-        raise InputError(path, f"[{where}.params] {error.problem}") from None
-    return EnhanceConfig(method, dict(table))
 
 
 def check_recognizer(spec: Any, *, path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from toolkit.audio.vad import SileroVadConfig
 from toolkit.core.config import build_config
 from toolkit.core.errors import InputError, Mistakes
+from toolkit.pipeline.stage_registry import STAGES
 
 PROFILES = "vad_profiles"
 REFERENCE = "vad_profile"
@@ -97,14 +98,17 @@ def _sites(raw: dict[str, Any]) -> Iterator[ProfileSite]:
         if recognizer.get("backend") == "whisperx" and isinstance(recognizer.get("decoding"), dict):
             yield ProfileSite(f"recognizers.{name}.decoding", recognizer["decoding"], "silero", f"recognizers.{name}")
     for name, component in _entries(raw, "components"):
-        stage = component.get("stage")
         owner = f"components.{name}"
-        if stage == "vad":
-            yield ProfileSite(owner, component, None, owner)
-        elif stage == "onset_repair":
-            yield ProfileSite(owner, component, "vad", owner)
-        elif stage == "windows" and isinstance(component.get("pauses"), dict):
-            yield ProfileSite(f"{owner}.pauses", component["pauses"], "vad", owner)
+        stage = next((s for s in STAGES if s.name == component.get("stage")), None)  # unknown: the loader says so
+        for site in stage.silero_sites() if stage is not None else ():
+            table, where = component, owner
+            for key in site[:-1]:
+                inner = table.get(key)
+                if not isinstance(inner, dict):
+                    break
+                table, where = inner, f"{where}.{key}"
+            else:
+                yield ProfileSite(where, table, site[-1] if site else None, owner)
 
 
 def _entries(raw: dict[str, Any], key: str) -> Iterator[tuple[str, dict[str, Any]]]:

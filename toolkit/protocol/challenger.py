@@ -173,11 +173,11 @@ def changed_program_files(config: dict[str, Any], frozen: dict[str, Any]) -> lis
 
 
 def _recognizers_used(experiment: Experiment, arms: list[Arm]) -> list[str]:
+    """The recognizers ``arms`` decode with: the primary and those their stages name."""
     used = {experiment.primary}
     for arm in arms:
-        component = arm.stage("second_model")
-        if component is not None:
-            used.add(component.config.recognizer)
+        for component in arm.components:
+            used.update(component.stage.recognizers(component.config))
     return sorted(used)
 
 

@@ -1,9 +1,11 @@
 """What each gate measures on one run, challenger against baseline: a value, the opportunities it had, a note,
 and the instances behind it. Critical errors are "newly introduced" per reference occurrence, lost turns per
-reference turn; the dither gate counts the stability check's reruns whose verdict differs."""
+reference turn; the dither gate counts the stability check's reruns whose verdict differs. ``MEASURES`` is the
+one table of how each gate of ``gates_file.SPECS`` is measured (a new gate is its spec and its line there)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +44,47 @@ class DitherOutcome:
     verdicts: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class GateInputs:
+    """What a gate's measure may read: both arms' scores by recording, their paired comparison, the critical-word
+    gates (measured beforehand: they need the manifest's names), the gates file and the stability check."""
+
+    base: Scores
+    chal: Scores
+    comparison: PairedComparison | None
+    critical: dict[str, Measured]
+    gates: GatesFile
+    dither: DitherOutcome | None
+
+
+GateMeasure = Callable[[GateInputs], Measured]
+
+
+def _critical(gate: str) -> GateMeasure:
+    return lambda inputs: inputs.critical[gate]
+
+
+def _seam(kind: str) -> GateMeasure:
+    return lambda inputs: seam_errors(inputs.base, inputs.chal, kind)
+
+
+def _threshold(inputs: GateInputs, gate: str) -> float | None:
+    return inputs.gates.gates[gate].threshold
+
+
+# How each gate is measured, in the gates' order.
+MEASURES: dict[str, GateMeasure] = {
+    **{gate: _critical(gate) for gate in CRITICAL_GATES},
+    "lost_speech_turns": lambda inputs: lost_turns(inputs.base, inputs.chal),
+    **{gate: _seam(kind) for gate, kind in SEAM_GATES.items()},
+    "vad_speech_recall": lambda inputs: vad_recall(inputs.base, inputs.chal),
+    "onset_p95_s": lambda inputs: onset_p95(inputs.chal, _threshold(inputs, "onset_p95_s")),
+    "drift_s_per_min": lambda inputs: drift(inputs.chal, _threshold(inputs, "drift_s_per_min")),
+    WER_GATE: lambda inputs: wer_reduction(inputs.comparison),
+    DITHER_GATE: lambda inputs: dither_flips(inputs.gates.gates[DITHER_GATE], inputs.dither),
+}
+
+
 def measure_gates(
     evaluation: Evaluation, baseline: str, challenger: str, gates: GatesFile, dither: DitherOutcome | None
 ) -> dict[str, Measured]:
@@ -61,16 +104,8 @@ def measure_scores(
 ) -> dict[str, Measured]:
     """Every gate's measure from two arms' scores by recording, their paired comparison and the critical-word
     gates already measured (they need the manifest's names): what calibration resamples."""
-    return {
-        **critical,
-        "lost_speech_turns": lost_turns(base, chal),
-        **seam_errors(base, chal),
-        "vad_speech_recall": vad_recall(base, chal),
-        "onset_p95_s": onset_p95(chal, gates.gates["onset_p95_s"].threshold),
-        "drift_s_per_min": drift(chal, gates.gates["drift_s_per_min"].threshold),
-        WER_GATE: wer_reduction(comparison),
-        DITHER_GATE: dither_flips(gates.gates[DITHER_GATE], dither),
-    }
+    inputs = GateInputs(base, chal, comparison, critical, gates, dither)
+    return {gate: measure(inputs) for gate, measure in MEASURES.items()}
 
 
 def critical_errors(evaluation: Evaluation, base_scores: Scores, chal_scores: Scores) -> dict[str, Measured]:
@@ -109,29 +144,26 @@ def lost_turns(base_scores: Scores, chal_scores: Scores) -> Measured:
     return Measured(lost, recognized, "", items)
 
 
-def seam_errors(base_scores: Scores, chal_scores: Scores) -> dict[str, Measured]:
-    """Words the challenger omitted or duplicated near a window seam, out of its seams; a duplication the
-    baseline also inserted there is not the seam's."""
+def seam_errors(base_scores: Scores, chal_scores: Scores, kind: str) -> Measured:
+    """Words the challenger omitted (``kind`` "seam omission") or duplicated ("seam duplication") near a window
+    seam, out of its seams; a duplication the baseline also inserted there is not the seam's."""
     seamed = [(rid, s, s.seams) for rid, s in sorted(chal_scores.items()) if s.seams is not None]
     n_seams = sum(seams.seams for _, _, seams in seamed)
     note = "" if seamed else "the challenger has no window seams"
-    measured = {}
-    for gate, kind in SEAM_GATES.items():
-        items = [
-            located(
-                rid,
-                kind,
-                i,
-                baseline_at(base_scores[rid], s, i)
-                if i.reference and kind == "seam omission"
-                else baseline_text(base_scores[rid], i.time, i.end),
-            )
-            for rid, s, seams in seamed
-            for i in seams.instances
-            if i.kind == kind and not (kind == "seam duplication" and baseline_inserted(base_scores[rid], i, s))
-        ]
-        measured[gate] = Measured(len(items), n_seams, note, items)
-    return measured
+    items = [
+        located(
+            rid,
+            kind,
+            i,
+            baseline_at(base_scores[rid], s, i)
+            if i.reference and kind == "seam omission"
+            else baseline_text(base_scores[rid], i.time, i.end),
+        )
+        for rid, s, seams in seamed
+        for i in seams.instances
+        if i.kind == kind and not (kind == "seam duplication" and baseline_inserted(base_scores[rid], i, s))
+    ]
+    return Measured(len(items), n_seams, note, items)
 
 
 def vad_recall(base_scores: Scores, chal_scores: Scores) -> Measured:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from toolkit.explain import Explanation
-from toolkit.explain.causes import CAUSES
+from toolkit.explain.causes import CAUSES, FALLBACK, FORMATTING, NONSPEECH, RECOGNITION, SEAM, VAD_CUT
 from toolkit.report.document import Figure
 from toolkit.report.tables import delta_with_interval, number
 
@@ -21,9 +21,24 @@ if TYPE_CHECKING:
     from toolkit.runs.scored import Evaluation
     from toolkit.scorer.stats import PairedComparison
 
-CAUSE_COLOURS = dict(
-    zip(CAUSES, ("#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f", "#17becf", "#1f77b4"), strict=True)
-)
+# The causes read from a run's records keep one colour each; the stages' causes (enhancement first) take
+# the palette in pipeline order.
+RECORD_COLOURS = {
+    VAD_CUT: "#d62728",
+    SEAM: "#ff7f0e",
+    NONSPEECH: "#9467bd",
+    FALLBACK: "#8c564b",
+    FORMATTING: "#7f7f7f",
+    RECOGNITION: "#1f77b4",
+}
+STAGE_PALETTE = ("#17becf", "#bcbd22", "#e377c2", "#2ca02c", "#aec7e8")
+CAUSE_COLOURS = {
+    **RECORD_COLOURS,
+    **{
+        cause: STAGE_PALETTE[k % len(STAGE_PALETTE)]
+        for k, cause in enumerate(c for c in CAUSES if c not in RECORD_COLOURS)
+    },
+}
 MAX_FOREST_ROWS = 60  # recordings per panel; beyond it, those with the largest differences
 
 

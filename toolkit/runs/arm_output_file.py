@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from toolkit.core.json_records import Absent, optional_key
 from toolkit.core.transcripts import Word
 
 
@@ -78,6 +79,8 @@ class ArmOutputFile:
     notes: tuple[str, ...]
     work: dict[str, WorkUnit]
     real_time_factor: float | None
+    # What each signal stage did to the recording, by stage name (a loudness gain); absent without one.
+    prepared: dict[str, dict[str, Any]] | Absent = optional_key()
 
     def mapped_speech(self) -> list[tuple[float, float]] | None:
         """The VAD's speech regions whose both times map into the recording; None for an arm without VAD."""
