@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from toolkit.enhance.base import Enhancer
 
 
-
 @dataclass(frozen=True)
 class VadStageConfig(SileroVadConfig):
     """Silero's parameters plus the cut & merge of its regions into decode units.
