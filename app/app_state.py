@@ -285,11 +285,20 @@ def pages(who: Login) -> list[Any]:
     ]
     if who.role == LEAD:
         chosen.insert(3, st.Page("views/conflicts.py", title=t("page_conflicts"), url_path="conflicts"))
+        chosen.append(st.Page("views/team.py", title=t("page_team"), url_path="team"))
     return chosen
 
 
 def who() -> Login:
     return st.session_state["ablate_login"]
+
+
+def still_allowed() -> bool:
+    """Whether this tab's login may still save now (with ``--users``: not disabled nor removed since it
+    logged in); for callbacks, which run before the page rechecks the login."""
+    if not os.environ.get(APP_ENV["users"]):
+        return True
+    return web.current_login(Sessions(adjudication().store.path), st.session_state.get("token")) is not None
 
 
 def run_page(title: str) -> tuple[Adjudication, RunFolder]:

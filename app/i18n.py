@@ -483,6 +483,70 @@ TEXT: dict[str, tuple[str, str]] = {
     "res_col_nonspeech_per_minute": ("palavras em não fala por minuto", "words in non-speech per minute"),
     "res_col_drift_s_per_min": ("deriva (s/min)", "drift (s/min)"),
     "res_col_onset_abs_p95_s": ("erro de início p95 (s)", "onset error p95 (s)"),
+    # --- team page (leads) and every other page's words added with it
+    "page_team": ("Equipe", "Team"),
+    "team_people": ("Pessoas e progresso", "People and progress"),
+    "team_progress_caption": (
+        "Trechos decididos como ouvinte; concordância com outro ouvinte nos trechos que ambos decidiram "
+        "(contada por par); parte do áudio de cada gravação que a transcrição às cegas cobre.",
+        "Stretches decided as a listener; agreement with another listener on the stretches both decided "
+        "(counted per pair); the share of each recording's audio the blind transcription covers.",
+    ),
+    "team_col_name": ("nome", "name"),
+    "team_col_role": ("papel", "role"),
+    "team_col_state": ("login", "login"),
+    "team_col_decided": ("trechos decididos", "stretches decided"),
+    "team_col_agreement": ("concordância", "agreement"),
+    "team_col_shared": ("comparações", "comparisons"),
+    "team_col_blind": ("às cegas (áudio coberto)", "blind (audio covered)"),
+    "team_col_assigned": ("atribuído", "assigned"),
+    "team_col_by": ("por", "by"),
+    "team_col_change": ("mudança", "change"),
+    "team_enabled": ("ativo", "enabled"),
+    "team_disabled": ("desativado", "disabled"),
+    "team_no_users": (
+        "Sem arquivo de logins (inicie o app com --users ARQUIVO para adicionar e desativar pessoas aqui).",
+        "No users file (start the app with --users FILE to add and disable people here).",
+    ),
+    "team_add": ("Adicionar uma pessoa", "Add a person"),
+    "team_add_button": ("Adicionar", "Add"),
+    "team_added": ("Login de {name} ({role}) criado.", "Login for {name} ({role}) created."),
+    "team_disable": (
+        "Desativar ou reativar um login (nada é apagado)",
+        "Disable or enable a login (nothing is deleted)",
+    ),
+    "team_disable_button": ("Desativar", "Disable"),
+    "team_enable_button": ("Reativar", "Enable"),
+    "team_disabled_done": (
+        "{name} foi desativado(a): não entra mais nem grava; o trabalho feito fica.",
+        "{name} is disabled: no more logins or saves; the work done stays.",
+    ),
+    "team_enabled_done": ("{name} foi reativado(a).", "{name} is enabled again."),
+    "team_assign": ("Atribuições", "Assignments"),
+    "team_assign_caption": (
+        "Uma gravação (início e fim 0) ou um trecho dela: a fila de revisão da pessoa mostra primeiro o que "
+        "lhe foi atribuído; o resto continua abaixo.",
+        "A recording (start and end 0) or a stretch of it: the person's review queue lists what is assigned "
+        "to them first; the rest stays below.",
+    ),
+    "team_assign_button": ("Atribuir", "Assign"),
+    "team_withdraw_button": ("Retirar a atribuição", "Withdraw the assignment"),
+    "team_assigned": ("{recording} {span} atribuído a {name}.", "{recording} {span} assigned to {name}."),
+    "team_withdrawn": ("{recording} {span} retirado de {name}.", "{recording} {span} withdrawn from {name}."),
+    "team_whole": ("(inteira)", "(whole)"),
+    "team_log": ("Histórico da equipe (nada é apagado)", "Team history (nothing is deleted)"),
+    "team_log_empty": ("Nenhuma mudança registrada ainda.", "No change recorded yet."),
+    "team_change_added": ("adicionado", "added"),
+    "team_change_replaced": ("senha ou papel trocados", "password or role replaced"),
+    "team_change_disabled": ("desativado", "disabled"),
+    "team_change_enabled": ("reativado", "enabled"),
+    "team_change_assigned": ("atribuído:", "assigned:"),
+    "team_change_withdrawn": ("retirado:", "withdrawn:"),
+    "team_not_allowed": (
+        "Seu login foi desativado por um líder: nada foi gravado.",
+        "Your login was disabled by a lead: nothing was stored.",
+    ),
+    "queue_assigned": ("atribuído a você", "assigned to you"),
     # --- review desk (browser side)
     "js_play_context": ("▶ Trecho com contexto (espaço)", "▶ With context (space)"),
     "js_play_alone": ("▶ Só o trecho (s)", "▶ Stretch alone (s)"),
@@ -621,7 +685,8 @@ def number(value: float, digits: int = 2) -> str:
 
 
 def percent(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{number(100 * value, digits)} %"
+    """A fraction as a percentage the language's way (``12,5%``); a dash when there is none."""
+    return "—" if value is None else f"{number(100 * value, digits)}%"
 
 
 def browser_strings() -> dict[str, str]:

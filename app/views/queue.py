@@ -1,7 +1,8 @@
 """Review queue: every stretch of the chosen run that needs a listener, ranked, with filters and counts.
 
 A lead sees where each stretch stands (open, decided, conflict, other version); an annotator sees
-only their own status and how many listeners decided, never what the others decided.
+only their own status and how many listeners decided, never what the others decided. What a lead
+assigned to this listener (the team page) comes first, marked; the rest follows in rank order.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from i18n import detail, n, t
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KINDS
 from toolkit.adjudication.store import Decision
+from toolkit.adjudication.team import Assignments, assigned_first
 
 
 def _yours(mine: Decision | None) -> str:
@@ -55,10 +57,13 @@ with app_state.shown_errors():
             return statuses[k]
         return OPEN if views[k].mine is None else "decided"
 
+    mine = Assignments(adj.store.path).current(who.name)
+    order = assigned_first(spans, mine)
+    assigned = {k for k in order if any(a.covers(*spans[k]) for a in mine)}
     rows = [
-        (rank, item, k)
-        for k, (rank, item) in enumerate(enumerate(queue.items, 1))
-        if id(item) in shown and (not wanted or status_of(k) in wanted)
+        (k + 1, queue.items[k], k)
+        for k in order
+        if id(queue.items[k]) in shown and (not wanted or status_of(k) in wanted)
     ]
     table = pd.DataFrame.from_records(
         [
@@ -70,7 +75,7 @@ with app_state.shown_errors():
                 t("col_start"): item.start,
                 t("col_end"): item.end,
                 t("col_status"): t(f"status_{status_of(k)}") if statuses is not None else None,
-                t("col_yours"): _yours(views[k].mine),
+                t("col_yours"): _yours(views[k].mine) + (f" · {t('queue_assigned')}" if k in assigned else ""),
                 t("col_listeners"): views[k].listeners,
                 t("col_reference"): item.reference,
                 t("col_arms_say"): " · ".join(f"{label}: {text}" for label, text in item.hypotheses),
