@@ -265,7 +265,9 @@ def sidebar(adj: Adjudication, who: Login) -> None:
     st.sidebar.caption(t("sidebar_reference", sha=adj.manifest.sha256[:12]))
     codes = list(LANGUAGES)
     st.session_state.setdefault("lang", language())
-    st.sidebar.selectbox(t("sidebar_language"), codes, format_func=LANGUAGES.__getitem__, key="lang")
+    st.sidebar.selectbox(
+        t("sidebar_language"), codes, format_func=LANGUAGES.__getitem__, key="lang", placeholder=t("choose")
+    )
     if st.sidebar.button(t("logout"), key="logout_button"):
         logout(adj)
         st.rerun()
@@ -314,7 +316,7 @@ def run_page(title: str) -> tuple[Adjudication, RunFolder]:
     wanted = st.query_params.get("run")
     if "run" not in st.session_state:
         st.session_state["run"] = wanted if wanted in names else names[0]
-    chosen = st.sidebar.selectbox(t("run_folder"), names, key="run")
+    chosen = st.sidebar.selectbox(t("run_folder"), names, key="run", placeholder=t("choose"))
     st.query_params["run"] = chosen
     return adj, folders[names.index(chosen)]
 

@@ -9,6 +9,7 @@ chooses the singular or plural form.
 from __future__ import annotations
 
 import os
+import re
 
 import streamlit as st
 
@@ -547,6 +548,76 @@ TEXT: dict[str, tuple[str, str]] = {
         "Your login was disabled by a lead: nothing was stored.",
     ),
     "queue_assigned": ("atribuído a você", "assigned to you"),
+    "verdict_PROMOTE": ("PROMOVER", "PROMOTE"),
+    "verdict_RETAIN BASELINE": ("MANTER A LINHA DE BASE", "RETAIN BASELINE"),
+    "gate_new_negation_errors": (
+        "negações trocadas e inseridas que a linha de base não tinha",
+        "negation flips and insertions the baseline did not make",
+    ),
+    "gate_new_name_errors": (
+        "nomes que a linha de base acertou e o desafiante errou",
+        "name occurrences the baseline got right and the challenger got wrong",
+    ),
+    "gate_new_number_errors": (
+        "números que a linha de base acertou e o desafiante errou",
+        "number occurrences the baseline got right and the challenger got wrong",
+    ),
+    "gate_lost_speech_turns": (
+        "turnos que a linha de base reconheceu (metade das palavras ou mais) e o desafiante apagou inteiros",
+        "reference turns the baseline recognized (>= half the words) and the challenger deleted entirely",
+    ),
+    "gate_seam_omissions": (
+        "palavras da referência que o desafiante omitiu perto de uma emenda",
+        "reference words the challenger omitted near a window seam",
+    ),
+    "gate_seam_duplications": (
+        "palavras que o desafiante duplicou perto de uma emenda",
+        "words the challenger duplicated near a window seam",
+    ),
+    "gate_vad_speech_recall": (
+        "fração da fala anotada que o VAD do desafiante manteve",
+        "fraction of annotated speech duration the challenger's VAD kept",
+    ),
+    "gate_onset_p95_s": (
+        "p95 do erro absoluto de início de palavra do desafiante, em segundos",
+        "p95 absolute word onset error of the challenger, seconds",
+    ),
+    "gate_drift_s_per_min": (
+        "maior |deriva de início| por gravação do desafiante, segundos por minuto",
+        "largest per-recording |onset drift| of the challenger, seconds per minute",
+    ),
+    "gate_wer_reduction_points": (
+        "limite inferior do intervalo bootstrap pareado da redução de WER, pontos percentuais",
+        "lower bound of the paired bootstrap interval of the WER reduction, percentage points",
+    ),
+    "gate_verdict_flips_under_dither": (
+        "repetições do holdout sob dither inaudível cujo veredito dos outros portões muda",
+        "holdout reruns under inaudible dither (seeds 1 to reruns) whose verdict of the other gates differs",
+    ),
+    "caveat_size": (
+        "{split}: {recordings} gravação(ões), {minutes} min, {words} palavras de referência; um teste pequeno "
+        "não estabelece a confiabilidade contra falhas raras",
+        "{split} is {recordings} recording(s), {minutes} min, {words} reference words; a small pass cannot "
+        "establish rare-failure reliability",
+    ),
+    "caveat_bound": (
+        "{gate}: 0 falhas em {n}: limite superior unilateral exato de 95% da taxa de falha {bound}",
+        "{gate}: 0 failures in {n}: exact one-sided 95% upper bound on the failure rate {bound}",
+    ),
+    "caveat_too_few": (
+        "{gate}: 0 falhas em {n}: poucas demais para limitar a taxa de falha (limite superior de 95% {bound})",
+        "{gate}: 0 failures in {n}: too few to bound the failure rate (95% upper bound {bound})",
+    ),
+    "caveat_nothing": (
+        "{gate}: 0 oportunidades: este portão não testou nada",
+        "{gate}: 0 opportunities: this gate tested nothing",
+    ),
+    "res_col_wer": ("WER", "WER"),
+    "res_col_cer": ("CER", "CER"),
+    "res_col_stratum": ("estrato", "stratum"),
+    "res_col_third": ("terço", "third"),
+    "res_col_matched": ("palavras pareadas", "matched words"),
+    "res_col_recordings": ("gravações", "recordings"),
     # --- review desk (browser side)
     "js_play_context": ("▶ Trecho com contexto (espaço)", "▶ With context (space)"),
     "js_play_alone": ("▶ Só o trecho (s)", "▶ Stretch alone (s)"),
@@ -684,9 +755,63 @@ def number(value: float, digits: int = 2) -> str:
     return text.replace(",", " ").replace(".", ",").replace(" ", ".") if language() == "pt" else text
 
 
+def figure(value: float) -> str:
+    """A measured value: a whole number as such, else with two decimals (``0,25``)."""
+    return number(value, 0) if float(value).is_integer() else number(value, 2)
+
+
 def percent(value: float | None, digits: int = 1) -> str:
     """A fraction as a percentage the language's way (``12,5%``); a dash when there is none."""
     return "—" if value is None else f"{number(100 * value, digits)}%"
+
+
+# The caveat ``ablate gate`` writes (toolkit.protocol.gates.caveat), read back into its figures.
+_CAVEAT = re.compile(
+    r"(?P<split>\S+) is (?P<recordings>\d+) recording\(s\), (?P<minutes>[\d.]+) min, (?P<words>\d+) reference words; "
+    r"a small pass cannot establish rare-failure reliability(?: \((?P<bounds>.*)\))?$"
+)
+_BOUND = re.compile(
+    r"(?P<gate>\w+): (?:0 opportunities: this gate tested nothing|0 failures in (?P<n>\d+): (?:exact one-sided 95% "
+    r"upper bound on the failure rate (?P<bound>[\d.]+)%|too few to bound the failure rate \(95% upper bound "
+    r"(?P<few>[\d.]+)%\)))$"
+)
+
+
+def caveat(text: str) -> str:
+    """A gate verdict's caveat in the session's language (a caveat of another shape stays as written)."""
+    found = _CAVEAT.match(text)
+    if found is None or language() != "pt":
+        return text
+    line = t(
+        "caveat_size",
+        split=found["split"],
+        recordings=found["recordings"],
+        minutes=number(float(found["minutes"]), 1),
+        words=found["words"],
+    )
+    bounds = []
+    for part in (found["bounds"] or "").split("; ") if found["bounds"] else []:
+        bound = _BOUND.match(part)
+        if bound is None:
+            bounds.append(part)
+        elif bound["n"] is None:
+            bounds.append(t("caveat_nothing", gate=bound["gate"]))
+        else:
+            key, value = ("caveat_bound", bound["bound"]) if bound["bound"] else ("caveat_too_few", bound["few"])
+            bounds.append(t(key, gate=bound["gate"], n=bound["n"], bound=percent(float(value) / 100)))
+    return line + (" (" + "; ".join(bounds) + ")" if bounds else "")
+
+
+def translated(prefix: str, text: str) -> str:
+    """``text`` (a verdict, a gate's name) through the catalogue key ``prefix + text``, or as it is."""
+    return t(prefix + text) if prefix + text in TEXT else text
+
+
+def vega_locale() -> dict[str, object]:
+    """The number format of charts (Vega's d3 locale): the same separators as ``number``."""
+    if language() != "pt":
+        return {"decimal": ".", "thousands": ",", "grouping": [3], "currency": ["$", ""]}
+    return {"decimal": ",", "thousands": ".", "grouping": [3], "currency": ["R$ ", ""], "percent": "%"}
 
 
 def browser_strings() -> dict[str, str]:

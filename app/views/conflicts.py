@@ -96,7 +96,9 @@ with app_state.shown_errors():
                 }
                 options["other"] = t("conf_other")
                 choice = st.radio(t("conf_choice"), list(options), index=None, format_func=_labels(options))
-                action = st.selectbox(t("conf_other"), ACTIONS, format_func=lambda a: t(f"action_{a}"))
+                action = st.selectbox(
+                    t("conf_other"), ACTIONS, format_func=lambda a: t(f"action_{a}"), placeholder=t("choose")
+                )
                 text = st.text_input(t("conf_text"), value=current)
                 if st.form_submit_button(t("conf_settle"), disabled=own):
                     with app_state.shown_errors():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import detail, n, t
+from i18n import detail, n, number, t
 
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KINDS
@@ -72,8 +72,8 @@ with app_state.shown_errors():
                 t("col_kind"): t(f"kind_{item.kind}"),
                 t("col_detail"): detail(item.detail),
                 t("col_recording"): item.recording_id,
-                t("col_start"): item.start,
-                t("col_end"): item.end,
+                t("col_start"): "" if item.start is None else number(item.start),
+                t("col_end"): "" if item.end is None else number(item.end),
                 t("col_status"): t(f"status_{status_of(k)}") if statuses is not None else None,
                 t("col_yours"): _yours(views[k].mine) + (f" · {t('queue_assigned')}" if k in assigned else ""),
                 t("col_listeners"): views[k].listeners,
@@ -108,10 +108,6 @@ with app_state.shown_errors():
         on_select="rerun",
         selection_mode="single-row",
         key="queue_table",
-        column_config={
-            t("col_start"): st.column_config.NumberColumn(format="%.2f"),
-            t("col_end"): st.column_config.NumberColumn(format="%.2f"),
-        },
     )
     selected = event.selection.rows if event is not None else []
     first_open = next((item for _, item, k in rows if views[k].mine is None and item.timed), None)

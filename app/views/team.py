@@ -65,7 +65,9 @@ with app_state.shown_errors():
         with add.form("team_add", clear_on_submit=True):
             st.markdown(f"**{t('team_add')}**")
             name = st.text_input(t("login_name"))
-            role = st.selectbox(t("team_col_role"), ROLES, index=1, format_func=lambda r: t(f"role_{r}"))
+            role = st.selectbox(
+                t("team_col_role"), ROLES, index=1, format_func=lambda r: t(f"role_{r}"), placeholder=t("choose")
+            )
             password = st.text_input(t("login_password"), type="password")
             if st.form_submit_button(t("team_add_button"), type="primary"):
                 with app_state.shown_errors():
