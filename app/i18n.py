@@ -469,7 +469,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "res_col_arm": ("braço", "arm"),
     "res_col_recording": ("gravação", "recording"),
     "res_col_strata": ("estratos", "strata"),
-    "res_col_delta": ("ΔWER vs baseline", "ΔWER vs baseline"),
+    "res_col_delta": ("ΔWER ante a linha de base", "ΔWER vs baseline"),
     "res_col_ci_low": ("IC 95% inf.", "95% CI low"),
     "res_col_ci_high": ("IC 95% sup.", "95% CI high"),
     "res_col_substitutions": ("substituições", "substitutions"),
@@ -525,10 +525,14 @@ TEXT: dict[str, tuple[str, str]] = {
     "team_enabled_done": ("{name} foi reativado(a).", "{name} is enabled again."),
     "team_assign": ("Atribuições", "Assignments"),
     "team_assign_caption": (
-        "Uma gravação (início e fim 0) ou um trecho dela: a fila de revisão da pessoa mostra primeiro o que "
-        "lhe foi atribuído; o resto continua abaixo.",
-        "A recording (start and end 0) or a stretch of it: the person's review queue lists what is assigned "
-        "to them first; the rest stays below.",
+        "Uma gravação inteira (início e fim vazios) ou um trecho dela: a fila de revisão da pessoa mostra "
+        "primeiro o que lhe foi atribuído; o resto continua abaixo.",
+        "A whole recording (start and end left empty) or a stretch of it: the person's review queue lists "
+        "what is assigned to them first; the rest stays below.",
+    ),
+    "team_bad_time": (
+        "'{typed}' não é um tempo em segundos (ex. 12,5).",
+        "'{typed}' is not a time in seconds (e.g. 12.5).",
     ),
     "team_assign_button": ("Atribuir", "Assign"),
     "team_withdraw_button": ("Retirar a atribuição", "Withdraw the assignment"),
@@ -548,6 +552,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "Your login was disabled by a lead: nothing was stored.",
     ),
     "queue_assigned": ("atribuído a você", "assigned to you"),
+    "queue_row": ("Trecho nº {rank} da fila", "Stretch #{rank} of the queue"),
     "verdict_PROMOTE": ("PROMOVER", "PROMOTE"),
     "verdict_RETAIN BASELINE": ("MANTER A LINHA DE BASE", "RETAIN BASELINE"),
     "gate_new_negation_errors": (
@@ -787,7 +792,7 @@ def caveat(text: str) -> str:
         split=found["split"],
         recordings=found["recordings"],
         minutes=number(float(found["minutes"]), 1),
-        words=found["words"],
+        words=number(int(found["words"]), 0),
     )
     bounds = []
     for part in (found["bounds"] or "").split("; ") if found["bounds"] else []:
@@ -819,4 +824,5 @@ def browser_strings() -> dict[str, str]:
     strings = {key[3:]: t(key) for key in TEXT if key.startswith("js_")}
     strings.update({f"action_{a}": t(f"action_{a}") for a in ("keep", "correct", "unresolved", "nonspeech")})
     strings.update({key: t(key) for key in ("connection_lost", "connection_title", "connection_restart")})
+    strings["locale"] = "pt-BR" if language() == "pt" else "en"  # for numbers the browser writes
     return strings

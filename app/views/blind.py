@@ -157,6 +157,7 @@ with app_state.shown_errors():
             ),
             hide_index=True,
             width="stretch",
+            placeholder="—",
         )
         st.caption(
             app_state.plain(

@@ -1,8 +1,10 @@
 """Review queue: every stretch of the chosen run that needs a listener, ranked, with filters and counts.
 
-A lead sees where each stretch stands (open, decided, conflict, other version); an annotator sees
-only their own status and how many listeners decided, never what the others decided. What a lead
-assigned to this listener (the team page) comes first, marked; the rest follows in rank order.
+The table keeps to short columns so it fits a laptop's screen; the reference and what each arm says
+are shown, wrapped, for the selected row (the first one until a row is selected). A lead sees where
+each stretch stands (open, decided, conflict, other version); an annotator sees only their own status
+and how many listeners decided, never what the others decided. What a lead assigned to this listener
+(the team page) comes first, marked; the rest follows in rank order.
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ with app_state.shown_errors():
     if statuses is None:
         table = table.drop(columns=[t("col_status")])
     st.caption(t("queue_shown", shown=len(rows), total=len(queue.items)))
+    words = (t("col_reference"), t("col_arms_say"), t("col_arms"))  # long texts: under the table, wrapped
     event = st.dataframe(
         table,
         hide_index=True,
@@ -108,8 +111,20 @@ with app_state.shown_errors():
         on_select="rerun",
         selection_mode="single-row",
         key="queue_table",
+        column_order=[c for c in table.columns if c not in words],
+        placeholder="—",
     )
     selected = event.selection.rows if event is not None else []
+    if rows:
+        shown_row = table.iloc[selected[0] if selected else 0]
+        st.markdown(
+            "  \n".join(
+                f"**{t('queue_row', rank=shown_row[t('col_rank')])}**"
+                if k == 0
+                else f"**{column}:** {app_state.plain(shown_row[column] or '—')}"
+                for k, column in enumerate(("", *words))
+            )
+        )
     first_open = next((item for _, item, k in rows if views[k].mine is None and item.timed), None)
     one, two = st.columns(2)
     if one.button(t("review_selected"), disabled=not selected, type="primary"):

@@ -77,7 +77,7 @@ def _gates(verdict: GateVerdict, file: str) -> None:
         }
         for gate in verdict.gates
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder="—")
     if verdict.caveat:
         st.caption(app_state.plain(caveat(verdict.caveat)))
 
@@ -152,6 +152,7 @@ def _agreement() -> None:
             columns=[t(f"action_{a}") for a in ACTIONS],
         ).rename_axis(t("res_first_second")),
         width="content",
+        placeholder="—",
     )
     _all_listeners(decisions)
 
@@ -178,6 +179,7 @@ def _all_listeners(decisions: DecisionAgreement) -> None:
         ),
         hide_index=True,
         width="content",
+        placeholder="—",
     )
 
 
@@ -225,6 +227,7 @@ with app_state.shown_errors():
         _as_written(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
         hide_index=True,
         width="stretch",
+        placeholder="—",
     )
     _chart(
         alt.Chart(overall)
@@ -270,6 +273,7 @@ with app_state.shown_errors():
         ),
         hide_index=True,
         width="stretch",
+        placeholder="—",
     )
 
     st.subheader(t("res_per_stratum"))

@@ -18,10 +18,19 @@ from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.context import APP_ENV
 from toolkit.adjudication.team import Assignments, progress
 from toolkit.adjudication.users import ROLES, add_user, changes, read_users, set_disabled
+from toolkit.core.errors import InputError
 
 
 def _span(start: float | None, end: float | None) -> str:
     return t("team_whole") if start is None or end is None else f"{number(start)}–{number(end)} s"
+
+
+def _seconds(typed: str) -> float:
+    """A time typed the Brazilian way (``12,5``) or the English way (``12.5``)."""
+    try:
+        return float(typed.strip().replace(",", "."))
+    except ValueError:
+        raise InputError(None, t("team_bad_time", typed=typed)) from None
 
 
 adj = app_state.adjudication()
@@ -56,7 +65,7 @@ with app_state.shown_errors():
                 t("team_col_assigned"): " · ".join(f"{a.recording_id} {_span(a.start, a.end)}" for a in held) or "—",
             }
         )
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder="—")
 
     if not users_file:
         st.info(t("team_no_users"))
@@ -94,22 +103,21 @@ with app_state.shown_errors():
         one, two, three, four = st.columns([2, 2, 1, 1])
         annotator = one.selectbox(t("team_col_name"), names, placeholder=t("choose"))
         recording = two.selectbox(t("filter_recording"), list(durations), placeholder=t("choose"))
-        start = three.number_input(t("blind_start"), min_value=0.0, value=0.0, step=0.5, format="%.2f")
-        end = four.number_input(t("blind_end"), min_value=0.0, value=0.0, step=0.5, format="%.2f")
+        start = three.text_input(t("blind_start"), placeholder=t("team_whole"))
+        end = four.text_input(t("blind_end"), placeholder=t("team_whole"))
         give, take = st.columns(2)
         assign = give.form_submit_button(t("team_assign_button"), type="primary")
         withdraw = take.form_submit_button(t("team_withdraw_button"))
         if (assign or withdraw) and annotator and recording:
             with app_state.shown_errors():
-                whole = start == 0.0 and end == 0.0
-                assignments.record(
-                    lead.name, annotator, recording, None if whole else start, None if whole else end, assigned=assign
-                )
+                whole = not (start.strip() or end.strip())
+                span = (None, None) if whole else (_seconds(start), _seconds(end))
+                assignments.record(lead.name, annotator, recording, span[0], span[1], assigned=assign)
                 st.session_state["team_done"] = t(
                     "team_assigned" if assign else "team_withdrawn",
                     name=annotator,
                     recording=recording,
-                    span=_span(None if whole else start, None if whole else end),
+                    span=_span(*span),
                 )
                 st.rerun()
     if "team_done" in st.session_state:
@@ -137,6 +145,11 @@ with app_state.shown_errors():
         for a in assignments.history()
     ]
     if log:
-        st.dataframe(pd.DataFrame(log).sort_values(t("hist_time"), kind="stable"), hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(log).sort_values(t("hist_time"), kind="stable"),
+            hide_index=True,
+            width="stretch",
+            placeholder="—",
+        )
     else:
         st.caption(t("team_log_empty"))
