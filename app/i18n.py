@@ -489,21 +489,21 @@ TEXT: dict[str, tuple[str, str]] = {
     "team_people": ("Pessoas e progresso", "People and progress"),
     "team_progress_caption": (
         "Trechos decididos como ouvinte; concordância com outro ouvinte nos trechos que ambos decidiram "
-        "(contada por par); parte do áudio de cada gravação que a transcrição às cegas cobre.",
+        "(em quantas comparações: uma por par de ouvintes); parte do áudio de cada gravação que a "
+        "transcrição às cegas cobre.",
         "Stretches decided as a listener; agreement with another listener on the stretches both decided "
-        "(counted per pair); the share of each recording's audio the blind transcription covers.",
+        "(of how many comparisons: one per pair of listeners); the share of each recording's audio the "
+        "blind transcription covers.",
     ),
     "team_col_name": ("nome", "name"),
     "team_col_role": ("papel", "role"),
-    "team_col_state": ("login", "login"),
     "team_col_decided": ("trechos decididos", "stretches decided"),
     "team_col_agreement": ("concordância", "agreement"),
-    "team_col_shared": ("comparações", "comparisons"),
+    "team_agreement": ("{share} em {shared}", "{share} of {shared}"),
     "team_col_blind": ("às cegas (áudio coberto)", "blind (audio covered)"),
     "team_col_assigned": ("atribuído", "assigned"),
     "team_col_by": ("por", "by"),
     "team_col_change": ("mudança", "change"),
-    "team_enabled": ("ativo", "enabled"),
     "team_disabled": ("desativado", "disabled"),
     "team_no_users": (
         "Sem arquivo de logins (inicie o app com --users ARQUIVO para adicionar e desativar pessoas aqui).",
@@ -511,7 +511,12 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "team_add": ("Adicionar uma pessoa", "Add a person"),
     "team_add_button": ("Adicionar", "Add"),
-    "team_added": ("Login de {name} ({role}) criado.", "Login for {name} ({role}) created."),
+    "team_role": ("Papel", "Role"),
+    "team_replace": (
+        "Trocar a senha e o papel de um login que já existe",
+        "Replace the password and role of an existing login",
+    ),
+    "team_added": ("Login de {name} ({role}) gravado.", "Login for {name} ({role}) saved."),
     "team_disable": (
         "Desativar ou reativar um login (nada é apagado)",
         "Disable or enable a login (nothing is deleted)",
@@ -552,6 +557,19 @@ TEXT: dict[str, tuple[str, str]] = {
         "Your login was disabled by a lead: nothing was stored.",
     ),
     "queue_assigned": ("atribuído a você", "assigned to you"),
+    "seamflag_disagreement": ("as janelas discordam", "disagreement"),
+    "seamflag_no_agreement": ("nenhum par concorda", "no agreement"),
+    "seamflag_empty_side": ("um lado vazio", "empty side"),
+    "seamflag_untimed": ("palavras sem tempo", "untimed"),
+    "seamflag_timing": ("tempos discordam", "timing"),
+    "seamflag_edge_word": ("palavra na borda", "edge word"),
+    "seamflag_different_reading": ("leitura diferente", "different reading"),
+    "audit_deleted": ("apagada", "deleted"),
+    "audit_substituted": ("substituída", "substituted"),
+    "audit_inserted": ("inserida", "inserted"),
+    "audit_error": ("erro", "error"),
+    "audit_repetition dropped": ("repetição perdida", "repetition dropped"),
+    "audit_ambiguous": ("ambígua", "ambiguous"),
     "queue_row": ("Trecho nº {rank} da fila", "Stretch #{rank} of the queue"),
     "verdict_PROMOTE": ("PROMOVER", "PROMOTE"),
     "verdict_RETAIN BASELINE": ("MANTER A LINHA DE BASE", "RETAIN BASELINE"),
@@ -746,12 +764,20 @@ def n(count: int, one: str, many: str, **values: object) -> str:
 
 
 def detail(text: str) -> str:
-    """A queue item's detail in the session's language (``flagged seam (flags)`` keeps its flags)."""
+    """A queue item's detail in the session's language (``flagged seam (disagreement, timing)`` with its
+    seams' flags translated too)."""
     head, _, rest = text.partition(" (")
     key = f"detail_{head}"
     if key not in TEXT:
         return text
-    return t(key) + (f" ({rest}" if rest else "")
+    flags = ", ".join(translated("seamflag_", flag) for flag in rest.removesuffix(")").split(", ")) if rest else ""
+    return t(key) + (f" ({flags})" if rest else "")
+
+
+def said(text: str) -> str:
+    """What an arm says at a critical word, ``words (deleted)``, with the audit's outcome translated."""
+    found = re.fullmatch(r"(.*?) ?\(([^()]+)\)", text)
+    return f"{found[1]} ({translated('audit_', found[2])})".lstrip() if found else text
 
 
 def number(value: float, digits: int = 2) -> str:

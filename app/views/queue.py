@@ -12,7 +12,7 @@ from __future__ import annotations
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import detail, n, number, t
+from i18n import detail, n, number, said, t
 
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KINDS
@@ -80,7 +80,7 @@ with app_state.shown_errors():
                 t("col_yours"): _yours(views[k].mine) + (f" · {t('queue_assigned')}" if k in assigned else ""),
                 t("col_listeners"): views[k].listeners,
                 t("col_reference"): item.reference,
-                t("col_arms_say"): " · ".join(f"{label}: {text}" for label, text in item.hypotheses),
+                t("col_arms_say"): " · ".join(f"{label}: {said(text)}" for label, text in item.hypotheses),
                 t("col_arms"): ", ".join(item.arms),
             }
             for rank, item, k in rows

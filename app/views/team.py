@@ -56,16 +56,18 @@ with app_state.shown_errors():
         rows.append(
             {
                 t("team_col_name"): found.name,
-                t("team_col_role"): t(f"role_{account.role}") if account else "—",
-                t("team_col_state"): t("team_disabled") if account and account.disabled else t("team_enabled"),
+                t("team_col_role"): "—"
+                if account is None
+                else t(f"role_{account.role}") + (f" · {t('team_disabled')}" if account.disabled else ""),
                 t("team_col_decided"): found.decided,
-                t("team_col_agreement"): percent(found.agreement),
-                t("team_col_shared"): found.shared,
+                t("team_col_agreement"): "—"
+                if found.agreement is None
+                else t("team_agreement", share=percent(found.agreement), shared=found.shared),
                 t("team_col_blind"): " · ".join(f"{r} {percent(v)}" for r, v in found.blind_share.items()) or "—",
                 t("team_col_assigned"): " · ".join(f"{a.recording_id} {_span(a.start, a.end)}" for a in held) or "—",
             }
         )
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder="—")
+    st.table(pd.DataFrame(rows).set_index(t("team_col_name")))  # a few rows of text: wrapped, never cut
 
     if not users_file:
         st.info(t("team_no_users"))
@@ -75,17 +77,18 @@ with app_state.shown_errors():
             st.markdown(f"**{t('team_add')}**")
             name = st.text_input(t("login_name"))
             role = st.selectbox(
-                t("team_col_role"), ROLES, index=1, format_func=lambda r: t(f"role_{r}"), placeholder=t("choose")
+                t("team_role"), ROLES, index=1, format_func=lambda r: t(f"role_{r}"), placeholder=t("choose")
             )
             password = st.text_input(t("login_password"), type="password")
+            replace = st.checkbox(t("team_replace"))
             if st.form_submit_button(t("team_add_button"), type="primary"):
                 with app_state.shown_errors():
-                    added = add_user(users_file, name, password, role=role, by=lead.name)
+                    added = add_user(users_file, name, password, role=role, replace=replace, by=lead.name)
                     st.session_state["team_done"] = t("team_added", name=added.name, role=t(f"role_{added.role}"))
                     st.rerun()
         with state.form("team_state"):
             st.markdown(f"**{t('team_disable')}**")
-            who = st.selectbox(t("login_name"), sorted(users), placeholder=t("choose"))
+            who = st.selectbox(t("login_name"), sorted(users), index=None, placeholder=t("choose"))
             off, on = st.columns(2)
             disable = off.form_submit_button(t("team_disable_button"))
             enable = on.form_submit_button(t("team_enable_button"))
@@ -145,11 +148,6 @@ with app_state.shown_errors():
         for a in assignments.history()
     ]
     if log:
-        st.dataframe(
-            pd.DataFrame(log).sort_values(t("hist_time"), kind="stable"),
-            hide_index=True,
-            width="stretch",
-            placeholder="—",
-        )
+        st.table(pd.DataFrame(log).sort_values(t("hist_time"), kind="stable").set_index(t("hist_time")))
     else:
         st.caption(t("team_log_empty"))
