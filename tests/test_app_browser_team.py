@@ -113,8 +113,19 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     adjudication = open_experiment(exp)
     for who, action, text in (("ana", "keep", ""), ("beto", "correct", "eu não sei se o João vem mesmo")):
         adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action=action, annotator=who, new_text=text)
-    TranscriptStore(adjudication.store.path, exp).save(
+    transcripts = TranscriptStore(adjudication.store.path, exp)
+    transcripts.save(
         recording_id="reuniao", annotator="ana", start=1.0, end=6.0, duration=20.0, text="a Maria chegou cedo hoje"
+    )
+    transcripts.save(  # what mara's blind page lists: times, a confirmed speech, an unresolved stretch
+        recording_id="entrevista",
+        annotator="mara",
+        start=0.5,
+        end=4.25,
+        duration=20.0,
+        text="eu não sei se o João vem",
+        speech="speech",
+        unresolved=(1.5, 2.25, "inaudível"),
     )
     users = root / "users.json"
     for name, role in USERS.items():
