@@ -26,6 +26,7 @@ from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.context import open_experiment
+from toolkit.adjudication.store import DecisionStore
 from toolkit.adjudication.users import add_user
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra (scripts/setup.sh)")
@@ -212,6 +213,8 @@ def _words(page: Any) -> str:
 def test_a_lead_adds_assigns_and_disables_people_and_a_disabled_login_can_neither_log_in_nor_save(playwright, app):
     with _browser(playwright, app, "ana") as ana_context:
         ana = _login(ana_context, app, "ana")
+        ana.goto(f"{app['url']}/review")  # her desk stays open while the lead disables her
+        ana.get_by_test_id("ab-desk").wait_for(timeout=60000)
         with _browser(playwright, app, "lia") as context:
             page = _login(context, app, "lia")
             _open(page, app, "team")
@@ -242,9 +245,13 @@ def test_a_lead_adds_assigns_and_disables_people_and_a_disabled_login_can_neithe
                 page.get_by_test_id("stMain").evaluate("m => m.scrollTo(0, 0)")
                 page.wait_for_timeout(1000)
                 page.screenshot(path=str(folder / "team.png"))
-        # ana's open page can no longer save: the next page run logs her out
-        ana.goto(f"{app['url']}/queue")
-        ana.get_by_label("Senha").wait_for(timeout=60000)
+        # ana's open desk can no longer save (refused on the server), and the next page logs her out
+        ana.keyboard.press("1")
+        ana.keyboard.press("Enter")
+        ana.get_by_label("Senha").wait_for(timeout=60000)  # the save's page run found the login disabled
+        assert [d.annotator for d in DecisionStore(app["exp"] / "adjudication.sqlite").decisions()].count("ana") == 1
+        ana.goto(app["url"])
+        ana.get_by_label("Senha").wait_for(timeout=60000)  # and a new page asks for a login
         assert ana.get_by_role("heading", name="Fila de revisão").count() == 0
         ana.get_by_label("Nome").fill("ana")
         ana.get_by_label("Senha").fill(PASSWORD)
