@@ -274,7 +274,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "blind_mine": ("Sua transcrição de {recording}", "Your transcription of {recording}"),
     "blind_nothing": ("Nada gravado ainda.", "Nothing saved yet."),
     "blind_textgrid": (
-        "TextGrid (camadas utterances, words, speech, unresolved): {path}",
+        "TextGrid (camadas de turnos, palavras, fala e áudio não resolvido): {path}",
         "TextGrid (tiers utterances, words, speech, unresolved): {path}",
     ),
     "blind_col_text": ("texto", "text"),

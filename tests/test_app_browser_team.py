@@ -173,9 +173,11 @@ def _login(context: Any, app: dict[str, Any], name: str, landing: str = "Fila de
 
 
 def _settled(page: Any) -> None:
-    """The page has finished its run: no placeholder left, then a moment for charts to draw."""
-    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=60000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60000)
+    """The page has finished its run: no placeholder, spinner or stale element left, then a moment for charts."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stSkeleton], [data-testid=stSpinner], [data-stale=true]')",
+        timeout=120000,
+    )
     page.wait_for_timeout(2500)
 
 
@@ -287,8 +289,9 @@ def test_every_page_speaks_portuguese_with_decimal_commas(playwright, app, where
     with _browser(playwright, app, f"words-{where}") as context:
         page = _login(context, app, "mara")
         _open(page, app, where)
-        if where == "results":
-            page.get_by_text("Concordância entre ouvintes").wait_for(timeout=60000)
+        last = {"results": "Concordância entre ouvintes", "blind": "Sua transcrição de"}.get(where)
+        if last:  # the end of the page: everything above it has been drawn
+            page.get_by_text(last).first.wait_for(timeout=120000)
             _settled(page)
         words = _words(page)
         found = [w for w in ENGLISH if re.search(rf"(?<![\w(]){re.escape(w)}(?![\w)])", words)]
