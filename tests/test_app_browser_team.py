@@ -64,7 +64,7 @@ ENGLISH = (
 # string that did not go through the catalogue, or went through it untranslated. The fixture's own
 # names (arms, the run) are data, not words of the app.
 sys.path.insert(0, str(ROOT / "app"))
-from i18n import TEXT  # noqa: E402
+TEXT = pytest.importorskip("i18n", reason="the app's pages need streamlit (the app extra)").TEXT
 
 
 def _words_of(text: str) -> set[str]:
