@@ -273,7 +273,9 @@ def sidebar(adj: Adjudication, who: Login) -> None:
     st.sidebar.caption(t("sidebar_reference", sha=adj.manifest.sha256[:12]))
     codes = list(LANGUAGES)
     st.session_state.setdefault("lang", language())
-    st.sidebar.selectbox(t("sidebar_language"), codes, format_func=LANGUAGES.__getitem__, key="lang")
+    st.sidebar.selectbox(
+        t("sidebar_language"), codes, format_func=LANGUAGES.__getitem__, key="lang", placeholder=t("choose")
+    )
     if st.sidebar.button(t("logout"), key="logout_button"):
         logout(adj)
         st.rerun()
@@ -293,11 +295,20 @@ def pages(who: Login) -> list[Any]:
     ]
     if who.role == LEAD:
         chosen.insert(3, st.Page("views/conflicts.py", title=t("page_conflicts"), url_path="conflicts"))
+        chosen.append(st.Page("views/team.py", title=t("page_team"), url_path="team"))
     return chosen
 
 
 def who() -> Login:
     return st.session_state["ablate_login"]
+
+
+def still_allowed() -> bool:
+    """Whether this tab's login may still save now (with ``--users``: not disabled nor removed since it
+    logged in); for callbacks, which run before the page rechecks the login."""
+    if not os.environ.get(APP_ENV["users"]):
+        return True
+    return web.current_login(Sessions(adjudication().store.path), st.session_state.get("token")) is not None
 
 
 def run_page(title: str) -> tuple[Adjudication, RunFolder]:
@@ -313,7 +324,7 @@ def run_page(title: str) -> tuple[Adjudication, RunFolder]:
     wanted = st.query_params.get("run")
     if "run" not in st.session_state:
         st.session_state["run"] = wanted if wanted in names else names[0]
-    chosen = st.sidebar.selectbox(t("run_folder"), names, key="run")
+    chosen = st.sidebar.selectbox(t("run_folder"), names, key="run", placeholder=t("choose"))
     st.query_params["run"] = chosen
     return adj, folders[names.index(chosen)]
 

@@ -9,6 +9,7 @@ chooses the singular or plural form.
 from __future__ import annotations
 
 import os
+import re
 
 import streamlit as st
 
@@ -274,7 +275,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "blind_mine": ("Sua transcrição de {recording}", "Your transcription of {recording}"),
     "blind_nothing": ("Nada gravado ainda.", "Nothing saved yet."),
     "blind_textgrid": (
-        "TextGrid (camadas utterances, words, speech, unresolved): {path}",
+        "TextGrid (camadas de turnos, palavras, fala e áudio não resolvido): {path}",
         "TextGrid (tiers utterances, words, speech, unresolved): {path}",
     ),
     "blind_col_text": ("texto", "text"),
@@ -469,7 +470,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "res_col_arm": ("braço", "arm"),
     "res_col_recording": ("gravação", "recording"),
     "res_col_strata": ("estratos", "strata"),
-    "res_col_delta": ("ΔWER vs baseline", "ΔWER vs baseline"),
+    "res_col_delta": ("ΔWER ante a linha de base", "ΔWER vs baseline"),
     "res_col_ci_low": ("IC 95% inf.", "95% CI low"),
     "res_col_ci_high": ("IC 95% sup.", "95% CI high"),
     "res_col_substitutions": ("substituições", "substitutions"),
@@ -527,6 +528,163 @@ TEXT: dict[str, tuple[str, str]] = {
     "js_wave_no_edge": ("Escolha antes uma borda de marca (b).", "Pick a mark's boundary first (b)."),
     "js_wave_edge_start": ("Início de {mark} em {at} s: , . movem a borda", "Start of {mark} at {at} s: , . move it"),
     "js_wave_edge_end": ("Fim de {mark} em {at} s: , . movem a borda", "End of {mark} at {at} s: , . move it"),
+    # --- team page (leads) and every other page's words added with it
+    "page_team": ("Equipe", "Team"),
+    "team_people": ("Pessoas e progresso", "People and progress"),
+    "team_progress_caption": (
+        "Trechos decididos como ouvinte; concordância com outro ouvinte nos trechos que ambos decidiram "
+        "(em quantas comparações: uma por par de ouvintes); parte do áudio de cada gravação que a "
+        "transcrição às cegas cobre.",
+        "Stretches decided as a listener; agreement with another listener on the stretches both decided "
+        "(of how many comparisons: one per pair of listeners); the share of each recording's audio the "
+        "blind transcription covers.",
+    ),
+    "team_col_name": ("nome", "name"),
+    "team_col_role": ("papel", "role"),
+    "team_col_decided": ("trechos decididos", "stretches decided"),
+    "team_col_agreement": ("concordância", "agreement"),
+    "team_agreement": ("{share} em {shared}", "{share} of {shared}"),
+    "team_col_blind": ("às cegas (áudio coberto)", "blind (audio covered)"),
+    "team_col_assigned": ("atribuído", "assigned"),
+    "team_col_by": ("por", "by"),
+    "team_col_change": ("mudança", "change"),
+    "team_disabled": ("desativado", "disabled"),
+    "team_no_users": (
+        "Sem arquivo de logins (inicie o app com --users ARQUIVO para adicionar e desativar pessoas aqui).",
+        "No users file (start the app with --users FILE to add and disable people here).",
+    ),
+    "team_add": ("Adicionar uma pessoa", "Add a person"),
+    "team_add_button": ("Adicionar", "Add"),
+    "team_role": ("Papel", "Role"),
+    "team_replace": (
+        "Trocar a senha e o papel de um login que já existe",
+        "Replace the password and role of an existing login",
+    ),
+    "team_added": ("Login de {name} ({role}) gravado.", "Login for {name} ({role}) saved."),
+    "team_disable": (
+        "Desativar ou reativar um login (nada é apagado)",
+        "Disable or enable a login (nothing is deleted)",
+    ),
+    "team_disable_button": ("Desativar", "Disable"),
+    "team_enable_button": ("Reativar", "Enable"),
+    "team_disabled_done": (
+        "{name} foi desativado(a): não entra mais nem grava; o trabalho feito fica.",
+        "{name} is disabled: no more logins or saves; the work done stays.",
+    ),
+    "team_enabled_done": ("{name} foi reativado(a).", "{name} is enabled again."),
+    "team_assign": ("Atribuições", "Assignments"),
+    "team_assign_caption": (
+        "Uma gravação inteira (início e fim vazios) ou um trecho dela: a fila de revisão da pessoa mostra "
+        "primeiro o que lhe foi atribuído; o resto continua abaixo.",
+        "A whole recording (start and end left empty) or a stretch of it: the person's review queue lists "
+        "what is assigned to them first; the rest stays below.",
+    ),
+    "team_bad_time": (
+        "'{typed}' não é um tempo em segundos (ex. 12,5).",
+        "'{typed}' is not a time in seconds (e.g. 12.5).",
+    ),
+    "team_assign_button": ("Atribuir", "Assign"),
+    "team_withdraw_button": ("Retirar a atribuição", "Withdraw the assignment"),
+    "team_assigned": ("{recording} {span} atribuído a {name}.", "{recording} {span} assigned to {name}."),
+    "team_withdrawn": ("{recording} {span} retirado de {name}.", "{recording} {span} withdrawn from {name}."),
+    "team_whole": ("(inteira)", "(whole)"),
+    "team_log": ("Histórico da equipe (nada é apagado)", "Team history (nothing is deleted)"),
+    "team_log_empty": ("Nenhuma mudança registrada ainda.", "No change recorded yet."),
+    "team_change_added": ("adicionado", "added"),
+    "team_change_replaced": ("senha ou papel trocados", "password or role replaced"),
+    "team_change_disabled": ("desativado", "disabled"),
+    "team_change_enabled": ("reativado", "enabled"),
+    "team_change_assigned": ("atribuído:", "assigned:"),
+    "team_change_withdrawn": ("retirado:", "withdrawn:"),
+    "team_not_allowed": (
+        "Seu login foi desativado por um líder: nada foi gravado.",
+        "Your login was disabled by a lead: nothing was stored.",
+    ),
+    "queue_assigned": ("atribuído a você", "assigned to you"),
+    "seamflag_disagreement": ("as janelas discordam", "disagreement"),
+    "seamflag_no_agreement": ("nenhum par concorda", "no agreement"),
+    "seamflag_empty_side": ("um lado vazio", "empty side"),
+    "seamflag_untimed": ("palavras sem tempo", "untimed"),
+    "seamflag_timing": ("tempos discordam", "timing"),
+    "seamflag_edge_word": ("palavra na borda", "edge word"),
+    "seamflag_different_reading": ("leitura diferente", "different reading"),
+    "audit_deleted": ("apagada", "deleted"),
+    "audit_substituted": ("substituída", "substituted"),
+    "audit_inserted": ("inserida", "inserted"),
+    "audit_error": ("erro", "error"),
+    "audit_repetition dropped": ("repetição perdida", "repetition dropped"),
+    "audit_ambiguous": ("ambígua", "ambiguous"),
+    "queue_row": ("Trecho nº {rank} da fila", "Stretch #{rank} of the queue"),
+    "verdict_PROMOTE": ("PROMOVER", "PROMOTE"),
+    "verdict_RETAIN BASELINE": ("MANTER A LINHA DE BASE", "RETAIN BASELINE"),
+    "gate_new_negation_errors": (
+        "negações trocadas e inseridas que a linha de base não tinha",
+        "negation flips and insertions the baseline did not make",
+    ),
+    "gate_new_name_errors": (
+        "nomes que a linha de base acertou e o desafiante errou",
+        "name occurrences the baseline got right and the challenger got wrong",
+    ),
+    "gate_new_number_errors": (
+        "números que a linha de base acertou e o desafiante errou",
+        "number occurrences the baseline got right and the challenger got wrong",
+    ),
+    "gate_lost_speech_turns": (
+        "turnos que a linha de base reconheceu (metade das palavras ou mais) e o desafiante apagou inteiros",
+        "reference turns the baseline recognized (>= half the words) and the challenger deleted entirely",
+    ),
+    "gate_seam_omissions": (
+        "palavras da referência que o desafiante omitiu perto de uma emenda",
+        "reference words the challenger omitted near a window seam",
+    ),
+    "gate_seam_duplications": (
+        "palavras que o desafiante duplicou perto de uma emenda",
+        "words the challenger duplicated near a window seam",
+    ),
+    "gate_vad_speech_recall": (
+        "fração da fala anotada que o VAD do desafiante manteve",
+        "fraction of annotated speech duration the challenger's VAD kept",
+    ),
+    "gate_onset_p95_s": (
+        "p95 do erro absoluto de início de palavra do desafiante, em segundos",
+        "p95 absolute word onset error of the challenger, seconds",
+    ),
+    "gate_drift_s_per_min": (
+        "maior |deriva de início| por gravação do desafiante, segundos por minuto",
+        "largest per-recording |onset drift| of the challenger, seconds per minute",
+    ),
+    "gate_wer_reduction_points": (
+        "limite inferior do intervalo bootstrap pareado da redução de WER, pontos percentuais",
+        "lower bound of the paired bootstrap interval of the WER reduction, percentage points",
+    ),
+    "gate_verdict_flips_under_dither": (
+        "repetições do holdout sob dither inaudível cujo veredito dos outros portões muda",
+        "holdout reruns under inaudible dither (seeds 1 to reruns) whose verdict of the other gates differs",
+    ),
+    "caveat_size": (
+        "{split}: {recordings} gravação(ões), {minutes} min, {words} palavras de referência; um teste pequeno "
+        "não estabelece a confiabilidade contra falhas raras",
+        "{split} is {recordings} recording(s), {minutes} min, {words} reference words; a small pass cannot "
+        "establish rare-failure reliability",
+    ),
+    "caveat_bound": (
+        "{gate}: 0 falhas em {n}: limite superior unilateral exato de 95% da taxa de falha {bound}",
+        "{gate}: 0 failures in {n}: exact one-sided 95% upper bound on the failure rate {bound}",
+    ),
+    "caveat_too_few": (
+        "{gate}: 0 falhas em {n}: poucas demais para limitar a taxa de falha (limite superior de 95% {bound})",
+        "{gate}: 0 failures in {n}: too few to bound the failure rate (95% upper bound {bound})",
+    ),
+    "caveat_nothing": (
+        "{gate}: 0 oportunidades: este portão não testou nada",
+        "{gate}: 0 opportunities: this gate tested nothing",
+    ),
+    "res_col_wer": ("WER", "WER"),
+    "res_col_cer": ("CER", "CER"),
+    "res_col_stratum": ("estrato", "stratum"),
+    "res_col_third": ("terço", "third"),
+    "res_col_matched": ("palavras pareadas", "matched words"),
+    "res_col_recordings": ("gravações", "recordings"),
     # --- review desk (browser side)
     "js_play_context": ("▶ Trecho com contexto (espaço)", "▶ With context (space)"),
     "js_play_alone": ("▶ Só o trecho (s)", "▶ Stretch alone (s)"),
@@ -650,12 +808,20 @@ def n(count: int, one: str, many: str, **values: object) -> str:
 
 
 def detail(text: str) -> str:
-    """A queue item's detail in the session's language (``flagged seam (flags)`` keeps its flags)."""
+    """A queue item's detail in the session's language (``flagged seam (disagreement, timing)`` with its
+    seams' flags translated too)."""
     head, _, rest = text.partition(" (")
     key = f"detail_{head}"
     if key not in TEXT:
         return text
-    return t(key) + (f" ({rest}" if rest else "")
+    flags = ", ".join(translated("seamflag_", flag) for flag in rest.removesuffix(")").split(", ")) if rest else ""
+    return t(key) + (f" ({flags})" if rest else "")
+
+
+def said(text: str) -> str:
+    """What an arm says at a critical word, ``words (deleted)``, with the audit's outcome translated."""
+    found = re.fullmatch(r"(.*?) ?\(([^()]+)\)", text)
+    return f"{found[1]} ({translated('audit_', found[2])})".lstrip() if found else text
 
 
 def number(value: float, digits: int = 2) -> str:
@@ -664,8 +830,63 @@ def number(value: float, digits: int = 2) -> str:
     return text.replace(",", " ").replace(".", ",").replace(" ", ".") if language() == "pt" else text
 
 
+def figure(value: float) -> str:
+    """A measured value: a whole number as such, else with two decimals (``0,25``)."""
+    return number(value, 0) if float(value).is_integer() else number(value, 2)
+
+
 def percent(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{number(100 * value, digits)} %"
+    """A fraction as a percentage the language's way (``12,5%``); a dash when there is none."""
+    return "—" if value is None else f"{number(100 * value, digits)}%"
+
+
+# The caveat ``ablate gate`` writes (toolkit.protocol.gates.caveat), read back into its figures.
+_CAVEAT = re.compile(
+    r"(?P<split>\S+) is (?P<recordings>\d+) recording\(s\), (?P<minutes>[\d.]+) min, (?P<words>\d+) reference words; "
+    r"a small pass cannot establish rare-failure reliability(?: \((?P<bounds>.*)\))?$"
+)
+_BOUND = re.compile(
+    r"(?P<gate>\w+): (?:0 opportunities: this gate tested nothing|0 failures in (?P<n>\d+): (?:exact one-sided 95% "
+    r"upper bound on the failure rate (?P<bound>[\d.]+)%|too few to bound the failure rate \(95% upper bound "
+    r"(?P<few>[\d.]+)%\)))$"
+)
+
+
+def caveat(text: str) -> str:
+    """A gate verdict's caveat in the session's language (a caveat of another shape stays as written)."""
+    found = _CAVEAT.match(text)
+    if found is None or language() != "pt":
+        return text
+    line = t(
+        "caveat_size",
+        split=found["split"],
+        recordings=found["recordings"],
+        minutes=number(float(found["minutes"]), 1),
+        words=number(int(found["words"]), 0),
+    )
+    bounds = []
+    for part in (found["bounds"] or "").split("; ") if found["bounds"] else []:
+        bound = _BOUND.match(part)
+        if bound is None:
+            bounds.append(part)
+        elif bound["n"] is None:
+            bounds.append(t("caveat_nothing", gate=bound["gate"]))
+        else:
+            key, value = ("caveat_bound", bound["bound"]) if bound["bound"] else ("caveat_too_few", bound["few"])
+            bounds.append(t(key, gate=bound["gate"], n=bound["n"], bound=percent(float(value) / 100)))
+    return line + (" (" + "; ".join(bounds) + ")" if bounds else "")
+
+
+def translated(prefix: str, text: str) -> str:
+    """``text`` (a verdict, a gate's name) through the catalogue key ``prefix + text``, or as it is."""
+    return t(prefix + text) if prefix + text in TEXT else text
+
+
+def vega_locale() -> dict[str, object]:
+    """The number format of charts (Vega's d3 locale): the same separators as ``number``."""
+    if language() != "pt":
+        return {"decimal": ".", "thousands": ",", "grouping": [3], "currency": ["$", ""]}
+    return {"decimal": ",", "thousands": ".", "grouping": [3], "currency": ["R$ ", ""], "percent": "%"}
 
 
 def browser_strings() -> dict[str, str]:
@@ -673,4 +894,5 @@ def browser_strings() -> dict[str, str]:
     strings = {key[3:]: t(key) for key in TEXT if key.startswith("js_")}
     strings.update({f"action_{a}": t(f"action_{a}") for a in ("keep", "correct", "unresolved", "nonspeech")})
     strings.update({key: t(key) for key in ("connection_lost", "connection_title", "connection_restart")})
+    strings["locale"] = "pt-BR" if language() == "pt" else "en"  # for numbers the browser writes
     return strings

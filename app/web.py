@@ -51,7 +51,7 @@ def experiment() -> Adjudication:
 
 def current_login(sessions: Sessions, token: str | None) -> Login | None:
     """Who holds ``token`` now: the session's login, with the role the users file gives today
-    (a login removed from the file no longer opens anything)."""
+    (a login removed from the file, or disabled by a lead, no longer opens anything)."""
     login = sessions.login(token)
     users_file = os.environ.get(APP_ENV["users"])
     if login is None or not users_file:
@@ -60,7 +60,7 @@ def current_login(sessions: Sessions, token: str | None) -> Login | None:
         account = read_users(users_file).get(login.name)
     except ToolkitError:
         return None
-    return Login(login.name, account.role) if account is not None else None
+    return Login(login.name, account.role) if account is not None and not account.disabled else None
 
 
 def _port(scope: Scope) -> int:

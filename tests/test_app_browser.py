@@ -341,13 +341,13 @@ def test_agreement_is_measured_on_the_results_page(playwright, app):
         page.goto(f"{app['url']}/results")
         page.get_by_text("κ indefinido").wait_for(timeout=60000)  # the last line of the page
         text = page.get_by_test_id("stMain").inner_text()
-        assert "WER entre ouvintes 40,0 % em 1 trecho(s)" in text  # 2 errors over ana's 5 words
+        assert "WER entre ouvintes 40,0% em 1 trecho(s)" in text  # 2 errors over ana's 5 words
         assert "trecho(s) com dois ouvintes" in text  # decisions: 2 stretches decided by two listeners
         _shot(page, "results")
         page.get_by_text("Concordância entre ouvintes").scroll_into_view_if_needed()
         _shot(page, "results_agreement")
         page.goto(f"{app['url']}/conflicts")
-        page.get_by_text("WER entre ouvintes 40,0 %").wait_for(timeout=60000)
+        page.get_by_text("WER entre ouvintes 40,0%").wait_for(timeout=60000)
 
 
 def test_text_is_shown_as_typed_nothing_is_fetched_and_audio_needs_a_session(playwright, app, pixel):

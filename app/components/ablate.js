@@ -28,7 +28,12 @@ function plainKey(event) {
 }
 
 function seconds(value, lang) {
-  return value.toLocaleString(lang === "pt" ? "pt-BR" : "en", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " s";
+  return decimal(value, lang === "pt" ? "pt-BR" : "en", 2) + " s";
+}
+
+// A number as the page's language writes it (the server's i18n.number on this side): "1,25" in pt-BR.
+function decimal(value, locale, digits) {
+  return value.toLocaleString(locale || "pt-BR", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 // ---------------------------------------------------------------- session and connection notice
@@ -131,7 +136,7 @@ class Player {
     this.replayButton = el("button", { class: "ab-btn", onclick: () => this.replay() }, el("span", { text: s.replay }));
     this.loopBox = el("input", { type: "checkbox", "data-testid": "ab-loop", onchange: () => (this.loop = this.loopBox.checked) });
     this.rateSelect = el("select", { class: "ab-rate", "data-testid": "ab-rate", "aria-label": s.rate, onchange: () => this.setRate(Number(this.rateSelect.value)) });
-    for (const rate of RATES) this.rateSelect.append(el("option", { value: String(rate), text: `${rate}×`, selected: rate === 1 }));
+    for (const rate of RATES) this.rateSelect.append(el("option", { value: String(rate), text: `${rate.toLocaleString(s.locale || "pt-BR")}×`, selected: rate === 1 }));
     this.status = el("span", { class: "ab-status" });
     this.sound.setAttribute("data-testid", "ab-audio");
     this.sound.addEventListener("seeked", () => this.audio && this.draw()); // a seek from the waveform view too
@@ -294,7 +299,7 @@ function token(step, strings, edge) {
   const parts = [strings[`op_${step.op}`]];
   if (step.op === "substitute") parts.push(`${strings.reference}: ${step.reference}`);
   if (step.critical.length) parts.push(step.critical.map((c) => strings[`critical_${c}`] || c).join(", "));
-  if (step.hyp_start !== null && step.hyp_start !== undefined) parts.push(`${step.hyp_start.toFixed(2)}–${step.hyp_end.toFixed(2)} s`);
+  if (step.hyp_start !== null && step.hyp_start !== undefined) parts.push(`${decimal(step.hyp_start, strings.locale, 2)}–${decimal(step.hyp_end, strings.locale, 2)} s`);
   if (edge) parts.push(strings[`edge_${edge}`]);
   return el("span", { class: classes.join(" "), title: parts.join(" · "), "data-op": step.op, text: shown || "" });
 }

@@ -147,12 +147,13 @@ with app_state.shown_errors():
             pd.DataFrame(
                 [
                     {
-                        t("blind_start"): s.start,
-                        t("blind_end"): s.end,
+                        t("blind_start"): number(s.start),
+                        t("blind_end"): number(s.end),
                         t("blind_col_text"): s.text,
                         t("blind_col_speaker"): s.speaker,
                         t("blind_col_speech"): t(SPEECH_CHOICES[s.speech if not s.text else SPEECH]),
-                        t("blind_col_unresolved"): f"{s.unresolved_start:g}–{s.unresolved_end:g} s {s.unresolved_note}"
+                        t("blind_col_unresolved"): f"{number(s.unresolved_start)}–{number(s.unresolved_end or 0.0)} s "
+                        f"{s.unresolved_note}"
                         if s.unresolved_start is not None
                         else "",
                         t("blind_col_saved"): s.created_at.replace("T", " ")[:19],
@@ -162,6 +163,7 @@ with app_state.shown_errors():
             ),
             hide_index=True,
             width="stretch",
+            placeholder="—",
         )
         st.caption(
             app_state.plain(

@@ -80,7 +80,7 @@ with app_state.shown_errors():
                 stretches = len({(d.start, d.end) for d in conflict.decisions})
                 whole = {"start": number(conflict.start), "end": number(conflict.end)}
                 st.caption(t("conf_overlap_one", count=stretches, **whole))
-            st.dataframe(_decision_rows(conflict.decisions, places), hide_index=True, width="stretch")
+            st.dataframe(_decision_rows(conflict.decisions, places), hide_index=True, width="stretch", placeholder="—")
             own = not conflict.may_settle(who)
             if own:
                 st.warning(t("conf_own"))
@@ -96,7 +96,9 @@ with app_state.shown_errors():
                 }
                 options["other"] = t("conf_other")
                 choice = st.radio(t("conf_choice"), list(options), index=None, format_func=_labels(options))
-                action = st.selectbox(t("conf_other"), ACTIONS, format_func=lambda a: t(f"action_{a}"))
+                action = st.selectbox(
+                    t("conf_other"), ACTIONS, format_func=lambda a: t(f"action_{a}"), placeholder=t("choose")
+                )
                 text = st.text_input(t("conf_text"), value=current)
                 if st.form_submit_button(t("conf_settle"), disabled=own):
                     with app_state.shown_errors():
@@ -118,7 +120,7 @@ with app_state.shown_errors():
         st.success(st.session_state.pop("settled"))
     if todo.stale:
         st.subheader(t("conf_stale"))
-        st.dataframe(_decision_rows(todo.stale, places), hide_index=True, width="stretch")
+        st.dataframe(_decision_rows(todo.stale, places), hide_index=True, width="stretch", placeholder="—")
 
     st.header(t("conf_transcriptions"))
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
@@ -161,6 +163,7 @@ with app_state.shown_errors():
                 ),
                 hide_index=True,
                 width="stretch",
+                placeholder="—",
             )
             own = who.name in (comparison.first, comparison.second)
             if own:

@@ -1,7 +1,10 @@
 """Review queue: every stretch of the chosen run that needs a listener, ranked, with filters and counts.
 
-A lead sees where each stretch stands (open, decided, conflict, other version); an annotator sees
-only their own status and how many listeners decided, never what the others decided.
+The table keeps to short columns so it fits a laptop's screen; the reference and what each arm says
+are shown, wrapped, for the selected row (the first one until a row is selected). A lead sees where
+each stretch stands (open, decided, conflict, other version); an annotator sees only their own status
+and how many listeners decided, never what the others decided. What a lead assigned to this listener
+(the team page) comes first, marked; the rest follows in rank order.
 """
 
 from __future__ import annotations
@@ -9,11 +12,12 @@ from __future__ import annotations
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import detail, n, t
+from i18n import detail, n, number, said, t
 
 from toolkit.adjudication.context import OPEN, STATUSES
 from toolkit.adjudication.queue import KINDS
 from toolkit.adjudication.store import Decision
+from toolkit.adjudication.team import Assignments, assigned_first
 
 
 def _yours(mine: Decision | None) -> str:
@@ -55,10 +59,13 @@ with app_state.shown_errors():
             return statuses[k]
         return OPEN if views[k].mine is None else "decided"
 
+    mine = Assignments(adj.store.path).current(who.name)
+    order = assigned_first(spans, mine)
+    assigned = {k for k in order if any(a.covers(*spans[k]) for a in mine)}
     rows = [
-        (rank, item, k)
-        for k, (rank, item) in enumerate(enumerate(queue.items, 1))
-        if id(item) in shown and (not wanted or status_of(k) in wanted)
+        (k + 1, queue.items[k], k)
+        for k in order
+        if id(queue.items[k]) in shown and (not wanted or status_of(k) in wanted)
     ]
     table = pd.DataFrame.from_records(
         [
@@ -67,13 +74,13 @@ with app_state.shown_errors():
                 t("col_kind"): t(f"kind_{item.kind}"),
                 t("col_detail"): detail(item.detail),
                 t("col_recording"): item.recording_id,
-                t("col_start"): item.start,
-                t("col_end"): item.end,
+                t("col_start"): "" if item.start is None else number(item.start),
+                t("col_end"): "" if item.end is None else number(item.end),
                 t("col_status"): t(f"status_{status_of(k)}") if statuses is not None else None,
-                t("col_yours"): _yours(views[k].mine),
+                t("col_yours"): _yours(views[k].mine) + (f" · {t('queue_assigned')}" if k in assigned else ""),
                 t("col_listeners"): views[k].listeners,
                 t("col_reference"): item.reference,
-                t("col_arms_say"): " · ".join(f"{label}: {text}" for label, text in item.hypotheses),
+                t("col_arms_say"): " · ".join(f"{label}: {said(text)}" for label, text in item.hypotheses),
                 t("col_arms"): ", ".join(item.arms),
             }
             for rank, item, k in rows
@@ -96,6 +103,7 @@ with app_state.shown_errors():
     if statuses is None:
         table = table.drop(columns=[t("col_status")])
     st.caption(t("queue_shown", shown=len(rows), total=len(queue.items)))
+    words = (t("col_reference"), t("col_arms_say"), t("col_arms"))  # long texts: under the table, wrapped
     event = st.dataframe(
         table,
         hide_index=True,
@@ -103,12 +111,20 @@ with app_state.shown_errors():
         on_select="rerun",
         selection_mode="single-row",
         key="queue_table",
-        column_config={
-            t("col_start"): st.column_config.NumberColumn(format="%.2f"),
-            t("col_end"): st.column_config.NumberColumn(format="%.2f"),
-        },
+        column_order=[c for c in table.columns if c not in words],
+        placeholder="—",
     )
     selected = event.selection.rows if event is not None else []
+    if rows:
+        shown_row = table.iloc[selected[0] if selected else 0]
+        st.markdown(
+            "  \n".join(
+                f"**{t('queue_row', rank=shown_row[t('col_rank')])}**"
+                if k == 0
+                else f"**{column}:** {app_state.plain(shown_row[column] or '—')}"
+                for k, column in enumerate(("", *words))
+            )
+        )
     first_open = next((item for _, item, k in rows if views[k].mine is None and item.timed), None)
     one, two = st.columns(2)
     if one.button(t("review_selected"), disabled=not selected, type="primary"):

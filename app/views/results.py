@@ -10,7 +10,7 @@ import altair as alt
 import app_state
 import pandas as pd
 import streamlit as st
-from i18n import number, percent, t
+from i18n import caveat, figure, number, percent, t, translated, vega_locale
 
 from toolkit.adjudication.agreement import DecisionAgreement, decision_agreement, transcription_agreement
 from toolkit.adjudication.blind import TranscriptStore
@@ -21,7 +21,6 @@ from toolkit.runs.score_files import GateVerdict, PairedFile
 T = TypeVar("T")
 
 RATES = ("wer", "cer", "delta", "ci_low", "ci_high")
-PERCENT = st.column_config.NumberColumn(format="%.2f %%")
 # The arms table's counts after its rates; each has a header of its own.
 COUNTS = (
     "substitutions",
@@ -36,13 +35,22 @@ COUNTS = (
 )
 
 
-def _as_percent(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
-    """Fractions shown as percentages (one way of writing a rate on every table of the page)."""
+def _as_written(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """Rates as percentages and other numbers as the language writes them (``12,50%``, ``0,25``): the
+    table's grid would write a decimal point whatever the language."""
     frame = frame.copy()
-    for column in columns:
-        if column in frame:
-            frame[column] = pd.to_numeric(frame[column], errors="coerce") * 100
+    for column in frame.columns:
+        values = pd.to_numeric(frame[column], errors="coerce")
+        if column in columns:
+            frame[column] = [percent(v, 2) if pd.notna(v) else "—" for v in values]
+        elif frame[column].dtype.kind == "f":
+            frame[column] = [figure(v) if pd.notna(v) else "—" for v in values]
     return frame
+
+
+def _chart(chart: alt.TopLevelMixin) -> None:
+    """A chart whose axes write numbers as the tables do."""
+    st.altair_chart(chart.configure(locale={"number": vega_locale()}), width="stretch")
 
 
 def _gates(verdict: GateVerdict, file: str) -> None:
@@ -51,7 +59,7 @@ def _gates(verdict: GateVerdict, file: str) -> None:
             t(
                 "res_verdict_line",
                 file=file,
-                verdict=verdict.verdict,
+                verdict=translated("verdict_", verdict.verdict),
                 challenger=verdict.challenger,
                 baseline=verdict.baseline,
             )
@@ -61,17 +69,17 @@ def _gates(verdict: GateVerdict, file: str) -> None:
         {
             t("res_gate"): gate.name,
             t("res_passed"): t("res_na") if not gate.applicable else (t("res_yes") if gate.passed else t("res_no")),
-            t("res_value"): "" if gate.value is None else f"{gate.value:g}",
-            t("res_threshold"): f"{gate.comparison} {'' if gate.threshold is None else gate.threshold}".strip(),
+            t("res_value"): "" if gate.value is None else figure(gate.value),
+            t("res_threshold"): f"{gate.comparison} {'' if gate.threshold is None else figure(gate.threshold)}".strip(),
             t("res_instances"): len(gate.instances),
-            t("res_measures"): gate.measures,
+            t("res_measures"): translated("gate_", gate.name),
             t("res_reason"): gate.reason or gate.note,
         }
         for gate in verdict.gates
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder="—")
     if verdict.caveat:
-        st.caption(app_state.plain(verdict.caveat))
+        st.caption(app_state.plain(caveat(verdict.caveat)))
 
 
 def _read(read: Callable[[], T], fallback: T) -> T:
@@ -144,6 +152,7 @@ def _agreement() -> None:
             columns=[t(f"action_{a}") for a in ACTIONS],
         ).rename_axis(t("res_first_second")),
         width="content",
+        placeholder="—",
     )
     _all_listeners(decisions)
 
@@ -170,6 +179,7 @@ def _all_listeners(decisions: DecisionAgreement) -> None:
         ),
         hide_index=True,
         width="content",
+        placeholder="—",
     )
 
 
@@ -214,20 +224,24 @@ with app_state.shown_errors():
         **{c: t(f"res_col_{c}") for c in (*COUNTS, "errors", "drift_s_per_min", "onset_abs_p95_s")},
     }
     st.dataframe(
-        _as_percent(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
+        _as_written(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
         hide_index=True,
         width="stretch",
-        column_config={headers.get(c, c): PERCENT for c in RATES},
+        placeholder="—",
     )
-    st.altair_chart(
+    _chart(
         alt.Chart(overall)
         .mark_bar()
         .encode(
             x=alt.X("arm:N", sort="-y", title=t("res_col_arm")),
             y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
-            tooltip=["arm", alt.Tooltip("wer:Q", format=".2%"), "errors", "ref_words"],
-        ),
-        width="stretch",
+            tooltip=[
+                alt.Tooltip("arm:N", title=t("res_col_arm")),
+                alt.Tooltip("wer:Q", format=".2%", title="WER"),
+                alt.Tooltip("errors:Q", title=t("res_col_errors")),
+                alt.Tooltip("ref_words:Q", title=t("res_col_ref_words")),
+            ],
+        )
     )
 
     st.subheader(t("res_per_recording"))
@@ -254,28 +268,32 @@ with app_state.shown_errors():
         if c in shown
     ]
     st.dataframe(
-        _as_percent(shown[chosen], RATES).rename(
+        _as_written(shown[chosen], RATES).rename(
             columns={**headers, "recording_id": t("res_col_recording"), "strata": t("res_col_strata")}
         ),
         hide_index=True,
         width="stretch",
-        column_config={"WER": PERCENT, "CER": PERCENT},
+        placeholder="—",
     )
 
     st.subheader(t("res_per_stratum"))
     strata = aggregate[aggregate["stratum"] != "all"]
     if len(strata):
-        st.altair_chart(
+        _chart(
             alt.Chart(strata)
             .mark_bar()
             .encode(
                 x=alt.X("stratum:N", title=None, axis=alt.Axis(labelAngle=0)),
                 xOffset="arm:N",
-                color="arm:N",
+                color=alt.Color("arm:N", title=t("res_col_arm")),
                 y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
-                tooltip=["arm", "stratum", alt.Tooltip("wer:Q", format=".2%"), "recordings"],
-            ),
-            width="stretch",
+                tooltip=[
+                    alt.Tooltip("arm:N", title=t("res_col_arm")),
+                    alt.Tooltip("stratum:N", title=t("res_col_stratum")),
+                    alt.Tooltip("wer:Q", format=".2%", title="WER"),
+                    alt.Tooltip("recordings:Q", title=t("res_col_recordings")),
+                ],
+            )
         )
     else:
         st.caption(t("res_no_strata"))
@@ -301,18 +319,23 @@ with app_state.shown_errors():
                         }
                     )
     if points:
-        st.altair_chart(
+        _chart(
             alt.Chart(pd.DataFrame(points))
             .mark_line(point=True)
             .encode(
                 x=alt.X("time_s:Q", title=t("res_drift_x")),
                 y=alt.Y("onset_median_s:Q", title=t("res_drift_y")),
-                color="arm:N",
+                color=alt.Color("arm:N", title=t("res_col_arm")),
                 detail="recording:N",
-                tooltip=["arm", "recording", "third", "onset_median_s", "matched"],
+                tooltip=[
+                    alt.Tooltip("arm:N", title=t("res_col_arm")),
+                    alt.Tooltip("recording:N", title=t("res_col_recording")),
+                    alt.Tooltip("third:N", title=t("res_col_third")),
+                    alt.Tooltip("onset_median_s:Q", format=".3f", title=t("res_drift_y")),
+                    alt.Tooltip("matched:Q", title=t("res_col_matched")),
+                ],
             )
-            .interactive(),
-            width="stretch",
+            .interactive()
         )
     else:
         st.caption(t("res_no_drift"))

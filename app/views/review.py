@@ -111,6 +111,10 @@ def _save() -> None:
     started = time.perf_counter()
     payload = st.session_state["desk"]["save"] or {}
     who_name = app_state.who().name
+    if not app_state.still_allowed():  # disabled by a lead since this page opened: nothing is stored
+        st.session_state["flash"] = {"kind": "error", "text": t("team_not_allowed")}
+        st.session_state["version"] = st.session_state.get("version", 0) + 1
+        return
     try:
         index = keys.index(payload.get("key", ""))
     except ValueError:  # the queue changed under the desk (the run was rescored): nothing is stored

@@ -14,6 +14,11 @@ A check of an unknown name costs the same scrypt work as a known one, so timing 
 which names exist. Concurrent ``add-user`` calls on one file take a lock around the
 read-modify-write, so none is lost.
 
+Logins are never deleted: a lead *disables* one (``set_disabled``), after which it neither logs in
+nor keeps a session, and may enable it again. Every change (added, password or role replaced,
+disabled, enabled) is appended to the file's ``log`` with who made it and when (``changes``); a
+file written before the log (formats 1 and 2) still loads, with an empty log.
+
 A name is stored in Unicode NFC with runs of whitespace as one space, and must read as what it
 is (``name_problem``): at most ``MAX_NAME_LENGTH`` characters; no invisible or blank character
 (controls and format characters, categories Cc and Cf; every Unicode Default_Ignorable_Code_Point,
@@ -37,7 +42,8 @@ import secrets
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from toolkit.core.data_files import parse_json
@@ -46,7 +52,7 @@ from toolkit.core.files import atomic_write_json
 from toolkit.core.text import read_text
 from toolkit.formats.ids import code_points
 
-FORMAT_VERSION = 2  # version 1 had no roles: its logins read as annotators
+FORMAT_VERSION = 3  # version 1 had no roles (its logins read as annotators); version 2 no log nor disabling
 LEAD, ANNOTATOR, TRANSCRIBER = "lead", "annotator", "transcriber"
 ROLES = (LEAD, ANNOTATOR, TRANSCRIBER)
 _N, _R, _P = 2**14, 8, 1
@@ -103,6 +109,22 @@ class Account:
 
     role: str
     password: str
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry of the users file's log: what happened to which login, by whom, when (UTC, ISO 8601)."""
+
+    at: str
+    by: str
+    what: str  # one of CHANGES
+    name: str
+    role: str
+
+
+ADDED, REPLACED, DISABLED, ENABLED = "added", "replaced", "disabled", "enabled"
+CHANGES = (ADDED, REPLACED, DISABLED, ENABLED)
 
 
 def check_role(role: str, where: str | Path | None = None) -> str:
@@ -227,7 +249,15 @@ def check_password(password: str, stored: str) -> bool:
 
 def read_users(path: str | Path) -> dict[str, Account]:
     """Name -> account; a malformed file is an :class:`InputError` naming it."""
-    path = Path(path)
+    return _read(Path(path))[0]
+
+
+def changes(path: str | Path) -> list[Change]:
+    """The users file's log, oldest first (empty for a file written before the log)."""
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[dict[str, Account], list[Change]]:
     try:
         try:
             data = parse_json(read_text(path), path)
@@ -235,17 +265,41 @@ def read_users(path: str | Path) -> dict[str, Account]:
             raise InputError(path, f"not a users file: {error.problem}") from None
         users = data["users"]
         version = data.get("format")
-        if version not in (1, FORMAT_VERSION) or not isinstance(users, dict):
+        if version not in (1, 2, FORMAT_VERSION) or not isinstance(users, dict):
             raise TypeError(f"unexpected format {version!r}")
         accounts = {}
         for name, entry in users.items():
             if version == 1:
                 accounts[str(name)] = Account(ANNOTATOR, str(entry))
             else:
-                accounts[str(name)] = Account(check_role(str(entry["role"]), path), str(entry["password"]))
+                role, password = check_role(str(entry["role"]), path), str(entry["password"])
+                accounts[str(name)] = Account(role, password, entry.get("disabled") is True)
+        log = [
+            Change(**{k: str(entry[k]) for k in ("at", "by", "what", "name", "role")}) for entry in data.get("log", [])
+        ]
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise InputError(path, f"not a users file written by 'ablate app add-user' ({error})") from None
-    return accounts
+    return accounts, log
+
+
+def _write(path: Path, users: dict[str, Account], log: list[Change]) -> None:
+    """The whole file, atomically, readable by its owner only (it holds password hashes)."""
+    atomic_write_json(
+        path,
+        {
+            "format": FORMAT_VERSION,
+            "users": {
+                n: {"role": a.role, "password": a.password, **({"disabled": True} if a.disabled else {})}
+                for n, a in sorted(users.items())
+            },
+            "log": [asdict(change) for change in log],
+        },
+        mode=0o600,
+    )
+
+
+def _change(by: str, what: str, login: Login) -> Change:
+    return Change(datetime.now(UTC).isoformat(timespec="seconds"), by, what, login.name, login.role)
 
 
 @contextmanager
@@ -265,9 +319,11 @@ def _locked(path: Path) -> Iterator[None]:
         handle.close()
 
 
-def add_user(path: str | Path, name: str, password: str, role: str = ANNOTATOR, replace: bool = False) -> Login:
-    """Add (or, with ``replace``, change the password and role of) one login; the file is written
-    atomically under a lock, readable by its owner only (it holds password hashes)."""
+def add_user(
+    path: str | Path, name: str, password: str, role: str = ANNOTATOR, replace: bool = False, by: str = ""
+) -> Login:
+    """Add (or, with ``replace``, change the password and role of) one login, logged as made ``by``
+    (a lead's login, or the account that ran ``ablate app add-user``); written atomically under a lock."""
     path = Path(path)
     check_role(role, path)
     typed = unicodedata.normalize("NFC", name).strip()
@@ -281,26 +337,41 @@ def add_user(path: str | Path, name: str, password: str, role: str = ANNOTATOR, 
         raise InputError(path, f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
     hashed = hash_password(password)  # outside the lock: scrypt is the slow part
     with _locked(path):
-        users = read_users(path) if path.exists() else {}
+        users, log = _read(path) if path.exists() else ({}, [])
         refused = name_problem(name, users)
         if refused is not None and not (replace and name in users):  # a new password for an old name
             raise InputError(path, f"{refused}; choose another name")
         if name in users and not replace:
             raise InputError(path, f"'{name}' already has a login (use --replace to change the password or role)")
-        users[name] = Account(role, hashed)
-        atomic_write_json(
-            path,
-            {
-                "format": FORMAT_VERSION,
-                "users": {n: {"role": a.role, "password": a.password} for n, a in sorted(users.items())},
-            },
-            mode=0o600,
-        )
-    return Login(name, role)
+        login = Login(name, role)
+        log.append(_change(by, REPLACED if name in users else ADDED, login))
+        users[name] = Account(role, hashed, users[name].disabled if name in users else False)
+        _write(path, users, log)
+    return login
+
+
+def set_disabled(path: str | Path, name: str, disabled: bool, by: str) -> Login:
+    """Disable (or enable again) the login ``name``, logged as done ``by``; a login is never deleted.
+    The last enabled lead cannot be disabled: nobody could settle conflicts or enable it again."""
+    path = Path(path)
+    with _locked(path):
+        users, log = _read(path)
+        if name not in users:
+            raise InputError(path, f"no login named '{shown(name)}'")
+        account = users[name]
+        leads = [n for n, a in users.items() if a.role == LEAD and not a.disabled]
+        if disabled and leads == [name]:
+            raise InputError(path, f"'{name}' is the last enabled lead; enable or add another lead first")
+        if account.disabled != disabled:
+            users[name] = Account(account.role, account.password, disabled)
+            log.append(_change(by, DISABLED if disabled else ENABLED, Login(name, account.role)))
+            _write(path, users, log)
+    return Login(name, account.role)
 
 
 def authenticate(users: dict[str, Account], name: str, password: str) -> Login | None:
-    """The login when ``name``/``password`` match, else None; an unknown name costs the same scrypt work.
+    """The login when ``name``/``password`` match and the login is not disabled, else None; an unknown
+    name costs the same scrypt work.
 
     The typed name is compared in NFC, so a name stored decomposed by an older file still logs in
     (under its stored spelling, which its decisions carry)."""
@@ -308,4 +379,4 @@ def authenticate(users: dict[str, Account], name: str, password: str) -> Login |
     stored = name if name in users else next((n for n in users if login_name(n) == name), name)
     account = users.get(stored)
     matches = check_password(password, account.password if account is not None else _UNKNOWN)
-    return Login(stored, account.role) if account is not None and matches else None
+    return Login(stored, account.role) if account is not None and matches and not account.disabled else None

@@ -207,6 +207,7 @@ def _add_user(args: argparse.Namespace) -> int:
         password = getpass.getpass(f"password for {args.name}: ")
         if getpass.getpass("again: ") != password:
             raise InputError(None, "the two passwords differ; nothing was written")
-    login = add_user(args.users, args.name, password, role=args.role or ANNOTATOR, replace=args.replace)
+    by = f"{getpass.getuser()} (ablate app {ADD_USER})"
+    login = add_user(args.users, args.name, password, role=args.role or ANNOTATOR, replace=args.replace, by=by)
     print(f"{args.users}: login for '{login.name}' ({login.role}) saved (scrypt hash, no password stored)")
     return 0
