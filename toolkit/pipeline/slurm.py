@@ -269,7 +269,7 @@ def _queue_nodes(queue: str) -> list[str]:
     return sorted({line.strip() for line in done.stdout.splitlines() if line.strip()})
 
 
-def scheduler_address(config: SlurmConfig) -> str:
+def _scheduler_address(config: SlurmConfig) -> str:
     """The address the run's scheduler will listen on: ``scheduler_host``, the first IPv4 address of
     ``scheduler_interface``, or what Dask picks (the address of the default route; 127.0.0.1 without one)."""
     import psutil
@@ -297,7 +297,7 @@ def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str])
             f"scheduler_interface = {config.scheduler_interface!r} is not a network interface of this machine "
             f"(it has {', '.join(sorted(interfaces))})",
         )
-    address = scheduler_address(config)
+    address = _scheduler_address(config)
     if config.scheduler_interface and not address:
         raise InputError(source, f"scheduler_interface = {config.scheduler_interface!r} has no IPv4 address")
     if config.scheduler_host:
@@ -330,12 +330,17 @@ def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str])
 
 
 def _loopback(address: str) -> bool:
+    """Whether ``address`` (an IP address or a host name, resolved here) is a loopback address."""
     import ipaddress
 
     try:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:
-        return address == "localhost"
+        pass
+    try:
+        return ipaddress.ip_address(socket.gethostbyname(address)).is_loopback
+    except (OSError, ValueError):
+        return False
 
 
 def _int(text: str) -> int:
