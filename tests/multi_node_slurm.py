@@ -105,6 +105,14 @@ class Namespace:
             self.holder.wait()
 
 
+def _die_with_parent() -> None:
+    """In the holder, before it runs: SIGKILL it when the process that started it ends (a test run killed
+    outright leaves no idle holder behind)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _namespace(name: str, address: str, private_mounts: bool = False) -> Namespace:
     """A new network and UTS (and, if asked, mount) namespace named ``name``, its loopback up."""
     holder = subprocess.Popen(
@@ -117,6 +125,7 @@ def _namespace(name: str, address: str, private_mounts: bool = False) -> Namespa
             "infinity",
         ],
         stdin=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
     )
     deadline = time.monotonic() + 10
     while os.readlink(f"/proc/{holder.pid}/ns/net") == os.readlink("/proc/self/ns/net"):
