@@ -160,13 +160,17 @@ def test_a_scheduler_on_a_loopback_address_is_refused_naming_the_other_nodes(
     """On the login machine (no default route) Dask alone would pick 127.0.0.1: refused, as is saying so."""
     for name, changes in (
         ("loopback", {"scheduler_host": "127.0.0.1", "scheduler_interface": ""}),
-        ("unset", {"scheduler_interface": ""}),
+        ("unset", {"scheduler_interface": "", "interface": ""}),
     ):
         folder = _experiment(corpus, f"scheduler-{name}")
         code, stderr = _finish(_coordinator(slurm, folder, _cluster(folder, **changes)), timeout=300)
         assert code == 2 and stderr.count("\n") == 1, stderr
         assert "the loopback address 127.0.0.1, which jobs on node1, node2, node3 cannot reach" in stderr
         assert not (folder / "runs").exists()
+    # The workers' interface alone: the scheduler would listen on it too, and the login machine has no eth0.
+    folder = _experiment(corpus, "scheduler-eth0")
+    code, stderr = _finish(_coordinator(slurm, folder, _cluster(folder, scheduler_interface="")), timeout=300)
+    assert code == 2 and "interface = 'eth0' is not a network interface of this machine (with neither" in stderr
     folder = _experiment(corpus, "scheduler-ib0")
     code, stderr = _finish(_coordinator(slurm, folder, _cluster(folder, scheduler_interface="ib0")), timeout=300)
     assert code == 2 and "scheduler_interface = 'ib0' is not a network interface of this machine (it has br0, lo" in (

@@ -85,7 +85,8 @@ class SlurmConfig:
     (``--constraint=avx512``, ``--gres=gpu:1``). ``python`` (empty: the coordinator's), ``account``,
     ``scheduler_host`` / ``scheduler_interface`` (the address, or the network interface, the
     coordinator's scheduler listens on and workers reach it at; empty: Dask decides), ``interface``
-    (the workers' network interface; empty: the one that reaches the scheduler), ``node_timeout_s``
+    (the workers' network interface, and the scheduler's when neither of those is set; empty: the one that
+    reaches the scheduler), ``node_timeout_s``
     (a worker silent this long, its node lost or cut off, is given up and its recording rescheduled),
     ``local_directory`` (workers' scratch; empty: Dask's default) and ``log_directory`` (job
     output; empty: ``slurm-logs/`` beside the experiment) are optional.
@@ -271,14 +272,17 @@ def _queue_nodes(queue: str) -> list[str]:
 
 def _scheduler_address(config: SlurmConfig) -> str:
     """The address the run's scheduler will listen on: ``scheduler_host``, the first IPv4 address of
-    ``scheduler_interface``, or what Dask picks (the address of the default route; 127.0.0.1 without one)."""
+    ``scheduler_interface`` (else of ``interface``), or what Dask picks (the address of the default route;
+    127.0.0.1 without one)."""
     import psutil
     from distributed.utils import get_ip
 
     if config.scheduler_host:
         return config.scheduler_host
-    if config.scheduler_interface:
-        addresses = psutil.net_if_addrs().get(config.scheduler_interface, [])
+    # Without either, dask-jobqueue puts the scheduler on the workers' interface when one is set.
+    interface = config.scheduler_interface or config.interface
+    if interface:
+        addresses = psutil.net_if_addrs().get(interface, [])
         return next((a.address for a in addresses if a.family == socket.AF_INET), "")
     with warnings.catch_warnings():  # no route out: Dask warns as it falls back to 127.0.0.1, which is refused
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -291,15 +295,23 @@ def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str])
     import psutil
 
     interfaces = psutil.net_if_addrs()
-    if config.scheduler_interface and config.scheduler_interface not in interfaces:
+    name = "scheduler_interface" if config.scheduler_interface else "" if config.scheduler_host else "interface"
+    interface = getattr(config, name) if name else ""
+    if interface and interface not in interfaces:
+        also = (
+            ""
+            if config.scheduler_interface
+            else " (with neither scheduler_host nor scheduler_interface set, the scheduler listens on the workers' "
+            "interface)"
+        )
         raise InputError(
             source,
-            f"scheduler_interface = {config.scheduler_interface!r} is not a network interface of this machine "
-            f"(it has {', '.join(sorted(interfaces))})",
+            f"{name} = {interface!r} is not a network interface of this machine{also} (it has "
+            f"{', '.join(sorted(interfaces))})",
         )
     address = _scheduler_address(config)
-    if config.scheduler_interface and not address:
-        raise InputError(source, f"scheduler_interface = {config.scheduler_interface!r} has no IPv4 address")
+    if interface and not address:
+        raise InputError(source, f"{name} = {interface!r} has no IPv4 address")
     if config.scheduler_host:
         try:
             with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
@@ -313,11 +325,9 @@ def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str])
     here = socket.gethostname().split(".")[0]
     others = [node for node in nodes if node != here]
     if others and _loopback(address):
-        chosen = (
-            "scheduler_host" if config.scheduler_host else "scheduler_interface" if config.scheduler_interface else ""
-        )
+        chosen = next((n for n in ("scheduler_host", "scheduler_interface", "interface") if getattr(config, n)), "")
         where = (
-            f"{chosen} = {(config.scheduler_host or config.scheduler_interface)!r} is"
+            f"{chosen} = {getattr(config, chosen)!r} is"
             if chosen
             else "with neither scheduler_host nor scheduler_interface set, Dask picks"
         )
