@@ -193,6 +193,12 @@ def test_two_local_workers_and_a_cluster_started_here_equal_one_worker(corpus: P
         assert (summary.computed, summary.reused) == (len(CLIPS) * len(ARMS), 0)
         # Every worker loaded the model once, whatever number of recordings it decoded.
         assert len(record["recognizer_loads"]) == len(record["parallel"]["workers"])
+        # One host here: every recording, decode and model hash is its.
+        (host, node), *others = record["parallel"]["nodes"].items()
+        assert not others and host == socket.gethostname() and sorted(node["recordings"]) == sorted(CLIPS)
+        assert node["units_computed"] == record["reuse"]["decode"]["computed"] + record["reuse"]["vad"]["computed"]
+        weights = record["config"]["recognizers"]["whisper_base"]["weights_sha256"]
+        assert node["models_sha256"]["whisper_base"] == weights and node["cpu_s"] > 0
 
 
 def test_a_real_scheduler_with_two_workers_one_killed_mid_run_then_a_rerun_recomputes_nothing(
@@ -274,7 +280,8 @@ def test_a_worker_without_one_audio_file_fails_that_recording_by_name_and_the_ru
     result = _run(_ablate(folder, "--scheduler", address, arms=["baseline"]))
     assert result.returncode == 1
     line = next(line for line in result.stderr.splitlines() if line.startswith(f"ablate: {hidden} failed:"))
-    assert "worker tcp://127.0.0.1:" in line and f"{audio / hidden}.wav: missing" in line
+    assert "worker tcp://127.0.0.1:" in line
+    assert f"{audio / hidden}.wav (audio) does not resolve on host {socket.gethostname()}" in line
     assert "1 of 3 recordings failed" in result.stderr
     run = next((folder / "runs").iterdir())
     record = json.loads((run / "run.json").read_text())

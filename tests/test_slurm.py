@@ -458,3 +458,29 @@ def test_a_rerun_whose_decodes_are_cached_starts_no_model_in_this_process(one_wo
     assert record["reuse"]["decode"]["computed"] == 0 and record["reuse"]["vad"]["computed"] == 0
     hypotheses = {k: v for k, v in run_products(one_worker).items() if k.startswith("hypotheses")}
     assert {k: v for k, v in run_products(again.folder.root).items() if k.startswith("hypotheses")} == hypotheses
+
+
+@pytest.mark.needs_model
+def test_a_scheduler_address_jobs_could_not_reach_is_one_line(tmp_path: Path) -> None:
+    """Not this machine's address, or loopback while the queue has other nodes: refused naming the file; loopback
+    with this machine as the queue's only node (the single-node SLURM) is fine."""
+    import socket
+
+    from toolkit.pipeline.slurm import check_scheduler_address
+
+    source = _cluster_file(tmp_path, scheduler_host="127.0.0.1")
+    config = load_cluster_file(source).config
+    here = socket.gethostname().split(".")[0]
+    check_scheduler_address(config, source, [here])
+    with pytest.raises(InputError) as raised:
+        check_scheduler_address(config, source, [here, "node7"])
+    assert str(raised.value) == (
+        f"{source}: scheduler_host = '127.0.0.1' is the loopback address 127.0.0.1, which jobs on node7 cannot "
+        "reach; set scheduler_host or scheduler_interface to this machine's address on the cluster's network"
+    )
+    foreign = load_cluster_file(_cluster_file(tmp_path, scheduler_host="192.0.2.7")).config  # TEST-NET-1
+    with pytest.raises(InputError, match=r"scheduler_host = '192.0.2.7' is not an address of this machine"):
+        check_scheduler_address(foreign, source, [here])
+    both = _cluster_file(tmp_path, scheduler_interface="lo")
+    with pytest.raises(InputError, match="set scheduler_host or scheduler_interface, not both"):
+        load_cluster_file(both)

@@ -35,6 +35,7 @@ from toolkit.core.errors import ToolkitError
 from toolkit.pipeline.cluster_worker import WorkPlan, recording_task, release, service_environ
 from toolkit.pipeline.placement import Placement, available_cpus, check_memory, check_threads
 from toolkit.pipeline.recording import RecordingResult
+from toolkit.pipeline.runner import UNIT_KINDS
 from toolkit.runs.record import ServiceLoad
 
 
@@ -69,7 +70,12 @@ class Cluster:
     """
 
     def __init__(
-        self, placement: Placement, threads_per_task: int, worker_memory_mb: float, experiment_folder: Path
+        self,
+        placement: Placement,
+        threads_per_task: int,
+        worker_memory_mb: float,
+        experiment_folder: Path,
+        run_folder: Path,
     ) -> None:
         placement.check()
         self.placement = placement
@@ -104,7 +110,7 @@ class Cluster:
             request = placement.slurm
             assert request is not None  # the mode says so
             preflight(request.config, request.source, threads_per_task, placement.oversubscribe)
-            self.slurm = SlurmJobs(request.config, request.source, request.log_directory(experiment_folder))
+            self.slurm = SlurmJobs(request.config, request.source, request.log_directory(experiment_folder), run_folder)
             try:
                 self.slurm.test_submission()
             except BaseException:
@@ -234,12 +240,25 @@ class Cluster:
             for kind, loads in (("recognizer_loads", outcome.recognizer_loads), ("stage_loads", outcome.stage_loads)):
                 loads.update({f"{name} on {address}": load for name, load in report.pop(kind, {}).items()})
             outcome.workers.setdefault(address, {"recordings": []}).update(report)
+        outcome.extra["nodes"] = per_node(outcome)
+        outcome.extra["rescheduled"] = self._rescheduled({f"ablate-{e.id}-{token}": e.id for e in entries})
         if self.mode == "local":
             outcome.extra["workers_asked"] = self.placement.workers
             outcome.extra["workers_started"] = self.started_workers
         if self.slurm is not None:
             outcome.extra["slurm"] = self.slurm.to_json()
         return outcome
+
+    def _rescheduled(self, recordings: dict[str, str]) -> list[dict[str, Any]]:
+        """Each worker that left the scheduler (its node lost, its job ended) while it held recordings of this
+        run (running or queued there), with those recordings: Dask sent them to other workers."""
+        left = []
+        for _, event in self.client.get_events("all"):
+            if isinstance(event, dict) and event.get("action") == "remove-worker":
+                running = [recordings[key] for key in event.get("processing-tasks", ()) if key in recordings]
+                if running:
+                    left.append({"worker": event.get("worker", ""), "recordings": sorted(running)})
+        return left
 
     def _record(
         self,
@@ -307,6 +326,49 @@ class Cluster:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def per_node(outcome: ClusterRun) -> dict[str, dict[str, Any]]:
+    """Per host: its workers and SLURM jobs, the recordings finished there, the units of work (decodes, VAD
+    passes, enhancements) computed, their CPU time, the largest peak memory of its processes (the model
+    services' and, when it reported at the end, the worker's), and each model's sha256 as verified there.
+    Taken from the results as they came back, so a worker whose job ended early (lost with its node, or
+    released as the work ran out) still counts."""
+    nodes: dict[str, dict[str, Any]] = {}
+
+    def node(host: str) -> dict[str, Any]:
+        return nodes.setdefault(
+            host,
+            {"workers": [], "slurm_jobs": [], "recordings": [], "units_computed": 0, "cpu_s": 0.0, "peak_rss_mb": 0.0},
+        )
+
+    for result in outcome.results.values():
+        where = re.match(r"(\S+) \(([^,)]+)", result.worker or "")
+        if where is None:
+            continue
+        entry = node(where.group(2))
+        if where.group(1) not in entry["workers"]:
+            entry["workers"].append(where.group(1))
+        if result.failure is None:
+            entry["recordings"].append(result.recording)
+        entry["units_computed"] += sum(result.units[kind]["computed"] for kind in UNIT_KINDS)
+        entry["cpu_s"] = round(entry["cpu_s"] + result.this_run.cpu_s, 2)
+        peaks = [row.peak_rss_mb for row in result.rows if isinstance(row.peak_rss_mb, float | int)]
+        entry["peak_rss_mb"] = round(max([entry["peak_rss_mb"], *peaks]), 1)
+        entry.setdefault("models_sha256", {}).update(result.models_sha256)
+    for address, worker in outcome.workers.items():
+        if "host" not in worker:
+            continue
+        entry = node(worker["host"])
+        if address not in entry["workers"]:
+            entry["workers"].append(address)
+        entry["peak_rss_mb"] = max(entry["peak_rss_mb"], worker.get("process_peak_rss_mb", 0.0))
+    for address, worker in outcome.workers.items():
+        job = worker.get("slurm_job")
+        host = worker.get("host") or next((h for h, n in nodes.items() if address in n["workers"]), None)
+        if job and host and job not in nodes[host]["slurm_jobs"]:
+            nodes[host]["slurm_jobs"].append(job)
+    return dict(sorted(nodes.items()))
 
 
 def dask_config(key: str) -> Any:

@@ -49,6 +49,9 @@ class WorkPlan:
     guard: Any = None  # which stored results may be reused (toolkit.pipeline.recording.ResultGuard)
     dither: Dither | None = None  # added to each recording before any stage (a stability rerun)
     stage_devices: dict[str, Any] = field(default_factory=dict)  # where each VAD pass and enhancer runs
+    # What else a worker reads or writes by path, as (what, path): the run and cache folders, the model
+    # files; each is checked to resolve on the worker before a recording starts there (so is its audio).
+    shared_paths: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -72,6 +75,7 @@ class _Loaded:
     pool: Any
     runner: Any
     arms: list[Any]
+    models_sha256: dict[str, str] = field(default_factory=dict)  # each recognizer's weights as hashed here
 
     def close(self) -> None:
         self.pool.close()
@@ -152,8 +156,28 @@ def _load(plan: WorkPlan) -> _Loaded:
             os.environ[name] = value
     # No model starts here: a unit that must be decoded starts its recognizer (a recording whose
     # decodes are all cached starts none).
-    _LOADED[_slot(plan)] = _Loaded(pool, runner, arms)
+    # The weights were hashed here (sha256) as the recognizers resolved, and the hashes matched the
+    # coordinator's above, before any unit ran: recorded per node.
+    hashes = {name: str(identity.get("weights_sha256", "")) for name, identity in identities.items()}
+    _LOADED[_slot(plan)] = _Loaded(pool, runner, arms, hashes)
     return _LOADED[_slot(plan)]
+
+
+def unseen_path(plan: WorkPlan, entry: Any) -> str | None:
+    """One line naming the first path of ``plan`` or ``entry`` (its audio) that does not resolve on this
+    worker's host (a node whose view of the shared file system differs); None when every one does."""
+    host = socket.gethostname()
+    for what, path in (
+        ("experiment file", str(plan.experiment_path)),
+        *plan.shared_paths,
+        ("audio", str(entry.audio_path)),
+    ):
+        if not os.path.exists(path):
+            return (
+                f"{path} ({what}) does not resolve on host {host}; every node must see it at the same path "
+                "(a shared file system)"
+            )
+    return None
 
 
 def _cpu_code(runtime: dict[str, Any]) -> str:
@@ -168,6 +192,9 @@ def recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordin
     from toolkit.runs.folder import RunFolder
 
     where = _where()
+    unseen = unseen_path(plan, entry)
+    if unseen is not None:
+        return RecordingResult(entry.id, worker=where, failure=f"worker {where}: {unseen}")
     try:
         loaded = _load(plan)
         result = run_recording(loaded.runner, RunFolder(plan.folder), loaded.arms, entry, keys, guard=plan.guard)
@@ -179,6 +206,7 @@ def recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordin
         detail = str(error) if isinstance(error, ToolkitError) else f"{type(error).__name__}: {error}"
         return RecordingResult(entry.id, worker=where, failure=f"worker {where}: {' '.join(detail.split())}")
     result.worker = where
+    result.models_sha256 = dict(loaded.models_sha256)
     return result
 
 

@@ -322,7 +322,9 @@ def _cluster(
     config = planned.config
     identities = config["recognizers"]
     threads = max(identities[name]["decoding"].get("cpu_threads", 1) for name in needed) if needed else 1
-    cluster = Cluster(placement, threads, worker_memory_mb(planned.pool.weights_mb(needed)), experiment.folder)
+    cluster = Cluster(
+        placement, threads, worker_memory_mb(planned.pool.weights_mb(needed)), experiment.folder, planned.folder.root
+    )
     plan = WorkPlan(
         experiment.path.resolve(),
         tuple(a.name for a in planned.arms),
@@ -335,6 +337,11 @@ def _cluster(
         guard=guard,
         dither=dither,
         stage_devices=config["stage_devices"],
+        shared_paths=(
+            ("run folder", str(planned.folder.root.resolve())),
+            ("experiment folder", str(experiment.folder.resolve())),
+            *((f"model of {name}", str(path)) for name, path in planned.pool.model_files(needed).items()),
+        ),
     )
     return cluster, plan
 

@@ -90,6 +90,10 @@ class RecognizerPool(Workers):
     def identity(self, name: str) -> dict[str, Any]:
         return {"name": name, "label": self._specs[name].label, "seed": self.seed, **self._recognizers[name].identity()}
 
+    def model_files(self, names: list[str]) -> dict[str, Path]:
+        """The weight file each of ``names`` decodes with (what a worker elsewhere must see)."""
+        return {name: Path(self._recognizers[name].model.path, "model.bin") for name in names}
+
     def identities(self) -> dict[str, dict[str, Any]]:
         return {name: self.identity(name) for name in self._recognizers}
 

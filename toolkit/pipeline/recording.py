@@ -47,6 +47,8 @@ class RecordingResult:
     failure: str | None = None
     arm_failures: list[ArmFailure] = field(default_factory=list)
     needs_work: bool = False
+    # A cluster worker's recognizers' weight hashes (sha256), verified on its host before any unit ran there.
+    models_sha256: dict[str, str] = field(default_factory=dict)
 
     def after(self, earlier: RecordingResult) -> RecordingResult:
         """This result (a second pass over the recording) with what ``earlier`` computed before it: those

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
 import tomllib
+import warnings
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -38,7 +40,14 @@ ENDED = {
     *("CANCELLED", "COMPLETED", "FAILED", "TIMEOUT", "NODE_FAIL"),
     *("PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"),
 }
-JOB_NAME = "ablate-worker"
+
+
+def job_name(run_folder: Path) -> str:
+    """The SLURM job name of every job of the run writing ``run_folder``: a later run of the same folder
+    (its coordinator killed, say) finds the jobs the earlier one left by it."""
+    from toolkit.core.files import config_hash
+
+    return f"ablate-{config_hash(str(run_folder.resolve()))[:10]}"
 
 
 def walltime_seconds(text: str) -> int:
@@ -74,7 +83,11 @@ class SlurmConfig:
     ``job_script_prologue`` lines run before the worker starts (``module load ...``,
     ``source /shared/venv/bin/activate``); ``job_extra_directives`` are more ``#SBATCH`` options
     (``--constraint=avx512``, ``--gres=gpu:1``). ``python`` (empty: the coordinator's), ``account``,
-    ``scheduler_host`` / ``interface`` (how workers reach the coordinator; empty: Dask decides),
+    ``scheduler_host`` / ``scheduler_interface`` (the address, or the network interface, the
+    coordinator's scheduler listens on and workers reach it at; empty: Dask decides), ``interface``
+    (the workers' network interface, and the scheduler's when neither of those is set; empty: the one that
+    reaches the scheduler), ``node_timeout_s``
+    (a worker silent this long, its node lost or cut off, is given up and its recording rescheduled),
     ``local_directory`` (workers' scratch; empty: Dask's default) and ``log_directory`` (job
     output; empty: ``slurm-logs/`` beside the experiment) are optional.
     """
@@ -93,7 +106,9 @@ class SlurmConfig:
     job_extra_directives: tuple[str, ...] = ()
     python: str = ""
     scheduler_host: str = ""
+    scheduler_interface: str = ""
     interface: str = ""
+    node_timeout_s: float = 60.0
     local_directory: str = ""
     log_directory: str = ""
 
@@ -116,8 +131,11 @@ class SlurmConfig:
         except (ValueError, TypeError):
             raise ValueError(f"memory {self.memory!r} is not an amount of memory such as '8GB' or '1500MB'") from None
         walltime_seconds(self.walltime)
-        if not 0 < self.start_timeout_s < float("inf"):
-            raise ValueError(f"start_timeout_s must be a positive number of seconds, not {self.start_timeout_s!r}")
+        for name in ("start_timeout_s", "node_timeout_s"):
+            if not 0 < getattr(self, name) < float("inf"):
+                raise ValueError(f"{name} must be a positive number of seconds, not {getattr(self, name)!r}")
+        if self.scheduler_host and self.scheduler_interface:
+            raise ValueError("set scheduler_host or scheduler_interface, not both")
         for directive in self.job_extra_directives:
             if not directive.startswith("-"):
                 raise ValueError(f"job_extra_directives are sbatch options ('--constraint=avx512'), not {directive!r}")
@@ -236,6 +254,7 @@ def preflight(config: SlurmConfig, source: Path, cpu_threads: int, oversubscribe
     limit = nodes[0][2]
     if limit not in ("infinite", "UNLIMITED", "") and config.walltime_s > walltime_seconds(limit):
         raise InputError(source, f"walltime = {config.walltime} exceeds queue {config.queue!r}'s limit of {limit}")
+    check_scheduler_address(config, source, _queue_nodes(config.queue))
     if config.processes * cpu_threads > config.cores and not oversubscribe:
         raise InputError(
             source,
@@ -243,6 +262,95 @@ def preflight(config: SlurmConfig, source: Path, cpu_threads: int, oversubscribe
             f"{config.processes * cpu_threads} cores, and a job has cores = {config.cores}; raise cores, lower "
             "processes or the recognizers' cpu_threads, or pass --oversubscribe",
         )
+
+
+def _queue_nodes(queue: str) -> list[str]:
+    """The node names of ``queue`` (sinfo, one per line)."""
+    done = _slurm_command("sinfo", "-h", "-N", "-p", queue, "-o", "%N")
+    return sorted({line.strip() for line in done.stdout.splitlines() if line.strip()})
+
+
+def _scheduler_address(config: SlurmConfig) -> str:
+    """The address the run's scheduler will listen on: ``scheduler_host``, the first IPv4 address of
+    ``scheduler_interface`` (else of ``interface``), or what Dask picks (the address of the default route;
+    127.0.0.1 without one)."""
+    import psutil
+    from distributed.utils import get_ip
+
+    if config.scheduler_host:
+        return config.scheduler_host
+    # Without either, dask-jobqueue puts the scheduler on the workers' interface when one is set.
+    interface = config.scheduler_interface or config.interface
+    if interface:
+        addresses = psutil.net_if_addrs().get(interface, [])
+        return next((a.address for a in addresses if a.family == socket.AF_INET), "")
+    with warnings.catch_warnings():  # no route out: Dask warns as it falls back to 127.0.0.1, which is refused
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return get_ip()
+
+
+def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str]) -> None:
+    """Refuse a scheduler address the jobs could not reach: not this machine's, an interface it lacks, or a
+    loopback address while the queue has nodes other than this one."""
+    import psutil
+
+    interfaces = psutil.net_if_addrs()
+    name = "scheduler_interface" if config.scheduler_interface else "" if config.scheduler_host else "interface"
+    interface = getattr(config, name) if name else ""
+    if interface and interface not in interfaces:
+        also = (
+            ""
+            if config.scheduler_interface
+            else " (with neither scheduler_host nor scheduler_interface set, the scheduler listens on the workers' "
+            "interface)"
+        )
+        raise InputError(
+            source,
+            f"{name} = {interface!r} is not a network interface of this machine{also} (it has "
+            f"{', '.join(sorted(interfaces))})",
+        )
+    address = _scheduler_address(config)
+    if interface and not address:
+        raise InputError(source, f"{name} = {interface!r} has no IPv4 address")
+    if config.scheduler_host:
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
+                probe.bind((address, 0))
+        except OSError as error:
+            raise InputError(
+                source,
+                f"scheduler_host = {address!r} is not an address of this machine, so the scheduler cannot listen "
+                f"on it ({error.strerror or error})",
+            ) from None
+    here = socket.gethostname().split(".")[0]
+    others = [node for node in nodes if node != here]
+    if others and _loopback(address):
+        chosen = next((n for n in ("scheduler_host", "scheduler_interface", "interface") if getattr(config, n)), "")
+        where = (
+            f"{chosen} = {getattr(config, chosen)!r} is"
+            if chosen
+            else "with neither scheduler_host nor scheduler_interface set, Dask picks"
+        )
+        raise InputError(
+            source,
+            f"{where} the loopback address {address}, which jobs on {', '.join(others[:3])}"
+            f"{' ...' if len(others) > 3 else ''} cannot reach; set scheduler_host or scheduler_interface to this "
+            "machine's address on the cluster's network",
+        )
+
+
+def _loopback(address: str) -> bool:
+    """Whether ``address`` (an IP address or a host name, resolved here) is a loopback address."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        pass
+    try:
+        return ipaddress.ip_address(socket.gethostbyname(address)).is_loopback
+    except (OSError, ValueError):
+        return False
 
 
 def _int(text: str) -> int:
@@ -272,7 +380,7 @@ class JobRecord:
 class SlurmJobs:
     """A ``SLURMCluster`` (its scheduler lives in this process) and every job it submitted in this run."""
 
-    def __init__(self, config: SlurmConfig, source: Path, log_directory: Path) -> None:
+    def __init__(self, config: SlurmConfig, source: Path, log_directory: Path, run_folder: Path) -> None:
         import dask
         from dask_jobqueue import SLURMCluster
 
@@ -282,13 +390,19 @@ class SlurmJobs:
         self.target = 0
         self._adaptive = None
         self._last_poll = 0.0
+        self._launched: dict[str, str] = {}  # worker spec name -> the job id submitted for it
         self._no_worker_since: float | None = None
         self._submitted_at: float | None = None
         self.first_worker_s: float | None = None  # from submission to the first worker joining (queue wait)
+        self.job_name = job_name(run_folder)
+        self.leftovers: list[str] = []  # jobs of an earlier coordinator of this run folder, cancelled
         self._dask_config = dask.config.set(
             {
                 # A lost job is closed (and may be replaced) this long after its worker left, not 15 s.
                 "distributed.deploy.lost-worker-timeout": "2s",
+                # A worker that stops answering (its node lost, its network cut) is given up this long after
+                # its last heartbeat, not 5 minutes, and its recording rescheduled.
+                "distributed.scheduler.worker-ttl": f"{config.node_timeout_s:g}s",
                 # Dask sizes an adaptive cluster by expected task time; a recording is long work, so
                 # every waiting recording asks for a worker of its own (within minimum_jobs and jobs).
                 "distributed.scheduler.default-task-durations": {"ablate": "1h"},
@@ -298,6 +412,8 @@ class SlurmJobs:
         scheduler_options: dict[str, Any] = {"dashboard_address": None}
         if config.scheduler_host:
             scheduler_options["host"] = config.scheduler_host
+        if config.scheduler_interface:
+            scheduler_options["interface"] = config.scheduler_interface
         # Worker processes must be allowed children (their model services); the services get the
         # coordinator's thread variables through the work plan (toolkit.pipeline.cluster).
         prologue = ["export DASK_DISTRIBUTED__WORKER__DAEMON=False", *config.job_script_prologue]
@@ -311,7 +427,7 @@ class SlurmJobs:
                 job_cpu=config.cores,
                 memory=config.memory,
                 walltime=config.walltime,
-                job_name=JOB_NAME,
+                job_name=self.job_name,
                 job_script_prologue=prologue,
                 job_extra_directives=list(config.job_extra_directives),
                 python=config.python or sys.executable,
@@ -346,7 +462,14 @@ class SlurmJobs:
             )
 
     def submit(self, recordings: int) -> None:
-        """Ask for the jobs ``recordings`` left need (never more than ``jobs``)."""
+        """Cancel the jobs an earlier coordinator of this run folder left (killed, it could not), then ask for
+        the jobs ``recordings`` left need (never more than ``jobs``)."""
+        import getpass
+
+        done = _slurm_command("squeue", "-h", "-u", getpass.getuser(), "-n", self.job_name, "-o", "%i")
+        self.leftovers = sorted(done.stdout.split(), key=int)
+        if self.leftovers:
+            _slurm_command("scancel", *self.leftovers)
         self.target = self._jobs_for(recordings)
         if self.config.scale == "adaptive":
             self._adaptive = self.cluster.adapt(
@@ -367,10 +490,7 @@ class SlurmJobs:
             self._last_poll = now
             self._poll()
             if self.config.scale == "fixed" and recordings_left:
-                wanted = self._jobs_for(recordings_left)
-                if wanted != self.target or len(self.cluster.workers) < wanted:
-                    self.target = wanted
-                    self.cluster.scale(jobs=wanted)  # resubmits jobs whose worker was lost
+                self._replace_ended(self._jobs_for(recordings_left))
         if workers:
             if self.first_worker_s is None and self._submitted_at is not None:
                 self.first_worker_s = round(now - self._submitted_at, 2)
@@ -390,11 +510,24 @@ class SlurmJobs:
             f"job output in {self.log_directory}; rerun when the queue has room: finished results are kept"
         )
 
+    def _replace_ended(self, wanted: int) -> None:
+        """Forget the jobs that ended (lost with their node, cancelled, over their walltime) and submit new ones
+        up to ``wanted``; a running job is never given back here, busy or not (a fixed number of jobs)."""
+        spec = self.cluster.worker_spec
+        for name in [n for n in spec if n in self._launched and n not in self.cluster.workers]:
+            del spec[name]
+            del self._launched[name]
+        if len(spec) < wanted:
+            self.target = wanted
+            self.cluster.scale(jobs=wanted)
+
     def _poll(self) -> None:
         """Learn new job ids from the cluster and every known job's state from squeue."""
         now = time.monotonic()
-        for job in list(self.cluster.workers.values()):
+        for name, job in list(self.cluster.workers.items()):
             job_id = getattr(job, "job_id", None)
+            if job_id:
+                self._launched[name] = job_id
             if job_id and job_id not in self.jobs:
                 self.jobs[job_id] = JobRecord(job_id, submitted=now)
         if not self.jobs:
@@ -430,6 +563,8 @@ class SlurmJobs:
             "job_script": self.job_script,
             "log_directory": str(self.log_directory),
             "first_worker_s": self.first_worker_s,
+            "job_name": self.job_name,
+            "earlier_jobs_cancelled": self.leftovers,
             "jobs": {job_id: record.to_json() for job_id, record in sorted(self.jobs.items(), key=lambda i: int(i[0]))},
         }
 

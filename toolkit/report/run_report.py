@@ -37,6 +37,7 @@ from toolkit.report.tables import (
     fallback_table,
     glossary,
     loads_table,
+    nodes_table,
     paired_tests_table,
     per_recording_table,
     render_text_table,
@@ -116,6 +117,8 @@ def run_sections(evaluation: Evaluation, explanations: dict[str, Explanation]) -
             runtime_table(evaluation),
             "Model loading, in each worker this run started:" if not loads_table(evaluation).empty else "",
             loads_table(evaluation),
+            "Per node (the hosts of the cluster's workers):" if not nodes_table(evaluation).empty else "",
+            nodes_table(evaluation),
         ),
         Section.of(
             "Runtime and memory: what each column means",

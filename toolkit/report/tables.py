@@ -370,6 +370,29 @@ def loads_table(evaluation: Evaluation) -> pd.DataFrame:
     )
 
 
+def nodes_table(evaluation: Evaluation) -> pd.DataFrame:
+    """Per host of a cluster run: its workers and jobs, recordings, units computed, CPU time, peak memory and the
+    models' sha256 verified there (empty for a run in one process)."""
+    nodes = (evaluation.record.parallel or {}).get("nodes", {})
+    return pd.DataFrame.from_records(
+        [
+            {
+                "host": host,
+                "workers": len(node.get("workers", [])),
+                "slurm_jobs": ", ".join(node.get("slurm_jobs", [])),
+                "recordings": len(node.get("recordings", [])),
+                "units_computed": node.get("units_computed", 0),
+                "cpu_s": node.get("cpu_s", 0.0),
+                "peak_rss_mb": node.get("peak_rss_mb", 0.0),
+                "models_sha256": ", ".join(
+                    f"{name} {digest[:12]}" for name, digest in node.get("models_sha256", {}).items()
+                ),
+            }
+            for host, node in nodes.items()
+        ]
+    )
+
+
 def strata_table(evaluation: Evaluation) -> pd.DataFrame:
     agg = evaluation.aggregate[evaluation.aggregate["stratum"] != "all"]
     return pd.DataFrame(
