@@ -20,6 +20,7 @@ and where the recordings go and whether they fit is toolkit.pipeline.placement.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -249,7 +250,7 @@ class Cluster:
             outcome.extra["slurm"] = self.slurm.to_json()
         return outcome
 
-    def _rescheduled(self, recordings: dict[str, str]) -> list[dict[str, Any]]:
+    def _rescheduled(self, recordings: dict[str, str]) -> list[dict[str, object]]:
         """Each worker that left the scheduler (its node lost, its job ended) while it held recordings of this
         run (running or queued there), with those recordings: Dask sent them to other workers."""
         left = []
@@ -328,47 +329,60 @@ class Cluster:
         self.close()
 
 
-def per_node(outcome: ClusterRun) -> dict[str, dict[str, Any]]:
+@dataclass
+class NodeFigures:
+    """One host's share of a run, as run.json's ``nodes`` holds it."""
+
+    workers: list[str] = field(default_factory=list)
+    slurm_jobs: list[str] = field(default_factory=list)
+    recordings: list[str] = field(default_factory=list)
+    units_computed: int = 0
+    cpu_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    models_sha256: dict[str, str] = field(default_factory=dict)
+
+    def add_worker(self, address: str) -> None:
+        """Name the worker at ``address`` once."""
+        if address not in self.workers:
+            self.workers.append(address)
+
+    def to_json(self) -> dict[str, object]:
+        """The figures as run.json writes them."""
+        return dataclasses.asdict(self)
+
+
+def per_node(outcome: ClusterRun) -> dict[str, dict[str, object]]:
     """Per host: its workers and SLURM jobs, the recordings finished there, the units of work (decodes, VAD
     passes, enhancements) computed, their CPU time, the largest peak memory of its processes (the model
     services' and, when it reported at the end, the worker's), and each model's sha256 as verified there.
     Taken from the results as they came back, so a worker whose job ended early (lost with its node, or
     released as the work ran out) still counts."""
-    nodes: dict[str, dict[str, Any]] = {}
-
-    def node(host: str) -> dict[str, Any]:
-        return nodes.setdefault(
-            host,
-            {"workers": [], "slurm_jobs": [], "recordings": [], "units_computed": 0, "cpu_s": 0.0, "peak_rss_mb": 0.0},
-        )
-
+    nodes: dict[str, NodeFigures] = {}
     for result in outcome.results.values():
         where = re.match(r"(\S+) \(([^,)]+)", result.worker or "")
         if where is None:
             continue
-        entry = node(where.group(2))
-        if where.group(1) not in entry["workers"]:
-            entry["workers"].append(where.group(1))
+        entry = nodes.setdefault(where.group(2), NodeFigures())
+        entry.add_worker(where.group(1))
         if result.failure is None:
-            entry["recordings"].append(result.recording)
-        entry["units_computed"] += sum(result.units[kind]["computed"] for kind in UNIT_KINDS)
-        entry["cpu_s"] = round(entry["cpu_s"] + result.this_run.cpu_s, 2)
+            entry.recordings.append(result.recording)
+        entry.units_computed += sum(result.units[kind]["computed"] for kind in UNIT_KINDS)
+        entry.cpu_s = round(entry.cpu_s + result.this_run.cpu_s, 2)
         peaks = [row.peak_rss_mb for row in result.rows if isinstance(row.peak_rss_mb, float | int)]
-        entry["peak_rss_mb"] = round(max([entry["peak_rss_mb"], *peaks]), 1)
-        entry.setdefault("models_sha256", {}).update(result.models_sha256)
+        entry.peak_rss_mb = round(max([entry.peak_rss_mb, *peaks]), 1)
+        entry.models_sha256.update(result.models_sha256)
     for address, worker in outcome.workers.items():
         if "host" not in worker:
             continue
-        entry = node(worker["host"])
-        if address not in entry["workers"]:
-            entry["workers"].append(address)
-        entry["peak_rss_mb"] = max(entry["peak_rss_mb"], worker.get("process_peak_rss_mb", 0.0))
+        entry = nodes.setdefault(worker["host"], NodeFigures())
+        entry.add_worker(address)
+        entry.peak_rss_mb = max(entry.peak_rss_mb, worker.get("process_peak_rss_mb", 0.0))
     for address, worker in outcome.workers.items():
         job = worker.get("slurm_job")
-        host = worker.get("host") or next((h for h, n in nodes.items() if address in n["workers"]), None)
-        if job and host and job not in nodes[host]["slurm_jobs"]:
-            nodes[host]["slurm_jobs"].append(job)
-    return dict(sorted(nodes.items()))
+        host = worker.get("host") or next((h for h, n in nodes.items() if address in n.workers), None)
+        if job and host and job not in nodes[host].slurm_jobs:
+            nodes[host].slurm_jobs.append(job)
+    return {host: figures.to_json() for host, figures in sorted(nodes.items())}
 
 
 def dask_config(key: str) -> Any:

@@ -163,14 +163,14 @@ def _load(plan: WorkPlan) -> _Loaded:
     return _LOADED[_slot(plan)]
 
 
-def unseen_path(plan: WorkPlan, entry: Any) -> str | None:
-    """One line naming the first path of ``plan`` or ``entry`` (its audio) that does not resolve on this
+def unseen_path(plan: WorkPlan, audio: Path) -> str | None:
+    """One line naming the first path of ``plan`` or the recording's ``audio`` that does not resolve on this
     worker's host (a node whose view of the shared file system differs); None when every one does."""
     host = socket.gethostname()
     for what, path in (
         ("experiment file", str(plan.experiment_path)),
         *plan.shared_paths,
-        ("audio", str(entry.audio_path)),
+        ("audio", str(audio)),
     ):
         if not os.path.exists(path):
             return (
@@ -192,7 +192,7 @@ def recording_task(plan: WorkPlan, entry: Any, keys: dict[str, str]) -> Recordin
     from toolkit.runs.folder import RunFolder
 
     where = _where()
-    unseen = unseen_path(plan, entry)
+    unseen = unseen_path(plan, Path(entry.audio_path))
     if unseen is not None:
         return RecordingResult(entry.id, worker=where, failure=f"worker {where}: {unseen}")
     try:

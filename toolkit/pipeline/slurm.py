@@ -286,7 +286,7 @@ def _scheduler_address(config: SlurmConfig) -> str:
         return next((a.address for a in addresses if a.family == socket.AF_INET), "")
     with warnings.catch_warnings():  # no route out: Dask warns as it falls back to 127.0.0.1, which is refused
         warnings.simplefilter("ignore", RuntimeWarning)
-        return get_ip()
+        return str(get_ip())
 
 
 def check_scheduler_address(config: SlurmConfig, source: Path, nodes: list[str]) -> None:
