@@ -21,7 +21,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
-from toolkit.adjudication.drafts import Draft, Drafts
+from toolkit.adjudication.drafts import BlindDrafts, Draft, Drafts
 from toolkit.adjudication.sessions import SESSION_TTL_S, Sessions
 from toolkit.adjudication.spans import audio_clip
 from toolkit.adjudication.users import TRANSCRIBER, Login, read_users
@@ -30,6 +30,7 @@ from toolkit.core.errors import ToolkitError
 SESSION_PATH = "/api/session"
 AUDIO_PATH = "/api/audio"
 DRAFT_PATH = "/api/draft"
+BLIND_DRAFT_PATH = "/api/blind-draft"
 MAX_CLIP_S = 150.0  # a stretch and its context; longer requests are refused
 MAX_DRAFT_BYTES = 100_000
 
@@ -175,9 +176,34 @@ async def draft(request: Request) -> Response:
     return PlainTextResponse("kept")
 
 
+async def blind_draft(request: Request) -> Response:
+    """PUT the blind form of one stretch as it stands (JSON ``{recording, start, end, fields}``)."""
+    login = _login(request)
+    if login is None:
+        return PlainTextResponse("log in first", status_code=403)
+    if not _same_origin(request):
+        return PlainTextResponse("wrong origin", status_code=403)
+    body = await request.body()
+    if len(body) > MAX_DRAFT_BYTES:
+        return PlainTextResponse("draft too large", status_code=413)
+    try:
+        data = json.loads(body)
+        start, end = float(data["start"]), float(data["end"])
+        if not (math.isfinite(start) and math.isfinite(end)):
+            raise ValueError("times must be finite")
+        fields = data["fields"]
+        if not isinstance(fields, dict):
+            raise ValueError("fields must be an object")
+        BlindDrafts(experiment().store.path).save(login.name, str(data["recording"]), start, end, fields)
+    except (ValueError, KeyError, TypeError, ToolkitError) as error:
+        return PlainTextResponse(f"draft not kept: {error}", status_code=400)
+    return PlainTextResponse("kept")
+
+
 def routes() -> list[Route]:
     return [
         Route(SESSION_PATH, session, methods=["POST", "DELETE"]),
         Route(AUDIO_PATH, audio, methods=["GET"]),
         Route(DRAFT_PATH, draft, methods=["PUT"]),
+        Route(BLIND_DRAFT_PATH, blind_draft, methods=["PUT"]),
     ]
