@@ -173,7 +173,7 @@ def test_an_annotator_sees_no_model_output_of_a_recording_until_her_blind_pass_i
         _settled(page)
         links = page.get_by_test_id("stSidebarNav").get_by_role("link").all()
         paths = sorted({link.get_attribute("href").rsplit("/", 1)[-1] or "queue" for link in links})
-        assert {"queue", "review", "blind", "results", "conflicts", "stages"} <= set(paths)
+        assert {"queue", "review", "blind", "results", "conflicts"} <= set(paths)
         assert all(word in _seen(context) for word in BLIND_WORDS)  # the check sees model words where sent
     key = _blind_key(app)
     addresses = [f"/{path}" for path in paths] + [
@@ -282,8 +282,8 @@ def test_the_stretch_alone_stops_at_the_stretch_end_even_on_a_busy_page(playwrig
         page.get_by_test_id("ab-desk").wait_for(timeout=60000)
         _settled(page)
         assert "1,00–4,00" in page.get_by_test_id("ab-desk").inner_text()  # the stretch 1-4 s
-        # the page's own work (Streamlit redrawing) holds the main thread 120 ms at a time
-        page.evaluate("setInterval(() => { const t = performance.now(); while (performance.now() - t < 120) {} }, 130)")
+        # the page's own work (Streamlit redrawing a long page) holds the main thread 250 ms at a time
+        page.evaluate("setInterval(() => { const t = performance.now(); while (performance.now() - t < 250) {} }, 260)")
         page.keyboard.press("s")
         page.wait_for_function("[...document.querySelectorAll('audio')].some(a => !a.paused)", timeout=10000)
         page.wait_for_function("[...document.querySelectorAll('audio')].every(a => a.paused)", timeout=20000)
@@ -297,32 +297,40 @@ def _blind_text(page):  # noqa: ANN001, ANN202
     return page.get_by_test_id("stForm").get_by_role("textbox").first
 
 
-def test_blind_drafts_and_position_survive_a_reload_and_a_restart_and_a_save_while_down_is_reported(playwright, app):
-    """Runs last: it stops the app and starts it again on the same port and store. The blind page keeps
-    its draft and position over a reload and a restart; the desk's save while the server is down says it
-    was not saved, keeps the form, and goes through exactly once after the restart."""
-    with _browser(playwright, app, "tina") as blind, _browser(playwright, app, "lia-desk") as desk:
-        page = _login(blind, app, "tina", landing="Transcrição às cegas")
-        _settled(page)
-        page.get_by_role("combobox", name="Gravação").click()
-        page.get_by_role("option", name="reuniao").click()
-        page.wait_for_function("location.search.includes('recording=reuniao')", timeout=30000)
-        _settled(page)
-        before = page.evaluate("location.search")
-        page.get_by_role("combobox", name="Trecho").click()
-        page.get_by_role("option").last.click()
-        page.wait_for_function("b => location.search !== b", arg=before, timeout=30000)
-        _settled(page)
-        where = page.evaluate("location.search")
-        _blind_text(page).fill("a Maria chegou")
-        page.keyboard.type(" cedo")
-        page.wait_for_timeout(1500)  # the draft goes 0.4 s after the last change
+def _blind_stretch(context, app) -> tuple:  # noqa: ANN001
+    """Tina on the blind page, on reuniao's last stretch, with text typed: the page and its address."""
+    page = _login(context, app, "tina", landing="Transcrição às cegas")
+    _settled(page)
+    page.get_by_role("combobox", name="Gravação").click()
+    page.get_by_role("option", name="reuniao").click()
+    page.wait_for_function("location.search.includes('recording=reuniao')", timeout=30000)
+    _settled(page)
+    before = page.evaluate("location.search")
+    page.get_by_role("combobox", name="Trecho").click()
+    page.get_by_role("option").last.click()
+    page.wait_for_function("b => location.search !== b", arg=before, timeout=30000)
+    _settled(page)
+    _blind_text(page).fill("a Maria chegou")
+    page.keyboard.type(" cedo")
+    page.wait_for_timeout(1500)  # the draft goes 0.4 s after the last change
+    return page, page.evaluate("location.search")
+
+
+def test_the_blind_page_keeps_its_draft_and_position_over_a_reload(playwright, app):
+    with _browser(playwright, app, "tina") as context:
+        page, where = _blind_stretch(context, app)
         page.reload()
         _settled(page)
         assert page.evaluate("location.search") == where
         assert _blind_text(page).input_value() == "a Maria chegou cedo"
         assert page.get_by_text("Rascunho recuperado").count() == 1
 
+
+def test_a_save_while_the_server_is_down_is_reported_and_goes_through_once_after_a_restart(playwright, app):
+    """Runs last: it stops the app and starts it again on the same port and store. The desk's save while
+    the server is down says it was not saved and keeps the form; after the restart it is stored exactly
+    once, and the blind page opens again on the stretch and text of the latest draft."""
+    with _browser(playwright, app, "lia-desk") as desk:
         lia = _login(desk, app, "lia")
         lia.goto(app["url"] + "/review?run=tuning-fixture")
         lia.get_by_test_id("ab-desk").wait_for(timeout=60000)
@@ -348,10 +356,11 @@ def test_blind_drafts_and_position_survive_a_reload_and_a_restart_and_a_save_whi
             lia.wait_for_function(
                 "document.querySelector('[data-testid=ab-flash]')?.innerText.includes('Corrigir')", timeout=60000
             )
-            page.reload()  # the blind page after the restart: same recording, stretch and text
-            _settled(page)
-            assert page.evaluate("location.search") == where
-            assert _blind_text(page).input_value() == "a Maria chegou cedo"
+            with _browser(playwright, app, "tina-again") as context:  # no address: the latest draft's place
+                page = _login(context, app, "tina", landing="Transcrição às cegas")
+                _settled(page)
+                assert "recording=reuniao" in page.evaluate("location.search")
+                assert _blind_text(page).input_value() == "a Maria chegou cedo"
     export = [sys.executable, "-m", "toolkit", "decisions", "export", str(app["exp"]), "--format", "json"]
     rows = json.loads(subprocess.run(export, env=app["env"], capture_output=True, text=True, check=True).stdout)
     mine = [(row["action"], row["new_text"]) for row in rows if row["annotator"] == "lia"]

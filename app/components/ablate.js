@@ -298,6 +298,7 @@ function player(component) {
 const ACTIONS = ["keep", "correct", "unresolved", "nonspeech"];
 const HEALTH_PATH = "/_stcore/health";
 const SAVE_WAIT_MS = 30000;  // a save unanswered this long, with the server up, is reported as not saved
+const RESEND_AFTER_MS = 5000;  // a save unanswered this long, with the server up, is sent again
 
 function same(a, b) {
   return a.split(/\s+/).filter(Boolean).join(" ") === b.split(/\s+/).filter(Boolean).join(" ");
@@ -339,14 +340,9 @@ class Desk {
       // answering a save sent meanwhile. The form stays as typed and its draft goes again; the save is
       // sent once more (its token keeps it from being stored twice), then reported as not saved.
       this.version = data.version;
-      const again = st.saving && !st.resent;
-      if (st.saving && !again) [st.saving, st.unsent] = [false, true];
       this.render();
       this.flush();
-      if (again) {
-        st.resent = true;
-        this.component.setTriggerValue("save", { ...st.sent, at: Date.now() });
-      }
+      if (st.saving) setTimeout(() => this.resend(st), 500);  // once this run of the new session is over
     } else if (fresh) {
       this.key = data.item.key;
       this.version = data.version;
@@ -557,10 +553,18 @@ class Desk {
     st.nonce = st.nonce || `${Date.now()}-${Math.random().toString(36).slice(2)}`;
     this.flush();
     this.renderForm();
-    st.resent = false;
     st.sent = { key: this.key, action: st.action, text: st.text, note: st.note, confirm, nonce: st.nonce };
-    this.component.setTriggerValue("save", { ...st.sent, at: Date.now() });
+    st.sentAt = Date.now();
+    this.component.setTriggerValue("save", { ...st.sent, at: st.sentAt });
     this.watch(st);
+  }
+
+  resend(st) {
+    // A save sent while the page was reconnecting, or answered only by a new session's first run, goes
+    // once more; its token keeps it from being stored twice.
+    if (this.state !== st || !st.saving) return;
+    st.sentAt = Date.now();
+    this.component.setTriggerValue("save", { ...st.sent, at: st.sentAt });
   }
 
   watch(st) {
@@ -571,6 +575,7 @@ class Desk {
       const up = await fetch(HEALTH_PATH, { cache: "no-store" }).then((answer) => answer.ok, () => false);
       if (this.state !== st || !st.saving) return;
       if (up && Date.now() - since < SAVE_WAIT_MS) {
+        if (Date.now() - st.sentAt > RESEND_AFTER_MS) this.resend(st);
         setTimeout(check, 1000);
         return;
       }
