@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ import streamlit as st
 import web
 from i18n import LANGUAGES, browser_strings, language, number, t
 
+from toolkit.adjudication.blindness import BlindPasses, may_see_model_output
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
 from toolkit.adjudication.queue import ReviewQueue, build_queue
 from toolkit.adjudication.sessions import Sessions, client_address
@@ -56,12 +57,17 @@ _component = st.components.v2.component(
     isolate_styles=False,
 )
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~:=&^\"'%;,/?@])")
+# Where the Markdown renderer would start a link of its own in plain text (GFM autolink literals:
+# ``http://``, ``https://``, ``www.``, an e-mail's ``@``), escaping or not: a word joiner goes there.
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def plain(text: object) -> str:
     """``text`` for a Markdown element, shown exactly as typed: every ASCII punctuation mark escaped,
-    so no bold, link, image, LaTeX (``R$ 5 … R$ 10``), emoji code or HTML comes of user or reference text."""
-    return _MARKDOWN.sub(r"\\\1", str(text)).replace("\n", " ")
+    so no bold, link, image, LaTeX (``R$ 5 … R$ 10``), emoji code or HTML comes of user or reference text;
+    a typed address stays text (an invisible word joiner keeps the renderer from linking it)."""
+    return _MARKDOWN.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, str(text))).replace("\n", " ")
 
 
 def relative(adj: Adjudication, path: str | Path) -> str:
@@ -296,6 +302,7 @@ def pages(who: Login) -> list[Any]:
     if who.role == LEAD:
         chosen.insert(3, st.Page("views/conflicts.py", title=t("page_conflicts"), url_path="conflicts"))
         chosen.append(st.Page("views/team.py", title=t("page_team"), url_path="team"))
+        chosen.append(st.Page("views/stages.py", title=t("page_stages"), url_path="stages"))
     return chosen
 
 
@@ -341,7 +348,26 @@ def _queue(_adj: Adjudication, root: str, manifest_sha256: str, stamp: tuple[flo
 
 
 def queue(adj: Adjudication, folder: RunFolder) -> ReviewQueue:
-    return _queue(adj, str(folder.root), adj.manifest.sha256, _stamp(folder))
+    """The run's queue as this login may see it: no row of a recording still blind to them."""
+    whole = _queue(adj, str(folder.root), adj.manifest.sha256, _stamp(folder))
+    seen = may_see(adj)
+    return ReviewQueue([item for item in whole.items if seen(item.recording_id)], whole.problems)
+
+
+def may_see(adj: Adjudication) -> Callable[[str], bool]:
+    """Whether this login may see a recording's model output (``blindness.may_see_model_output``, read once)."""
+    closed = BlindPasses(adj.store.path).closed()
+    user = who()
+    return lambda recording: may_see_model_output(user, recording, closed)
+
+
+def hidden_recordings(adj: Adjudication, folder: RunFolder) -> list[str]:
+    """The run's recordings whose model output this login may not see yet; a page that leaves them out says so."""
+    seen = may_see(adj)
+    hidden = [r for r in folder.read_record().recordings if not seen(r)]
+    if hidden:
+        st.info(plain(t("blind_hidden", recordings=", ".join(sorted(hidden)))))
+    return hidden
 
 
 def player(
@@ -371,6 +397,19 @@ def player(
                 "end": round(end, 3),
                 "context": CONTEXT_S,
             },
+        },
+    )
+
+
+def blind_keeper(recording_id: str, start: float, end: float, fields: dict[str, tuple[str, str]]) -> None:
+    """Sends the blind form's fields (name: (kind, label)) to the store a moment after each change, as drafts."""
+    _component(
+        key="blind_keeper",
+        data={
+            "mode": "blind_keeper",
+            "path": web.BLIND_DRAFT_PATH,
+            "stretch": {"recording": recording_id, "start": start, "end": end},
+            "fields": [{"name": k, "kind": kind, "label": label} for k, (kind, label) in fields.items()],
         },
     )
 

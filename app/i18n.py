@@ -767,6 +767,75 @@ TEXT: dict[str, tuple[str, str]] = {
         "Keys: space play/pause · s stretch alone · r replay · l loop · [ ] speed · 1–4 decision "
         "(2 puts the cursor in the text) · e edit the text · n note · Enter save and next · j/k next/previous · Esc leave the field",
     ),
+    # --- blindness per recording, blind drafts, saving while the server is down
+    "blind_hidden": (
+        "Ocultas até você concluir (ou ser dispensado(a) de) a transcrição às cegas: {recordings}. "
+        "Nada do que os reconhecedores escreveram nelas aparece aqui.",
+        "Hidden until you finish (or are excused from) their blind transcription: {recordings}. "
+        "Nothing the recognizers wrote for them is shown here.",
+    ),
+    "res_pooled_hidden": (
+        "Tabelas, gráficos e veredito que somam todas as gravações do experimento ficam ocultos enquanto "
+        "alguma delas estiver oculta para você.",
+        "Tables, charts and the verdict pooled over every recording of the run stay hidden while one of "
+        "them is hidden from you.",
+    ),
+    "blind_finish": ("Concluir a transcrição às cegas de {recording}", "Finish the blind transcription of {recording}"),
+    "blind_finish_caption": (
+        "Depois de concluir, esta transcrição não aceita mais trechos e as saídas dos modelos para esta "
+        "gravação passam a aparecer para você nas outras páginas.",
+        "Once finished, this transcription takes no more stretches, and the models' output for this "
+        "recording appears to you on the other pages.",
+    ),
+    "blind_pass_finished": (
+        "Você concluiu a transcrição às cegas de {recording}; ela não aceita mais trechos.",
+        "You finished the blind transcription of {recording}; it takes no more stretches.",
+    ),
+    "blind_pass_excused": (
+        "{by} dispensou você da transcrição às cegas de {recording}; ela não aceita mais trechos.",
+        "{by} excused you from the blind transcription of {recording}; it takes no more stretches.",
+    ),
+    "blind_draft_restored": (
+        "Rascunho recuperado: o formulário voltou como você o deixou.",
+        "Draft restored: the form is back as you left it.",
+    ),
+    "page_stages": ("Transcrição às cegas: equipe", "Blind transcription: team"),
+    "stages_caption": (
+        "Em que etapa cada pessoa está em cada gravação. Até concluir (ou ser dispensada), a pessoa não vê "
+        "nenhuma saída dos modelos para a gravação.",
+        "Where each person stands on each recording. Until they finish (or are excused), they see no "
+        "model output for the recording.",
+    ),
+    "stages_nobody": ("Ninguém para acompanhar ainda.", "Nobody to follow yet."),
+    "stages_col_person": ("pessoa", "person"),
+    "stages_col_recording": ("gravação", "recording"),
+    "stages_col_stage": ("etapa", "stage"),
+    "stages_col_segments": ("trechos gravados", "stretches saved"),
+    "stages_col_by": ("fechada por", "closed by"),
+    "stages_col_at": ("em (UTC)", "at (UTC)"),
+    "stage_not_started": ("não começou", "not started"),
+    "stage_in_progress": ("em andamento", "in progress"),
+    "stage_finished": ("concluída", "finished"),
+    "stage_excused": ("dispensada", "excused"),
+    "stages_excuse": ("Dispensar da transcrição às cegas", "Excuse from the blind transcription"),
+    "stages_excuse_caption": (
+        "A dispensa é definitiva e fica registrada com seu nome: a pessoa passa a ver as saídas dos modelos "
+        "para a gravação e não transcreve mais às cegas.",
+        "An excuse is final and recorded with your name: the person then sees the models' output for the "
+        "recording and transcribes it blind no more.",
+    ),
+    "stages_excuse_button": ("Dispensar", "Excuse"),
+    "stages_excused": ("{person} dispensado(a) de {recording}.", "{person} excused from {recording}."),
+    "review_saved_before": (
+        "Esta decisão já estava gravada (#{id}); nada foi gravado de novo.",
+        "This decision was already saved (#{id}); nothing was saved again.",
+    ),
+    "js_save_offline": (
+        "Sem resposta do servidor: a decisão NÃO foi gravada. O formulário continua aqui; grave de novo "
+        "(Enter) quando o servidor voltar.",
+        "No answer from the server: the decision was NOT saved. The form stays here; save again (Enter) "
+        "once the server is back.",
+    ),
 }
 
 

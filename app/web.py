@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolkit.adjudication.blind import TranscriptStore
 from toolkit.adjudication.context import APP_ENV, Adjudication, open_experiment
-from toolkit.adjudication.drafts import Draft, Drafts
+from toolkit.adjudication.drafts import BlindDrafts, Draft, Drafts
 from toolkit.adjudication.marks import MarkStore
 from toolkit.adjudication.sessions import SESSION_TTL_S, Sessions
 from toolkit.adjudication.spans import audio_clip
@@ -34,6 +34,7 @@ SESSION_PATH = "/api/session"
 AUDIO_PATH = "/api/audio"
 DRAFT_PATH = "/api/draft"
 MARKS_PATH = "/api/marks"
+BLIND_DRAFT_PATH = "/api/blind-draft"
 MAX_CLIP_S = 150.0  # a stretch and its context; longer requests are refused
 MAX_DRAFT_BYTES = 100_000
 
@@ -152,16 +153,26 @@ async def audio(request: Request) -> Response:
     )
 
 
-async def draft(request: Request) -> Response:
-    """PUT the decision form of one stretch as it stands (JSON); kept until the decision is saved."""
+async def _posted(request: Request, what: str, *, transcriber: bool = True) -> tuple[Login, bytes] | Response:
+    """A form's login and body, or the refusal: no session (or a transcriber, where ``transcriber`` is False),
+    another origin, or a body over MAX_DRAFT_BYTES."""
     login = _login(request)
-    if login is None or login.role == TRANSCRIBER:
+    if login is None or (not transcriber and login.role == TRANSCRIBER):
         return PlainTextResponse("log in first", status_code=403)
     if not _same_origin(request):
         return PlainTextResponse("wrong origin", status_code=403)
     body = await request.body()
     if len(body) > MAX_DRAFT_BYTES:
-        return PlainTextResponse("draft too large", status_code=413)
+        return PlainTextResponse(f"{what} too large", status_code=413)
+    return login, body
+
+
+async def draft(request: Request) -> Response:
+    """PUT the decision form of one stretch as it stands (JSON); kept until the decision is saved."""
+    posted = await _posted(request, "draft", transcriber=False)
+    if isinstance(posted, Response):
+        return posted
+    login, body = posted
     try:
         data = json.loads(body)
         start, end = float(data["start"]), float(data["end"])
@@ -183,14 +194,10 @@ async def marks(request: Request) -> Response:
     """POST one waveform mark of the listener (JSON: ``recording``, ``kind``, ``start``, ``end``, ``label``,
     ``replaces``; or ``withdraw``: a mark's id); answered with their current marks of the recording.
     Each store rewrites the listener's transcription TextGrid, where the scorer reads the marks."""
-    login = _login(request)
-    if login is None:
-        return PlainTextResponse("log in first", status_code=403)
-    if not _same_origin(request):
-        return PlainTextResponse("wrong origin", status_code=403)
-    body = await request.body()
-    if len(body) > MAX_DRAFT_BYTES:
-        return PlainTextResponse("mark too large", status_code=413)
+    posted = await _posted(request, "mark")
+    if isinstance(posted, Response):
+        return posted
+    login, body = posted
     adjudication = experiment()
     try:
         data = json.loads(body)
@@ -220,10 +227,31 @@ async def marks(request: Request) -> Response:
     return JSONResponse({"mark": mark.to_json(), "marks": [m.to_json() for m in current]})
 
 
+async def blind_draft(request: Request) -> Response:
+    """PUT the blind form of one stretch as it stands (JSON ``{recording, start, end, fields}``)."""
+    posted = await _posted(request, "draft")
+    if isinstance(posted, Response):
+        return posted
+    login, body = posted
+    try:
+        data = json.loads(body)
+        start, end = float(data["start"]), float(data["end"])
+        if not (math.isfinite(start) and math.isfinite(end)):
+            raise ValueError("times must be finite")
+        fields = data["fields"]
+        if not isinstance(fields, dict):
+            raise ValueError("fields must be an object")
+        BlindDrafts(experiment().store.path).save(login.name, str(data["recording"]), start, end, fields)
+    except (ValueError, KeyError, TypeError, ToolkitError) as error:
+        return PlainTextResponse(f"draft not kept: {error}", status_code=400)
+    return PlainTextResponse("kept")
+
+
 def routes() -> list[Route]:
     return [
         Route(SESSION_PATH, session, methods=["POST", "DELETE"]),
         Route(AUDIO_PATH, audio, methods=["GET"]),
         Route(DRAFT_PATH, draft, methods=["PUT"]),
         Route(MARKS_PATH, marks, methods=["POST"]),
+        Route(BLIND_DRAFT_PATH, blind_draft, methods=["PUT"]),
     ]

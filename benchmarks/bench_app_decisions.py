@@ -82,7 +82,9 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    from toolkit.adjudication.users import add_user
+    from toolkit.adjudication.blindness import BlindPasses
+    from toolkit.adjudication.context import open_experiment
+    from toolkit.adjudication.users import LEAD, Login, add_user
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -93,6 +95,9 @@ def main() -> int:
         ).name
         users = root / "users.json"
         add_user(users, "bench", "segredo123")
+        passes = BlindPasses(experiment / "adjudication.sqlite")
+        for entry in open_experiment(experiment).manifest.recordings:  # decisions, not blind transcription
+            passes.excuse(entry.id, "bench", Login("bench-lead", LEAD))
         server, url = _start(experiment, users, root / "app.log")
         server_s, waits = [], []
         try:

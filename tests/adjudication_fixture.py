@@ -68,8 +68,10 @@ def _timed(start: float, end: float, text: str) -> list[Word]:
     return [Word(w, round(start + i * step, 3), round(start + (i + 0.8) * step, 3), 0.9) for i, w in enumerate(words)]
 
 
-def build_experiment(root: Path, score: bool = True) -> Path:
-    """Write the experiment under ``root`` and return its folder (``root/exp``)."""
+def build_experiment(root: Path, score: bool = True, arm_text: dict | None = None) -> Path:
+    """Write the experiment under ``root`` and return its folder (``root/exp``); ``arm_text`` replaces
+    ``ARM_TEXT`` (what each arm says per turn)."""
+    said = ARM_TEXT if arm_text is None else arm_text
     exp = root / "exp"
     corpus = exp / "corpus"
     (corpus / "audio").mkdir(parents=True)
@@ -113,8 +115,8 @@ def build_experiment(root: Path, score: bool = True) -> Path:
     )
     for rid, turns in TURNS.items():
         words_by_arm = {}
-        for arm in ARM_TEXT:
-            words = [w for k, (s, e, text) in enumerate(turns) for w in _timed(s, e, ARM_TEXT[arm].get((rid, k), text))]
+        for arm in said:
+            words = [w for k, (s, e, text) in enumerate(turns) for w in _timed(s, e, said[arm].get((rid, k), text))]
             if arm == "windows" and rid == INVENTED[0]:
                 words.append(Word(INVENTED[3], INVENTED[1], INVENTED[2], 0.4))
             words_by_arm[arm] = words

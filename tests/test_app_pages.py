@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
-from adjudication_fixture import built, decide, exp, run_folder  # noqa: E402,F401 - fixtures
+from adjudication_fixture import TURNS, built, decide, exp, run_folder  # noqa: E402,F401 - fixtures
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from toolkit.adjudication.blindness import BlindPasses  # noqa: E402
 from toolkit.adjudication.context import open_experiment  # noqa: E402
 from toolkit.adjudication.rows import LEFT_AS_IT_WAS  # noqa: E402
 from toolkit.adjudication.store import DecisionStore  # noqa: E402
+from toolkit.adjudication.users import LEAD, Login  # noqa: E402
 from toolkit.cli import main  # noqa: E402
 
 ENTRY = str(Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py")
@@ -42,7 +44,14 @@ def _app(
     role: str | None = None,
     users: Path | None = None,
     lang: str | None = None,
+    excused: bool = False,
 ) -> AppTest:
+    """The app as ``annotator`` sees it; ``excused``: a lead has excused them from every blind pass first."""
+    if excused and annotator:
+        passes = BlindPasses(exp / "adjudication.sqlite")
+        for recording in TURNS:
+            if not passes.is_closed(annotator, recording):
+                passes.excuse(recording, annotator, Login("setup", LEAD))
     monkeypatch.setenv("ABLATE_APP_EXPERIMENT", str(exp))
     for name, value in (
         ("ABLATE_APP_ANNOTATOR", annotator),
@@ -117,9 +126,9 @@ def test_portuguese_is_the_default_and_english_a_setting(monkeypatch, exp):
 
 
 def test_blind_page_shows_no_hypothesis_text_and_no_server_path(monkeypatch, exp):
-    at = _app(monkeypatch, exp)
-    assert all(word in _everything(at) for word in HYPOTHESIS_ONLY)  # the check can see them where shown
-    at = _page(at, "blind")
+    lead = _app(monkeypatch, exp, annotator="lia", role="lead")
+    assert all(word in _everything(lead) for word in HYPOTHESIS_ONLY)  # the check can see them where shown
+    at = _page(_app(monkeypatch, exp), "blind")
     blind_text = _everything(at)
     assert "Transcrição às cegas" in blind_text
     assert not [word for word in HYPOTHESIS_ONLY if word in blind_text]
@@ -165,7 +174,7 @@ def test_blind_stretches_are_cut_at_pauses_and_fill_start_and_end(monkeypatch, e
 
 def test_queue_ranks_negation_first_and_shows_an_annotator_only_their_own_status(monkeypatch, exp):
     open_experiment(exp).decide(recording_id="entrevista", start=1.0, end=4.0, action="keep", annotator="beto")
-    at = _app(monkeypatch, exp)
+    at = _app(monkeypatch, exp, excused=True)
     table = at.dataframe[0].value
     assert (table.iloc[0]["tipo"], table.iloc[0]["detalhe"]) == ("palavra crítica", "negação")
     assert table["os braços dizem"].str.contains("vad: mercador").any()
@@ -176,7 +185,7 @@ def test_queue_ranks_negation_first_and_shows_an_annotator_only_their_own_status
 
 
 def test_review_desk_shows_each_arm_as_the_scorer_aligned_it(monkeypatch, exp):
-    at = _page(_app(monkeypatch, exp), "review")
+    at = _page(_app(monkeypatch, exp, excused=True), "review")
     desk = _desk(at)
     assert desk["item"]["reference_text"] == "eu não sei se o João vem" and desk["position"] == "1 / 12"
     arms = {arm["name"]: arm for arm in desk["arms"]}
@@ -197,7 +206,7 @@ def test_review_hides_other_listeners_decisions_until_this_listener_decides(monk
     adjudication.decide(
         recording_id="entrevista", start=1.0, end=4.0, action="correct", annotator="beto", new_text="eu sei", note="?"
     )
-    at = _page(_app(monkeypatch, exp), "review")
+    at = _page(_app(monkeypatch, exp, excused=True), "review")
     desk = _desk(at)
     assert desk["history"]["rows"] == [] and "Outro ouvinte já decidiu" in desk["history"]["hidden_label"]
     assert "eu sei" not in json.dumps(desk["history"]) and desk["item"]["listeners_label"] == "1 ouvinte decidiu"
@@ -209,7 +218,7 @@ def test_review_hides_other_listeners_decisions_until_this_listener_decides(monk
 
 
 def test_a_third_listener_is_labelled_third(monkeypatch, exp):
-    at = _page(_app(monkeypatch, exp, annotator="carla"), "review")  # on the negation's stretch
+    at = _page(_app(monkeypatch, exp, annotator="carla", excused=True), "review")  # on the negation's stretch
     adjudication = open_experiment(exp)
     for who, action in (("ana", "keep"), ("beto", "keep"), ("carla", "nonspeech")):
         adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action=action, annotator=who)
@@ -224,7 +233,7 @@ def test_review_gives_back_a_draft(monkeypatch, exp):
     from toolkit.adjudication.drafts import Draft, Drafts
 
     Drafts(exp / "adjudication.sqlite").save("ana", "entrevista", 1.0, 4.0, Draft("correct", "eu não sei mesmo", ""))
-    desk = _desk(_page(_app(monkeypatch, exp), "review"))
+    desk = _desk(_page(_app(monkeypatch, exp, excused=True), "review"))
     assert desk["draft"] == {"action": "correct", "text": "eu não sei mesmo", "note": ""}
 
 
@@ -284,7 +293,7 @@ def test_results_page_reads_the_run_files_in_percent_and_the_agreement(monkeypat
     adjudication = open_experiment(exp)
     for who, action in (("ana", "keep"), ("beto", "keep")):
         adjudication.decide(recording_id="entrevista", start=1.0, end=4.0, action=action, annotator=who)
-    at = _page(_app(monkeypatch, exp), "results")
+    at = _page(_app(monkeypatch, exp, excused=True), "results")
     arms = at.dataframe[0].value
     assert list(arms["braço"]) == ["baseline", "vad", "windows"]
     assert arms.set_index("braço").loc["vad", "WER"] == "7,14%"  # percent with a decimal comma, as on every table
@@ -309,7 +318,7 @@ def test_results_page_measures_agreement_over_a_third_listener(monkeypatch, exp)
                 annotator=who,
                 new_text="eu sei" if action == "correct" else "",
             )
-    at = _page(_app(monkeypatch, exp), "results")
+    at = _page(_app(monkeypatch, exp, excused=True), "results")
     text = _everything(at)
     assert "α de Krippendorff" in text and "3 por três ou mais: o κ acima vê só os dois primeiros" in text
     pairs = next(d.value for d in at.dataframe if "ouvintes" in d.value)
@@ -343,12 +352,12 @@ def test_gate_verdict_is_a_table_not_raw_json_and_a_damaged_one_is_one_line(monk
     }
     gates_file = run_folder(exp).scores / "gates.json"
     run_folder(exp).write_gates(verdict)
-    at = _page(_app(monkeypatch, exp), "results")
+    at = _page(_app(monkeypatch, exp, excused=True), "results")
     gates = next(d.value for d in at.dataframe if "portão" in d.value)
     assert gates.iloc[0].to_dict()["passou"] == "NÃO" and gates.iloc[0].to_dict()["casos"] == 1
     assert not at.json
     gates_file.write_text(json.dumps({**verdict, "gates": [{**gate, "passed": "maybe"}]}))
-    at = _page(_app(monkeypatch, exp), "results")
+    at = _page(_app(monkeypatch, exp, excused=True), "results")
     warned = [w.value.replace("\\", "") for w in at.warning]
     assert warned == ["runs/tuning-fixture/scores/gates.json: gates[0].passed must be bool, not 'maybe'"]
     assert not at.exception
@@ -357,7 +366,7 @@ def test_gate_verdict_is_a_table_not_raw_json_and_a_damaged_one_is_one_line(monk
 
 def test_a_damaged_scores_table_is_one_line_and_the_agreement_still_shows(monkeypatch, exp):
     (run_folder(exp).scores / "per_recording.csv").write_text("wer\n0.1\n", encoding="utf-8")
-    at = _page(_app(monkeypatch, exp), "results")
+    at = _page(_app(monkeypatch, exp, excused=True), "results")
     warned = [w.value.replace("\\", "") for w in at.warning]
     assert warned == [
         "runs/tuning-fixture/scores/per_recording.csv: not a scores table: its columns begin arm, recording_id, "
@@ -427,7 +436,7 @@ def test_bad_input_is_a_message_not_a_traceback(monkeypatch, exp):
     folder = run_folder(exp)
     folder.hypothesis_json("vad", "entrevista").unlink()
     folder.arm_output("vad", "reuniao").unlink()
-    at = _app(monkeypatch, exp)
+    at = _app(monkeypatch, exp, excused=True)
     assert any("outputs/vad/reuniao.json: missing" in w.value.replace("\\", "") for w in at.warning)
     at = _page(at, "review")
     vad = next(arm for arm in _desk(at)["arms"] if arm["name"] == "vad")

@@ -100,10 +100,15 @@ async function clipUrl(audio) {
 const RATES = [0.5, 0.75, 1, 1.25, 1.5, 2];
 
 class Player {
+  // Two clips: the stretch with its context, and the stretch alone (`s`), which stops where its
+  // samples end: a stop timed by the page's frames would overshoot by a frame or more.
   constructor(root, data) {
     this.root = root;
     this.sound = new Audio();
     this.sound.preload = "auto";
+    this.alone = new Audio();
+    this.alone.preload = "auto";
+    this.alone.addEventListener("ended", () => this.draw());
     this.mode = "context";
     this.loop = false;
     this.rate = 1;
@@ -129,19 +134,27 @@ class Player {
     this.bar.append(this.region, this.head);
     this.bar.addEventListener("click", (event) => {
       const box = this.bar.getBoundingClientRect();
-      if (this.sound.duration) this.sound.currentTime = ((event.clientX - box.left) / box.width) * this.sound.duration;
+      if (!this.sound.duration) return;
+      if (this.mode === "alone") {
+        this.alone.pause();
+        this.mode = "context";
+      }
+      this.sound.currentTime = ((event.clientX - box.left) / box.width) * this.sound.duration;
+      this.draw();
     });
     this.playButton = el("button", { class: "ab-btn ab-primary", "data-testid": "ab-play", onclick: () => this.toggle("context") }, el("span", { text: s.play_context }));
     this.aloneButton = el("button", { class: "ab-btn", "data-testid": "ab-alone", onclick: () => this.toggle("alone") }, el("span", { text: s.play_alone }));
     this.replayButton = el("button", { class: "ab-btn", onclick: () => this.replay() }, el("span", { text: s.replay }));
-    this.loopBox = el("input", { type: "checkbox", "data-testid": "ab-loop", onchange: () => (this.loop = this.loopBox.checked) });
+    this.loopBox = el("input", { type: "checkbox", "data-testid": "ab-loop", onchange: () => this.setLoop(this.loopBox.checked) });
     this.rateSelect = el("select", { class: "ab-rate", "data-testid": "ab-rate", "aria-label": s.rate, onchange: () => this.setRate(Number(this.rateSelect.value)) });
     for (const rate of RATES) this.rateSelect.append(el("option", { value: String(rate), text: `${rate.toLocaleString(s.locale || "pt-BR")}×`, selected: rate === 1 }));
     this.status = el("span", { class: "ab-status" });
     this.sound.setAttribute("data-testid", "ab-audio");
     this.sound.addEventListener("seeked", () => this.audio && this.draw()); // a seek from the waveform view too
+    this.alone.setAttribute("data-testid", "ab-audio-alone");
     this.root.append(
       this.sound,
+      this.alone,
       el("div", { class: "ab-player-row" },
         this.playButton, this.aloneButton, this.replayButton,
         el("label", { class: "ab-check" }, this.loopBox, el("span", { text: s.loop })),
@@ -163,19 +176,29 @@ class Player {
     this.id = id;
     this.audio = audio;
     this.sound.pause();
+    this.alone.pause();
+    this.alone.removeAttribute("src");
     this.status.textContent = this.strings.loading;
     try {
-      const clip = await clipUrl(audio);
+      const [clip, alone] = await Promise.all([clipUrl(audio), clipUrl({ ...audio, context: 0 })]);
       if (this.id !== id) return;
       this.clipStart = clip.clipStart;
       this.sound.src = clip.src;
-      this.sound.playbackRate = this.rate;
+      this.sound.dataset.clipStart = String(clip.clipStart);
+      this.aloneStart = alone.clipStart;
+      this.alone.src = alone.src;
+      this.alone.dataset.clipStart = String(alone.clipStart);
+      for (const sound of [this.sound, this.alone]) sound.playbackRate = this.rate;
       this.status.textContent = "";
       if (this.wave && data.wave) this.wave.load(clip.src, this.clipStart, data.wave);
       this.sound.addEventListener("loadedmetadata", () => this.draw(), { once: true });
     } catch (error) {
       this.status.textContent = `${this.strings.audio_error}: ${error.message}`;
     }
+  }
+
+  get playing() {
+    return this.mode === "alone" ? this.alone : this.sound;
   }
 
   get span() {
@@ -187,34 +210,31 @@ class Player {
     const [a, b] = this.span;
     this.region.style.left = `${(100 * a) / total}%`;
     this.region.style.width = `${(100 * (b - a)) / total}%`;
-    this.head.style.left = `${(100 * this.sound.currentTime) / total}%`;
-    this.label.textContent = seconds(this.clipStart + this.sound.currentTime, this.lang);
-    this.playButton.classList.toggle("ab-on", !this.sound.paused && this.mode === "context");
-    this.aloneButton.classList.toggle("ab-on", !this.sound.paused && this.mode === "alone");
+    const at = this.mode === "alone" ? this.aloneStart - this.clipStart + this.alone.currentTime : this.sound.currentTime;
+    this.head.style.left = `${(100 * at) / total}%`;
+    this.label.textContent = seconds(this.clipStart + at, this.lang);
+    this.playButton.classList.toggle("ab-on", !this.playing.paused && this.mode === "context");
+    this.aloneButton.classList.toggle("ab-on", !this.playing.paused && this.mode === "alone");
   }
 
   tick() {
-    const [a, b] = this.span;
-    const end = this.mode === "alone" ? b : this.sound.duration;
-    if (!this.sound.paused && this.sound.currentTime >= end - 0.005) {
-      if (this.loop) this.sound.currentTime = this.mode === "alone" ? a : 0;
-      else this.sound.pause();
-    }
     this.draw();
-    if (!this.sound.paused) requestAnimationFrame(this.tick);
+    if (!this.playing.paused) requestAnimationFrame(this.tick);
   }
 
   start(mode) {
-    if (!this.sound.src) return;
+    if (!this.sound.src || !this.alone.src) return;
+    this.playing.pause();
     this.mode = mode;
-    const [a] = this.span;
-    this.sound.currentTime = mode === "alone" ? a : 0;
-    this.sound.play().then(() => requestAnimationFrame(this.tick)).catch((error) => (this.status.textContent = error.message));
+    const sound = this.playing;
+    sound.loop = this.loop;
+    sound.currentTime = 0;
+    sound.play().then(() => requestAnimationFrame(this.tick)).catch((error) => (this.status.textContent = error.message));
   }
 
   toggle(mode) {
-    if (!this.sound.paused && this.mode === mode) {
-      this.sound.pause();
+    if (!this.playing.paused && this.mode === mode) {
+      this.playing.pause();
       this.draw();
     } else this.start(mode);
   }
@@ -225,8 +245,14 @@ class Player {
 
   setRate(rate) {
     this.rate = rate;
-    this.sound.playbackRate = rate;
+    for (const sound of [this.sound, this.alone]) sound.playbackRate = rate;
     this.rateSelect.value = String(rate);
+  }
+
+  setLoop(on) {
+    this.loop = on;
+    this.loopBox.checked = on;
+    this.playing.loop = on;
   }
 
   onKey(event) {
@@ -238,10 +264,7 @@ class Player {
       p: () => this.toggle("context"),
       s: () => this.toggle("alone"),
       r: () => this.replay(),
-      l: () => {
-        this.loop = !this.loop;
-        this.loopBox.checked = this.loop;
-      },
+      l: () => this.setLoop(!this.loop),
       "[": () => this.setRate(RATES[Math.max(0, step - 1)]),
       "-": () => this.setRate(RATES[Math.max(0, step - 1)]),
       "]": () => this.setRate(RATES[Math.min(RATES.length - 1, step + 1)]),
@@ -257,6 +280,7 @@ class Player {
   destroy() {
     this.sound.pause();
     if (this.wave) this.wave.destroyWaves();
+    this.alone.pause();
     document.removeEventListener("keydown", this.onKey);
     shared.players.delete(this);
   }
@@ -286,6 +310,9 @@ function player(component) {
 // ---------------------------------------------------------------- stretch review desk
 
 const ACTIONS = ["keep", "correct", "unresolved", "nonspeech"];
+const HEALTH_PATH = "/_stcore/health";
+const SAVE_WAIT_MS = 30000;  // a save unanswered this long, with the server up, is reported as not saved
+const RESEND_AFTER_MS = 5000;  // a save unanswered this long, with the server up, is sent again
 
 function same(a, b) {
   return a.split(/\s+/).filter(Boolean).join(" ") === b.split(/\s+/).filter(Boolean).join(" ");
@@ -321,7 +348,16 @@ class Desk {
     const fresh = this.key !== data.item.key || this.version !== data.version;
     this.data = data;
     this.s = data.strings;
-    if (fresh) {
+    const st = this.state;
+    if (fresh && this.key === data.item.key && st && (st.unsent || st.pending || (st.saving && !data.flash))) {
+      // The server came back: a new session (its own version count) whose first run drew the desk without
+      // answering a save sent meanwhile. The form stays as typed and its draft goes again; the save is
+      // sent once more (its token keeps it from being stored twice), then reported as not saved.
+      this.version = data.version;
+      this.render();
+      this.flush();
+      if (st.saving) setTimeout(() => this.resend(st), 500);  // once this run of the new session is over
+    } else if (fresh) {
       this.key = data.item.key;
       this.version = data.version;
       const draft = data.draft;
@@ -466,6 +502,7 @@ class Desk {
       const ask = el("div", { class: "ab-ask", role: "alertdialog", "data-testid": "ab-ask", text: s[`ask_${st.ask}`] });
       this.form.appendChild(ask);
     }
+    if (st.unsent) this.form.appendChild(el("div", { class: "ab-ask", role: "alert", "data-testid": "ab-save-error", text: s.save_offline }));
     this.saveButton = el("button", { class: "ab-btn ab-primary ab-save", "data-testid": "ab-save", disabled: st.saving, onclick: () => this.save() },
       el("span", { text: st.saving ? s.saving : s.save }));
     const prev = el("button", { class: "ab-btn", "data-testid": "ab-prev", onclick: () => this.move(-1) }, el("span", { text: s.previous }));
@@ -494,6 +531,7 @@ class Desk {
   }
 
   changed() {
+    this.state.nonce = "";  // another form: another decision, if saved
     clearTimeout(this.timer);
     this.timer = setTimeout(this.flush, 400);
   }
@@ -506,7 +544,13 @@ class Desk {
     const body = JSON.stringify({ recording: item.recording, start: item.start, end: item.end, action: st.action, text: st.text, note: st.note });
     if (body === this.lastDraft) return;
     this.lastDraft = body;
-    fetch(this.data.draft_path, { method: "PUT", credentials: "same-origin", keepalive: true, body }).catch(() => (this.lastDraft = null));
+    st.pending = true;  // until the store has it
+    fetch(this.data.draft_path, { method: "PUT", credentials: "same-origin", keepalive: true, body })
+      .then((answer) => {
+        if (!answer.ok) throw new Error(answer.statusText);
+        if (this.lastDraft === body) st.pending = false;
+      })
+      .catch(() => (this.lastDraft = null));
   }
 
   save(confirm = "") {
@@ -518,9 +562,43 @@ class Desk {
     if ((st.action === "correct" || (!st.action && edited)) && !st.text.trim()) return this.asking("text");
     st.saving = true;
     st.ask = "";
+    st.unsent = false;
+    // one token per form as saved: a retry of the same form is stored once, even if the first try got through
+    st.nonce = st.nonce || `${Date.now()}-${Math.random().toString(36).slice(2)}`;
     this.flush();
     this.renderForm();
-    this.component.setTriggerValue("save", { key: this.key, action: st.action, text: st.text, note: st.note, confirm, at: Date.now() });
+    st.sent = { key: this.key, action: st.action, text: st.text, note: st.note, confirm, nonce: st.nonce };
+    st.sentAt = Date.now();
+    this.component.setTriggerValue("save", { ...st.sent, at: st.sentAt });
+    this.watch(st);
+  }
+
+  resend(st) {
+    // A save sent while the page was reconnecting, or answered only by a new session's first run, goes
+    // once more; its token keeps it from being stored twice.
+    if (this.state !== st || !st.saving) return;
+    st.sentAt = Date.now();
+    this.component.setTriggerValue("save", { ...st.sent, at: st.sentAt });
+  }
+
+  watch(st) {
+    // While the server is down the save goes nowhere: say so, and give the form back as it was.
+    const since = Date.now();
+    const check = async () => {
+      if (this.state !== st || !st.saving) return;
+      const up = await fetch(HEALTH_PATH, { cache: "no-store" }).then((answer) => answer.ok, () => false);
+      if (this.state !== st || !st.saving) return;
+      if (up && Date.now() - since < SAVE_WAIT_MS) {
+        if (Date.now() - st.sentAt > RESEND_AFTER_MS) this.resend(st);
+        setTimeout(check, 1000);
+        return;
+      }
+      st.saving = false;
+      st.unsent = true;
+      this.lastDraft = null;  // the draft goes again with the next change or save
+      this.renderForm();
+    };
+    setTimeout(check, 1000);
   }
 
   asking(kind) {
@@ -594,6 +672,88 @@ function review(component) {
   };
 }
 
+// ---------------------------------------------------------------- blind form drafts
+
+class BlindKeeper {
+  // The blind page's form is Streamlit's own: its fields are read by their labels after each change
+  // and sent as a draft 0.4 s later (at once when the form is submitted or the page left), and again
+  // every 2 s while the server does not answer.
+  constructor() {
+    this.changed = this.changed.bind(this);
+    this.flush = this.flush.bind(this);
+    document.addEventListener("input", this.changed, true);
+    document.addEventListener("change", this.changed, true);
+    document.addEventListener("click", (event) => {
+      if (event.target.closest && event.target.closest('[data-testid="stFormSubmitButton"]')) this.flush();
+    }, true);
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.flush();
+    }, true);
+    window.addEventListener("pagehide", this.flush);
+  }
+
+  update(component) {
+    const stretch = JSON.stringify(component.data.stretch);
+    if (this.stretch !== stretch) this.flush();  // what was typed on the stretch before goes under its own name
+    this.stretch = stretch;
+    this.data = component.data;
+    this.anchor = component.parentElement;
+  }
+
+  form() {
+    // the blind page's form, while the keeper is on the page: the one holding the text field
+    if (!this.data || !this.anchor || !this.anchor.isConnected) return null;
+    const label = CSS.escape(this.data.fields[0].label);
+    const text = document.querySelector(`[data-testid="stForm"] textarea[aria-label="${label}"]`);
+    return text ? text.closest('[data-testid="stForm"]') : null;
+  }
+
+  read(form) {
+    const fields = {};
+    for (const field of this.data.fields) {
+      const label = CSS.escape(field.label);
+      if (field.kind === "radio") {
+        const options = [...form.querySelectorAll(`[role="radiogroup"][aria-label="${label}"] input[type="radio"]`)];
+        const chosen = options.findIndex((option) => option.checked);
+        if (chosen >= 0) fields[field.name] = String(chosen);
+      } else {
+        const input = form.querySelector(`textarea[aria-label="${label}"], input[aria-label="${label}"]`);
+        if (input) fields[field.name] = input.value;
+      }
+    }
+    return fields;
+  }
+
+  changed(event) {
+    const form = this.form();
+    if (!form || !form.contains(event.target)) return;
+    this.pending = JSON.stringify({ ...this.data.stretch, fields: this.read(form) });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.flush, 400);
+  }
+
+  flush() {
+    clearTimeout(this.timer);
+    const body = this.pending;
+    if (!body || !this.data) return;
+    this.pending = null;
+    fetch(this.data.path, { method: "PUT", credentials: "same-origin", keepalive: true, body })
+      .then((answer) => {
+        if (!answer.ok && answer.status >= 500) throw new Error(answer.statusText);
+      })
+      .catch(() => {
+        if (this.pending === null) this.pending = body;  // not kept: again in 2 s, unless typed over
+        clearTimeout(this.timer);
+        this.timer = setTimeout(this.flush, 2000);
+      });
+  }
+}
+
+function blindKeeper(component) {
+  shared.blindKeeper = shared.blindKeeper || new BlindKeeper();
+  shared.blindKeeper.update(component);
+}
+
 export default function (component) {
   const mode = component.data && component.data.mode;
   if (mode === "session") {
@@ -602,5 +762,9 @@ export default function (component) {
   }
   if (mode === "player") return player(component);
   if (mode === "review") return review(component);
+  if (mode === "blind_keeper") {
+    blindKeeper(component);
+    return undefined;
+  }
   return undefined;
 }

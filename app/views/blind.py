@@ -1,7 +1,11 @@
 """Blind transcription: listen to a stretch cut at pauses and type what was said. No model output is read here.
 
 The stretches come from the experiment's VAD regions (``toolkit.adjudication.stretches``): only
-where speech is, never what a recognizer wrote. Start and end are filled from the stretch.
+where speech is, never what a recognizer wrote. Start and end are filled from the stretch. The
+recording and stretch are kept in the address and the form as a draft in the store, so a reload
+or a server restart comes back to the same stretch with the same text. Once every stretch is
+transcribed the listener closes their pass (``toolkit.adjudication.blindness``): from then on the
+recording's model output is theirs to see, and the pass takes no more segments.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import waveform
 from i18n import language, number, t
 
 from toolkit.adjudication.blind import TranscriptStore
-from toolkit.adjudication.stretches import PAUSE, Stretches, recording_stretches
+from toolkit.adjudication.blindness import BlindPasses
+from toolkit.adjudication.drafts import BlindDrafts
+from toolkit.adjudication.stretches import PAUSE, Stretch, Stretches, recording_stretches
 from toolkit.core.transcripts import NONSPEECH, SPEECH
 
 SPEECH_CHOICES = {"": "speech_unset", SPEECH: "speech_speech", NONSPEECH: "speech_nonspeech"}
@@ -29,6 +35,39 @@ def _go_to(index: int) -> None:
     st.session_state["blind_index"] = index
 
 
+def _opening_recording(ids: list[str]) -> str:
+    """Where the page opens: the recording in the address, else the one of the latest draft, else the first."""
+    wanted = st.query_params.get("recording")
+    if wanted in ids:
+        return str(wanted)
+    latest = drafts.latest(who.name)
+    return latest.recording_id if latest is not None and latest.recording_id in ids else ids[0]
+
+
+def _opening_stretch(recording: str, items: list[Stretch], addressed: bool) -> int:
+    """The stretch the page opens on: the address's, else the latest draft's, else the next untranscribed."""
+    starts = [round(x.start, 3) for x in items]
+    try:
+        at = round(float(st.query_params.get("at", "")), 3) if addressed else None
+    except ValueError:
+        at = None
+    latest = drafts.latest(who.name, recording)
+    for wanted in (at, None if latest is None else round(latest.start, 3)):
+        if wanted in starts:
+            return starts.index(wanted)
+    following = transcripts.next_untranscribed(recording, who.name, items)
+    return items.index(following) if following is not None else 0
+
+
+def _number(values: dict[str, str], key: str, default: float, top: float) -> float:
+    """A number field's drafted value, if it is one within ``0..top``."""
+    try:
+        value = float(values.get(key, ""))
+    except ValueError:
+        return default
+    return value if 0.0 <= value <= top else default
+
+
 adj = app_state.adjudication()
 who = app_state.who()
 st.title(t("page_blind"))
@@ -37,8 +76,14 @@ with st.expander(t("blind_convention")):
     st.markdown(app_state.CONVENTIONS[language()].read_text(encoding="utf-8"))
 with app_state.shown_errors():
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
+    drafts = BlindDrafts(adj.store.path)
+    passes = BlindPasses(adj.store.path)
     ids = [entry.id for entry in adj.manifest.recordings]
+    if "blind_recording" not in st.session_state:
+        st.session_state["blind_recording"] = _opening_recording(ids)
+    addressed = st.query_params.get("recording")
     recording = st.selectbox(t("blind_recording"), ids, key="blind_recording", placeholder=t("choose"))
+    st.query_params["recording"] = recording
     entry = adj.entry(recording)
     with st.spinner(t("blind_finding_pauses")):
         stretches = _stretches(recording, entry.sha256, adj)
@@ -47,10 +92,10 @@ with app_state.shown_errors():
     mine = transcripts.segments(recording, who.name)
     done = [any(s.start < x.end and s.end > x.start for s in mine) for x in items]
     if st.session_state.get("blind_for") != (recording, who.name):
-        following = transcripts.next_untranscribed(recording, who.name, items)
-        st.session_state["blind_index"] = items.index(following) if following is not None else 0
+        st.session_state["blind_index"] = _opening_stretch(recording, items, addressed == recording)
         st.session_state["blind_for"] = (recording, who.name)
     index = min(st.session_state.get("blind_index", 0), len(items) - 1)
+    st.query_params["at"] = f"{items[index].start:g}"
 
     def label(k: int) -> str:
         x = items[k]
@@ -78,8 +123,16 @@ with app_state.shown_errors():
     if go.button(t("blind_next"), disabled=following is None):
         _go_to(items.index(following))  # type: ignore[arg-type]
         st.rerun()
-    if following is None:
+    closed = next((c for c in passes.closed() if c.person == who.name and c.recording_id == recording), None)
+    if closed is not None:
+        st.info(app_state.plain(t(f"blind_pass_{closed.kind}", recording=recording, by=closed.by)))
+    elif following is None:
         st.success(t("blind_all_done"))
+        st.caption(t("blind_finish_caption"))
+        if st.button(t("blind_finish", recording=recording), type="primary"):
+            with app_state.shown_errors():
+                passes.finish(recording, who, transcripts, items)
+                st.rerun()
     stretch = items[index]
     if st.session_state.get("blind_stretch") != (recording, index):
         st.session_state["blind_start"], st.session_state["blind_end"] = stretch.start, stretch.end
@@ -98,46 +151,87 @@ with app_state.shown_errors():
         st.warning(t("blind_end_before"))
     st.caption(t("blind_keys"))
 
-    with st.form("transcribe", clear_on_submit=True):
-        text = st.text_area(t("blind_text"))
-        speaker = st.text_input(t("blind_speaker"))
-        speech = st.radio(
-            t("blind_speech"), list(SPEECH_CHOICES), format_func=lambda k: t(SPEECH_CHOICES[k]), horizontal=True
-        )
-        st.markdown(t("blind_unresolved"))
-        u1, u2, u3 = st.columns([1, 1, 2])
-        u_start = u1.number_input(t("blind_u_from"), 0.0, duration, float(start), 0.1, format="%.3f")
-        u_end = u2.number_input(t("blind_u_to"), 0.0, duration, float(start), 0.1, format="%.3f")
-        u_note = u3.text_input(t("blind_u_note"))
-        st.markdown(t("blind_words"))
-        w1, w2 = st.columns(2)
-        first_end = w1.number_input(t("blind_first_end"), 0.0, duration, 0.0, 0.05, format="%.3f")
-        last_start = w2.number_input(t("blind_last_start"), 0.0, duration, 0.0, 0.05, format="%.3f")
-        if st.form_submit_button(t("blind_save"), type="primary"):
-            with app_state.shown_errors():
-                segment = transcripts.save(
-                    recording_id=recording,
-                    annotator=who.name,
-                    start=float(start),
-                    end=float(end),
-                    duration=duration,
-                    text=text,
-                    speaker=speaker,
-                    speech=speech,
-                    unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
-                    first_word_end=first_end or None,
-                    last_word_start=last_start or None,
-                )
-                st.session_state["blind_saved"] = t(
-                    "blind_saved",
-                    start=number(segment.start),
-                    end=number(segment.end),
-                    path=app_state.relative(adj, transcripts.textgrid_path(recording, who.name)),
-                )
-                following = transcripts.next_untranscribed(recording, who.name, items)
-                if following is not None:
-                    _go_to(items.index(following))
-                st.rerun()
+    labels = {
+        "text": ("text", t("blind_text")),
+        "speaker": ("text", t("blind_speaker")),
+        "speech": ("radio", t("blind_speech")),
+        "u_from": ("text", t("blind_u_from")),
+        "u_to": ("text", t("blind_u_to")),
+        "u_note": ("text", t("blind_u_note")),
+        "first_end": ("text", t("blind_first_end")),
+        "last_start": ("text", t("blind_last_start")),
+    }
+    draft = drafts.load(who.name, recording, stretch.start, stretch.end) if closed is None else None
+    values = draft.values if draft is not None else {}
+    if draft is not None:
+        st.caption(t("blind_draft_restored"))
+    choices = list(SPEECH_CHOICES)
+    picked = values.get("speech", "")
+    if closed is None:
+        app_state.blind_keeper(recording, stretch.start, stretch.end, labels)
+        with st.form("transcribe", clear_on_submit=True):
+            text = st.text_area(labels["text"][1], value=values.get("text", ""))
+            speaker = st.text_input(labels["speaker"][1], value=values.get("speaker", ""))
+            speech = st.radio(
+                labels["speech"][1],
+                choices,
+                index=int(picked) if picked.isdigit() and int(picked) < len(choices) else 0,
+                format_func=lambda k: t(SPEECH_CHOICES[k]),
+                horizontal=True,
+            )
+            st.markdown(t("blind_unresolved"))
+            u1, u2, u3 = st.columns([1, 1, 2])
+            u_start = u1.number_input(
+                labels["u_from"][1],
+                0.0,
+                duration,
+                _number(values, "u_from", float(start), duration),
+                0.1,
+                format="%.3f",
+            )
+            u_end = u2.number_input(
+                labels["u_to"][1], 0.0, duration, _number(values, "u_to", float(start), duration), 0.1, format="%.3f"
+            )
+            u_note = u3.text_input(labels["u_note"][1], value=values.get("u_note", ""))
+            st.markdown(t("blind_words"))
+            w1, w2 = st.columns(2)
+            first_end = w1.number_input(
+                labels["first_end"][1], 0.0, duration, _number(values, "first_end", 0.0, duration), 0.05, format="%.3f"
+            )
+            last_start = w2.number_input(
+                labels["last_start"][1],
+                0.0,
+                duration,
+                _number(values, "last_start", 0.0, duration),
+                0.05,
+                format="%.3f",
+            )
+            if st.form_submit_button(t("blind_save"), type="primary"):
+                with app_state.shown_errors():
+                    segment = transcripts.save(
+                        recording_id=recording,
+                        annotator=who.name,
+                        start=float(start),
+                        end=float(end),
+                        duration=duration,
+                        text=text,
+                        speaker=speaker,
+                        speech=speech,
+                        unresolved=(u_start, u_end, u_note) if u_end > u_start else None,
+                        first_word_end=first_end or None,
+                        last_word_start=last_start or None,
+                    )
+                    drafts.discard(who.name, recording, stretch.start, stretch.end)
+                    st.session_state["blind_saved"] = t(
+                        "blind_saved",
+                        start=number(segment.start),
+                        end=number(segment.end),
+                        path=app_state.relative(adj, transcripts.textgrid_path(recording, who.name)),
+                    )
+                    following = transcripts.next_untranscribed(recording, who.name, items)
+                    if following is not None:
+                        _go_to(items.index(following))
+                    st.rerun()
     if "blind_saved" in st.session_state:
         st.success(app_state.plain(st.session_state.pop("blind_saved")))
 

@@ -175,7 +175,7 @@ with app_state.shown_errors():
                     "other": t("conf_tr_write"),
                 }
                 choice = st.radio(t("conf_choice"), list(options), index=None, format_func=_labels(options))
-                text = st.text_input(t("conf_text"), value=comparison.first_text)
+                text = st.text_input(t("conf_text"), value="")  # neutral: neither listener's words first
                 if st.form_submit_button(t("conf_tr_save"), disabled=own):
                     with app_state.shown_errors():
                         if choice is None:

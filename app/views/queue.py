@@ -28,6 +28,7 @@ def _yours(mine: Decision | None) -> str:
 adj, folder = app_state.run_page(t("page_queue"))
 who = app_state.who()
 with app_state.shown_errors():
+    app_state.hidden_recordings(adj, folder)
     queue = app_state.queue(adj, folder)
     spans = [(i.recording_id, i.start, i.end) for i in queue.items]
     views = adj.listener_view(spans, who.name)

@@ -98,10 +98,12 @@ def _coefficient(key: str, name: str, interval: tuple[float, float | None, float
     st.markdown(t(key, **{name: number(value)}, low=number(low or 0.0), high=number(high or 0.0), **figures))
 
 
-def _agreement() -> None:
+def _agreement(seen: Callable[[str], bool]) -> None:
+    """Agreement between listeners, over the recordings whose blind pass this login has closed (``seen``)."""
     st.subheader(t("res_agreement"))
     transcripts = TranscriptStore(adj.store.path, adj.experiment_dir)
-    words = transcription_agreement(transcripts, [e.id for e in adj.manifest.recordings], adj.score_options)
+    recordings = [e.id for e in adj.manifest.recordings if seen(e.id)]
+    words = transcription_agreement(transcripts, recordings, adj.score_options)
     st.markdown(f"**{t('res_tr_agreement')}**")
     if words.comparisons:
         settled = sum(1 for c in words.comparisons if c.disagree and c.settlement is not None)
@@ -120,7 +122,7 @@ def _agreement() -> None:
         )
     else:
         st.caption(t("res_tr_none"))
-    decisions = decision_agreement(adj.store.span_states())
+    decisions = decision_agreement([s for s in adj.store.span_states() if seen(s.recording_id)])
     st.markdown(f"**{t('res_kappa')}**")
     if not decisions.pairs:
         st.caption(t("res_kappa_none"))
@@ -197,18 +199,23 @@ with app_state.shown_errors():
     if used != adj.manifest.sha256:
         line += t("res_not_open", open=adj.manifest.sha256[:12])
     st.markdown(app_state.plain(line))
+    seen = app_state.may_see(adj)
+    hidden = app_state.hidden_recordings(adj, folder)
     aggregate_csv = folder.score_tables[1]
     scored = aggregate_csv.is_file()
     if not scored:
         st.info(app_state.plain(t("res_not_scored", path=app_state.relative(adj, aggregate_csv))))
     tables = _read(folder.read_score_tables, None) if scored else None
     if tables is None:
-        _agreement()
+        _agreement(seen)
         st.stop()
     per_recording, aggregate = tables
+    per_recording = per_recording[per_recording["recording_id"].map(seen).astype(bool)]
+    if hidden:  # every table, chart and verdict pooled over the run holds the hidden recordings too
+        aggregate = aggregate.iloc[0:0]
+        st.caption(t("res_pooled_hidden"))
     paired: PairedFile = _read(folder.read_paired, {}) if (folder.scores / "paired.json").is_file() else {}
 
-    st.subheader(t("res_arms"))
     overall = aggregate[aggregate["stratum"] == "all"].copy()
     overall["delta"] = overall["arm"].map(lambda a: paired[a].delta if a in paired else None)
     overall["ci_low"] = overall["arm"].map(lambda a: paired[a].ci[0] if a in paired else None)
@@ -223,26 +230,28 @@ with app_state.shown_errors():
         "ci_high": t("res_col_ci_high"),
         **{c: t(f"res_col_{c}") for c in (*COUNTS, "errors", "drift_s_per_min", "onset_abs_p95_s")},
     }
-    st.dataframe(
-        _as_written(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
-        hide_index=True,
-        width="stretch",
-        placeholder="—",
-    )
-    _chart(
-        alt.Chart(overall)
-        .mark_bar()
-        .encode(
-            x=alt.X("arm:N", sort="-y", title=t("res_col_arm")),
-            y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
-            tooltip=[
-                alt.Tooltip("arm:N", title=t("res_col_arm")),
-                alt.Tooltip("wer:Q", format=".2%", title="WER"),
-                alt.Tooltip("errors:Q", title=t("res_col_errors")),
-                alt.Tooltip("ref_words:Q", title=t("res_col_ref_words")),
-            ],
+    if not hidden:
+        st.subheader(t("res_arms"))
+        st.dataframe(
+            _as_written(overall[[c for c in columns if c in overall]], RATES).rename(columns=headers),
+            hide_index=True,
+            width="stretch",
+            placeholder="—",
         )
-    )
+        _chart(
+            alt.Chart(overall)
+            .mark_bar()
+            .encode(
+                x=alt.X("arm:N", sort="-y", title=t("res_col_arm")),
+                y=alt.Y("wer:Q", axis=alt.Axis(format="%"), title="WER"),
+                tooltip=[
+                    alt.Tooltip("arm:N", title=t("res_col_arm")),
+                    alt.Tooltip("wer:Q", format=".2%", title="WER"),
+                    alt.Tooltip("errors:Q", title=t("res_col_errors")),
+                    alt.Tooltip("ref_words:Q", title=t("res_col_ref_words")),
+                ],
+            )
+        )
 
     st.subheader(t("res_per_recording"))
     arms = st.multiselect(
@@ -278,7 +287,9 @@ with app_state.shown_errors():
 
     st.subheader(t("res_per_stratum"))
     strata = aggregate[aggregate["stratum"] != "all"]
-    if len(strata):
+    if hidden:
+        st.caption(t("res_pooled_hidden"))
+    elif len(strata):
         _chart(
             alt.Chart(strata)
             .mark_bar()
@@ -301,7 +312,7 @@ with app_state.shown_errors():
     st.subheader(t("res_drift"))
     points = []
     for arm in per_recording["arm"].unique():
-        for recording in per_recording["recording_id"].unique():
+        for recording in per_recording["recording_id"].unique():  # the recordings this login may see
             if not (folder.scores / arm / f"{recording}.json").is_file():
                 continue
             score = _read(lambda: folder.read_recording_score(arm, recording), None)  # noqa: B023 - read at once
@@ -342,11 +353,13 @@ with app_state.shown_errors():
 
     st.subheader(t("res_verdict"))
     verdict = _read(folder.read_gates, None) if (folder.scores / "gates.json").is_file() else None
-    if verdict is not None:
+    if hidden:
+        st.caption(t("res_pooled_hidden"))
+    elif verdict is not None:
         _gates(verdict, "gates.json")
     else:
         st.caption(t("res_no_verdict"))
     report = folder.root / "report.html"
-    if report.is_file():
+    if report.is_file() and not hidden:
         st.caption(app_state.plain(t("res_report", path=app_state.relative(adj, report))))
-    _agreement()
+    _agreement(seen)

@@ -123,6 +123,14 @@ def _save() -> None:
         return
     item = items[index]
     start, end = float(item.start), float(item.end)  # type: ignore[arg-type]
+    drafts = Drafts(adj.store.path)
+    token = str(payload.get("nonce") or "")[:100]
+    before = drafts.saved_as(token) if token else None
+    if before is not None:  # saved already (a retry whose answer was lost, or the browser sending its
+        # last save again when it reconnects to a restarted server): nothing is stored, the desk stays
+        st.session_state["flash"] = {"kind": "ok", "text": t("review_saved_before", id=before)}
+        st.session_state["version"] = st.session_state.get("version", 0) + 1
+        return
     current = reference_text(adj.reference(item.recording_id), start, end)
     submitted = Submission(
         str(payload.get("action") or ""),
@@ -149,7 +157,9 @@ def _save() -> None:
         st.session_state["flash"] = {"kind": "error", "text": str(error).replace(str(adj.experiment_dir), "EXP")}
         st.session_state["version"] = st.session_state.get("version", 0) + 1
         return
-    Drafts(adj.store.path).discard(who_name, item.recording_id, start, end)
+    if token:
+        drafts.mark_saved(token, decision.id)
+    drafts.discard(who_name, item.recording_id, start, end)
     text = t(
         "review_saved",
         id=decision.id,
@@ -161,13 +171,18 @@ def _save() -> None:
     )
     if submitted.action == "correct" and decision.action == "keep":
         text += t("review_saved_keep")
+    _moved_on(index, who_name, text)
+    st.session_state["save_started"] = started
+
+
+def _moved_on(index: int, who_name: str, text: str) -> None:
+    """After a save: the next stretch open for this listener, with ``text`` as the flash."""
     following = _next_open(items, index, who_name)
     if following is None:
         text += " " + t("review_all_done")
     st.session_state["item_key"] = keys[following if following is not None else index]
     st.session_state["flash"] = {"kind": "ok", "text": text}
     st.session_state["version"] = st.session_state.get("version", 0) + 1
-    st.session_state["save_started"] = started
 
 
 def _move() -> None:
@@ -186,6 +201,7 @@ def _picked() -> None:
 adj, folder = app_state.run_page(t("page_review"))
 who = app_state.who()
 with app_state.shown_errors():
+    app_state.hidden_recordings(adj, folder)
     queue = app_state.queue(adj, folder)
     items = [item for item in queue.items if item.timed]
     if not items:

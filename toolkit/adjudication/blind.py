@@ -208,6 +208,10 @@ class TranscriptStore:
             segments = read(connection, self.path, SEGMENTS, "recording_id = ?", (recording_id,), "id")
         return list(dict.fromkeys(segment.annotator for segment in segments))
 
+    def segment_counts(self, recording_id: str) -> dict[str, int]:
+        """How many current segments each listener has saved on the recording."""
+        return {name: len(self.segments(recording_id, name)) for name in self.annotators(recording_id)}
+
     def settle(
         self,
         *,
