@@ -534,10 +534,12 @@ TEXT: dict[str, tuple[str, str]] = {
     "team_progress_caption": (
         "Trechos decididos como ouvinte; concordância com outro ouvinte nos trechos que ambos decidiram "
         "(em quantas comparações: uma por par de ouvintes); parte do áudio de cada gravação que a "
-        "transcrição às cegas cobre.",
+        "transcrição às cegas cobre, e a etapa quando a passagem foi concluída ou dispensada (página "
+        "Transcrição às cegas: equipe).",
         "Stretches decided as a listener; agreement with another listener on the stretches both decided "
         "(of how many comparisons: one per pair of listeners); the share of each recording's audio the "
-        "blind transcription covers.",
+        "blind transcription covers, and the stage once the pass was finished or excused (page Blind "
+        "transcription: team).",
     ),
     "team_col_name": ("nome", "name"),
     "team_col_role": ("papel", "role"),

@@ -16,10 +16,13 @@ import pytest
 from adjudication_fixture import decide
 
 from toolkit.adjudication.blind import TranscriptStore
-from toolkit.adjudication.drafts import Draft, Drafts
+from toolkit.adjudication.blindness import BlindPasses
+from toolkit.adjudication.drafts import BlindDrafts, Draft, Drafts
+from toolkit.adjudication.marks import MarkStore
 from toolkit.adjudication.rows import LEFT_AS_IT_WAS
 from toolkit.adjudication.sessions import Sessions
 from toolkit.adjudication.store import DecisionStore
+from toolkit.adjudication.team import Assignments
 from toolkit.adjudication.users import Login
 from toolkit.cli import main
 from toolkit.core.errors import InputError
@@ -74,6 +77,31 @@ def _login_tries(path: Path) -> Callable[[], Any]:
     return lambda: Sessions(path).refusal("ana", "127.0.0.1")
 
 
+def _blind_drafts(path: Path) -> Callable[[], Any]:
+    BlindDrafts(path).save("ana", "rec", 1.0, 2.0, {"text": "eu sei"})
+    return lambda: BlindDrafts(path).load("ana", "rec", 1.0, 2.0)
+
+
+def _saved_forms(path: Path) -> Callable[[], Any]:
+    Drafts(path).mark_saved("token-1", 1)
+    return lambda: Drafts(path).saved_as("token-1")
+
+
+def _marks(path: Path) -> Callable[[], Any]:
+    MarkStore(path).add(recording_id="rec", annotator="ana", kind="nonspeech", start=1.0, end=2.0, duration=10.0)
+    return lambda: MarkStore(path).current("rec", "ana")
+
+
+def _assignments(path: Path) -> Callable[[], Any]:
+    Assignments(path).record("lia", "ana", "rec", 1.0, 2.0)
+    return Assignments(path).history
+
+
+def _blind_passes(path: Path) -> Callable[[], Any]:
+    BlindPasses(path).excuse("rec", "ana", Login("lia", "lead"))
+    return BlindPasses(path).closed
+
+
 # table, how to fill it and read it back, the column damaged, its damaged value, what the line says of it
 CASES = [
     ("decisions", _decisions, "start", "abc", "start holds 'abc', not a number"),
@@ -84,6 +112,11 @@ CASES = [
     ("drafts", _drafts, "updated_at", "soon", "updated_at holds 'soon', not a number"),
     ("app_sessions", _sessions, "expires_at", "never", "expires_at holds 'never', not a number"),
     ("login_tries", _login_tries, "ok", 2, "ok holds 2, not 0 or 1"),
+    ("blind_drafts", _blind_drafts, "updated_at", "soon", "updated_at holds 'soon', not a number"),
+    ("saved_forms", _saved_forms, "decision_id", "one", "decision_id holds 'one', not an integer"),
+    ("marks", _marks, "end", "later", "end holds 'later', not a number"),
+    ("team_assignments", _assignments, "start", "x", "start holds 'x', not a number"),
+    ("blind_passes", _blind_passes, "by", b"\xfe", "by holds b'\\xfe', not text"),
 ]
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 from i18n import number, percent, t
 
 from toolkit.adjudication.blind import TranscriptStore
+from toolkit.adjudication.blindness import BlindPasses
 from toolkit.adjudication.context import APP_ENV
 from toolkit.adjudication.team import Assignments, progress
 from toolkit.adjudication.users import ROLES, add_user, changes, read_users, set_disabled
@@ -23,6 +24,16 @@ from toolkit.core.errors import InputError
 
 def _span(start: float | None, end: float | None) -> str:
     return t("team_whole") if start is None or end is None else f"{number(start)}–{number(end)} s"
+
+
+def _blind(shares: dict[str, float], closed: dict[str, str]) -> str:
+    """Each recording begun or closed: the share of its audio transcribed, and the pass's stage once closed."""
+    shown = [
+        f"{recording} {percent(shares.get(recording, 0.0))}"
+        + (f" ({t(f'stage_{closed[recording]}')})" if recording in closed else "")
+        for recording in sorted(shares.keys() | closed.keys())
+    ]
+    return " · ".join(shown) or "—"
 
 
 def _seconds(typed: str) -> float:
@@ -46,6 +57,9 @@ with app_state.shown_errors():
     }
     names = sorted(set(users) | listed)
     assignments = Assignments(adj.store.path)
+    closed: dict[str, dict[str, str]] = {}
+    for done in BlindPasses(adj.store.path).closed():
+        closed.setdefault(done.person, {})[done.recording_id] = done.kind
 
     st.subheader(t("team_people"))
     st.caption(t("team_progress_caption"))
@@ -63,7 +77,7 @@ with app_state.shown_errors():
                 t("team_col_agreement"): "—"
                 if found.agreement is None
                 else t("team_agreement", share=percent(found.agreement), shared=found.shared),
-                t("team_col_blind"): " · ".join(f"{r} {percent(v)}" for r, v in found.blind_share.items()) or "—",
+                t("team_col_blind"): _blind(found.blind_share, closed.get(found.name, {})),
                 t("team_col_assigned"): " · ".join(f"{a.recording_id} {_span(a.start, a.end)}" for a in held) or "—",
             }
         )

@@ -99,8 +99,8 @@ class Drafts:
     def saved_as(self, token: str) -> int | None:
         """The decision a form sent with ``token`` was saved as (a retry of a save that got through), if any."""
         with connect(self.path) as connection:
-            row = connection.execute("SELECT decision_id FROM saved_forms WHERE token = ?", (token,)).fetchone()
-        return None if row is None else int(row[0])
+            rows = read(connection, self.path, SAVED_FORMS, "token = ?", (token,))
+        return rows[0].decision_id if rows else None
 
     def mark_saved(self, token: str, decision_id: int) -> None:
         """Remember that the form sent with ``token`` is saved as ``decision_id`` (so a retry stores nothing)."""
@@ -108,6 +108,17 @@ class Drafts:
             connection.execute(
                 "INSERT OR IGNORE INTO saved_forms (token, decision_id) VALUES (?, ?)", (token, decision_id)
             )
+
+
+@dataclass(frozen=True)
+class SavedForm:
+    """A review form's token and the decision it was saved as: a resent form stores nothing twice."""
+
+    token: str
+    decision_id: int
+
+
+SAVED_FORMS = Table("saved_forms", SavedForm)
 
 
 @dataclass(frozen=True)
