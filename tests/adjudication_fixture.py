@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from toolkit.adjudication.blindness import BlindPasses
 from toolkit.adjudication.store import Decision, DecisionStore
+from toolkit.adjudication.users import LEAD, Login
 from toolkit.core.files import atomic_write_json
 from toolkit.core.transcripts import Hypothesis, Interval, Reference, Utterance, Word
 from toolkit.corpus.freeze import freeze
@@ -134,6 +136,16 @@ def build_experiment(root: Path, score: bool = True, arm_text: dict | None = Non
     if score:
         evaluate_run(folder)
     return exp
+
+
+def excuse(exp: Path, names: list[str], recordings: tuple[str, ...] = ("entrevista", "reuniao")) -> None:
+    """A lead excuses ``names`` from the blind pass of ``recordings``: a test of review pages needs them seeing
+    model output, which blindness per recording withholds until then."""
+    passes = BlindPasses(exp / "adjudication.sqlite")
+    for recording in recordings:
+        for name in names:
+            if not passes.is_closed(name, recording):
+                passes.excuse(recording, name, Login("setup", LEAD))
 
 
 def copy_experiment(built: Path, target: Path) -> Path:

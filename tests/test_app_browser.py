@@ -23,15 +23,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from adjudication_fixture import build_experiment
+from adjudication_fixture import build_experiment, excuse
 from app_server import free_port, serving, stop
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.apply import apply_decisions
 from toolkit.adjudication.blind import TranscriptStore
-from toolkit.adjudication.blindness import BlindPasses
 from toolkit.adjudication.context import open_experiment
-from toolkit.adjudication.users import Login, add_user
+from toolkit.adjudication.users import add_user
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra (scripts/setup.sh)")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -87,12 +86,9 @@ def app(tmp_path_factory, pixel):
     )
     version = apply_decisions(adjudication, "setup").out_dir
     users = root / "users.json"
-    passes = BlindPasses(exp / "adjudication.sqlite")
     for name, role in USERS.items():
         add_user(users, name, PASSWORD, role=role)
-        for recording in ("entrevista", "reuniao"):  # this afternoon reviews recordings nobody transcribes blind
-            if role == "annotator":
-                passes.excuse(recording, name, Login("setup", "lead"))
+    excuse(exp, [name for name, role in USERS.items() if role == "annotator"])  # nobody transcribes these blind
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adjudication_fixture import build_experiment, run_folder
+from adjudication_fixture import build_experiment, excuse, run_folder
 from app_server import free_port, serving
 from chromium_flags import CHROMIUM_ARGS
 
@@ -131,6 +131,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     users = root / "users.json"
     for name, role in USERS.items():
         add_user(users, name, PASSWORD, role=role)
+    excuse(exp, [name for name, role in USERS.items() if role == "annotator"])
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):

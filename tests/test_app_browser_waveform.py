@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from adjudication_fixture import build_experiment
+from adjudication_fixture import build_experiment, excuse
 from app_server import free_port, serving
 from chromium_flags import CHROMIUM_ARGS
 
@@ -50,6 +50,7 @@ def app(tmp_path_factory):
     users = root / "users.json"
     add_user(users, "ana", PASSWORD, role="annotator")
     add_user(users, "tina", PASSWORD, role="transcriber")
+    excuse(exp, ["ana"])
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
