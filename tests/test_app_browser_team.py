@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "segredo123"
 USERS = {"lia": "lead", "mara": "lead", "ana": "annotator", "beto": "annotator", "tina": "transcriber"}
 VIEWPORT = {"width": 1366, "height": 768}
-PAGES = ("queue", "review", "blind", "conflicts", "results", "team")
+PAGES = ("queue", "review", "blind", "conflicts", "results", "team", "stages")
 # English the pt-BR pages once showed (Streamlit's own widget words, the gate table's texts, chart
 # legends and the verdict); matched as whole words, case-sensitively where case tells them apart.
 ENGLISH = (
