@@ -124,8 +124,9 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
+    from toolkit.adjudication.blindness import BlindPasses
     from toolkit.adjudication.context import open_experiment
-    from toolkit.adjudication.users import add_user
+    from toolkit.adjudication.users import LEAD, Login, add_user
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -152,13 +153,18 @@ def main() -> int:
                     viewport={"width": 1366, "height": 768},
                 )
                 page = _login(context, url, "Fila de revisão")
+                # the afternoon's order: blind first; then a lead excuses the rest of the pass, so the
+                # review pages show the arms (blindness per recording withholds them until then)
+                typed, blind_model, audio = _blind(page, url, reference, args.stretches)
+                passes = BlindPasses(adjudication.store.path)
+                for entry in adjudication.manifest.recordings:
+                    passes.excuse(entry.id, "bench", Login("bench_annotator_time.py", LEAD))
                 reviewed, review_model, done = _review(page, url, run, args.stretches)
                 print(
                     f"review, run {run}: {done} stretches, {reviewed / done:.1f} s per stretch measured "
                     f"({review_model / done:.1f} s of it simulated listening, thinking and typing)",
                     flush=True,
                 )
-                typed, blind_model, audio = _blind(page, url, reference, args.stretches)
                 context.close()
         finally:
             os.killpg(server.pid, signal.SIGTERM)

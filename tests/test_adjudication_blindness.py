@@ -56,12 +56,17 @@ def test_a_lead_excuses_and_only_a_lead_and_a_closed_pass_stays_closed(tmp_path)
     passes, transcripts = _stores(tmp_path)
     with pytest.raises(InputError, match="only a lead"):
         passes.excuse("demo03", "ana", Login("beto", ANNOTATOR))
+    _transcribe(transcripts, "ana", "demo03", STRETCHES)
     excused = passes.excuse("demo03", "ana", LIA)
     assert (excused.kind, excused.by) == (EXCUSED, "lia") and excused.created_at.endswith("+00:00")
     assert passes.visible(ANA, ["demo03"]) == {"demo03"}
     with pytest.raises(InputError, match="already closed"):
         passes.excuse("demo03", "ana", LIA)
-    _transcribe(transcripts, "ana", "demo03", STRETCHES)
+    before = transcripts.segments("demo03", "ana")
+    with pytest.raises(InputError, match="blind pass of 'demo03' is closed .excused by lia.*not saved"):
+        _transcribe(transcripts, "ana", "demo03", STRETCHES[:1])  # the store itself refuses, not only the page
+    assert transcripts.segments("demo03", "ana") == before
+    _transcribe(transcripts, "beto", "demo03", STRETCHES)  # another person's pass is still open
     with pytest.raises(InputError, match="already closed"):
         passes.finish("demo03", ANA, transcripts, STRETCHES)
     with sqlite3.connect(passes.path) as connection:

@@ -137,7 +137,8 @@ class TranscriptStore:
         first_word_end: float | None = None,
         last_word_start: float | None = None,
     ) -> Segment:
-        """Store one segment (refusing bad times and empty names) and rewrite the annotator's TextGrid."""
+        """Store one segment (refusing bad times, empty names and a closed blind pass) and rewrite the annotator's
+        TextGrid."""
         annotator = " ".join((annotator or "").split())
         text = " ".join(text.split())
         if not annotator:
@@ -161,7 +162,18 @@ class TranscriptStore:
         for label, value in (("first word's end", first_word_end), ("last word's start", last_word_start)):
             if value is not None and not (words and start < value < end):
                 raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
+        from toolkit.adjudication.blindness import PASSES, BlindPasses  # here: blindness reads this store
+
+        BlindPasses(self.path)  # its table exists before the transaction reads it
         with connect(self.path) as connection, transaction(connection):
+            for done in read(
+                connection, self.path, PASSES, "recording_id = ? AND person = ?", (recording_id, annotator)
+            ):
+                raise InputError(
+                    self.path,
+                    f"{annotator}'s blind pass of '{recording_id}' is closed ({done.kind} by {done.by}): "
+                    "what is transcribed after seeing model output is not blind; it was not saved",
+                )
             segment = write(
                 connection,
                 SEGMENTS,
