@@ -201,16 +201,10 @@ def _write_reference(recording: ImportedRecording, duration: float, folder: Path
     """``ID.stm`` (the turns with their times and speakers) or ``ID.txt`` (the words, one line) in ``folder``."""
     path = folder / f"{recording.id}{_suffix(recording)}"
     if path.suffix == ".stm":
-        utterances = [Utterance(t.start, _end(t, duration), _as_words(t.text), t.speaker) for t in _words(recording)]
+        utterances = [Utterance(t.start, _end(t, duration), t.text, t.speaker) for t in _words(recording)]
         write_stm([Reference(recording.id, utterances)], path)
     else:
         atomic_write_text(path, " ".join(turn.text for turn in recording.turns).strip() + "\n")
-
-
-def _as_words(text: str) -> str:
-    """A turn's text as an STM line's words: one opening with '<' (Kaldi's ``<unk>``) goes after an empty sclite
-    label ``<>``, which sclite and the STM reader accept, since either would take a first ``<...>`` for the label."""
-    return f"<> {text}" if text.startswith("<") else text
 
 
 def _publish(recordings: list[ImportedRecording], durations: dict[str, float], refs: Path) -> bool:

@@ -23,7 +23,7 @@ IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 GAP_SPEAKER = "inter_segment_gap"
 UNKNOWN_SPEAKER = "unknown"
 CHANNEL = "1"
-OVERALL_LABEL = "<o>"
+EMPTY_LABEL = "<>"  # sclite's label field, empty
 
 
 def read_stm(path: str | Path) -> dict[tuple[str, str], Reference]:
@@ -136,8 +136,9 @@ def write_stm(references: Iterable[Reference], path: str | Path) -> Path:
 
 
 def _labelled(text: str) -> str:
-    """Text that starts with ``<`` (a ``<unk>`` tag) behind an explicit ``<o>`` label, so no reader takes it for one."""
-    return f"{OVERALL_LABEL} {text}" if text.startswith("<") else text
+    """Text that starts with ``<`` (Kaldi's ``<unk>``) behind an empty label ``<>``, which sclite and read_stm accept,
+    since either would take a first ``<...>`` for the label."""
+    return f"{EMPTY_LABEL} {text}" if text.startswith("<") else text
 
 
 def _drop_label(path: str | Path, line: int, fields: list[str]) -> list[str]:
