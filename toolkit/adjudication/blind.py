@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from toolkit.adjudication.marks import MarkStore, with_marks
+from toolkit.adjudication.passes import PASSES
+from toolkit.adjudication.passes import SCHEMA as PASSES_SCHEMA
 from toolkit.adjudication.rows import Table, append_only, connect, read, transaction, write
 from toolkit.adjudication.store import DURATION_TOLERANCE, TIME_DECIMALS
 from toolkit.adjudication.stretches import Stretch
@@ -121,6 +123,7 @@ class TranscriptStore:
         self.folder = Path(experiment_dir) / FOLDER
         with connect(self.path) as connection:
             connection.executescript(_SCHEMA)
+            connection.executescript(PASSES_SCHEMA)  # save reads it: a closed pass takes no segment
 
     def save(
         self,
@@ -162,9 +165,6 @@ class TranscriptStore:
         for label, value in (("first word's end", first_word_end), ("last word's start", last_word_start)):
             if value is not None and not (words and start < value < end):
                 raise InputError(self.path, f"the {label} ({value:g} s) needs text and must lie inside the segment")
-        from toolkit.adjudication.blindness import PASSES, BlindPasses  # here: blindness reads this store
-
-        BlindPasses(self.path)  # its table exists before the transaction reads it
         with connect(self.path) as connection, transaction(connection):
             for done in read(
                 connection, self.path, PASSES, "recording_id = ? AND person = ?", (recording_id, annotator)

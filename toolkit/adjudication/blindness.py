@@ -19,37 +19,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from toolkit.adjudication.blind import TranscriptStore
-from toolkit.adjudication.rows import Table, append_only, connect, read, transaction, write
+from toolkit.adjudication.passes import EXCUSED, FINISHED, PASSES, SCHEMA, PassClosed
+from toolkit.adjudication.rows import connect, read, transaction, write
 from toolkit.adjudication.stretches import Stretch
 from toolkit.adjudication.users import LEAD, TRANSCRIBER, Login
 from toolkit.core.errors import InputError
 
-FINISHED, EXCUSED = "finished", "excused"
 NOT_STARTED, IN_PROGRESS = "not_started", "in_progress"
 STAGES = (NOT_STARTED, IN_PROGRESS, FINISHED, EXCUSED)
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS blind_passes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    recording_id TEXT NOT NULL,
-    person TEXT NOT NULL CHECK (length(trim(person)) > 0),
-    kind TEXT NOT NULL CHECK (kind IN ('{FINISHED}', '{EXCUSED}')),
-    by TEXT NOT NULL CHECK (length(trim(by)) > 0),
-    created_at TEXT NOT NULL,
-    UNIQUE (recording_id, person)
-);
-{append_only("blind_passes", "a closed blind pass", "it stays closed")}"""
-
-
-@dataclass(frozen=True)
-class PassClosed:
-    """A closed blind pass: ``person`` finished (``by`` themselves) or was excused (``by`` a lead) from a recording."""
-
-    id: int
-    recording_id: str
-    person: str
-    kind: str
-    by: str
-    created_at: str
 
 
 @dataclass(frozen=True)
@@ -62,9 +39,6 @@ class Stage:
     segments: int
     by: str = ""
     at: str = ""
-
-
-PASSES = Table("blind_passes", PassClosed)
 
 
 def may_see_model_output(user: Login, recording_id: str, closed: Iterable[PassClosed]) -> bool:
@@ -82,7 +56,7 @@ class BlindPasses:
     def __init__(self, store_path: str | Path) -> None:
         self.path = Path(store_path)
         with connect(self.path) as connection:
-            connection.executescript(_SCHEMA)
+            connection.executescript(SCHEMA)
 
     def closed(self) -> list[PassClosed]:
         """Every closed pass, oldest first."""
