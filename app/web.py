@@ -15,6 +15,7 @@ import json
 import math
 import os
 from functools import lru_cache
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -167,6 +168,14 @@ async def _posted(request: Request, what: str, *, transcriber: bool = True) -> t
     return login, body
 
 
+def _finite_span(data: dict[str, Any]) -> tuple[float, float]:
+    """A form's ``start`` and ``end`` as numbers; infinity or NaN is refused (ValueError)."""
+    start, end = float(data["start"]), float(data["end"])
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ValueError("times must be finite")
+    return start, end
+
+
 async def draft(request: Request) -> Response:
     """PUT the decision form of one stretch as it stands (JSON); kept until the decision is saved."""
     posted = await _posted(request, "draft", transcriber=False)
@@ -175,9 +184,7 @@ async def draft(request: Request) -> Response:
     login, body = posted
     try:
         data = json.loads(body)
-        start, end = float(data["start"]), float(data["end"])
-        if not (math.isfinite(start) and math.isfinite(end)):
-            raise ValueError("times must be finite")
+        start, end = _finite_span(data)
         Drafts(experiment().store.path).save(
             login.name,
             str(data["recording"]),
@@ -235,9 +242,7 @@ async def blind_draft(request: Request) -> Response:
     login, body = posted
     try:
         data = json.loads(body)
-        start, end = float(data["start"]), float(data["end"])
-        if not (math.isfinite(start) and math.isfinite(end)):
-            raise ValueError("times must be finite")
+        start, end = _finite_span(data)
         fields = data["fields"]
         if not isinstance(fields, dict):
             raise ValueError("fields must be an object")

@@ -15,7 +15,6 @@ Run: ``.venv/bin/python benchmarks/bench_annotator_time.py [--experiment experim
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_app_decisions import _copy, _start  # noqa: E402
+from bench_app_decisions import _copy, _start, largest_run  # noqa: E402
 from chromium_flags import CHROMIUM_ARGS  # noqa: E402
 
 THINK_S = 1.0  # reading the desk (or the typed line) before the decision, per stretch
@@ -136,10 +135,7 @@ def main() -> int:
             e.id: [(u.start, u.end, u.text) for u in adjudication.reference(e.id).utterances]
             for e in adjudication.manifest.recordings
         }
-        run = max(
-            (p.parent for p in (experiment / "runs").glob("*/run.json")),
-            key=lambda folder: len(json.loads((folder / "run.json").read_text(encoding="utf-8"))["config"]["arms"]),
-        ).name
+        run = largest_run(experiment)
         users = root / "users.json"
         add_user(users, "bench", PASSWORD, by="bench_annotator_time.py")
         server, url = _start(experiment, users, root / "app.log")

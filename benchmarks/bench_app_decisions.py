@@ -72,6 +72,14 @@ def _start(experiment: Path, users: Path, log: Path) -> tuple[subprocess.Popen, 
     raise SystemExit(f"the app did not start: {log.read_text()[-2000:]}")
 
 
+def largest_run(experiment: Path) -> str:
+    """The experiment's run folder with the most arms (the tuning run): the most words on each review page."""
+    return max(
+        (p.parent for p in (experiment / "runs").glob("*/run.json")),
+        key=lambda folder: len(json.loads((folder / "run.json").read_text(encoding="utf-8"))["config"]["arms"]),
+    ).name
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--experiment", type=Path, default=ROOT / "experiments" / "demo")
@@ -89,10 +97,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         experiment = _copy(args.experiment, root / "exp")
-        run = max(
-            (p.parent for p in (experiment / "runs").glob("*/run.json")),
-            key=lambda folder: len(json.loads((folder / "run.json").read_text(encoding="utf-8"))["config"]["arms"]),
-        ).name
+        run = largest_run(experiment)
         users = root / "users.json"
         add_user(users, "bench", "segredo123")
         passes = BlindPasses(experiment / "adjudication.sqlite")

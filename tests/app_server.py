@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -13,6 +14,20 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# What a test's own environment may hold that would make the app skip its login (AppTest sets these).
+APP_LOGIN_VARIABLES = ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG")
+
+
+def app_command(exp: Path, users: Path, port: int, *extra: str) -> tuple[list[str], dict[str, str]]:
+    """``ablate app EXP --users USERS`` on ``port`` (plus ``extra`` options) and its environment: this checkout
+    on the path, no login variable left from the test's own environment."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in APP_LOGIN_VARIABLES:
+        env.pop(name, None)
+    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users), *extra]
+    return command, env
 
 
 def free_port() -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from adjudication_fixture import build_experiment, excuse
-from app_server import free_port, serving, stop
+from app_server import app_command, free_port, serving, stop
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.apply import apply_decisions
@@ -90,11 +90,7 @@ def app(tmp_path_factory, pixel):
         add_user(users, name, PASSWORD, role=role)
     excuse(exp, [name for name, role in USERS.items() if role == "annotator"])  # nobody transcribes these blind
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
-    command += ["--manifest", str(version / "manifest.json")]
+    command, env = app_command(exp, users, port, "--manifest", str(version / "manifest.json"))
     with serving(command, port, env, root / "app.log") as server:  # the last test stops it itself
         yield {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root, "hostile": hostile, "server": server}
 

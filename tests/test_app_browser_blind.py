@@ -11,7 +11,6 @@ reach her. The last test stops the app and starts it again on the same port and 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from adjudication_fixture import ARM_TEXT, TURNS, build_experiment
-from app_server import free_port, serving, stop
+from app_server import app_command, free_port, serving, stop
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.blind import TranscriptStore
@@ -74,10 +73,7 @@ def app(tmp_path_factory):
     for name, role in USERS.items():
         add_user(users, name, PASSWORD, role=role)
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
+    command, env = app_command(exp, users, port)
     with serving(command, port, env, root / "app.log") as server:
         state = {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root, "server": server, "port": port}
         state.update(command=command, env=env)

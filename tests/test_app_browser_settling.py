@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from adjudication_fixture import build_experiment
-from app_server import free_port, serving
+from app_server import app_command, free_port, serving
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.context import open_experiment
@@ -53,10 +53,7 @@ def _app(root: Path, decisions: list[tuple[str, float, float, str, str]]) -> Ite
     for name, role in USERS.items():
         add_user(users, name, PASSWORD, role=role)
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
+    command, env = app_command(exp, users, port)
     with serving(command, port, env, root / "app.log"):
         yield {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root}
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from adjudication_fixture import build_experiment, excuse, run_folder
-from app_server import free_port, serving
+from app_server import app_command, free_port, serving
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.blind import TranscriptStore
@@ -133,10 +133,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         add_user(users, name, PASSWORD, role=role)
     excuse(exp, [name for name, role in USERS.items() if role == "annotator"])
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
+    command, env = app_command(exp, users, port)
     with serving(command, port, env, root / "app.log"):
         yield {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root, "users": users}
 

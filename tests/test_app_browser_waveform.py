@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from adjudication_fixture import build_experiment, excuse
-from app_server import free_port, serving
+from app_server import app_command, free_port, serving
 from chromium_flags import CHROMIUM_ARGS
 
 from toolkit.adjudication.marks import MarkStore
@@ -52,10 +51,7 @@ def app(tmp_path_factory):
     add_user(users, "tina", PASSWORD, role="transcriber")
     excuse(exp, ["ana"])
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for name in ("ABLATE_APP_ANNOTATOR", "ABLATE_APP_ROLE", "ABLATE_APP_LANG"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "toolkit", "app", str(exp), "--port", str(port), "--users", str(users)]
+    command, env = app_command(exp, users, port)
     with serving(command, port, env, root / "app.log"):
         yield {"url": f"http://127.0.0.1:{port}", "exp": exp, "root": root}
 
